@@ -1,0 +1,347 @@
+package main
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ksleuth/ksleuth/segment"
+	"github.com/spf13/cobra"
+)
+
+type dumpOptions struct {
+	records        bool
+	payload        bool
+	payloadEnc     string
+	json           bool
+	failOnFindings bool
+}
+
+func newDumpCmd() *cobra.Command {
+	var o dumpOptions
+	cmd := &cobra.Command{
+		Use:   "dump FILE...",
+		Short: "Print the contents of Kafka partition files",
+		Long: `dump prints any partition file, its kind detected from the name:
+.log segments (also .log.deleted, .log.cleaned, .log.swap) and KRaft
+.checkpoint snapshots batch by batch, as kafka-dump-log prints them.
+--records adds a line per record, --payload its key, value and headers.
+Findings about damaged bytes go to stderr (and into the stream with --json).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch o.payloadEnc {
+			case "", "auto", "text", "hex", "base64":
+			default:
+				return usageError{fmt.Errorf("--payload-encoding must be text, hex or base64, not %q", o.payloadEnc)}
+			}
+			if o.payload {
+				o.records = true
+			}
+			return runDump(cmd, args, o)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.records, "records", false, "print every record")
+	f.BoolVar(&o.payload, "payload", false, "print keys, values and header values (implies --records)")
+	f.StringVar(&o.payloadEnc, "payload-encoding", "auto", "text, hex or base64 (auto: text when valid UTF-8, else hex)")
+	f.BoolVar(&o.json, "json", false, "write JSON lines: one object per batch, record and finding")
+	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, "exit 3 when findings were reported")
+	return cmd
+}
+
+// dumper writes one run of `dump`.
+type dumper struct {
+	o        dumpOptions
+	out      *bufio.Writer
+	errw     io.Writer
+	findings int
+}
+
+func runDump(cmd *cobra.Command, files []string, o dumpOptions) error {
+	d := &dumper{o: o, out: bufio.NewWriterSize(cmd.OutOrStdout(), 256<<10), errw: cmd.ErrOrStderr()}
+	failed := 0
+	for _, name := range files {
+		if err := d.dumpFile(name); err != nil {
+			failed++
+			d.out.Flush()
+			fmt.Fprintf(d.errw, "ksleuth: %v\n", err)
+		}
+	}
+	if err := d.out.Flush(); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d files could not be read", failed, len(files))
+	}
+	if d.findings > 0 && o.failOnFindings {
+		return errFindings
+	}
+	return nil
+}
+
+func (d *dumper) dumpFile(name string) error {
+	kind := fileKind(filepath.Base(name))
+	switch kind {
+	case "log", "kraft-snapshot":
+		return d.dumpLog(name, kind)
+	}
+	return fmt.Errorf("%s: unknown kind of file (not a Kafka partition file by its name)", name)
+}
+
+// fileKind detects a file's kind from its name, ignoring the suffixes the
+// broker adds to files being deleted, cleaned or swapped in.
+func fileKind(base string) string {
+	for _, suf := range []string{".deleted", ".cleaned", ".swap"} {
+		base = strings.TrimSuffix(base, suf)
+	}
+	switch {
+	case strings.HasSuffix(base, ".log"):
+		return "log"
+	case strings.HasSuffix(base, ".checkpoint") && base != "bootstrap.checkpoint" && !strings.HasSuffix(base, "-checkpoint"):
+		return "kraft-snapshot"
+	case base == "bootstrap.checkpoint":
+		return "kraft-snapshot"
+	}
+	return "unknown"
+}
+
+func (d *dumper) dumpLog(name, kind string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if !d.o.json {
+		fmt.Fprintf(d.out, "Dumping %s\n", name)
+		if off, ok := offsetFromName(filepath.Base(name)); ok && kind == "log" {
+			fmt.Fprintf(d.out, "Log starting offset: %d\n", off)
+		}
+	}
+	r := segment.NewReader(f, segment.Options{Path: name})
+	defer r.Close()
+	for r.Next() {
+		if fd := r.Finding(); fd != nil {
+			d.finding(name, fd)
+			continue
+		}
+		b := r.Batch()
+		d.batch(name, b)
+		if !d.o.records {
+			continue
+		}
+		it := r.Records()
+		for it.Next() {
+			d.record(name, b, it.Record())
+		}
+		if err := it.Err(); err != nil {
+			if ce, ok := err.(*segment.CorruptionError); ok {
+				d.finding(name, ce)
+			} else {
+				return err
+			}
+		}
+	}
+	return r.Err()
+}
+
+func offsetFromName(base string) (int64, bool) {
+	i := strings.IndexByte(base, '.')
+	if i != 20 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(base[:i], 10, 64)
+	return n, err == nil
+}
+
+func (d *dumper) finding(name string, f *segment.CorruptionError) {
+	d.findings++
+	if d.o.json {
+		d.writeJSON(map[string]any{
+			"type": "finding", "file": name, "kind": f.Kind(), "severity": f.Severity(),
+			"position": f.Offset, "length": f.Length, "baseOffset": f.BaseOffset, "message": f.Err.Error(),
+		})
+		return
+	}
+	// Keep stdout and stderr in order for a reader watching both.
+	d.out.Flush()
+	fmt.Fprintf(d.errw, "finding: %s [%s, %s]\n", f.Error(), f.Kind(), f.Severity())
+}
+
+func (d *dumper) writeJSON(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only plain maps of numbers and strings are marshalled
+	}
+	d.out.Write(b)
+	d.out.WriteByte('\n')
+}
+
+func optionalLong(v int64) string {
+	if v < 0 {
+		return "OptionalLong.empty"
+	}
+	return "OptionalLong[" + strconv.FormatInt(v, 10) + "]"
+}
+
+func (d *dumper) batch(name string, b *segment.Batch) {
+	ts := b.TimestampType().String()
+	if d.o.json {
+		m := map[string]any{
+			"type": "batch", "file": name, "baseOffset": b.BaseOffset, "lastOffset": b.LastOffset(),
+			"count": b.NumRecords, "baseSequence": b.BaseSequence, "lastSequence": b.LastSequence(),
+			"producerId": b.ProducerID, "producerEpoch": b.ProducerEpoch,
+			"partitionLeaderEpoch": b.PartitionLeaderEpoch, "isTransactional": b.IsTransactional(),
+			"isControl": b.IsControl(), "deleteHorizonMs": nil, "position": b.Position,
+			ts: b.MaxTimestamp, "timestampType": ts, "maxTimestamp": b.MaxTimestamp,
+			"firstTimestamp": b.FirstTimestamp, "size": b.Size(), "magic": b.Magic,
+			"compresscodec": b.Codec().String(), "crc": b.CRC, "isvalid": b.CRCValid,
+		}
+		if b.HasDeleteHorizon() {
+			m["deleteHorizonMs"] = b.DeleteHorizon()
+		}
+		d.writeJSON(m)
+		return
+	}
+	w := d.out
+	if b.Magic < 2 {
+		fmt.Fprintf(w, "offset: %d position: %d %s: %d size: %d magic: %d compresscodec: %s crc: %d isvalid: %t\n",
+			b.LastOffset(), b.Position, ts, b.MaxTimestamp, b.Size(), b.Magic, b.Codec(), b.CRC, b.CRCValid)
+		return
+	}
+	fmt.Fprintf(w, "baseOffset: %d lastOffset: %d count: %d baseSequence: %d lastSequence: %d producerId: %d producerEpoch: %d partitionLeaderEpoch: %d isTransactional: %t isControl: %t deleteHorizonMs: %s position: %d %s: %d size: %d magic: %d compresscodec: %s crc: %d isvalid: %t\n",
+		b.BaseOffset, b.LastOffset(), b.NumRecords, b.BaseSequence, b.LastSequence(), b.ProducerID, b.ProducerEpoch,
+		b.PartitionLeaderEpoch, b.IsTransactional(), b.IsControl(), optionalLong(b.DeleteHorizon()), b.Position,
+		ts, b.MaxTimestamp, b.Size(), b.Magic, b.Codec(), b.CRC, b.CRCValid)
+}
+
+// encodePayload renders key/value bytes per --payload-encoding.
+func (d *dumper) encodePayload(b []byte) string {
+	switch d.o.payloadEnc {
+	case "hex":
+		return hex.EncodeToString(b)
+	case "base64":
+		return base64.StdEncoding.EncodeToString(b)
+	case "text":
+		if utf8.Valid(b) {
+			return string(b)
+		}
+		return strconv.Quote(string(b))
+	}
+	if utf8.Valid(b) && printable(b) {
+		return string(b)
+	}
+	return "0x" + hex.EncodeToString(b)
+}
+
+func printable(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *dumper) record(name string, b *segment.Batch, r *segment.Record) {
+	ts := r.TimestampType.String()
+	if d.o.json {
+		keys := make([]string, len(r.Headers))
+		for i, h := range r.Headers {
+			keys[i] = string(h.Key)
+		}
+		m := map[string]any{
+			"type": "record", "file": name, "offset": r.Offset, ts: r.Timestamp, "timestampType": ts,
+			"timestamp": r.Timestamp, "keySize": r.KeySize(), "valueSize": r.ValueSize(),
+			"sequence": r.Sequence, "headerKeys": keys, "batchPosition": b.Position,
+		}
+		if b.Magic < 2 {
+			m["isValid"], m["crc"] = r.CRCValid, r.CRC
+		}
+		if r.IsControl {
+			d.controlJSON(m, r)
+		}
+		if d.o.payload && !r.IsControl {
+			if r.Key != nil {
+				m["key"] = d.encodePayload(r.Key)
+			}
+			if r.Value != nil {
+				m["payload"] = d.encodePayload(r.Value)
+			}
+			hs := make([]map[string]any, len(r.Headers))
+			for i, h := range r.Headers {
+				hv := any(nil)
+				if h.Value != nil {
+					hv = d.encodePayload(h.Value)
+				}
+				hs[i] = map[string]any{"key": string(h.Key), "value": hv}
+			}
+			m["headers"] = hs
+		}
+		d.writeJSON(m)
+		return
+	}
+	w := d.out
+	fmt.Fprintf(w, "| offset: %d %s: %d keySize: %d valueSize: %d", r.Offset, ts, r.Timestamp, r.KeySize(), r.ValueSize())
+	if b.Magic < 2 {
+		fmt.Fprintf(w, " isValid: %t crc: %d", r.CRCValid, r.CRC)
+	} else {
+		fmt.Fprintf(w, " sequence: %d headerKeys: [", r.Sequence)
+		for i, h := range r.Headers {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			w.Write(h.Key)
+		}
+		w.WriteByte(']')
+	}
+	if r.IsControl {
+		switch r.ControlType {
+		case segment.ControlAbort, segment.ControlCommit:
+			fmt.Fprintf(w, " endTxnMarker: %s coordinatorEpoch: %d", segment.ControlTypeName(r.ControlType), r.CoordinatorEpoch)
+		default:
+			fmt.Fprintf(w, " controlType: %s(%d)", segment.ControlTypeName(r.ControlType), r.ControlType)
+		}
+	} else if d.o.payload {
+		if r.Key != nil {
+			fmt.Fprintf(w, " key: %s", d.encodePayload(r.Key))
+		}
+		if r.Value != nil {
+			fmt.Fprintf(w, " payload: %s", d.encodePayload(r.Value))
+		}
+		if len(r.Headers) > 0 {
+			w.WriteString(" headers: [")
+			for i, h := range r.Headers {
+				if i > 0 {
+					w.WriteByte(',')
+				}
+				w.Write(h.Key)
+				if h.Value == nil {
+					w.WriteString("=null")
+				} else {
+					w.WriteString("=" + d.encodePayload(h.Value))
+				}
+			}
+			w.WriteByte(']')
+		}
+	}
+	w.WriteByte('\n')
+}
+
+func (d *dumper) controlJSON(m map[string]any, r *segment.Record) {
+	switch r.ControlType {
+	case segment.ControlAbort, segment.ControlCommit:
+		m["endTxnMarker"] = segment.ControlTypeName(r.ControlType)
+		m["coordinatorEpoch"] = r.CoordinatorEpoch
+	default:
+		m["controlType"] = segment.ControlTypeName(r.ControlType)
+	}
+	m["controlTypeId"] = r.ControlType
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes (DESIGN.md): every command uses the same four.
+const (
+	exitOK       = 0 // done and clean
+	exitFailed   = 1 // could not complete: I/O error, unreadable input
+	exitUsage    = 2 // bad flags or arguments
+	exitFindings = 3 // completed, but findings were reported
+)
+
+// usageError marks a bad command line.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// errFindings is returned by a command that completed but reported
+// findings and was asked to say so in its exit code.
+var errFindings = errors.New("findings reported")
+
+// version is set with -ldflags "-X main.version=..."; otherwise it comes
+// from the module build info.
+var version = ""
+
+func ksleuthVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ksleuth",
+		Short: "Offline forensic analyzer for Apache Kafka log directories",
+		Long: `ksleuth reads the files of copied Kafka log directories (segments,
+indexes, producer snapshots, checkpoints) without a broker, checks them, and
+explains what producers wrote, including records written twice under a new
+producer ID. Inputs are only ever opened read-only.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newVersionCmd(), newDumpCmd())
+	return root
+}
+
+// run executes the command line and returns the process exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errFindings):
+		return exitFindings
+	}
+	fmt.Fprintf(stderr, "ksleuth: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		return exitUsage
+	}
+	return exitFailed
+}
+
+// isCobraUsage recognises cobra's own errors for unknown commands and
+// argument counts, which are not typed.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the ksleuth version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "ksleuth %s\n", ksleuthVersion())
+			return err
+		},
+	}
+}

@@ -1,0 +1,487 @@
+package segment
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+// decompressors holds one decoder per codec, built on first use and reused
+// for every later batch (never rebuilt per batch). Not safe for concurrent
+// use: each worker owns its own Decoder.
+type decompressors struct {
+	limit int64 // MaxDecompressedBytes
+
+	gz   *gzip.Reader
+	zd   *zstd.Decoder
+	lz   lz4Frame
+	sn   xerialSnappy
+	src  bytes.Reader // reused reader over an in-memory payload
+	zout []byte       // zstd one-shot output
+}
+
+// zstdOneShotMax is the largest frame content size decoded in one call into
+// a reused buffer; bigger frames (or frames without a size) are streamed so
+// that memory follows the largest record, not the batch.
+const zstdOneShotMax = 4 << 20
+
+func (d *decompressors) close() {
+	if d.zd != nil {
+		d.zd.Close()
+		d.zd = nil
+	}
+}
+
+// openBytes prepares decompression of an in-memory payload. It returns
+// either the whole decompressed payload (direct) or a stream to read it from.
+func (d *decompressors) openBytes(codec Codec, magic int8, payload []byte) (direct []byte, stream io.Reader, err error) {
+	if codec == CodecZstd {
+		var h zstd.Header
+		if h.Decode(payload) == nil && h.HasFCS && h.FrameContentSize <= zstdOneShotMax && int64(h.FrameContentSize) <= d.limit {
+			zd, err := d.zstd()
+			if err != nil {
+				return nil, nil, err
+			}
+			out, err := zd.DecodeAll(payload, d.zout[:0])
+			if err != nil {
+				if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+					return nil, nil, detail(ErrTooLarge, "zstd: %v", err)
+				}
+				return nil, nil, detail(ErrDecompress, "zstd: %v", err)
+			}
+			d.zout = out
+			return out, nil, nil
+		}
+	}
+	d.src.Reset(payload)
+	s, err := d.open(codec, magic, &d.src)
+	return nil, s, err
+}
+
+// open returns a stream of the decompressed bytes read from src.
+func (d *decompressors) open(codec Codec, magic int8, src io.Reader) (io.Reader, error) {
+	switch codec {
+	case CodecGzip:
+		if d.gz == nil {
+			gz, err := gzip.NewReader(src)
+			if err != nil {
+				return nil, detail(ErrDecompress, "gzip: %v", err)
+			}
+			d.gz = gz
+		} else if err := d.gz.Reset(src); err != nil {
+			return nil, detail(ErrDecompress, "gzip: %v", err)
+		}
+		return gzipErrors{d.gz}, nil
+	case CodecSnappy:
+		d.sn.reset(src, d.limit)
+		return &d.sn, nil
+	case CodecLZ4:
+		d.lz.reset(src, magic)
+		return &d.lz, nil
+	case CodecZstd:
+		if magic < 2 {
+			return nil, detail(ErrUnknownCodec, "zstd is not valid in a magic %d message", magic)
+		}
+		zd, err := d.zstd()
+		if err != nil {
+			return nil, err
+		}
+		if err := zd.Reset(src); err != nil {
+			return nil, detail(ErrDecompress, "zstd: %v", err)
+		}
+		return zstdErrors{zd}, nil
+	}
+	return nil, detail(ErrUnknownCodec, "codec id %d", codec)
+}
+
+func (d *decompressors) zstd() (*zstd.Decoder, error) {
+	if d.zd == nil {
+		// Concurrency 1: no background goroutines; each worker owns a
+		// decoder. The memory cap bounds DecodeAll output and the window a
+		// streamed frame may ask for.
+		maxMem := uint64(d.limit)
+		if maxMem < 1<<20 {
+			maxMem = 1 << 20
+		}
+		zd, err := zstd.NewReader(nil,
+			zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderLowmem(false),
+			zstd.WithDecoderMaxMemory(maxMem),
+			zstd.WithDecoderMaxWindow(maxMem))
+		if err != nil {
+			return nil, detail(ErrDecompress, "zstd: %v", err)
+		}
+		d.zd = zd
+	}
+	return d.zd, nil
+}
+
+// gzipErrors and zstdErrors tag codec failures with ErrDecompress.
+type gzipErrors struct{ r *gzip.Reader }
+
+func (g gzipErrors) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = detail(ErrDecompress, "gzip: %v", err)
+	}
+	return n, err
+}
+
+type zstdErrors struct{ r *zstd.Decoder }
+
+func (z zstdErrors) Read(p []byte) (int, error) {
+	n, err := z.r.Read(p)
+	if err != nil && err != io.EOF {
+		if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
+			return n, detail(ErrTooLarge, "zstd: %v", err)
+		}
+		err = detail(ErrDecompress, "zstd: %v", err)
+	}
+	return n, err
+}
+
+// readFullCodec is io.ReadFull with truncation reported as a codec error.
+func readFullCodec(r io.Reader, p []byte, what string) error {
+	if _, err := io.ReadFull(r, p); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return detail(ErrDecompress, "%s: payload ends early", what)
+		}
+		return err
+	}
+	return nil
+}
+
+// ---- snappy: snappy-java ("xerial") stream framing, or one raw block ----
+
+var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
+
+// xerialSnappy decodes what snappy-java's SnappyInputStream accepts
+// (kafka-formats.md §4.2): the xerial header followed by length-prefixed raw
+// blocks, or, when the header is absent, the whole payload as one raw block.
+type xerialSnappy struct {
+	src   io.Reader
+	limit int64
+	state int // 0 header not read, 1 chunks, 2 done
+	raw   []byte
+	cbuf  []byte
+	out   []byte // undelivered decoded bytes
+	dbuf  []byte
+	err   error
+}
+
+func (s *xerialSnappy) reset(src io.Reader, limit int64) {
+	s.src, s.limit, s.state, s.out, s.err = src, limit, 0, nil, nil
+}
+
+func (s *xerialSnappy) Read(p []byte) (int, error) {
+	for len(s.out) == 0 {
+		if s.err != nil {
+			return 0, s.err
+		}
+		s.err = s.fill()
+	}
+	n := copy(p, s.out)
+	s.out = s.out[n:]
+	return n, nil
+}
+
+func (s *xerialSnappy) fill() error {
+	switch s.state {
+	case 0:
+		var hdr [16]byte
+		n, err := io.ReadFull(s.src, hdr[:])
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			return err
+		}
+		if n == 16 && bytes.Equal(hdr[:8], xerialMagic) {
+			s.state = 1
+			return nil
+		}
+		// No xerial header: one raw snappy block (snappy-java's fallback).
+		if n == 0 {
+			return detail(ErrDecompress, "snappy: empty payload")
+		}
+		s.raw = append(s.raw[:0], hdr[:n]...)
+		if n == 16 {
+			rest, err := readAllInto(s.raw, s.src)
+			if err != nil {
+				return err
+			}
+			s.raw = rest
+		}
+		s.state = 2
+		if err := s.decode(s.raw); err != nil {
+			return err
+		}
+		return nil
+	case 1:
+		var lb [4]byte
+		n, err := io.ReadFull(s.src, lb[:])
+		if n < 4 {
+			if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+				return err
+			}
+			return io.EOF // fewer than 4 bytes left: end of stream
+		}
+		l := binary.BigEndian.Uint32(lb[:])
+		if l == 0x82534e41 { // "\x82SNA": a concatenated stream header
+			var rest [12]byte
+			if err := readFullCodec(s.src, rest[:], "snappy"); err != nil {
+				return err
+			}
+			if !bytes.Equal(rest[:4], xerialMagic[4:]) {
+				return detail(ErrDecompress, "snappy: bad concatenated stream header")
+			}
+			return nil
+		}
+		if int32(l) < 0 {
+			return detail(ErrDecompress, "snappy: negative chunk length %d", int32(l))
+		}
+		if int64(l) > s.limit {
+			return detail(ErrTooLarge, "snappy: chunk of %d bytes", l)
+		}
+		s.cbuf = grow(s.cbuf, int(l))
+		if err := readFullCodec(s.src, s.cbuf, "snappy"); err != nil {
+			return err
+		}
+		return s.decode(s.cbuf)
+	}
+	return io.EOF
+}
+
+func (s *xerialSnappy) decode(block []byte) error {
+	n, err := s2.DecodedLen(block)
+	if err != nil {
+		return detail(ErrDecompress, "snappy: %v", err)
+	}
+	if int64(n) > s.limit {
+		return detail(ErrTooLarge, "snappy: block decodes to %d bytes", n)
+	}
+	s.dbuf = grow(s.dbuf, n)
+	out, err := s2.Decode(s.dbuf, block)
+	if err != nil {
+		return detail(ErrDecompress, "snappy: %v", err)
+	}
+	s.out = out
+	return nil
+}
+
+// ---- lz4: the LZ4 frame as Kafka's Lz4BlockInputStream reads it ----
+
+const lz4FrameMagic = 0x184D2204
+
+// lz4Frame decodes one LZ4 frame block by block (kafka-formats.md §4.3).
+// Written here rather than using lz4.Reader for two reasons: magic-0 data
+// carries Kafka 0.8's wrong header checksum, which Kafka skips and standard
+// readers reject; and block/content checksums are redundant with the batch
+// CRC already verified, so they are skipped like Kafka does for content.
+type lz4Frame struct {
+	src      io.Reader
+	magic    int8
+	started  bool
+	done     bool
+	flg      byte
+	blockMax int
+	cbuf     []byte
+	dbuf     []byte
+	dict     []byte // last 64 KiB of output, for dependent blocks
+	out      []byte
+	err      error
+}
+
+func (f *lz4Frame) reset(src io.Reader, magic int8) {
+	f.src, f.magic, f.started, f.done, f.out, f.err = src, magic, false, false, nil, nil
+	f.dict = f.dict[:0]
+}
+
+func (f *lz4Frame) Read(p []byte) (int, error) {
+	for len(f.out) == 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
+		f.err = f.next()
+	}
+	n := copy(p, f.out)
+	f.out = f.out[n:]
+	return n, nil
+}
+
+func (f *lz4Frame) header() error {
+	var h [7]byte
+	if err := readFullCodec(f.src, h[:6], "lz4"); err != nil {
+		return err
+	}
+	if binary.LittleEndian.Uint32(h[:4]) != lz4FrameMagic {
+		return detail(ErrDecompress, "lz4: bad frame magic %#x", binary.LittleEndian.Uint32(h[:4]))
+	}
+	f.flg = h[4]
+	bd := h[5]
+	if f.flg>>6 != 1 {
+		return detail(ErrDecompress, "lz4: frame version %d", f.flg>>6)
+	}
+	if f.flg&0x03 != 0 || bd&0x8f != 0 {
+		return detail(ErrDecompress, "lz4: reserved bits set in frame descriptor")
+	}
+	code := (bd >> 4) & 7
+	if code < 4 {
+		return detail(ErrDecompress, "lz4: block size code %d", code)
+	}
+	f.blockMax = 1 << (8 + 2*uint(code))
+	desc := []byte{h[4], h[5]}
+	if f.flg&0x08 != 0 { // content size present: read and ignore
+		var cs [8]byte
+		if err := readFullCodec(f.src, cs[:], "lz4"); err != nil {
+			return err
+		}
+		desc = append(desc, cs[:]...)
+	}
+	var hc [1]byte
+	if err := readFullCodec(f.src, hc[:], "lz4"); err != nil {
+		return err
+	}
+	// Magic 0 data was written with the checksum taken over the magic bytes
+	// too (KAFKA-3160); Kafka skips the check for it, and so do we.
+	if f.magic >= 1 {
+		if want := byte(xxh32(desc, 0) >> 8); hc[0] != want {
+			return detail(ErrDecompress, "lz4: frame descriptor checksum %#x, want %#x", hc[0], want)
+		}
+	}
+	return nil
+}
+
+func (f *lz4Frame) next() error {
+	if f.done {
+		return io.EOF
+	}
+	if !f.started {
+		f.started = true
+		if err := f.header(); err != nil {
+			return err
+		}
+	}
+	var sb [4]byte
+	if err := readFullCodec(f.src, sb[:], "lz4"); err != nil {
+		return err
+	}
+	size := binary.LittleEndian.Uint32(sb[:])
+	if size == 0 { // end mark; a content checksum may follow and is ignored
+		f.done = true
+		return io.EOF
+	}
+	stored := size&0x80000000 != 0
+	size &= 0x7fffffff
+	if int(size) > f.blockMax {
+		return detail(ErrDecompress, "lz4: block of %d bytes over the frame's %d", size, f.blockMax)
+	}
+	f.cbuf = grow(f.cbuf, int(size))
+	if err := readFullCodec(f.src, f.cbuf, "lz4"); err != nil {
+		return err
+	}
+	if f.flg&0x10 != 0 { // block checksum: covered by the batch CRC
+		var c [4]byte
+		if err := readFullCodec(f.src, c[:], "lz4"); err != nil {
+			return err
+		}
+	}
+	var out []byte
+	if stored {
+		out = f.cbuf
+	} else {
+		f.dbuf = grow(f.dbuf, f.blockMax)
+		var n int
+		var err error
+		if f.flg&0x20 != 0 {
+			n, err = lz4.UncompressBlock(f.cbuf, f.dbuf)
+		} else {
+			n, err = lz4.UncompressBlockWithDict(f.cbuf, f.dbuf, f.dict)
+		}
+		if err != nil {
+			return detail(ErrDecompress, "lz4: %v", err)
+		}
+		out = f.dbuf[:n]
+	}
+	if f.flg&0x20 == 0 { // dependent blocks: keep a 64 KiB history
+		f.dict = append(f.dict, out...)
+		if len(f.dict) > 64<<10 {
+			f.dict = append(f.dict[:0], f.dict[len(f.dict)-64<<10:]...)
+		}
+	}
+	f.out = out
+	return nil
+}
+
+// xxh32 is the 32-bit xxHash, needed only for the LZ4 descriptor checksum.
+func xxh32(b []byte, seed uint32) uint32 {
+	const (
+		p1 uint32 = 2654435761
+		p2 uint32 = 2246822519
+		p3 uint32 = 3266489917
+		p4 uint32 = 668265263
+		p5 uint32 = 374761393
+	)
+	round := func(acc, in uint32) uint32 { return bits.RotateLeft32(acc+in*p2, 13) * p1 }
+	n := len(b)
+	var h uint32
+	if n >= 16 {
+		v1, v2, v3, v4 := seed+p1+p2, seed+p2, seed, seed-p1
+		for len(b) >= 16 {
+			v1 = round(v1, binary.LittleEndian.Uint32(b[0:]))
+			v2 = round(v2, binary.LittleEndian.Uint32(b[4:]))
+			v3 = round(v3, binary.LittleEndian.Uint32(b[8:]))
+			v4 = round(v4, binary.LittleEndian.Uint32(b[12:]))
+			b = b[16:]
+		}
+		h = bits.RotateLeft32(v1, 1) + bits.RotateLeft32(v2, 7) + bits.RotateLeft32(v3, 12) + bits.RotateLeft32(v4, 18)
+	} else {
+		h = seed + p5
+	}
+	h += uint32(n)
+	for len(b) >= 4 {
+		h += binary.LittleEndian.Uint32(b) * p3
+		h = bits.RotateLeft32(h, 17) * p4
+		b = b[4:]
+	}
+	for _, c := range b {
+		h += uint32(c) * p5
+		h = bits.RotateLeft32(h, 11) * p1
+	}
+	h ^= h >> 15
+	h *= p2
+	h ^= h >> 13
+	h *= p3
+	h ^= h >> 16
+	return h
+}
+
+// grow returns b resized to n bytes, reallocating only when too small.
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n, n+n/4)
+	}
+	return b[:n]
+}
+
+// readAllInto appends everything left in r to b.
+func readAllInto(b []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, fmt.Errorf("segment: reading payload: %w", err)
+		}
+	}
+}

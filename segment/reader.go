@@ -1,0 +1,689 @@
+package segment
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"iter"
+	"os"
+)
+
+// Reader reads the batches of one segment from an io.Reader: a file, a
+// pipe, or an archive entry. It yields, in file order, every batch and
+// every finding about damaged bytes; after damage it resynchronises on the
+// next batch whose header and checksum hold, so nothing intact is lost.
+//
+//	r := segment.NewReader(f, segment.Options{Path: name})
+//	defer r.Close()
+//	for r.Next() {
+//		if f := r.Finding(); f != nil { report(f); continue }
+//		b := r.Batch()
+//		it := r.Records()
+//		for it.Next() { use(it.Record()) }
+//		if err := it.Err(); err != nil { report(err) }
+//	}
+//	if err := r.Err(); err != nil { ... } // I/O failure, not damage
+type Reader struct {
+	opts Options
+	w    window
+	ra   io.ReaderAt // random access when the input allows it
+	base int64       // ReadAt offset of byte 0
+	size int64       // input size, -1 unknown
+
+	dec     *Decoder
+	batch   Batch
+	hdr     [BatchHeaderSize]byte
+	stream  batchStream
+	cur     *Batch
+	finding *CorruptionError
+	queued  bool  // r.batch is ready to be yielded after r.finding
+	consume int64 // bytes of the current batch still to drop from the window
+	scratch []byte
+	err     error
+	done    bool
+}
+
+// NewReader returns a Reader over r. When r is an *os.File (or offers
+// ReadAt and Size), large batches are checked before they are streamed.
+func NewReader(r io.Reader, opts Options) *Reader {
+	opts = opts.withDefaults()
+	rd := &Reader{opts: opts, size: -1}
+	if opts.Size > 0 {
+		rd.size = opts.Size
+	}
+	switch f := r.(type) {
+	case *os.File:
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			if cur, err := f.Seek(0, io.SeekCurrent); err == nil {
+				rd.ra, rd.base, rd.size = f, cur, st.Size()-cur
+			}
+		}
+	case interface {
+		io.ReaderAt
+		Size() int64
+	}:
+		rd.ra, rd.size = f, f.Size()
+		if s, ok := r.(io.Seeker); ok {
+			if cur, err := s.Seek(0, io.SeekCurrent); err == nil {
+				rd.base = cur
+				rd.size -= cur
+			}
+		}
+	}
+	rd.w.r = r
+	rd.dec = NewDecoder(opts)
+	rd.stream.r = rd
+	return rd
+}
+
+// Close releases the decompressors. It does not close the input.
+func (r *Reader) Close() { r.dec.Close() }
+
+// Batch returns the current batch, or nil when the current item is a
+// finding. Valid until the next call to Next.
+func (r *Reader) Batch() *Batch { return r.cur }
+
+// Finding returns the current finding, or nil when the current item is a
+// batch.
+func (r *Reader) Finding() *CorruptionError { return r.finding }
+
+// Err returns the I/O error that stopped the reader, if any. Damage in the
+// data is never an Err: it is a Finding.
+func (r *Reader) Err() error { return r.err }
+
+// Offset is the byte position of the next unread byte.
+func (r *Reader) Offset() int64 { return r.w.pos }
+
+// Records iterates the records of the current batch with the reader's own
+// Decoder. For a streamed batch it must be called before the next Next.
+func (r *Reader) Records() *RecordIter { return r.dec.Records(r.cur) }
+
+// Decoder returns the reader's decoder.
+func (r *Reader) Decoder() *Decoder { return r.dec }
+
+// All yields each batch (with a nil error) and each finding (as a
+// *CorruptionError with a nil batch). A finding does not end the sequence;
+// an I/O error is the last item.
+func (r *Reader) All() iter.Seq2[*Batch, error] {
+	return func(yield func(*Batch, error) bool) {
+		for r.Next() {
+			if f := r.finding; f != nil {
+				if !yield(nil, f) {
+					return
+				}
+				continue
+			}
+			if !yield(r.cur, nil) {
+				return
+			}
+		}
+		if r.err != nil {
+			yield(nil, r.err)
+		}
+	}
+}
+
+// Next advances to the next batch or finding.
+func (r *Reader) Next() bool {
+	r.cur, r.finding = nil, nil
+	if r.queued {
+		r.queued = false
+		r.cur = &r.batch
+		return true
+	}
+	if r.stream.active {
+		err := r.stream.finish()
+		if r.stream.ioErr != nil {
+			r.err = r.stream.ioErr
+			r.done = true
+			return false
+		}
+		if err != nil {
+			r.finding = err.(*CorruptionError)
+			return true
+		}
+	}
+	if r.consume > 0 {
+		r.w.discard(int(r.consume))
+		r.consume = 0
+	}
+	if r.done {
+		return false
+	}
+	return r.step()
+}
+
+// yield sets the outcome of one step.
+func (r *Reader) yieldBatch(f *CorruptionError) bool {
+	if f != nil {
+		r.finding = f
+		r.queued = true
+		return true
+	}
+	r.cur = &r.batch
+	return true
+}
+
+func (r *Reader) ioFail(err error) bool {
+	r.err = fmt.Errorf("%s: read at byte %d: %w", r.opts.Path, r.w.pos, err)
+	r.done = true
+	return false
+}
+
+// step reads what starts at the current position.
+func (r *Reader) step() bool {
+	w := &r.w
+	avail := w.fill(17)
+	if w.err != nil && avail < 17 {
+		return r.ioFail(w.err)
+	}
+	if avail == 0 {
+		r.done = true
+		return false
+	}
+	pos := w.pos
+	if avail < 17 {
+		// A tail too short for any header.
+		f := r.tailFinding(pos, ErrTruncated, "%d bytes after the last batch, too few for a header", avail)
+		return r.emit(f)
+	}
+	h := w.peek(17)
+	length := int32(binary.BigEndian.Uint32(h[8:]))
+	magic := int8(h[16])
+	if length == 0 && isZero(h) {
+		return r.emit(r.resync(pos, detail(ErrBadLength, "zero length")))
+	}
+	minLen, ok := minLength(magic)
+	if !ok {
+		return r.emit(r.resync(pos, detail(ErrBadMagic, "magic %d", magic)))
+	}
+	if length < minLen || int64(length) > r.opts.MaxBatchBytes {
+		return r.emit(r.resync(pos, detail(ErrBadLength, "length %d for magic %d", length, magic)))
+	}
+	total := int64(LogOverhead) + int64(length)
+	if total > r.opts.StreamThreshold && magic == 2 {
+		return r.stepStreamed(pos, total)
+	}
+	got := w.fill(int(total))
+	if int64(got) < total {
+		if w.err != nil {
+			return r.ioFail(w.err)
+		}
+		return r.emit(r.resync(pos, detail(ErrTruncated, "batch of %d bytes, only %d left in the file", total, got)))
+	}
+	data := w.peek(int(total))
+	b := &r.batch
+	r.fillBatch(b, pos, data)
+	if !b.CRCValid {
+		if !r.confinedAfter(int(total)) {
+			return r.emit(r.resync(pos, detail(ErrCRC, "stored %#08x computed %#08x, and no batch where its length ends",
+				b.CRC, b.ComputedCRC)))
+		}
+		r.consume = total
+		return r.yieldBatch(b.corrupt(ErrCRC, "stored %#08x computed %#08x", b.CRC, b.ComputedCRC))
+	}
+	r.consume = total
+	return r.yieldBatch(nil)
+}
+
+// emit yields a finding (nil means the step produced nothing: try again).
+func (r *Reader) emit(f *CorruptionError) bool {
+	if f == nil {
+		if r.err != nil {
+			return false
+		}
+		return r.step()
+	}
+	r.finding = f
+	return true
+}
+
+func minLength(magic int8) (int32, bool) {
+	switch magic {
+	case 2:
+		return BatchHeaderSize - LogOverhead, true
+	case 1:
+		return legacyMinV1, true
+	case 0:
+		return legacyMinV0, true
+	}
+	return 0, false
+}
+
+// fillBatch decodes the header of a whole batch held in data and checks
+// its CRC; for a legacy wrapper it also opens the inner message set.
+func (r *Reader) fillBatch(b *Batch, pos int64, data []byte) {
+	*b = Batch{Position: pos, path: r.opts.Path, data: data}
+	if data[16] == 2 {
+		b.parseV2Header(data)
+		b.ComputedCRC = crc32.Checksum(data[crcStartV2:], castagnoli)
+		b.CRCValid = b.ComputedCRC == b.CRC
+		return
+	}
+	b.Length = int32(binary.BigEndian.Uint32(data[8:]))
+	b.Magic = int8(data[16])
+	b.CRC = binary.BigEndian.Uint32(data[12:])
+	b.Attributes = int16(data[17])
+	b.PartitionLeaderEpoch, b.ProducerID, b.ProducerEpoch, b.BaseSequence = -1, -1, -1, -1
+	b.ComputedCRC = crc32.ChecksumIEEE(data[crcStartLegacy:])
+	b.CRCValid = b.ComputedCRC == b.CRC
+	r.dec.openLegacy(b)
+}
+
+// validBatch reports whether a whole, checksum-valid batch starts at byte
+// i of the window (i relative to the current position).
+func (r *Reader) validBatch(i int) bool {
+	w := &r.w
+	if w.fill(i+17) < i+17 {
+		return false
+	}
+	h := w.peek(i + 17)[i:]
+	total, ok := plausible(h, r.opts.MaxBatchBytes)
+	if !ok {
+		return false
+	}
+	if total > r.opts.StreamThreshold {
+		return r.ra != nil && r.raValid(w.pos+int64(i), total, h[16])
+	}
+	if int64(w.fill(i+int(total))) < int64(i)+total {
+		return false
+	}
+	return checksumOK(w.peek(i + int(total))[i:])
+}
+
+// plausible checks a 17-byte header prefix and returns the entry size.
+func plausible(h []byte, maxLen int64) (int64, bool) {
+	if int64(binary.BigEndian.Uint64(h)) < 0 {
+		return 0, false
+	}
+	length := int32(binary.BigEndian.Uint32(h[8:]))
+	minLen, ok := minLength(int8(h[16]))
+	if !ok || length < minLen || int64(length) > maxLen {
+		return 0, false
+	}
+	return LogOverhead + int64(length), true
+}
+
+func checksumOK(data []byte) bool {
+	if data[16] == 2 {
+		return crc32.Checksum(data[crcStartV2:], castagnoli) == binary.BigEndian.Uint32(data[17:])
+	}
+	return crc32.ChecksumIEEE(data[crcStartLegacy:]) == binary.BigEndian.Uint32(data[12:])
+}
+
+// confinedAfter reports whether the damage of a batch with a bad CRC stays
+// inside it: what follows at its end is end of input, zeros, or a
+// plausible header. Then its length is trusted and reading goes on there.
+func (r *Reader) confinedAfter(total int) bool {
+	w := &r.w
+	got := w.fill(total + 17)
+	if got == total {
+		return true
+	}
+	if got < total+17 {
+		return true // a short tail: reported at the next step
+	}
+	h := w.peek(total + 17)[total:]
+	if isZero(h) {
+		return true
+	}
+	_, ok := plausible(h, r.opts.MaxBatchBytes)
+	return ok
+}
+
+// resync scans forward from pos (the current position, where damage was
+// found) for the next valid batch, consumes the bytes in between and
+// returns one finding covering them with the given cause.
+func (r *Reader) resync(pos int64, cause error) *CorruptionError {
+	w := &r.w
+	i := 1
+	zero := isZero(w.peek(1))
+	for {
+		if w.fill(i+17) < i+17 {
+			if w.err != nil {
+				r.ioFail(w.err)
+				return nil
+			}
+			// Fewer than a header's bytes remain: the damage runs to EOF.
+			rest := w.fill(i + 17)
+			zero = zero && isZero(w.peek(rest)[i:])
+			w.discard(rest)
+			r.done = true
+			length := w.pos - pos
+			if zero {
+				return &CorruptionError{Path: r.opts.Path, Offset: pos, Length: length, BaseOffset: -1,
+					Err: detail(ErrZeroTail, "%d zero bytes to the end of the file", length)}
+			}
+			return &CorruptionError{Path: r.opts.Path, Offset: pos, Length: length, BaseOffset: -1,
+				Err: fmt.Errorf("%w; no valid batch in the %d bytes after it", cause, length)}
+		}
+		buf := w.peek(i + 17)
+		// Skip zero runs fast: a batch starts at most 11 bytes before the
+		// first non-zero byte (its length field is never zero).
+		if buf[i] == 0 {
+			j := i
+			for j < len(buf) && buf[j] == 0 {
+				j++
+			}
+			if j-11 > i {
+				i = j - 11
+				continue
+			}
+		} else {
+			zero = false
+		}
+		if buf[i+16] <= 2 && r.validBatch(i) {
+			w.discard(i)
+			f := &CorruptionError{Path: r.opts.Path, Offset: pos, Length: int64(i), BaseOffset: -1}
+			if zero {
+				f.Err = fmt.Errorf("%w (%d zero bytes skipped)", cause, i)
+			} else {
+				f.Err = fmt.Errorf("%w (%d bytes skipped to the next valid batch at byte %d)", cause, i, pos+int64(i))
+			}
+			return f
+		}
+		i++
+		if i > 4<<20 {
+			// Keep the window bounded while scanning long damage.
+			w.discard(i - 1)
+			i = 1
+		}
+	}
+}
+
+// tailFinding consumes the rest of the input and reports it.
+func (r *Reader) tailFinding(pos int64, cause error, format string, args ...any) *CorruptionError {
+	w := &r.w
+	n := w.fill(1 << 20)
+	zero := isZero(w.peek(n))
+	w.discard(n)
+	r.done = true
+	if zero {
+		return &CorruptionError{Path: r.opts.Path, Offset: pos, Length: int64(n), BaseOffset: -1,
+			Err: detail(ErrZeroTail, "%d zero bytes to the end of the file", n)}
+	}
+	return &CorruptionError{Path: r.opts.Path, Offset: pos, Length: int64(n), BaseOffset: -1,
+		Err: detail(cause, format, args...)}
+}
+
+func isZero(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b) != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// ---- streamed batches ----
+
+// stepStreamed handles a v2 batch over StreamThreshold: its header is
+// yielded and its records are read from the input as they are decoded.
+func (r *Reader) stepStreamed(pos, total int64) bool {
+	w := &r.w
+	if w.fill(BatchHeaderSize) < BatchHeaderSize {
+		if w.err != nil {
+			return r.ioFail(w.err)
+		}
+		return r.emit(r.resync(pos, detail(ErrTruncated, "batch header cut short")))
+	}
+	if r.size >= 0 && pos+total > r.size {
+		return r.emit(r.resync(pos, detail(ErrTruncated, "batch of %d bytes, only %d left in the file", total, r.size-pos)))
+	}
+	copy(r.hdr[:], w.peek(BatchHeaderSize))
+	b := &r.batch
+	*b = Batch{Position: pos, path: r.opts.Path, data: r.hdr[:], streamed: true, stream: &r.stream}
+	b.parseV2Header(r.hdr[:])
+	deferred := true
+	b.CRCValid = true
+	if r.ra != nil {
+		crc, err := r.raCRC(pos+crcStartV2, total-crcStartV2)
+		if err != nil {
+			return r.ioFail(err)
+		}
+		deferred = false
+		b.ComputedCRC = crc
+		b.CRCValid = crc == b.CRC
+		if !b.CRCValid && !r.raPlausibleAt(pos+total) {
+			return r.emit(r.resync(pos, detail(ErrCRC, "stored %#08x computed %#08x, and no batch where its length ends",
+				b.CRC, b.ComputedCRC)))
+		}
+	}
+	w.discard(BatchHeaderSize)
+	r.stream.start(b, total-BatchHeaderSize, deferred)
+	if !b.CRCValid {
+		return r.yieldBatch(b.corrupt(ErrCRC, "stored %#08x computed %#08x", b.CRC, b.ComputedCRC))
+	}
+	return r.yieldBatch(nil)
+}
+
+// raCRC computes the v2 CRC of n bytes at pos with ReadAt, in chunks.
+func (r *Reader) raCRC(pos, n int64) (uint32, error) {
+	if cap(r.scratch) < 1<<20 {
+		r.scratch = make([]byte, 1<<20)
+	}
+	buf := r.scratch[:cap(r.scratch)]
+	var crc uint32
+	for n > 0 {
+		k := int64(len(buf))
+		if k > n {
+			k = n
+		}
+		m, err := r.ra.ReadAt(buf[:k], r.base+pos)
+		crc = crc32.Update(crc, castagnoli, buf[:m])
+		if int64(m) < k {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return crc, err
+		}
+		pos += k
+		n -= k
+	}
+	return crc, nil
+}
+
+func (r *Reader) raValid(pos, total int64, magic byte) bool {
+	if magic != 2 || (r.size >= 0 && pos+total > r.size) {
+		return false
+	}
+	var h [21]byte
+	if _, err := r.ra.ReadAt(h[:], r.base+pos); err != nil {
+		return false
+	}
+	crc, err := r.raCRC(pos+crcStartV2, total-crcStartV2)
+	return err == nil && crc == binary.BigEndian.Uint32(h[17:])
+}
+
+func (r *Reader) raPlausibleAt(pos int64) bool {
+	if r.size >= 0 && pos >= r.size {
+		return true
+	}
+	var h [17]byte
+	n, _ := r.ra.ReadAt(h[:], r.base+pos)
+	if n < 17 {
+		return true
+	}
+	if isZero(h[:]) {
+		return true
+	}
+	_, ok := plausible(h[:], r.opts.MaxBatchBytes)
+	return ok
+}
+
+// batchStream reads the remaining bytes of a streamed batch from the
+// window, computing the CRC as it goes when it could not be checked first.
+type batchStream struct {
+	r         *Reader
+	b         Batch // header copy for findings
+	active    bool
+	remaining int64
+	deferred  bool
+	crc       uint32
+	ioErr     error
+}
+
+func (s *batchStream) start(b *Batch, n int64, deferred bool) {
+	s.b = *b
+	s.active, s.remaining, s.deferred, s.ioErr = true, n, deferred, nil
+	// The CRC covers the header from byte 21 on.
+	s.crc = crc32.Checksum(s.r.hdr[crcStartV2:], castagnoli)
+}
+
+func (s *batchStream) Read(p []byte) (int, error) {
+	if s.remaining <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > s.remaining {
+		p = p[:s.remaining]
+	}
+	n, err := s.r.w.read(p)
+	if s.deferred {
+		s.crc = crc32.Update(s.crc, castagnoli, p[:n])
+	}
+	s.remaining -= int64(n)
+	if err == io.EOF && s.remaining > 0 {
+		return n, detail(ErrTruncated, "streamed batch ends %d bytes early", s.remaining)
+	}
+	if err != nil && err != io.EOF {
+		s.ioErr = err
+	}
+	if s.remaining == 0 {
+		return n, nil
+	}
+	return n, err
+}
+
+// finish drains what the records did not read and returns the deferred
+// CRC verdict (or a truncation) as a finding.
+func (s *batchStream) finish() error {
+	if !s.active {
+		return nil
+	}
+	s.active = false
+	var buf [32 << 10]byte
+	for s.remaining > 0 {
+		_, err := s.Read(buf[:])
+		if err != nil {
+			if s.ioErr != nil {
+				return s.ioErr
+			}
+			s.r.done = true
+			return s.b.corrupt(ErrTruncated, "the file ends inside this %d-byte batch", s.b.Size())
+		}
+	}
+	if s.deferred && s.crc != s.b.CRC {
+		return s.b.corrupt(ErrCRC, "stored %#08x computed %#08x (found after its records were read)", s.b.CRC, s.crc)
+	}
+	return nil
+}
+
+// ---- window: a sliding buffer over the input ----
+
+type window struct {
+	r   io.Reader
+	buf []byte
+	off int
+	end int
+	pos int64 // input position of buf[off]
+	eof bool
+	err error
+}
+
+const minWindow = 1 << 20
+
+// fill tries to make n bytes available at the current position and
+// returns how many are (fewer only at end of input or on error).
+func (w *window) fill(n int) int {
+	if w.end-w.off >= n || w.eof || w.err != nil {
+		return min(n, w.end-w.off)
+	}
+	if n > len(w.buf)-w.off {
+		size := len(w.buf)
+		if size < minWindow {
+			size = minWindow
+		}
+		for size < n {
+			size *= 2
+		}
+		if size > len(w.buf) {
+			nb := make([]byte, size)
+			copy(nb, w.buf[w.off:w.end])
+			w.buf = nb
+		} else {
+			copy(w.buf, w.buf[w.off:w.end])
+		}
+		w.end -= w.off
+		w.off = 0
+	}
+	for w.end-w.off < n {
+		m, err := w.r.Read(w.buf[w.end:])
+		w.end += m
+		if err == io.EOF {
+			w.eof = true
+			break
+		}
+		if err != nil {
+			if !errors.Is(err, io.ErrNoProgress) {
+				w.err = err
+			}
+			break
+		}
+	}
+	return min(n, w.end-w.off)
+}
+
+func (w *window) peek(n int) []byte { return w.buf[w.off : w.off+n] }
+
+// discard drops n bytes (which must be buffered, or be read through).
+func (w *window) discard(n int) {
+	buffered := w.end - w.off
+	if n <= buffered {
+		w.off += n
+		w.pos += int64(n)
+		return
+	}
+	w.off, w.end = 0, 0
+	w.pos += int64(buffered)
+	var tmp [32 << 10]byte
+	for rest := n - buffered; rest > 0; {
+		k, err := w.read(tmp[:min(rest, len(tmp))])
+		rest -= k
+		if err != nil {
+			return
+		}
+	}
+}
+
+// read consumes up to len(p) bytes: buffered ones first, then straight
+// from the input (large streamed batches bypass the buffer).
+func (w *window) read(p []byte) (int, error) {
+	if w.end > w.off {
+		n := copy(p, w.buf[w.off:w.end])
+		w.off += n
+		w.pos += int64(n)
+		return n, nil
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	if w.eof {
+		return 0, io.EOF
+	}
+	n, err := w.r.Read(p)
+	w.pos += int64(n)
+	if err == io.EOF {
+		w.eof = true
+	} else if err != nil {
+		w.err = err
+	}
+	return n, err
+}
