@@ -89,7 +89,6 @@ func (d *Decoder) Records(b *Batch) *RecordIter {
 	}
 	var payload io.Reader
 	if b.streamed {
-		it.streamed = b.stream
 		payload = b.stream
 		if b.Codec() == CodecNone {
 			it.src.setStream(payload)

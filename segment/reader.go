@@ -314,8 +314,10 @@ func checksumOK(data []byte) bool {
 }
 
 // confinedAfter reports whether the damage of a batch with a bad CRC stays
-// inside it: what follows at its end is end of input, zeros, or a
-// plausible header. Then its length is trusted and reading goes on there.
+// inside it: what follows at its end is end of input, zeros, or a whole
+// valid batch. Then its length is trusted and reading goes on there; a
+// merely plausible header is not enough, since a damaged length can land
+// on bytes that look like one.
 func (r *Reader) confinedAfter(total int) bool {
 	w := &r.w
 	got := w.fill(total + 17)
@@ -325,12 +327,10 @@ func (r *Reader) confinedAfter(total int) bool {
 	if got < total+17 {
 		return true // a short tail: reported at the next step
 	}
-	h := w.peek(total + 17)[total:]
-	if isZero(h) {
+	if isZero(w.peek(total + 17)[total:]) {
 		return true
 	}
-	_, ok := plausible(h, r.opts.MaxBatchBytes)
-	return ok
+	return r.validBatch(total)
 }
 
 // resync scans forward from pos (the current position, where damage was
@@ -376,6 +376,11 @@ func (r *Reader) resync(pos int64, cause error) *CorruptionError {
 		}
 		if buf[i+16] <= 2 && r.validBatch(i) {
 			w.discard(i)
+			if errors.Is(cause, ErrTruncated) {
+				// Not a torn tail after all: intact data follows, so the
+				// length that ran past the end was itself damaged.
+				cause = detail(ErrBadLength, "%v", cause)
+			}
 			f := &CorruptionError{Path: r.opts.Path, Offset: pos, Length: int64(i), BaseOffset: -1}
 			if zero {
 				f.Err = fmt.Errorf("%w (%d zero bytes skipped)", cause, i)
@@ -452,7 +457,7 @@ func (r *Reader) stepStreamed(pos, total int64) bool {
 		deferred = false
 		b.ComputedCRC = crc
 		b.CRCValid = crc == b.CRC
-		if !b.CRCValid && !r.raPlausibleAt(pos+total) {
+		if !b.CRCValid && !r.raConfinedAt(pos+total) {
 			return r.emit(r.resync(pos, detail(ErrCRC, "stored %#08x computed %#08x, and no batch where its length ends",
 				b.CRC, b.ComputedCRC)))
 		}
@@ -503,20 +508,31 @@ func (r *Reader) raValid(pos, total int64, magic byte) bool {
 	return err == nil && crc == binary.BigEndian.Uint32(h[17:])
 }
 
-func (r *Reader) raPlausibleAt(pos int64) bool {
+// raConfinedAt is confinedAfter for a streamed batch ending at pos.
+func (r *Reader) raConfinedAt(pos int64) bool {
 	if r.size >= 0 && pos >= r.size {
 		return true
 	}
 	var h [17]byte
 	n, _ := r.ra.ReadAt(h[:], r.base+pos)
-	if n < 17 {
+	if n < 17 || isZero(h[:]) {
 		return true
 	}
-	if isZero(h[:]) {
-		return true
+	total, ok := plausible(h[:], r.opts.MaxBatchBytes)
+	if !ok {
+		return false
 	}
-	_, ok := plausible(h[:], r.opts.MaxBatchBytes)
-	return ok
+	if h[16] == 2 {
+		return r.raValid(pos, total, 2)
+	}
+	if total > r.opts.StreamThreshold {
+		return false
+	}
+	buf := make([]byte, total)
+	if _, err := r.ra.ReadAt(buf, r.base+pos); err != nil {
+		return false
+	}
+	return checksumOK(buf)
 }
 
 // batchStream reads the remaining bytes of a streamed batch from the

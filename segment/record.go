@@ -230,7 +230,6 @@ type RecordIter struct {
 	inner    []byte
 	innerPos int
 	single   bool // plain legacy message: one record from the batch bytes
-	streamed *batchStream
 }
 
 // Record returns the current record (valid until the next Next).
@@ -280,7 +279,7 @@ func (it *RecordIter) nextV2() bool {
 		if s.err != nil {
 			return it.fail(s.err, "")
 		}
-		return it.checkStreamCRC()
+		return false
 	}
 	lb := s.available(5)
 	if len(lb) == 0 {
@@ -417,18 +416,6 @@ func (it *RecordIter) parseV2(b []byte) string {
 		}
 	}
 	return ""
-}
-
-// checkStreamCRC finishes a streamed batch whose CRC is checked as it is
-// read (no random access to the input): the verdict comes at the end.
-func (it *RecordIter) checkStreamCRC() bool {
-	if it.streamed == nil {
-		return false
-	}
-	if err := it.streamed.finish(); err != nil {
-		it.err = err
-	}
-	return false
 }
 
 // ---- legacy (magic 0/1) ----
