@@ -175,6 +175,7 @@ type xerialSnappy struct {
 	out   []byte // undelivered decoded bytes
 	dbuf  []byte
 	err   error
+	hdr   [16]byte // scratch, kept here so reading does not allocate
 }
 
 func (s *xerialSnappy) reset(src io.Reader, limit int64) {
@@ -196,8 +197,8 @@ func (s *xerialSnappy) Read(p []byte) (int, error) {
 func (s *xerialSnappy) fill() error {
 	switch s.state {
 	case 0:
-		var hdr [16]byte
-		n, err := io.ReadFull(s.src, hdr[:])
+		hdr := s.hdr[:]
+		n, err := io.ReadFull(s.src, hdr)
 		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 			return err
 		}
@@ -223,18 +224,18 @@ func (s *xerialSnappy) fill() error {
 		}
 		return nil
 	case 1:
-		var lb [4]byte
-		n, err := io.ReadFull(s.src, lb[:])
+		lb := s.hdr[:4]
+		n, err := io.ReadFull(s.src, lb)
 		if n < 4 {
 			if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 				return err
 			}
 			return io.EOF // fewer than 4 bytes left: end of stream
 		}
-		l := binary.BigEndian.Uint32(lb[:])
+		l := binary.BigEndian.Uint32(lb)
 		if l == 0x82534e41 { // "\x82SNA": a concatenated stream header
-			var rest [12]byte
-			if err := readFullCodec(s.src, rest[:], "snappy"); err != nil {
+			rest := s.hdr[4:16]
+			if err := readFullCodec(s.src, rest, "snappy"); err != nil {
 				return err
 			}
 			if !bytes.Equal(rest[:4], xerialMagic[4:]) {
@@ -295,6 +296,7 @@ type lz4Frame struct {
 	dict     []byte // last 64 KiB of output, for dependent blocks
 	out      []byte
 	err      error
+	scratch  [16]byte // header and block-size bytes, kept here to avoid allocating
 }
 
 func (f *lz4Frame) reset(src io.Reader, magic int8) {
@@ -315,8 +317,8 @@ func (f *lz4Frame) Read(p []byte) (int, error) {
 }
 
 func (f *lz4Frame) header() error {
-	var h [7]byte
-	if err := readFullCodec(f.src, h[:6], "lz4"); err != nil {
+	h := f.scratch[:6]
+	if err := readFullCodec(f.src, h, "lz4"); err != nil {
 		return err
 	}
 	if binary.LittleEndian.Uint32(h[:4]) != lz4FrameMagic {
@@ -335,16 +337,17 @@ func (f *lz4Frame) header() error {
 		return detail(ErrDecompress, "lz4: block size code %d", code)
 	}
 	f.blockMax = 1 << (8 + 2*uint(code))
-	desc := []byte{h[4], h[5]}
+	// The descriptor (FLG, BD, optional content size) is what HC covers;
+	// keep it contiguous after the magic in scratch.
+	desc := f.scratch[4:6]
 	if f.flg&0x08 != 0 { // content size present: read and ignore
-		var cs [8]byte
-		if err := readFullCodec(f.src, cs[:], "lz4"); err != nil {
+		if err := readFullCodec(f.src, f.scratch[6:14], "lz4"); err != nil {
 			return err
 		}
-		desc = append(desc, cs[:]...)
+		desc = f.scratch[4:14]
 	}
-	var hc [1]byte
-	if err := readFullCodec(f.src, hc[:], "lz4"); err != nil {
+	hc := f.scratch[14:15]
+	if err := readFullCodec(f.src, hc, "lz4"); err != nil {
 		return err
 	}
 	// Magic 0 data was written with the checksum taken over the magic bytes
@@ -367,11 +370,11 @@ func (f *lz4Frame) next() error {
 			return err
 		}
 	}
-	var sb [4]byte
-	if err := readFullCodec(f.src, sb[:], "lz4"); err != nil {
+	sb := f.scratch[:4]
+	if err := readFullCodec(f.src, sb, "lz4"); err != nil {
 		return err
 	}
-	size := binary.LittleEndian.Uint32(sb[:])
+	size := binary.LittleEndian.Uint32(sb)
 	if size == 0 { // end mark; a content checksum may follow and is ignored
 		f.done = true
 		return io.EOF
@@ -386,8 +389,7 @@ func (f *lz4Frame) next() error {
 		return err
 	}
 	if f.flg&0x10 != 0 { // block checksum: covered by the batch CRC
-		var c [4]byte
-		if err := readFullCodec(f.src, c[:], "lz4"); err != nil {
+		if err := readFullCodec(f.src, f.scratch[:4], "lz4"); err != nil {
 			return err
 		}
 	}
