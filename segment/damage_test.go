@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/segment/segtest"
@@ -438,5 +439,27 @@ func TestStreamedBatches(t *testing.T) {
 				t.Fatalf("batches %v", got)
 			}
 		})
+	}
+}
+
+// TestHugeLengthOnStream: a damaged length field claiming hundreds of MB
+// on a non-seekable input must not make the reader allocate that much; the
+// window grows only with the bytes that really arrive.
+func TestHugeLengthOnStream(t *testing.T) {
+	seg, pos := testSegment(t, 4)
+	for _, magic := range []byte{0, 1, 2} {
+		bad := append([]byte(nil), seg...)
+		binary.BigEndian.PutUint32(bad[pos[2]+8:], 0x27000000)
+		bad[pos[2]+16] = magic
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		evs := trace(t, struct{ io.Reader }{bytes.NewReader(bad)}, Options{})
+		runtime.ReadMemStats(&after)
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<20 {
+			t.Errorf("magic %d: allocated %d MB for a %d-byte input", magic, grew>>20, len(bad))
+		}
+		if got := batchesAt(evs); len(got) != 3 {
+			t.Errorf("magic %d: batches %v, want the 3 undamaged ones", magic, got)
+		}
 	}
 }

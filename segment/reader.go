@@ -617,30 +617,30 @@ type window struct {
 const minWindow = 1 << 20
 
 // fill tries to make n bytes available at the current position and
-// returns how many are (fewer only at end of input or on error).
+// returns how many are (fewer only at end of input or on error). The buffer
+// grows only as data actually arrives (at most doubling what is held), so a
+// damaged length field can never make it allocate more than twice the bytes
+// the input really has.
 func (w *window) fill(n int) int {
 	if w.end-w.off >= n || w.eof || w.err != nil {
 		return min(n, w.end-w.off)
 	}
-	if n > len(w.buf)-w.off {
-		size := len(w.buf)
-		if size < minWindow {
-			size = minWindow
-		}
-		for size < n {
-			size *= 2
-		}
-		if size > len(w.buf) {
-			nb := make([]byte, size)
-			copy(nb, w.buf[w.off:w.end])
-			w.buf = nb
-		} else {
-			copy(w.buf, w.buf[w.off:w.end])
-		}
+	if w.off > 0 && n > len(w.buf)-w.off {
+		copy(w.buf, w.buf[w.off:w.end])
 		w.end -= w.off
 		w.off = 0
 	}
 	for w.end-w.off < n {
+		if w.end == len(w.buf) {
+			size := max(2*len(w.buf), minWindow)
+			size = min(size, w.off+n)
+			size = max(size, minWindow)
+			nb := make([]byte, size)
+			copy(nb, w.buf[w.off:w.end])
+			w.end -= w.off
+			w.off = 0
+			w.buf = nb
+		}
 		m, err := w.r.Read(w.buf[w.end:])
 		w.end += m
 		if err == io.EOF {
