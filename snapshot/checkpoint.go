@@ -1,0 +1,234 @@
+package snapshot
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// lineScanner splits text the way Java's BufferedReader.readLine does: a line
+// ends at "\n", "\r" or "\r\n", and a final line without terminator still
+// counts. It keeps the 1-based line number and the byte offset of each line
+// and never allocates per line.
+type lineScanner struct {
+	data []byte
+	pos  int
+	num  int    // number of the current line
+	off  int64  // byte offset of the current line
+	line string // current line, terminator removed
+	crlf bool   // some line ended in "\r\n" or "\r"
+}
+
+func (s *lineScanner) next() bool {
+	if s.pos >= len(s.data) {
+		return false
+	}
+	start := s.pos
+	end := start
+	for end < len(s.data) && s.data[end] != '\n' && s.data[end] != '\r' {
+		end++
+	}
+	s.line = string(s.data[start:end])
+	s.off = int64(start)
+	s.num++
+	switch {
+	case end >= len(s.data):
+		s.pos = end
+	case s.data[end] == '\r':
+		s.crlf = true
+		if end+1 < len(s.data) && s.data[end+1] == '\n' {
+			s.pos = end + 2
+		} else {
+			s.pos = end + 1
+		}
+	default:
+		s.pos = end + 1
+	}
+	return true
+}
+
+// remainingLines bounds the number of lines left (for preallocation).
+func (s *lineScanner) remainingLines() int {
+	n := 0
+	for _, c := range s.data[s.pos:] {
+		if c == '\n' {
+			n++
+		}
+	}
+	return n + 1
+}
+
+// checkpointHeader reads the "version" and "count" lines shared by the
+// offset and leader-epoch checkpoint files (CheckpointFile.java). empty is
+// true when the file (or everything after the version) is absent, which the
+// broker reads as no entries.
+func checkpointHeader(path string, s *lineScanner) (version, count int, empty bool, err *FormatError) {
+	if !s.next() {
+		return 0, 0, true, nil
+	}
+	v, perr := strconv.Atoi(strings.TrimSpace(s.line))
+	if perr != nil {
+		return 0, 0, false, errAt(path, s.off, s.num, ErrSyntax, "version line %q", clip(s.line))
+	}
+	if v != 0 {
+		return v, 0, false, errAt(path, s.off, s.num, ErrVersion, "version %d, want 0", v)
+	}
+	if !s.next() {
+		return 0, 0, true, nil
+	}
+	c, perr := strconv.Atoi(strings.TrimSpace(s.line))
+	if perr != nil {
+		return 0, 0, false, errAt(path, s.off, s.num, ErrSyntax, "count line %q", clip(s.line))
+	}
+	if c < 0 {
+		return 0, c, false, errAt(path, s.off, s.num, ErrSyntax, "negative entry count %d", c)
+	}
+	return 0, c, false, nil
+}
+
+// clip shortens a line quoted in an error message.
+func clip(s string) string {
+	const max = 64
+	if len(s) > max {
+		return s[:max] + "..."
+	}
+	return s
+}
+
+func isLeftover(path string) bool {
+	return path != "" && strings.HasSuffix(filepath.Base(path), SuffixTmp)
+}
+
+// OffsetEntry is one "<topic> <partition> <offset>" line.
+type OffsetEntry struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	Line      int // 1-based line number in the file
+}
+
+// OffsetCheckpoint is one of the four offset checkpoint files of a log dir
+// root (§1.3): recovery-point, replication (high watermarks), log-start and
+// cleaner offsets.
+type OffsetCheckpoint struct {
+	Path string
+	// Kind says which checkpoint it is, from the file name (KindUnknown when
+	// the name is not one of the four).
+	Kind Kind
+	// Leftover is true for a "*.tmp" file: a rewrite that was never renamed.
+	Leftover bool
+	// Empty is true for a 0-byte file (or one stopping after the version),
+	// which the broker reads as no entries.
+	Empty   bool
+	Version int
+	Count   int // as stated on line 2
+	Entries []OffsetEntry
+	// CRLF is true when lines end in "\r\n" (written on Windows).
+	CRLF bool
+}
+
+// ParseOffsetCheckpoint parses an offset checkpoint file. It returns the
+// entries it could read even when err != nil; err is a *FormatError with
+// the 1-based line (ErrVersion, ErrSyntax, ErrCount).
+func ParseOffsetCheckpoint(path string, data []byte) (*OffsetCheckpoint, error) {
+	c := &OffsetCheckpoint{Path: path, Kind: KindOf(path), Leftover: isLeftover(path)}
+	if !c.Kind.IsOffsetCheckpoint() {
+		c.Kind = KindUnknown
+	}
+	s := &lineScanner{data: data}
+	v, n, empty, ferr := checkpointHeader(path, s)
+	c.Version, c.Count, c.Empty = v, n, empty
+	if ferr != nil {
+		c.CRLF = s.crlf
+		return c, ferr
+	}
+	if empty {
+		return c, nil
+	}
+	countLine, countOff := s.num, s.off
+	c.Entries = make([]OffsetEntry, 0, min(n, s.remainingLines()))
+	var errs findings
+	for s.next() {
+		f := strings.Fields(s.line)
+		if len(f) != 3 {
+			errs.add(errAt(path, s.off, s.num, ErrSyntax, "want \"topic partition offset\", got %q", clip(s.line)))
+			continue
+		}
+		p, err1 := strconv.ParseInt(f[1], 10, 32)
+		o, err2 := strconv.ParseInt(f[2], 10, 64)
+		if err1 != nil || err2 != nil {
+			errs.add(errAt(path, s.off, s.num, ErrSyntax, "bad number in %q", clip(s.line)))
+			continue
+		}
+		c.Entries = append(c.Entries, OffsetEntry{Topic: f[0], Partition: int32(p), Offset: o, Line: s.num})
+	}
+	if got := s.num - countLine; got != n {
+		errs.first(errAt(path, countOff, countLine, ErrCount, "count says %d entries, file has %d lines after it", n, got))
+	}
+	c.CRLF = s.crlf
+	return c, errs.err()
+}
+
+// EpochEntry is one "<leaderEpoch> <startOffset>" line.
+type EpochEntry struct {
+	Epoch       int32
+	StartOffset int64
+	Line        int
+}
+
+// LeaderEpochCheckpoint is a partition's leader-epoch-checkpoint (§1.3).
+type LeaderEpochCheckpoint struct {
+	Path     string
+	Leftover bool
+	Empty    bool
+	Version  int
+	Count    int
+	Entries  []EpochEntry
+	CRLF     bool
+}
+
+// ParseLeaderEpochCheckpoint parses a leader-epoch-checkpoint file. Epochs
+// must rise and start offsets must not fall (ErrOrder); otherwise errors are
+// as for ParseOffsetCheckpoint.
+func ParseLeaderEpochCheckpoint(path string, data []byte) (*LeaderEpochCheckpoint, error) {
+	c := &LeaderEpochCheckpoint{Path: path, Leftover: isLeftover(path)}
+	s := &lineScanner{data: data}
+	v, n, empty, ferr := checkpointHeader(path, s)
+	c.Version, c.Count, c.Empty = v, n, empty
+	if ferr != nil {
+		c.CRLF = s.crlf
+		return c, ferr
+	}
+	if empty {
+		return c, nil
+	}
+	countLine, countOff := s.num, s.off
+	c.Entries = make([]EpochEntry, 0, min(n, s.remainingLines()))
+	var errs findings
+	for s.next() {
+		f := strings.Fields(s.line)
+		if len(f) != 2 {
+			errs.add(errAt(path, s.off, s.num, ErrSyntax, "want \"epoch startOffset\", got %q", clip(s.line)))
+			continue
+		}
+		e, err1 := strconv.ParseInt(f[0], 10, 32)
+		o, err2 := strconv.ParseInt(f[1], 10, 64)
+		if err1 != nil || err2 != nil {
+			errs.add(errAt(path, s.off, s.num, ErrSyntax, "bad number in %q", clip(s.line)))
+			continue
+		}
+		if k := len(c.Entries); k > 0 {
+			prev := c.Entries[k-1]
+			if int32(e) <= prev.Epoch || o < prev.StartOffset {
+				errs.add(errAt(path, s.off, s.num, ErrOrder,
+					"epoch %d at %d follows epoch %d at %d", e, o, prev.Epoch, prev.StartOffset))
+			}
+		}
+		c.Entries = append(c.Entries, EpochEntry{Epoch: int32(e), StartOffset: o, Line: s.num})
+	}
+	if got := s.num - countLine; got != n {
+		errs.first(errAt(path, countOff, countLine, ErrCount, "count says %d entries, file has %d lines after it", n, got))
+	}
+	c.CRLF = s.crlf
+	return c, errs.err()
+}
