@@ -463,3 +463,36 @@ func TestHugeLengthOnStream(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeBatchBoundedMemory: a 48 MB batch of small records is decoded
+// as a stream, so the reader's allocations follow the largest record, not
+// the batch, for plain and compressed payloads and both kinds of input.
+func TestLargeBatchBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 48 MB batch")
+	}
+	val := bytes.Repeat([]byte("0123456789abcdef"), 256) // 4 KiB records
+	recs := make([]segtest.Record, 12<<10)
+	for i := range recs {
+		recs[i] = segtest.Record{Key: []byte(fmt.Sprint(i)), Value: val}
+	}
+	for _, codec := range []segtest.Codec{segtest.CodecNone, segtest.CodecZstd, segtest.CodecLZ4} {
+		seg := segtest.Batch{Magic: 2, Codec: codec, AutoDeltas: true, FirstTimestamp: 1, Records: recs}.Encode()
+		seg = append(seg, segtest.Batch{Magic: 2, BaseOffset: int64(len(recs)), AutoDeltas: true, FirstTimestamp: 1,
+			Records: []segtest.Record{{Value: []byte("after")}}}.Encode()...)
+		for in, mk := range readerInputs {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			evs := trace(t, mk(seg), Options{StreamThreshold: 8 << 20})
+			runtime.ReadMemStats(&after)
+			grew := after.TotalAlloc - before.TotalAlloc
+			if len(evs) != 2 || evs[0].records != len(recs) || evs[0].recErr != "" || !evs[0].crcValid || evs[1].records != 1 {
+				t.Fatalf("%v/%s: %v", codec, in, evs)
+			}
+			if grew > 16<<20 {
+				t.Errorf("%v/%s: allocated %d MB reading a %d MB batch", codec, in, grew>>20, len(seg)>>20)
+			}
+		}
+	}
+}
