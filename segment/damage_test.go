@@ -58,12 +58,23 @@ func (e event) String() string {
 	return fmt.Sprintf("batch @%d base %d crc %t records %d %s", e.pos, e.base, e.crcValid, e.records, e.recErr)
 }
 
-// readerInputs: every test runs over a non-seekable stream and over a
-// random-access input, which take different paths for large batches.
+// readerInputs: every test runs over a non-seekable stream, a stream of
+// known size and a random-access input, which take different paths for
+// large batches.
 var readerInputs = map[string]func([]byte) io.Reader{
-	"stream":   func(b []byte) io.Reader { return struct{ io.Reader }{bytes.NewReader(b)} },
-	"readerAt": func(b []byte) io.Reader { return bytes.NewReader(b) },
+	"stream":      func(b []byte) io.Reader { return struct{ io.Reader }{bytes.NewReader(b)} },
+	"sizedStream": func(b []byte) io.Reader { return sizedStream{bytes.NewReader(b), int64(len(b))} },
+	"readerAt":    func(b []byte) io.Reader { return bytes.NewReader(b) },
 }
+
+// sizedStream is a non-seekable input whose length is known, like an
+// archive entry.
+type sizedStream struct {
+	io.Reader
+	n int64
+}
+
+func (s sizedStream) Size() int64 { return s.n }
 
 func trace(t testing.TB, in io.Reader, opts Options) []event {
 	t.Helper()
@@ -490,7 +501,14 @@ func TestLargeBatchBoundedMemory(t *testing.T) {
 			if len(evs) != 2 || evs[0].records != len(recs) || evs[0].recErr != "" || !evs[0].crcValid || evs[1].records != 1 {
 				t.Fatalf("%v/%s: %v", codec, in, evs)
 			}
-			if grew > 16<<20 {
+			limit := uint64(16 << 20)
+			if in == "stream" {
+				// A pipe of unknown size cannot tell a real large batch
+				// from a damaged length, so it buffers the batch (growing
+				// with the bytes that arrive) before trusting it.
+				limit = max(limit, 3*uint64(len(seg)))
+			}
+			if grew > limit {
 				t.Errorf("%v/%s: allocated %d MB reading a %d MB batch", codec, in, grew>>20, len(seg)>>20)
 			}
 		}

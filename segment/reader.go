@@ -72,6 +72,9 @@ func NewReader(r io.Reader, opts Options) *Reader {
 			}
 		}
 	}
+	if s, ok := r.(interface{ Size() int64 }); ok && rd.size < 0 {
+		rd.size = s.Size() // e.g. an archive entry of known length
+	}
 	rd.w.r = r
 	rd.dec = NewDecoder(opts)
 	rd.stream.r = rd
@@ -203,7 +206,11 @@ func (r *Reader) step() bool {
 		return r.emit(r.resync(pos, detail(ErrBadLength, "length %d for magic %d", length, magic)))
 	}
 	total := int64(LogOverhead) + int64(length)
-	if total > r.opts.StreamThreshold && magic == 2 {
+	// A large batch is streamed only when the input's size is known, so a
+	// damaged length can be recognised as running past the end before any
+	// of it is yielded. On a pipe of unknown size it is buffered instead:
+	// the window grows only with the bytes that really arrive.
+	if total > r.opts.StreamThreshold && magic == 2 && r.size >= 0 {
 		return r.stepStreamed(pos, total)
 	}
 	got := w.fill(int(total))
