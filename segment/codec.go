@@ -111,11 +111,15 @@ func (d *decompressors) zstd() (*zstd.Decoder, error) {
 		if maxMem < 1<<20 {
 			maxMem = 1 << 20
 		}
+		// The window a frame declares is allocated up front; producers use
+		// at most 8 MiB below level 20, so 64 MiB rejects only hostile or
+		// exotic frames instead of letting a tiny payload reserve a GiB.
+		maxWindow := min(maxMem, 64<<20)
 		zd, err := zstd.NewReader(nil,
 			zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderLowmem(false),
 			zstd.WithDecoderMaxMemory(maxMem),
-			zstd.WithDecoderMaxWindow(maxMem))
+			zstd.WithDecoderMaxWindow(maxWindow))
 		if err != nil {
 			return nil, detail(ErrDecompress, "zstd: %v", err)
 		}
@@ -249,11 +253,17 @@ func (s *xerialSnappy) fill() error {
 		if int64(l) > s.limit {
 			return detail(ErrTooLarge, "snappy: chunk of %d bytes", l)
 		}
-		s.cbuf = grow(s.cbuf, int(l))
-		if err := readFullCodec(s.src, s.cbuf, "snappy"); err != nil {
+		// Read the chunk growing the buffer with the bytes that arrive: a
+		// damaged length must not allocate more than the payload holds.
+		buf, err := readAtMost(s.cbuf[:0], s.src, int(l))
+		s.cbuf = buf
+		if err != nil {
 			return err
 		}
-		return s.decode(s.cbuf)
+		if len(buf) < int(l) {
+			return detail(ErrDecompress, "snappy: chunk of %d bytes, payload ends after %d", l, len(buf))
+		}
+		return s.decode(buf)
 	}
 	return io.EOF
 }
@@ -469,6 +479,27 @@ func grow(b []byte, n int) []byte {
 		return make([]byte, n, n+n/4)
 	}
 	return b[:n]
+}
+
+// readAtMost appends up to n bytes of r to b, growing b as data arrives
+// (never by more than doubling), and returns fewer only at end of input.
+func readAtMost(b []byte, r io.Reader, n int) ([]byte, error) {
+	for len(b) < n {
+		if len(b) == cap(b) {
+			nb := make([]byte, len(b), min(n, max(2*cap(b), 64<<10)))
+			copy(nb, b)
+			b = nb
+		}
+		m, err := r.Read(b[len(b):min(cap(b), n)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }
 
 // readAllInto appends everything left in r to b.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"runtime"
 	"testing"
@@ -511,6 +512,38 @@ func TestLargeBatchBoundedMemory(t *testing.T) {
 			if grew > limit {
 				t.Errorf("%v/%s: allocated %d MB reading a %d MB batch", codec, in, grew>>20, len(seg)>>20)
 			}
+		}
+	}
+}
+
+// TestHugeCodecLengths: length fields inside compressed payloads (a xerial
+// chunk length, a zstd window) must not reserve memory the payload cannot
+// fill; each is a decompress finding in bounded memory.
+func TestHugeCodecLengths(t *testing.T) {
+	xerial := append(append([]byte(nil), segtest.XerialHeader...), 0x7f, 0xff, 0x00, 0x00, 1, 2, 3)
+	// A zstd frame header declaring a 2 GiB window (window descriptor
+	// exponent 21 -> 2^31), with a block header after it.
+	zstdFrame := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 21 << 3, 0x01, 0x00, 0x00}
+	for name, payload := range map[string]struct {
+		codec segtest.Codec
+		data  []byte
+	}{"snappy": {segtest.CodecSnappy, xerial}, "zstd": {segtest.CodecZstd, zstdFrame}} {
+		b := make([]byte, BatchHeaderSize, BatchHeaderSize+len(payload.data))
+		binary.BigEndian.PutUint32(b[8:], uint32(BatchHeaderSize-LogOverhead+len(payload.data)))
+		b[16] = 2
+		binary.BigEndian.PutUint16(b[21:], uint16(payload.codec))
+		binary.BigEndian.PutUint32(b[57:], 1)
+		b = append(b, payload.data...)
+		binary.BigEndian.PutUint32(b[17:], crc32.Checksum(b[21:], castagnoli))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		evs := trace(t, bytes.NewReader(b), Options{})
+		runtime.ReadMemStats(&after)
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<20 {
+			t.Errorf("%s: allocated %d MB for a %d-byte batch", name, grew>>20, len(b))
+		}
+		if len(evs) != 1 || (evs[0].recErr != "decompress-error" && evs[0].recErr != "decompressed-too-large") {
+			t.Errorf("%s: %v", name, evs)
 		}
 	}
 }
