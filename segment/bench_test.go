@@ -144,3 +144,34 @@ func TestSteadyStateAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per batch in steady state, want 0", a)
 	}
 }
+
+// BenchmarkResync measures scanning 4 MiB of random bytes (a damaged
+// region) for the next valid batch.
+func BenchmarkResync(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	garbage := make([]byte, 4<<20)
+	for i := range garbage {
+		garbage[i] = byte(rng.Uint32())
+	}
+	seg, _ := testSegment(b, 3)
+	in := append(garbage, seg...)
+	for name, mk := range readerInputs {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			for b.Loop() {
+				r := NewReader(mk(in), Options{})
+				batches := 0
+				for r.Next() {
+					if r.Batch() != nil {
+						batches++
+					}
+				}
+				r.Close()
+				if batches != 3 {
+					b.Fatalf("%d batches after the garbage", batches)
+				}
+			}
+		})
+	}
+}

@@ -547,3 +547,27 @@ func TestHugeCodecLengths(t *testing.T) {
 		}
 	}
 }
+
+// TestLongDamageLinear: scanning a long damaged region allocates in
+// proportion to it, on every kind of input (a window that grew by the few
+// bytes each probe needed once made this quadratic).
+func TestLongDamageLinear(t *testing.T) {
+	garbage := make([]byte, 1<<20)
+	for i := range garbage {
+		garbage[i] = byte(i*7919 + i>>8)
+	}
+	seg, _ := testSegment(t, 3)
+	in := append(garbage, seg...)
+	for name, mk := range readerInputs {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		evs := trace(t, mk(in), Options{})
+		runtime.ReadMemStats(&after)
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+			t.Errorf("%s: allocated %d MB scanning 1 MB of damage", name, grew>>20)
+		}
+		if n := len(batchesAt(evs)); n != 3 {
+			t.Errorf("%s: %d batches after the damage, want 3", name, n)
+		}
+	}
+}
