@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ksleuth/ksleuth/segment"
+	"github.com/ksleuth/ksleuth/snapshot"
 	"github.com/spf13/cobra"
 )
 
@@ -30,11 +31,16 @@ func newDumpCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dump FILE...",
 		Short: "Print the contents of Kafka partition files",
-		Long: `dump prints any partition file, its kind detected from the name:
-.log segments (also .log.deleted, .log.cleaned, .log.swap) and KRaft
-.checkpoint snapshots batch by batch, as kafka-dump-log prints them.
---records adds a line per record, --payload its key, value and headers.
-Findings about damaged bytes go to stderr (and into the stream with --json).`,
+		Long: `dump prints any partition file, its kind detected from the name (also
+with a .deleted, .cleaned or .swap suffix, or a leftover .tmp):
+.log segments and KRaft .checkpoint snapshots batch by batch, as
+kafka-dump-log prints them (--records adds a line per record, --payload its
+key, value and headers); .index, .timeindex, .txnindex and producer
+.snapshot files entry by entry in kafka-dump-log's format; and the state
+files leader-epoch-checkpoint, partition.metadata, the offset checkpoint
+files, meta.properties, .kafka_cleanshutdown and quorum-state.
+Findings about damaged bytes go to stderr with file and byte or line
+position (and into the stream with --json).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch o.payloadEnc {
@@ -88,6 +94,10 @@ func runDump(cmd *cobra.Command, files []string, o dumpOptions) error {
 }
 
 func (d *dumper) dumpFile(name string) error {
+	if k := snapshot.KindOf(filepath.Base(name)); k != snapshot.KindUnknown && k != snapshot.KindLog &&
+		k != snapshot.KindKRaftSnapshot && k != snapshot.KindBootstrapCheckpoint {
+		return d.dumpState(name, k)
+	}
 	kind := fileKind(filepath.Base(name))
 	switch kind {
 	case "log", "kraft-snapshot":

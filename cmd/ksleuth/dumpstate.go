@@ -1,0 +1,247 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/ksleuth/ksleuth/analysis/verify"
+	"github.com/ksleuth/ksleuth/segment"
+	"github.com/ksleuth/ksleuth/snapshot"
+)
+
+// maxStateFile bounds how much of an index, snapshot or text state file
+// dump reads into memory. Index files are preallocated to
+// segment.index.bytes (10 MiB by default); a snapshot holds 46 bytes per
+// live producer. 1 GiB is far beyond both and still protects against a
+// mislabelled huge file.
+const maxStateFile = 1 << 30
+
+func readSmall(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxStateFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxStateFile {
+		return nil, fmt.Errorf("%s: larger than %d bytes; not a state file", name, maxStateFile)
+	}
+	return data, nil
+}
+
+// dumpState prints every kind of file that is not a batch log.
+func (d *dumper) dumpState(name string, kind snapshot.Kind) error {
+	if kind == snapshot.KindLock {
+		if !d.o.json {
+			fmt.Fprintf(d.out, "Dumping %s\nlock file (%s): nothing to print\n", name, kind)
+		}
+		return nil
+	}
+	data, err := readSmall(name)
+	if err != nil {
+		return err
+	}
+	if !d.o.json {
+		fmt.Fprintf(d.out, "Dumping %s\n", name)
+	}
+	switch kind {
+	case snapshot.KindIndex:
+		x, fs := segment.ParseOffsetIndex(name, data, -1)
+		if len(x.Entries) == 0 && !d.o.json {
+			fmt.Fprintf(d.out, "%s is empty.\n", name)
+		}
+		for _, e := range x.Entries {
+			if d.o.json {
+				d.writeJSON(map[string]any{"type": "index_entry", "file": name, "offset": e.Offset, "relativeOffset": e.RelativeOffset, "position": e.Position})
+			} else {
+				fmt.Fprintln(d.out, e)
+			}
+		}
+		d.indexFindings(fs)
+	case snapshot.KindTimeIndex:
+		x, fs := segment.ParseTimeIndex(name, data, -1)
+		if len(x.Entries) == 0 && !d.o.json {
+			fmt.Fprintf(d.out, "%s is empty.\n", name)
+		}
+		for _, e := range x.Entries {
+			if d.o.json {
+				d.writeJSON(map[string]any{"type": "timeindex_entry", "file": name, "timestamp": e.Timestamp, "offset": e.Offset, "relativeOffset": e.RelativeOffset})
+			} else {
+				fmt.Fprintln(d.out, e)
+			}
+		}
+		d.indexFindings(fs)
+	case snapshot.KindTxnIndex:
+		x, fs := segment.ParseTxnIndex(name, data, -1)
+		if len(x.Entries) == 0 && !d.o.json {
+			fmt.Fprintf(d.out, "%s is empty.\n", name)
+		}
+		for _, e := range x.Entries {
+			if d.o.json {
+				d.writeJSON(map[string]any{"type": "txn_entry", "file": name, "version": e.Version, "producerId": e.ProducerID,
+					"firstOffset": e.FirstOffset, "lastOffset": e.LastOffset, "lastStableOffset": e.LastStableOffset})
+			} else {
+				fmt.Fprintln(d.out, e)
+			}
+		}
+		d.indexFindings(fs)
+	case snapshot.KindSnapshot:
+		f, err := snapshot.ParseNamed(name, data)
+		for _, e := range f.Entries {
+			if d.o.json {
+				d.writeJSON(snapshotEntryJSON(name, e))
+			} else {
+				fmt.Fprintln(d.out, e)
+			}
+		}
+		d.stateFindings(name, kind, err)
+	case snapshot.KindLeaderEpochCheckpoint:
+		c, err := snapshot.ParseLeaderEpochCheckpoint(name, data)
+		if !d.o.json {
+			fmt.Fprintf(d.out, "version: %d count: %d\n", c.Version, c.Count)
+		}
+		for _, e := range c.Entries {
+			if d.o.json {
+				d.writeJSON(map[string]any{"type": "epoch_entry", "file": name, "leaderEpoch": e.Epoch, "startOffset": e.StartOffset, "line": e.Line})
+			} else {
+				fmt.Fprintf(d.out, "leaderEpoch: %d startOffset: %d\n", e.Epoch, e.StartOffset)
+			}
+		}
+		d.stateFindings(name, kind, err)
+	case snapshot.KindRecoveryPointCheckpoint, snapshot.KindReplicationCheckpoint,
+		snapshot.KindLogStartCheckpoint, snapshot.KindCleanerCheckpoint:
+		c, err := snapshot.ParseOffsetCheckpoint(name, data)
+		if !d.o.json {
+			fmt.Fprintf(d.out, "%s version: %d count: %d\n", kind, c.Version, c.Count)
+		}
+		for _, e := range c.Entries {
+			if d.o.json {
+				d.writeJSON(map[string]any{"type": "checkpoint_entry", "file": name, "checkpoint": kind.String(),
+					"topic": e.Topic, "partition": e.Partition, "offset": e.Offset, "line": e.Line})
+			} else {
+				fmt.Fprintf(d.out, "topic: %s partition: %d offset: %d\n", e.Topic, e.Partition, e.Offset)
+			}
+		}
+		d.stateFindings(name, kind, err)
+	case snapshot.KindPartitionMetadata:
+		m, err := snapshot.ParsePartitionMetadata(name, data)
+		fields := map[string]any{"version": m.Version, "topic_id": m.TopicID.String()}
+		d.metadata(name, kind, fields, m.Notes)
+		d.stateFindings(name, kind, err)
+	case snapshot.KindMetaProperties:
+		m, err := snapshot.ParseMetaProperties(name, data)
+		fields := map[string]any{}
+		for k, v := range m.Props {
+			fields[k] = v
+		}
+		d.metadata(name, kind, fields, m.Notes)
+		d.stateFindings(name, kind, err)
+	case snapshot.KindCleanShutdown:
+		m, err := snapshot.ParseCleanShutdown(name, data)
+		fields := map[string]any{}
+		for k, v := range m.Fields {
+			fields[k] = v
+		}
+		if m.Empty {
+			fields["empty"] = true
+		}
+		d.metadata(name, kind, fields, nil)
+		d.stateFindings(name, kind, err)
+	case snapshot.KindQuorumState:
+		m, err := snapshot.ParseQuorumState(name, data)
+		d.metadata(name, kind, m.Fields, nil)
+		d.stateFindings(name, kind, err)
+	default:
+		return fmt.Errorf("%s: cannot dump a %s file", name, kind)
+	}
+	return nil
+}
+
+func snapshotEntryJSON(name string, e snapshot.Entry) map[string]any {
+	m := map[string]any{
+		"type": "snapshot_entry", "file": name, "producerId": e.ProducerID, "producerEpoch": e.Epoch,
+		"coordinatorEpoch": e.CoordinatorEpoch, "currentTxnFirstOffset": nil, "lastTimestamp": e.Timestamp,
+		"firstSequence": e.FirstSequence(), "lastSequence": e.LastSequence, "lastOffset": e.LastOffset,
+		"offsetDelta": e.OffsetDelta, "timestamp": e.Timestamp,
+	}
+	if e.HasOpenTxn() {
+		m["currentTxnFirstOffset"] = e.CurrentTxnFirstOffset
+	}
+	return m
+}
+
+// metadata prints a key/value file: sorted "key: value" lines in text,
+// one "metadata" object in JSON.
+func (d *dumper) metadata(name string, kind snapshot.Kind, fields map[string]any, notes []string) {
+	if d.o.json {
+		m := map[string]any{"type": "metadata", "file": name, "kind": kind.String(), "fields": fields}
+		if len(notes) > 0 {
+			m["notes"] = notes
+		}
+		d.writeJSON(m)
+		return
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := fields[k]
+		if _, isString := v.(string); !isString {
+			// Numbers, lists and objects as JSON, so that large numbers
+			// do not turn into 1e+06 and nested values stay readable.
+			if b, err := json.Marshal(v); err == nil {
+				v = string(b)
+			}
+		}
+		fmt.Fprintf(d.out, "%s: %v\n", k, v)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(d.out, "note: %s\n", n)
+	}
+}
+
+func (d *dumper) indexFindings(fs []*segment.IndexFinding) {
+	for _, x := range fs {
+		d.stateFinding(verify.FromIndexFinding(x))
+	}
+}
+
+func (d *dumper) stateFindings(name string, kind snapshot.Kind, err error) {
+	if leftover := snapshot.ParseName(filepath.Base(name)); leftover.Leftover {
+		d.stateFinding(verify.Finding{Kind: verify.KindLeftover, Severity: verify.SevNote, File: name, Position: -1, Offset: -1, ProducerID: -1,
+			Message: "leftover of an atomic rewrite that was never renamed (the broker crashed or was killed while writing it)"})
+	}
+	for _, f := range verify.FromStateError(name, kind, err) {
+		d.stateFinding(f)
+	}
+}
+
+// stateFinding reports a problem found while parsing a non-log file: on
+// stderr in text mode, in the stream with --json.
+func (d *dumper) stateFinding(f verify.Finding) {
+	if f.Counts() {
+		d.findings++
+	}
+	if d.o.json {
+		d.writeJSON(map[string]any{"type": "finding", "file": f.File, "kind": f.Kind, "severity": f.Severity,
+			"position": f.Position, "line": f.Line, "message": f.Message})
+		return
+	}
+	d.out.Flush()
+	where := fmt.Sprintf("at byte %#x (%d)", f.Position, f.Position)
+	if f.Line > 0 {
+		where = fmt.Sprintf("line %d", f.Line)
+	} else if f.Position < 0 {
+		where = "whole file"
+	}
+	fmt.Fprintf(d.errw, "finding: %s: %s: %s [%s, %s]\n", f.File, where, f.Message, f.Kind, f.Severity)
+}
