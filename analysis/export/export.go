@@ -1,0 +1,217 @@
+// Package export writes rows of package analysis to files: Parquet (the
+// tables of `ksleuth scan --out`) and JSON lines. It keeps parquet-go out of
+// every parser's imports.
+//
+// Every file is written under a temporary name in its directory and renamed
+// to its final name only by a successful Close, so an interrupted or failed
+// run never leaves a file that looks complete; Abort removes the temporary
+// file.
+package export
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// Sink receives the rows of one table.
+type Sink[T any] interface {
+	// Write appends rows. The sink does not keep the slice.
+	Write(rows []T) error
+	// Close completes the file and gives it its final name.
+	Close() error
+	// Abort removes the unfinished file. It is a no-op after Close.
+	Abort()
+}
+
+// MaxRowsPerRowGroup caps a row group so readers can work on part of a
+// table at a time (parquet-go's default is unlimited).
+const MaxRowsPerRowGroup = 1 << 20
+
+// Metadata is the key-value metadata stored in each Parquet file footer.
+// Values that are only known at the end of a run (the end time) can be
+// added with Set before Close.
+type Metadata struct {
+	kv [][2]string
+}
+
+// Set adds or replaces a key.
+func (m *Metadata) Set(k, v string) {
+	for i := range m.kv {
+		if m.kv[i][0] == k {
+			m.kv[i][1] = v
+			return
+		}
+	}
+	m.kv = append(m.kv, [2]string{k, v})
+}
+
+// Pairs returns the key-value pairs in the order they were first set.
+func (m *Metadata) Pairs() [][2]string { return m.kv }
+
+// tempFile creates a hidden temporary file beside final.
+func tempFile(final string) (*os.File, error) {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	tmp := filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".tmp-"+hex.EncodeToString(b[:]))
+	return os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+}
+
+// ParquetSink writes a Parquet file of rows of type T.
+type ParquetSink[T any] struct {
+	final string
+	f     *os.File
+	bw    *bufio.Writer
+	w     *parquet.GenericWriter[T]
+	meta  *Metadata
+	done  bool
+}
+
+// NewParquet starts writing path (under a temporary name) with zstd
+// compression, capped row groups, CreatedBy "ksleuth <version>", and the
+// key-value metadata in meta as it is when Close is called.
+func NewParquet[T any](path, version string, meta *Metadata) (*ParquetSink[T], error) {
+	f, err := tempFile(path)
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	w := parquet.NewGenericWriter[T](bw,
+		parquet.Compression(&zstd.Codec{}),
+		parquet.MaxRowsPerRowGroup(MaxRowsPerRowGroup),
+		parquet.CreatedBy("ksleuth", version, ""),
+	)
+	return &ParquetSink[T]{final: path, f: f, bw: bw, w: w, meta: meta}, nil
+}
+
+// Write appends rows.
+func (s *ParquetSink[T]) Write(rows []T) error {
+	_, err := s.w.Write(rows)
+	return err
+}
+
+// Close writes the footer (with the metadata), syncs, and renames the file
+// to its final name. On error the temporary file is removed.
+func (s *ParquetSink[T]) Close() error {
+	if s.done {
+		return nil
+	}
+	if s.meta != nil {
+		for _, kv := range s.meta.Pairs() {
+			s.w.SetKeyValueMetadata(kv[0], kv[1])
+		}
+	}
+	err := s.w.Close()
+	return finish(&s.done, s.f, s.bw, s.final, err)
+}
+
+// Abort removes the temporary file.
+func (s *ParquetSink[T]) Abort() { abort(&s.done, s.f) }
+
+func finish(done *bool, f *os.File, bw *bufio.Writer, final string, err error) error {
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), final)
+	}
+	*done = true
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("export: %s: %w", final, err)
+	}
+	return nil
+}
+
+func abort(done *bool, f *os.File) {
+	if *done {
+		return
+	}
+	*done = true
+	f.Close()
+	os.Remove(f.Name())
+}
+
+// JSONLSink writes one JSON object per row.
+type JSONLSink[T any] struct {
+	final string
+	f     *os.File
+	bw    *bufio.Writer
+	enc   *json.Encoder
+	done  bool
+}
+
+// NewJSONL starts writing path (under a temporary name).
+func NewJSONL[T any](path string) (*JSONLSink[T], error) {
+	f, err := tempFile(path)
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	return &JSONLSink[T]{final: path, f: f, bw: bw, enc: json.NewEncoder(bw)}, nil
+}
+
+// Write appends rows.
+func (s *JSONLSink[T]) Write(rows []T) error {
+	for i := range rows {
+		if err := s.enc.Encode(&rows[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close flushes and renames the file to its final name.
+func (s *JSONLSink[T]) Close() error {
+	if s.done {
+		return nil
+	}
+	return finish(&s.done, s.f, s.bw, s.final, nil)
+}
+
+// Abort removes the temporary file.
+func (s *JSONLSink[T]) Abort() { abort(&s.done, s.f) }
+
+// Batched buffers rows and hands them to a sink in slices of about n rows
+// (parquet-go writes most efficiently in slices of ~1024).
+type Batched[T any] struct {
+	Sink Sink[T]
+	N    int
+	buf  []T
+}
+
+// Add appends one row, flushing when the buffer is full.
+func (b *Batched[T]) Add(row T) error {
+	if b.N <= 0 {
+		b.N = 1024
+	}
+	b.buf = append(b.buf, row)
+	if len(b.buf) >= b.N {
+		return b.Flush()
+	}
+	return nil
+}
+
+// Flush writes the buffered rows.
+func (b *Batched[T]) Flush() error {
+	if len(b.buf) == 0 {
+		return nil
+	}
+	err := b.Sink.Write(b.buf)
+	clear(b.buf)
+	b.buf = b.buf[:0]
+	return err
+}

@@ -1,0 +1,510 @@
+// Package scan is the engine of `ksleuth scan`: it reads every file of the
+// inputs found by package source, checks and decodes them, and produces the
+// rows of the tables of DESIGN.md together with a per-partition summary.
+//
+// Files of directory inputs are processed by a bounded group of Jobs
+// workers; an archive is read as one stream, entry after entry. Inside a
+// segment, batches are framed in order by one goroutine while compressed or
+// large batches are decoded on a shared pool of Jobs decoders (each with its
+// own segment.Decoder), and results are merged back in file order, so a
+// single large segment does not pin the run to one core.
+//
+// Batch and record rows are streamed to Output as they are produced, in a
+// deterministic order that does not depend on Jobs: files in input order
+// (for directories, lexical path order, which within a partition is offset
+// order; for archives, archive order), batches in file order. The one
+// exception is records of transactions: they are held until the
+// transaction's COMMIT or ABORT marker is read (or the end of the run, when
+// they are "open") so that their txn_state is known when they are written.
+// Memory is bounded by Jobs and by the records of unfinished transactions,
+// not by the size of the input. The smaller tables (files, anomalies,
+// snapshots) are returned whole, sorted.
+package scan
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/segment"
+)
+
+// Config tunes a scan.
+type Config struct {
+	// Jobs bounds the files processed at once and the batch decoders;
+	// 0 means runtime.NumCPU().
+	Jobs int
+	// Records produces record rows (Output.Records); Payload adds keys,
+	// values and headers to them.
+	Records, Payload bool
+	// Topic keeps only partitions whose topic matches.
+	Topic *regexp.Regexp
+	// Progress, when set, is called (from any goroutine) with the number of
+	// input bytes just read.
+	Progress func(n int64)
+	// FileDone, when set, is called by the collecting goroutine after each
+	// file's rows have been handed to Output.
+	FileDone func(path string)
+	// Segment holds reader limits; Path is set per file.
+	Segment segment.Options
+}
+
+// Output receives the streamed tables. A nil func discards its rows.
+// The slices are reused after the call returns.
+type Output struct {
+	Batches func([]analysis.BatchRow) error
+	Records func([]analysis.PayloadRecordRow) error
+}
+
+// PartitionSummary is one line of the human summary.
+type PartitionSummary struct {
+	Input     int32    `json:"input"`
+	Dir       string   `json:"dir"` // partition dir, relative to the input root
+	Topic     string   `json:"topic"`
+	Partition int32    `json:"partition"`
+	DirState  string   `json:"dir_state,omitempty"`
+	BrokerID  *int32   `json:"broker_id"`
+	Segments  int      `json:"segments"`
+	Bytes     int64    `json:"bytes"`
+	Batches   int64    `json:"batches"`
+	Records   int64    `json:"records"`
+	First     *int64   `json:"first_offset"`
+	Last      *int64   `json:"last_offset"`
+	FirstTime *int64   `json:"first_timestamp"`
+	LastTime  *int64   `json:"last_timestamp"`
+	Codecs    []string `json:"codecs"`
+	Producers int      `json:"producers"`
+	Findings  int64    `json:"findings"`
+
+	codecs    map[string]bool
+	producers map[int64]bool
+	logDir    string
+}
+
+// FindingCount counts anomalies of one kind and severity.
+type FindingCount struct {
+	Kind     string `json:"kind"`
+	Severity string `json:"severity"`
+	Count    int64  `json:"count"`
+}
+
+// Result is what a completed scan found, besides the streamed rows.
+type Result struct {
+	Files      []analysis.FileRow
+	Anomalies  []analysis.AnomalyRow
+	Snapshots  []analysis.SnapshotRow
+	Partitions []*PartitionSummary
+	Findings   []FindingCount
+	// Errors counts anomalies of severity "error"; Unreadable the files
+	// that could not be read (I/O errors).
+	Errors, Unreadable int64
+	// Batches, Records and Bytes are totals over all inputs.
+	Batches, Records, Bytes int64
+}
+
+// Run scans the inputs. It returns ctx.Err() when cancelled, and an error
+// from Output or an archive that cannot be read; damaged data is never an
+// error but anomalies in the result.
+func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*Result, error) {
+	if cfg.Jobs <= 0 {
+		cfg.Jobs = runtime.NumCPU()
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, pending: map[txnKey][]analysis.PayloadRecordRow{}}
+	if cfg.Jobs > 1 {
+		s.pool = newPool(ctx, cfg)
+		defer s.pool.close()
+	}
+	opts := source.Options{Topic: cfg.Topic}
+	for _, in := range inputs {
+		var err error
+		if in.Kind == source.Archive {
+			err = s.runArchive(ctx, in, opts)
+		} else {
+			err = s.runFiles(ctx, cancel, in, opts)
+		}
+		if err == nil {
+			err = context.Cause(ctx)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := s.flushOpenTxns(); err != nil {
+		return nil, err
+	}
+	if err := s.flush(); err != nil {
+		return nil, err
+	}
+	return s.result(), nil
+}
+
+type txnKey struct {
+	part string
+	pid  int64
+}
+
+// scanner holds the collecting side of a run: everything in it is touched
+// only by the goroutine that called Run.
+type scanner struct {
+	cfg  Config
+	out  Output
+	pool *pool
+
+	batchBuf  []analysis.BatchRow
+	recordBuf []analysis.PayloadRecordRow
+
+	files     []analysis.FileRow
+	fileDirs  []string // log dir key of each file row, for broker ids
+	anomalies []analysis.AnomalyRow
+	snapshots []analysis.SnapshotRow
+	parts     map[string]*PartitionSummary
+	brokers   map[string]int32 // log dir key -> broker.id/node.id
+	pending   map[txnKey][]analysis.PayloadRecordRow
+	pendOrder []txnKey
+}
+
+func (s *scanner) runArchive(ctx context.Context, in *source.Input, opts source.Options) error {
+	w := newWorker(s.cfg, s.pool)
+	defer w.close()
+	return in.Stream(ctx, opts, func(e *source.Entry, r io.Reader) error {
+		err := w.process(ctx, e, r, s.collect)
+		if err == nil && s.cfg.FileDone != nil {
+			s.cfg.FileDone(e.Path)
+		}
+		return err
+	})
+}
+
+// runFiles processes a directory or file input: Jobs workers take files in
+// order, and the collector takes their rows in the same order.
+func (s *scanner) runFiles(ctx context.Context, cancel context.CancelCauseFunc, in *source.Input, opts source.Options) error {
+	entries, err := in.Files(opts)
+	if err != nil {
+		return err
+	}
+	type task struct {
+		e  *source.Entry
+		ch chan chunk
+	}
+	ordered := make(chan *task, 2*s.cfg.Jobs)
+	work := make(chan *task)
+	var wg sync.WaitGroup
+	go func() {
+		defer close(ordered)
+		defer close(work)
+		for _, e := range entries {
+			t := &task{e, make(chan chunk, 4)}
+			select {
+			case ordered <- t:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case work <- t:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range s.cfg.Jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newWorker(s.cfg, s.pool)
+			defer w.close()
+			for t := range work {
+				err := w.process(ctx, t.e, nil, func(c chunk) error {
+					select {
+					case t.ch <- c:
+						return nil
+					case <-ctx.Done():
+						return context.Cause(ctx)
+					}
+				})
+				if err != nil {
+					cancel(err)
+				}
+				close(t.ch)
+			}
+		}()
+	}
+	defer wg.Wait()
+	for t := range ordered {
+		for done := false; !done; {
+			select {
+			case c, ok := <-t.ch:
+				if !ok {
+					done = true
+					break
+				}
+				if err := s.collect(c); err != nil {
+					cancel(err)
+					return err
+				}
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+		}
+		if err := context.Cause(ctx); err != nil {
+			return err
+		}
+		if s.cfg.FileDone != nil {
+			s.cfg.FileDone(t.e.Path)
+		}
+	}
+	return nil
+}
+
+// chunk is a piece of one file's output, in order; the last chunk of a
+// file carries its file row.
+type chunk struct {
+	batches []analysis.BatchRow
+	records []analysis.PayloadRecordRow
+	file    *fileDone
+}
+
+type fileDone struct {
+	row       analysis.FileRow
+	logDir    string // log dir key: input + "\x00" + LogDir
+	partKey   string // "" outside partition dirs
+	partDir   string
+	dirState  string
+	segment   bool
+	anomalies []analysis.AnomalyRow
+	snapshots []analysis.SnapshotRow
+	brokerID  *int32
+	agg       segAgg
+}
+
+// segAgg aggregates a segment's batches for the summary.
+type segAgg struct {
+	minTs, maxTs int64
+	codecs       map[string]bool
+	producers    map[int64]bool
+}
+
+func (s *scanner) collect(c chunk) error {
+	s.batchBuf = append(s.batchBuf, c.batches...)
+	for i := range c.records {
+		r := &c.records[i]
+		key := txnKey{partKeyOf(r.Input, r.Segment), r.ProducerID}
+		switch {
+		case r.TxnState == txnPending:
+			if _, ok := s.pending[key]; !ok {
+				s.pendOrder = append(s.pendOrder, key)
+			}
+			s.pending[key] = append(s.pending[key], *r)
+			continue
+		case r.IsControl && (r.TxnState == txnCommitted || r.TxnState == txnAborted):
+			for _, p := range s.pending[key] {
+				p.TxnState = r.TxnState
+				s.recordBuf = append(s.recordBuf, p)
+			}
+			delete(s.pending, key)
+		}
+		s.recordBuf = append(s.recordBuf, *r)
+	}
+	if len(s.batchBuf) >= 1024 || len(s.recordBuf) >= 4096 {
+		if err := s.flush(); err != nil {
+			return err
+		}
+	}
+	if c.file != nil {
+		s.fileDone(c.file)
+	}
+	return nil
+}
+
+// flushOpenTxns writes the records of transactions that never ended in the
+// input, in the order their transactions were first seen.
+func (s *scanner) flushOpenTxns() error {
+	for _, k := range s.pendOrder {
+		for _, p := range s.pending[k] {
+			p.TxnState = txnOpen
+			s.recordBuf = append(s.recordBuf, p)
+		}
+		delete(s.pending, k)
+		if len(s.recordBuf) >= 4096 {
+			if err := s.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	s.pendOrder = nil
+	return nil
+}
+
+func (s *scanner) flush() error {
+	if len(s.batchBuf) > 0 && s.out.Batches != nil {
+		if err := s.out.Batches(s.batchBuf); err != nil {
+			return err
+		}
+	}
+	if len(s.recordBuf) > 0 && s.out.Records != nil {
+		if err := s.out.Records(s.recordBuf); err != nil {
+			return err
+		}
+	}
+	clear(s.batchBuf)
+	clear(s.recordBuf)
+	s.batchBuf, s.recordBuf = s.batchBuf[:0], s.recordBuf[:0]
+	return nil
+}
+
+func (s *scanner) fileDone(f *fileDone) {
+	s.files = append(s.files, f.row)
+	s.fileDirs = append(s.fileDirs, f.logDir)
+	s.anomalies = append(s.anomalies, f.anomalies...)
+	s.snapshots = append(s.snapshots, f.snapshots...)
+	if f.brokerID != nil {
+		s.brokers[f.logDir] = *f.brokerID
+	}
+	if f.partKey == "" {
+		return
+	}
+	p := s.parts[f.partKey]
+	if p == nil {
+		p = &PartitionSummary{Input: f.row.Input, Dir: f.partDir, Topic: *f.row.Topic, Partition: *f.row.Partition,
+			DirState: f.dirState, codecs: map[string]bool{}, producers: map[int64]bool{}, logDir: f.logDir}
+		s.parts[f.partKey] = p
+	}
+	p.Findings += f.row.Findings
+	if !f.segment {
+		return
+	}
+	p.Segments++
+	p.Bytes += f.row.Size
+	p.Batches += f.row.Batches
+	p.Records += f.row.Records
+	if f.row.FirstOffset != nil && (p.First == nil || *f.row.FirstOffset < *p.First) {
+		p.First = f.row.FirstOffset
+	}
+	if f.row.LastOffset != nil && (p.Last == nil || *f.row.LastOffset > *p.Last) {
+		p.Last = f.row.LastOffset
+	}
+	if f.agg.minTs >= 0 && (p.FirstTime == nil || f.agg.minTs < *p.FirstTime) {
+		v := f.agg.minTs
+		p.FirstTime = &v
+	}
+	if f.agg.maxTs >= 0 && (p.LastTime == nil || f.agg.maxTs > *p.LastTime) {
+		v := f.agg.maxTs
+		p.LastTime = &v
+	}
+	for c := range f.agg.codecs {
+		p.codecs[c] = true
+	}
+	for id := range f.agg.producers {
+		p.producers[id] = true
+	}
+}
+
+func (s *scanner) result() *Result {
+	r := &Result{Files: s.files, Anomalies: s.anomalies, Snapshots: s.snapshots}
+	for i := range r.Files {
+		if id, ok := s.brokers[s.fileDirs[i]]; ok {
+			r.Files[i].BrokerID = &id
+		}
+		r.Bytes += r.Files[i].Size
+		r.Batches += r.Files[i].Batches
+		r.Records += r.Files[i].Records
+		if r.Files[i].Status == statusUnreadable {
+			r.Unreadable++
+		}
+	}
+	sort.SliceStable(r.Files, func(i, j int) bool {
+		a, b := &r.Files[i], &r.Files[j]
+		if a.Input != b.Input {
+			return a.Input < b.Input
+		}
+		return a.Path < b.Path
+	})
+	sort.SliceStable(r.Anomalies, func(i, j int) bool {
+		a, b := &r.Anomalies[i], &r.Anomalies[j]
+		if a.Input != b.Input {
+			return a.Input < b.Input
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return deref(a.Position, -1) < deref(b.Position, -1)
+	})
+	sort.SliceStable(r.Snapshots, func(i, j int) bool {
+		a, b := &r.Snapshots[i], &r.Snapshots[j]
+		if a.Input != b.Input {
+			return a.Input < b.Input
+		}
+		return a.File < b.File
+	})
+	counts := map[[2]string]int64{}
+	for _, a := range r.Anomalies {
+		counts[[2]string{a.Kind, a.Severity}]++
+		if a.Severity == "error" {
+			r.Errors++
+		}
+	}
+	for k, n := range counts {
+		r.Findings = append(r.Findings, FindingCount{Kind: k[0], Severity: k[1], Count: n})
+	}
+	sort.Slice(r.Findings, func(i, j int) bool {
+		a, b := r.Findings[i], r.Findings[j]
+		if a.Severity != b.Severity {
+			return a.Severity < b.Severity // error before note
+		}
+		return a.Kind < b.Kind
+	})
+	for _, p := range s.parts {
+		for c := range p.codecs {
+			p.Codecs = append(p.Codecs, c)
+		}
+		sort.Strings(p.Codecs)
+		p.Producers = len(p.producers)
+		if id, ok := s.brokers[p.logDir]; ok {
+			p.BrokerID = &id
+		}
+		r.Partitions = append(r.Partitions, p)
+	}
+	sort.Slice(r.Partitions, func(i, j int) bool {
+		a, b := r.Partitions[i], r.Partitions[j]
+		if a.Topic != b.Topic {
+			return a.Topic < b.Topic
+		}
+		if a.Partition != b.Partition {
+			return a.Partition < b.Partition
+		}
+		if a.Input != b.Input {
+			return a.Input < b.Input
+		}
+		return a.Dir < b.Dir
+	})
+	return r
+}
+
+func deref(p *int64, def int64) int64 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// partKeyOf is the partition key of a segment path: its input and dir.
+func partKeyOf(input int32, segPath string) string {
+	dir := segPath
+	for i := len(segPath) - 1; i >= 0; i-- {
+		if segPath[i] == '/' {
+			dir = segPath[:i]
+			break
+		}
+		if i == 0 {
+			dir = ""
+		}
+	}
+	return fmt.Sprintf("%d\x00%s", input, dir)
+}

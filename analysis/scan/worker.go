@@ -1,0 +1,615 @@
+package scan
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/segment"
+	"github.com/ksleuth/ksleuth/snapshot"
+)
+
+// File statuses in files.parquet.
+const (
+	statusOK         = "ok"
+	statusNotes      = "notes"
+	statusDamaged    = "damaged"
+	statusSkipped    = "skipped"
+	statusUnreadable = "unreadable"
+)
+
+// Transaction states of records.parquet; txnPending is internal.
+const (
+	txnNone      = "none"
+	txnCommitted = "committed"
+	txnAborted   = "aborted"
+	txnOpen      = "open"
+	txnPending   = "pending"
+)
+
+// Size limits for files read whole. Index files are at most
+// segment.index.bytes (10 MiB by default, preallocated); state files are a
+// few lines each.
+const (
+	maxIndexBytes = 64 << 20
+	maxStateBytes = 4 << 20
+)
+
+// parallelBatchBytes: uncompressed batches smaller than this are decoded
+// inline by the framing goroutine; handing them to the pool costs more
+// than decoding them.
+const parallelBatchBytes = 64 << 10
+
+// worker processes one file at a time; it owns a Fingerprinter and uses
+// the shared decode pool (nil with Jobs = 1).
+type worker struct {
+	cfg  Config
+	pool *pool
+	fp   *analysis.Fingerprinter
+	hash hash.Hash
+}
+
+func newWorker(cfg Config, p *pool) *worker {
+	return &worker{cfg: cfg, pool: p, fp: analysis.NewFingerprinter(), hash: sha256.New()}
+}
+
+func (w *worker) close() {}
+
+// fileCtx is the per-file context rows are built from.
+type fileCtx struct {
+	e         *source.Entry
+	input     int32
+	topic     string
+	partition int32
+	done      *fileDone
+}
+
+func (fc *fileCtx) anomaly(kind, severity string, pos, off, pid *int64, msg string) {
+	a := analysis.AnomalyRow{Input: fc.input, Kind: kind, Severity: severity, File: fc.e.Path,
+		Position: pos, Offset: off, ProducerID: pid, Message: msg}
+	if fc.e.Partition != nil {
+		a.Topic, a.Partition = &fc.topic, &fc.partition
+	}
+	fc.done.anomalies = append(fc.done.anomalies, a)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// countingReader reports progress.
+type countingReader struct {
+	r        io.Reader
+	progress func(int64)
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 && c.progress != nil {
+		c.progress(int64(n))
+	}
+	return n, err
+}
+
+// process reads one file (from r, or opened when r is nil), hashes it,
+// and emits its rows; the last chunk carries the file row.
+func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit func(chunk) error) error {
+	fc := &fileCtx{e: e, input: int32(e.Input), partition: -1}
+	fd := &fileDone{logDir: fmt.Sprintf("%d\x00%s", e.Input, e.LogDir)}
+	fc.done = fd
+	fd.row = analysis.FileRow{Input: fc.input, Path: e.Path, Kind: e.Name.Kind.String(), Suffix: e.Name.Suffix, Size: e.Size}
+	if e.Name.Leftover {
+		fd.row.Suffix = leftoverSuffix(e.Path)
+	}
+	if e.Partition != nil {
+		fc.topic, fc.partition = e.Partition.Topic, e.Partition.Partition
+		fd.row.Topic, fd.row.Partition = &fc.topic, &fc.partition
+		fd.row.DirState = e.Partition.State
+		fd.partKey = partKeyOf(fc.input, e.Path)
+		fd.partDir = dirOf(e.Path)
+		fd.dirState = e.Partition.State
+	}
+	if e.Skipped != "" {
+		fd.row.Status = statusSkipped
+		fc.anomaly("skipped-file", "note", nil, nil, nil, e.Path+": "+e.Skipped)
+		return emit(chunk{file: fd})
+	}
+	if r == nil {
+		f, err := e.Open()
+		if err != nil {
+			return w.unreadable(fc, err, emit)
+		}
+		defer f.Close()
+		r = f
+	}
+	w.hash.Reset()
+	in := io.TeeReader(&countingReader{r, w.cfg.Progress}, w.hash)
+	var err error
+	switch k := e.Name.Kind; {
+	case k == snapshot.KindLog || k == snapshot.KindKRaftSnapshot || k == snapshot.KindBootstrapCheckpoint:
+		fd.segment = k == snapshot.KindLog
+		err = w.segment(ctx, fc, in, emit)
+	case k == snapshot.KindIndex || k == snapshot.KindTimeIndex || k == snapshot.KindTxnIndex:
+		err = w.index(fc, in)
+	case k == snapshot.KindSnapshot:
+		err = w.producerSnapshot(fc, in)
+	case k.IsText():
+		err = w.stateFile(fc, in)
+	}
+	if err == nil {
+		_, err = io.Copy(io.Discard, in)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if errors.Is(err, errEmit) {
+			return err
+		}
+		return w.unreadable(fc, err, emit)
+	}
+	fd.row.SHA256 = hex.EncodeToString(w.hash.Sum(nil))
+	fd.row.Status = statusOK
+	for _, a := range fd.anomalies {
+		fd.row.Findings++
+		switch {
+		case a.Severity == "error":
+			fd.row.Status = statusDamaged
+		case fd.row.Status == statusOK:
+			fd.row.Status = statusNotes
+		}
+	}
+	return emit(chunk{file: fd})
+}
+
+// errEmit wraps errors from emit, which end the file without marking it
+// unreadable.
+var errEmit = errors.New("scan: output stopped")
+
+func (w *worker) unreadable(fc *fileCtx, err error, emit func(chunk) error) error {
+	fc.done.row.Status = statusUnreadable
+	fc.done.row.SHA256 = ""
+	fc.anomaly("io-error", "error", nil, nil, nil, err.Error())
+	fc.done.row.Findings++
+	return emit(chunk{file: fc.done})
+}
+
+func leftoverSuffix(p string) string {
+	for _, s := range []string{snapshot.SuffixTmp, snapshot.SuffixPart} {
+		if len(p) > len(s) && p[len(p)-len(s):] == s {
+			return s
+		}
+	}
+	return ""
+}
+
+func dirOf(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return p[:i]
+		}
+	}
+	return "."
+}
+
+// readAll reads a small file whole, at most limit bytes; a longer file is
+// reported and skipped (its hash is still computed by the caller's drain).
+func readAll(fc *fileCtx, in io.Reader, limit int64) ([]byte, bool, error) {
+	data, err := io.ReadAll(io.LimitReader(in, limit+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(data)) > limit {
+		fc.anomaly("file-too-large", "error", nil, nil, nil,
+			fmt.Sprintf("%s: larger than %d bytes, not parsed", fc.e.Path, limit))
+		return nil, false, nil
+	}
+	return data, true, nil
+}
+
+func (w *worker) index(fc *fileCtx, in io.Reader) error {
+	data, ok, err := readAll(fc, in, maxIndexBytes)
+	if !ok {
+		return err
+	}
+	var fs []*segment.IndexFinding
+	switch fc.e.Name.Kind {
+	case snapshot.KindIndex:
+		_, fs = segment.ParseOffsetIndex(fc.e.Path, data, -1)
+	case snapshot.KindTimeIndex:
+		_, fs = segment.ParseTimeIndex(fc.e.Path, data, -1)
+	default:
+		_, fs = segment.ParseTxnIndex(fc.e.Path, data, -1)
+	}
+	for _, f := range fs {
+		fc.anomaly(indexKind(f.Err), f.Severity(), ptr(f.Position), nil, nil, f.Error())
+	}
+	return nil
+}
+
+func indexKind(err error) string {
+	switch {
+	case errors.Is(err, segment.ErrIndexZeroTail):
+		return "index-zero-tail"
+	case errors.Is(err, segment.ErrIndexSize):
+		return "index-size"
+	case errors.Is(err, segment.ErrIndexOrder):
+		return "index-order"
+	case errors.Is(err, segment.ErrIndexRange):
+		return "index-range"
+	case errors.Is(err, segment.ErrIndexVersion):
+		return "index-version"
+	}
+	return "index-error"
+}
+
+// flatten unwraps errors.Join trees into their leaves.
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, flatten(e)...)
+		}
+		return out
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}
+
+func formatPos(err error) *int64 {
+	var fe *snapshot.FormatError
+	if errors.As(err, &fe) && fe.Offset >= 0 {
+		return ptr(fe.Offset)
+	}
+	return nil
+}
+
+func (w *worker) producerSnapshot(fc *fileCtx, in io.Reader) error {
+	data, ok, err := readAll(fc, in, snapshot.DefaultMaxSize)
+	if !ok {
+		return err
+	}
+	f, perr := snapshot.ParseNamed(fc.e.Path, data)
+	for _, e := range flatten(perr) {
+		kind := "snapshot-format"
+		if errors.Is(e, snapshot.ErrCRC) {
+			kind = "snapshot-crc"
+		}
+		fc.anomaly(kind, "error", formatPos(e), nil, nil, e.Error())
+	}
+	if f == nil {
+		return nil
+	}
+	for _, en := range f.Entries {
+		fc.done.snapshots = append(fc.done.snapshots, analysis.SnapshotRow{
+			Input: fc.input, Topic: fc.topic, Partition: fc.partition, File: fc.e.Path,
+			EndOffset: f.EndOffset, CRCValid: f.CRCValid(),
+			ProducerID: en.ProducerID, ProducerEpoch: int32(en.Epoch),
+			LastSequence: en.LastSequence, FirstSequence: en.FirstSequence(),
+			LastOffset: en.LastOffset, FirstOffset: en.FirstOffset(),
+			Timestamp: analysis.Millis(en.Timestamp), CoordinatorEpoch: en.CoordinatorEpoch,
+			CurrentTxnFirstOffset: en.CurrentTxnFirstOffset,
+		})
+	}
+	if f.EndOffset >= 0 {
+		fc.done.row.LastOffset = ptr(f.EndOffset)
+	}
+	return nil
+}
+
+func (w *worker) stateFile(fc *fileCtx, in io.Reader) error {
+	data, ok, err := readAll(fc, in, maxStateBytes)
+	if !ok {
+		return err
+	}
+	var notes []string
+	p := fc.e.Path
+	switch k := fc.e.Name.Kind; {
+	case k.IsOffsetCheckpoint():
+		_, err = snapshot.ParseOffsetCheckpoint(p, data)
+	case k == snapshot.KindLeaderEpochCheckpoint:
+		_, err = snapshot.ParseLeaderEpochCheckpoint(p, data)
+	case k == snapshot.KindPartitionMetadata:
+		var m *snapshot.PartitionMetadata
+		m, err = snapshot.ParsePartitionMetadata(p, data)
+		if m != nil {
+			notes = m.Notes
+		}
+	case k == snapshot.KindMetaProperties:
+		var m *snapshot.MetaProperties
+		m, err = snapshot.ParseMetaProperties(p, data)
+		if m != nil {
+			notes = m.Notes
+			if id := m.ID(); id >= 0 && !fc.e.Name.Leftover {
+				fc.done.brokerID = ptr(id)
+			}
+		}
+	case k == snapshot.KindCleanShutdown:
+		_, err = snapshot.ParseCleanShutdown(p, data)
+	case k == snapshot.KindQuorumState:
+		_, err = snapshot.ParseQuorumState(p, data)
+	}
+	for _, e := range flatten(err) {
+		fc.anomaly("state-file-format", "error", formatPos(e), nil, nil, e.Error())
+	}
+	for _, n := range notes {
+		fc.anomaly("state-file-note", "note", nil, nil, nil, p+": "+n)
+	}
+	if fc.e.Name.Leftover {
+		fc.anomaly("leftover-tmp", "note", nil, nil, nil, p+": a rewrite that was never renamed (crash mid-write?)")
+	}
+	return nil
+}
+
+// segment reads a .log (or KRaft .checkpoint) file batch by batch.
+func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit func(chunk) error) error {
+	opts := w.cfg.Segment
+	opts.Path, opts.Size = fc.e.Path, fc.e.Size
+	rd := segment.NewReader(in, opts)
+	defer rd.Close()
+	fd := fc.done
+	fd.agg = segAgg{minTs: -1, maxTs: -1, codecs: map[string]bool{}, producers: map[int64]bool{}}
+	var (
+		out      chunk
+		queue    []*decodeJob
+		maxQueue = 4 * w.cfg.Jobs
+	)
+	send := func() error {
+		if len(out.batches) == 0 && len(out.records) == 0 {
+			return nil
+		}
+		if err := emit(out); err != nil {
+			return fmt.Errorf("%w: %w", errEmit, err)
+		}
+		out = chunk{}
+		return nil
+	}
+	// finish moves the head of the queue into the output, waiting for its
+	// decode when it runs on the pool.
+	finish := func() error {
+		j := queue[0]
+		queue[0] = nil
+		queue = queue[1:]
+		if j.done != nil {
+			select {
+			case <-j.done:
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+		}
+		w.batchDone(fc, j, &out)
+		if len(out.batches) >= 1024 || len(out.records) >= 4096 {
+			return send()
+		}
+		return nil
+	}
+	for rd.Next() {
+		if f := rd.Finding(); f != nil {
+			fc.anomaly(f.Kind(), f.Severity(), ptr(f.Offset), nonNeg(f.BaseOffset), nil, f.Error())
+			continue
+		}
+		b := rd.Batch()
+		j := &decodeJob{fc: fc, row: batchRow(fc, b), deleteHorizon: b.HasDeleteHorizon(), records: w.cfg.Records, payload: w.cfg.Payload}
+		if w.pool != nil && !b.Streamed() && (b.Codec() != segment.CodecNone || b.Size() >= parallelBatchBytes) {
+			j.batch = b.Clone()
+			j.done = make(chan struct{})
+			if err := w.pool.submit(ctx, j); err != nil {
+				return err
+			}
+		} else {
+			j.decode(rd.Records(), b, w.fp)
+		}
+		queue = append(queue, j)
+		for len(queue) > 0 && (len(queue) >= maxQueue || queue[0].ready()) {
+			if err := finish(); err != nil {
+				return err
+			}
+		}
+	}
+	for len(queue) > 0 {
+		if err := finish(); err != nil {
+			return err
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return err
+	}
+	return send()
+}
+
+func nonNeg(v int64) *int64 {
+	if v < 0 {
+		return nil
+	}
+	return &v
+}
+
+// batchDone adds a decoded batch to the file's output and aggregates.
+func (w *worker) batchDone(fc *fileCtx, j *decodeJob, out *chunk) {
+	fd := fc.done
+	row := j.row
+	row.DecodedRecords = j.n
+	row.ControlType = j.controlType
+	if j.err != nil {
+		var pid *int64
+		if row.ProducerID >= 0 {
+			pid = ptr(row.ProducerID)
+		}
+		fc.anomaly(j.err.Kind(), j.err.Severity(), ptr(j.err.Offset), ptr(row.BaseOffset), pid, j.err.Error())
+	}
+	out.batches = append(out.batches, row)
+	out.records = append(out.records, j.rows...)
+	fd.row.Batches++
+	fd.row.Records += int64(j.n)
+	if fd.row.FirstOffset == nil || row.BaseOffset < *fd.row.FirstOffset {
+		fd.row.FirstOffset = ptr(row.BaseOffset)
+	}
+	if fd.row.LastOffset == nil || row.LastOffset > *fd.row.LastOffset {
+		fd.row.LastOffset = ptr(row.LastOffset)
+	}
+	a := &fd.agg
+	if row.FirstTimestamp != nil && !j.deleteHorizon && *row.FirstTimestamp >= 0 && (a.minTs < 0 || *row.FirstTimestamp < a.minTs) {
+		a.minTs = *row.FirstTimestamp
+	}
+	if row.MaxTimestamp != nil && *row.MaxTimestamp > a.maxTs {
+		a.maxTs = *row.MaxTimestamp
+	}
+	a.codecs[row.Codec] = true
+	if row.ProducerID >= 0 && !row.IsControl {
+		a.producers[row.ProducerID] = true
+	}
+}
+
+func batchRow(fc *fileCtx, b *segment.Batch) analysis.BatchRow {
+	return analysis.BatchRow{
+		Input: fc.input, Topic: fc.topic, Partition: fc.partition, Segment: fc.e.Path,
+		Position: b.Position, BaseOffset: b.BaseOffset, LastOffset: b.LastOffset(),
+		RecordCount: b.NumRecords, Magic: int32(b.Magic), Codec: b.Codec().String(),
+		SizeBytes: b.Size(), CRC: int64(b.CRC), CRCValid: b.CRCValid,
+		IsTransactional: b.IsTransactional(), IsControl: b.IsControl(),
+		PartitionLeaderEpoch: b.PartitionLeaderEpoch, ProducerID: b.ProducerID,
+		ProducerEpoch: int32(b.ProducerEpoch), BaseSequence: b.BaseSequence,
+		FirstTimestamp: analysis.Millis(b.FirstTimestamp), MaxTimestamp: analysis.Millis(b.MaxTimestamp),
+		TimestampType: b.TimestampType().String(),
+	}
+}
+
+// decodeJob is one batch's decode, inline or on the pool.
+type decodeJob struct {
+	fc               *fileCtx
+	row              analysis.BatchRow
+	deleteHorizon    bool
+	records, payload bool
+	batch            *segment.Batch // clone, for the pool
+	done             chan struct{}  // closed by the pool; nil when inline
+
+	n           int32
+	controlType string
+	rows        []analysis.PayloadRecordRow
+	err         *segment.CorruptionError
+}
+
+func (j *decodeJob) ready() bool {
+	if j.done == nil {
+		return true
+	}
+	select {
+	case <-j.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// decode reads the records of b; it must not touch the file context
+// except for reading constant fields.
+func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysis.Fingerprinter) {
+	state := txnNone
+	if b.IsTransactional() && !b.IsControl() {
+		state = txnPending
+	}
+	for it.Next() {
+		rec := it.Record()
+		j.n++
+		if rec.IsControl && j.controlType == "" {
+			j.controlType = segment.ControlTypeName(rec.ControlType)
+		}
+		if !j.records {
+			continue
+		}
+		st := state
+		if rec.IsControl && b.IsTransactional() {
+			switch rec.ControlType {
+			case segment.ControlCommit:
+				st = txnCommitted
+			case segment.ControlAbort:
+				st = txnAborted
+			}
+		}
+		row := analysis.PayloadRecordRow{RecordRow: analysis.RecordRow{
+			Input: j.row.Input, Topic: j.row.Topic, Partition: j.row.Partition, Segment: j.row.Segment,
+			BatchPosition: j.row.Position, Offset: rec.Offset, Timestamp: analysis.Millis(rec.Timestamp),
+			ProducerID: b.ProducerID, ProducerEpoch: int32(b.ProducerEpoch), Sequence: rec.Sequence,
+			KeySize: int32(rec.KeySize()), ValueSize: int32(rec.ValueSize()), HeaderCount: int32(len(rec.Headers)),
+			TxnState: st, IsControl: rec.IsControl,
+		}}
+		if !rec.IsControl {
+			hs := rec.Headers
+			row.Fingerprint = fp.Sum(rec.Key, rec.Value, len(hs), func(i int) ([]byte, []byte) { return hs[i].Key, hs[i].Value })
+		}
+		if j.payload {
+			row.Key, row.Value = bytes.Clone(rec.Key), bytes.Clone(rec.Value)
+			if len(rec.Headers) > 0 {
+				row.Headers = make([]analysis.Header, len(rec.Headers))
+				for i, h := range rec.Headers {
+					row.Headers[i] = analysis.Header{Key: string(h.Key), Value: bytes.Clone(h.Value)}
+				}
+			}
+		}
+		j.rows = append(j.rows, row)
+	}
+	if err := it.Err(); err != nil {
+		var ce *segment.CorruptionError
+		if errors.As(err, &ce) {
+			j.err = ce
+		} else {
+			j.err = &segment.CorruptionError{Path: j.row.Segment, Offset: b.Position, BaseOffset: b.BaseOffset, Err: err}
+		}
+	}
+}
+
+// pool decodes batches on Jobs goroutines, each with its own Decoder.
+type pool struct {
+	jobs chan *decodeJob
+	quit chan struct{}
+	done chan struct{}
+	n    int
+}
+
+func newPool(ctx context.Context, cfg Config) *pool {
+	p := &pool{jobs: make(chan *decodeJob), quit: make(chan struct{}), done: make(chan struct{}, cfg.Jobs), n: cfg.Jobs}
+	for range cfg.Jobs {
+		go func() {
+			defer func() { p.done <- struct{}{} }()
+			d := segment.NewDecoder(cfg.Segment)
+			defer d.Close()
+			fp := analysis.NewFingerprinter()
+			for {
+				select {
+				case j := <-p.jobs:
+					j.decode(d.Records(j.batch), j.batch, fp)
+					j.batch = nil
+					close(j.done)
+				case <-p.quit:
+					return
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	return p
+}
+
+func (p *pool) submit(ctx context.Context, j *decodeJob) error {
+	select {
+	case p.jobs <- j:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func (p *pool) close() {
+	close(p.quit)
+	for range p.n {
+		<-p.done
+	}
+}

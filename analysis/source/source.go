@@ -1,0 +1,355 @@
+// Package source finds the files of Kafka log dirs given on a command line:
+// log dirs (one or several, e.g. one per broker), partition dirs, single
+// files, and archives (.tar, .tar.gz/.tgz, .tar.zst/.tzst) read as streams.
+//
+// Nothing is extracted or written anywhere: directory inputs are listed and
+// their files opened read-only; an archive is read once, front to back, and
+// each entry is handed to the caller as a stream while it is read, in
+// whatever order the archive holds them. Symlinks are never followed out of
+// an input root (and never followed into directories at all).
+package source
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ksleuth/ksleuth/snapshot"
+)
+
+// InputKind says how an input is read.
+type InputKind int
+
+const (
+	Dir     InputKind = iota // a log dir, a partition dir, or any dir above them
+	File                     // a single file
+	Archive                  // a tar stream, maybe gzip or zstd compressed
+)
+
+func (k InputKind) String() string {
+	switch k {
+	case Dir:
+		return "dir"
+	case File:
+		return "file"
+	}
+	return "archive"
+}
+
+// Input is one PATH argument.
+type Input struct {
+	Index int
+	// Path as given on the command line.
+	Path string
+	Kind InputKind
+	// Abs is the absolute path with symlinks resolved.
+	Abs string
+}
+
+// Options filter what Files and Stream return.
+type Options struct {
+	// Topic keeps only files of partition dirs whose topic matches; files
+	// outside partition dirs (meta.properties, checkpoints) are always kept.
+	Topic *regexp.Regexp
+}
+
+// PartitionDir is a parsed partition directory name (kafka-formats.md 1.2).
+type PartitionDir struct {
+	Topic     string
+	Partition int32
+	// State is "delete", "future" or "stray" for those special forms.
+	State string
+}
+
+var topicChars = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
+
+// ParsePartitionDir parses "<topic>-<partition>" and the special forms
+// "<topic>-<partition>.<32 hex>-delete|-future|-stray". The partition is
+// the text after the last '-', so topics may contain dots and dashes.
+func ParsePartitionDir(name string) (PartitionDir, bool) {
+	var pd PartitionDir
+	for _, st := range []string{"delete", "future", "stray"} {
+		if rest, ok := strings.CutSuffix(name, "-"+st); ok {
+			dot := strings.LastIndexByte(rest, '.')
+			if dot < 0 || !isHex32(rest[dot+1:]) {
+				return pd, false
+			}
+			name, pd.State = rest[:dot], st
+			break
+		}
+	}
+	dash := strings.LastIndexByte(name, '-')
+	if dash <= 0 || dash == len(name)-1 {
+		return pd, false
+	}
+	num := name[dash+1:]
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			return pd, false
+		}
+	}
+	p, err := strconv.ParseInt(num, 10, 32)
+	if err != nil {
+		return pd, false
+	}
+	topic := name[:dash]
+	if len(topic) > 249 || !topicChars.MatchString(topic) {
+		return pd, false
+	}
+	pd.Topic, pd.Partition = topic, int32(p)
+	return pd, true
+}
+
+func isHex32(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// Entry is one file of an input.
+type Entry struct {
+	Input int
+	// Path is slash-separated and relative to the input root: for a dir
+	// input the path below it, for a file input its base name, for an
+	// archive the cleaned entry name.
+	Path string
+	Size int64
+	// Name is the parsed base name: kind, in-transit suffix, offset.
+	Name snapshot.Name
+	// Partition is the partition dir the file is in, nil when it is in
+	// none (a log-dir root file, or a file given on its own elsewhere).
+	Partition *PartitionDir
+	// LogDir is the slash path (relative to the input root) of the log dir
+	// the file belongs to: the parent of its partition dir, or the dir of a
+	// root file. For a partition dir given as the input it is "..".
+	LogDir string
+	// Skipped is set for entries that are listed but not read (symlinks),
+	// with the reason.
+	Skipped string
+
+	abs string // dir and file inputs: the file to open
+}
+
+// Open opens a dir or file input's entry read-only.
+func (e *Entry) Open() (*os.File, error) {
+	if e.abs == "" {
+		return nil, errors.New("source: archive entries cannot be reopened")
+	}
+	return os.Open(e.abs)
+}
+
+// Classify builds the inputs from PATH arguments.
+func Classify(paths []string) ([]*Input, error) {
+	var ins []*Input
+	for i, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = r
+		}
+		in := &Input{Index: i, Path: p, Abs: abs}
+		switch {
+		case fi.IsDir():
+			in.Kind = Dir
+		case !fi.Mode().IsRegular():
+			return nil, fmt.Errorf("%s: not a regular file or directory", p)
+		case IsArchiveName(p):
+			in.Kind = Archive
+		default:
+			in.Kind = File
+		}
+		ins = append(ins, in)
+	}
+	return ins, nil
+}
+
+// IsArchiveName reports whether a file name says tar, tar.gz/tgz or
+// tar.zst/tzst.
+func IsArchiveName(name string) bool {
+	n := strings.ToLower(name)
+	for _, s := range []string{".tar", ".tar.gz", ".tgz", ".tar.zst", ".tzst", ".tar.zstd"} {
+		if strings.HasSuffix(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// describe fills the derived fields of an entry from its path. rootName is
+// the base name of the input root, used when the path has no directory.
+func describe(e *Entry, rootName string) {
+	dir, base := path.Split(e.Path)
+	dir = strings.TrimSuffix(dir, "/")
+	e.Name = snapshot.ParseName(base)
+	pdName, above := path.Base(dir), path.Dir(dir)
+	if dir == "" {
+		pdName, above = rootName, ".."
+	}
+	if pd, ok := ParsePartitionDir(pdName); ok && pdName != "" {
+		e.Partition = &pd
+		e.LogDir = above
+		return
+	}
+	if dir == "" {
+		e.LogDir = "."
+	} else {
+		e.LogDir = dir
+	}
+}
+
+func (o Options) keep(e *Entry) bool {
+	return o.Topic == nil || e.Partition == nil || o.Topic.MatchString(e.Partition.Topic)
+}
+
+// Files lists a dir or file input's files, sorted by path (lexical order,
+// which within a partition is offset order). Symlinks are listed with
+// Skipped set unless they point to a regular file inside the root.
+func (in *Input) Files(opts Options) ([]*Entry, error) {
+	switch in.Kind {
+	case File:
+		fi, err := os.Stat(in.Abs)
+		if err != nil {
+			return nil, err
+		}
+		e := &Entry{Input: in.Index, Path: filepath.Base(in.Abs), Size: fi.Size(), abs: in.Abs}
+		describe(e, filepath.Base(filepath.Dir(in.Abs)))
+		if !opts.keep(e) {
+			return nil, nil
+		}
+		return []*Entry{e}, nil
+	case Archive:
+		return nil, fmt.Errorf("source: %s is an archive: use Stream", in.Path)
+	}
+	var out []*Entry
+	rootName := filepath.Base(in.Abs)
+	err := filepath.WalkDir(in.Abs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(in.Abs, p)
+		if err != nil {
+			return err
+		}
+		e := &Entry{Input: in.Index, Path: filepath.ToSlash(rel), abs: p}
+		describe(e, rootName)
+		if !opts.keep(e) {
+			return nil
+		}
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := filepath.EvalSymlinks(p)
+			fi, serr := os.Stat(p)
+			switch {
+			case err != nil || serr != nil:
+				e.Skipped = "dangling symlink"
+			case !within(in.Abs, target):
+				e.Skipped = "symlink out of the input root, not followed"
+			case !fi.Mode().IsRegular():
+				e.Skipped = "symlink to a non-regular file, not followed"
+			default:
+				e.abs, e.Size = target, fi.Size()
+			}
+		case !d.Type().IsRegular():
+			e.Skipped = "not a regular file"
+		default:
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			e.Size = fi.Size()
+		}
+		out = append(out, e)
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, err
+}
+
+// within reports whether p is root or below it (both absolute, cleaned).
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// Within reports whether path p lies inside dir root, after making both
+// absolute and resolving the symlinks of their existing parts.
+func Within(root, p string) bool {
+	return within(resolve(root), resolve(p))
+}
+
+// resolve makes p absolute and resolves symlinks in its longest existing
+// prefix (p itself may not exist yet).
+func resolve(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	rest := ""
+	for cur := abs; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// ErrStop may be returned by a Stream callback to end the stream early
+// without error.
+var ErrStop = errors.New("source: stop")
+
+// archiveEntry turns a tar header into an Entry, or nil for entries that
+// are not files (directories).
+func archiveEntry(in *Input, name string, size int64, symlink, regular bool) *Entry {
+	name = strings.TrimLeft(path.Clean("/"+strings.ReplaceAll(name, "\\", "/")), "/")
+	if name == "" || name == "." {
+		return nil
+	}
+	e := &Entry{Input: in.Index, Path: name, Size: size}
+	describe(e, "")
+	switch {
+	case symlink:
+		e.Skipped, e.Size = "symlink in archive, not followed", 0
+	case !regular:
+		e.Skipped, e.Size = "not a regular file", 0
+	}
+	return e
+}
+
+// ReadCloser pairs an archive's decompressed stream with what must be
+// closed after it.
+type readCloser struct {
+	io.Reader
+	close func() error
+}
+
+func (r readCloser) Close() error { return r.close() }
+
+var _ io.ReadCloser = readCloser{}

@@ -1,0 +1,170 @@
+// Package analysis holds the row types of the tables ksleuth writes
+// (DESIGN.md "Parquet tables") and the pure computations behind them.
+//
+// Row types carry both `json` and `parquet` tags, so one struct serves the
+// Parquet and JSON-lines sinks of package analysis/export. Column names are
+// the stable contract: columns may be added, never renamed. Times are int64
+// milliseconds tagged TIMESTAMP(MILLIS, UTC); a Kafka "no timestamp" (-1)
+// is a null. Every table that concerns a partition carries topic and
+// partition; `input` is the 0-based index of the PATH argument the row came
+// from (the run's key-value metadata lists the inputs in order), so replicas
+// of one partition copied from several brokers stay apart.
+package analysis
+
+// FileRow is one row of files.parquet: every input file, with its SHA-256
+// (the chain of custody). Topic and partition are null for files outside a
+// partition dir (meta.properties, checkpoints).
+type FileRow struct {
+	Input     int32   `parquet:"input" json:"input"`
+	Topic     *string `parquet:"topic,optional,dict" json:"topic"`
+	Partition *int32  `parquet:"partition,optional" json:"partition"`
+	// Path is relative to the input root (for an archive: the entry name).
+	Path string `parquet:"path,dict" json:"path"`
+	// Kind is the file kind judged from its name (log, index, snapshot,
+	// meta-properties, ...; unknown for anything else).
+	Kind string `parquet:"kind,dict" json:"kind"`
+	// Suffix marks files in transit: .deleted, .cleaned, .swap, .tmp, .part.
+	Suffix string `parquet:"suffix,dict" json:"suffix"`
+	// DirState is delete, future or stray for such partition dirs.
+	DirState string `parquet:"dir_state,dict" json:"dir_state"`
+	// BrokerID is broker.id or node.id from the log dir's meta.properties.
+	BrokerID *int32 `parquet:"broker_id,optional" json:"broker_id"`
+	Size     int64  `parquet:"size" json:"size"`
+	SHA256   string `parquet:"sha256" json:"sha256"`
+	// Status: ok, notes (only notes, e.g. a zero-filled tail), damaged
+	// (error findings), skipped (a symlink, not followed) or unreadable.
+	Status      string `parquet:"status,dict" json:"status"`
+	FirstOffset *int64 `parquet:"first_offset,optional" json:"first_offset"`
+	LastOffset  *int64 `parquet:"last_offset,optional" json:"last_offset"`
+	Batches     int64  `parquet:"batches" json:"batches"`
+	Records     int64  `parquet:"records" json:"records"`
+	Findings    int64  `parquet:"findings" json:"findings"`
+}
+
+// BatchRow is one row of batches.parquet: one v2 record batch, or one
+// top-level legacy (magic 0/1) message, of a segment (.log, also .deleted,
+// .cleaned, .swap) or KRaft snapshot file.
+type BatchRow struct {
+	Input     int32  `parquet:"input" json:"input"`
+	Topic     string `parquet:"topic,dict" json:"topic"`
+	Partition int32  `parquet:"partition" json:"partition"`
+	// Segment is the file's path relative to the input root.
+	Segment              string `parquet:"segment,dict" json:"segment"`
+	Position             int64  `parquet:"position" json:"position"`
+	BaseOffset           int64  `parquet:"base_offset" json:"base_offset"`
+	LastOffset           int64  `parquet:"last_offset" json:"last_offset"`
+	RecordCount          int32  `parquet:"record_count" json:"record_count"`
+	Magic                int32  `parquet:"magic" json:"magic"`
+	Codec                string `parquet:"codec,dict" json:"codec"`
+	SizeBytes            int64  `parquet:"size_bytes" json:"size_bytes"`
+	CRC                  int64  `parquet:"crc" json:"crc"`
+	CRCValid             bool   `parquet:"crc_valid" json:"crc_valid"`
+	IsTransactional      bool   `parquet:"is_transactional" json:"is_transactional"`
+	IsControl            bool   `parquet:"is_control" json:"is_control"`
+	PartitionLeaderEpoch int32  `parquet:"partition_leader_epoch" json:"partition_leader_epoch"`
+	ProducerID           int64  `parquet:"producer_id" json:"producer_id"`
+	ProducerEpoch        int32  `parquet:"producer_epoch" json:"producer_epoch"`
+	BaseSequence         int32  `parquet:"base_sequence" json:"base_sequence"`
+	FirstTimestamp       *int64 `parquet:"first_timestamp,optional,timestamp(millisecond:utc)" json:"first_timestamp"`
+	MaxTimestamp         *int64 `parquet:"max_timestamp,optional,timestamp(millisecond:utc)" json:"max_timestamp"`
+	// TimestampType is CreateTime, LogAppendTime or NoTimestampType.
+	TimestampType string `parquet:"timestamp_type,dict" json:"timestamp_type"`
+	// DecodedRecords is how many records could be read; it differs from
+	// RecordCount only for a damaged batch.
+	DecodedRecords int32 `parquet:"decoded_records" json:"decoded_records"`
+	// ControlType names the control record of a control batch (COMMIT,
+	// ABORT, LEADER_CHANGE, ...), empty otherwise.
+	ControlType string `parquet:"control_type,dict" json:"control_type"`
+}
+
+// RecordRow is one row of records.parquet (scan --records).
+type RecordRow struct {
+	Input     int32  `parquet:"input" json:"input"`
+	Topic     string `parquet:"topic,dict" json:"topic"`
+	Partition int32  `parquet:"partition" json:"partition"`
+	Segment   string `parquet:"segment,dict" json:"segment"`
+	// BatchPosition is the byte position of the record's batch, the join
+	// key with batches.parquet together with segment.
+	BatchPosition int64  `parquet:"batch_position" json:"batch_position"`
+	Offset        int64  `parquet:"offset" json:"offset"`
+	Timestamp     *int64 `parquet:"timestamp,optional,timestamp(millisecond:utc)" json:"timestamp"`
+	ProducerID    int64  `parquet:"producer_id" json:"producer_id"`
+	ProducerEpoch int32  `parquet:"producer_epoch" json:"producer_epoch"`
+	Sequence      int32  `parquet:"sequence" json:"sequence"`
+	KeySize       int32  `parquet:"key_size" json:"key_size"`
+	ValueSize     int32  `parquet:"value_size" json:"value_size"`
+	HeaderCount   int32  `parquet:"header_count" json:"header_count"`
+	// Fingerprint is Fingerprint over key, value and headers, as 32 hex
+	// digits; empty for control records, which are never fingerprinted.
+	Fingerprint string `parquet:"fingerprint" json:"fingerprint"`
+	// TxnState is none (not transactional), committed, aborted or open (no
+	// marker in the input).
+	TxnState  string `parquet:"txn_state,dict" json:"txn_state"`
+	IsControl bool   `parquet:"is_control" json:"is_control"`
+}
+
+// Header is one record header in records.parquet with --payload.
+type Header struct {
+	Key   string `parquet:"key" json:"key"`
+	Value []byte `parquet:"value,optional" json:"value"`
+}
+
+// PayloadRecordRow is RecordRow plus the payload (scan --payload). A null
+// key or value is a null; an empty one is an empty byte array.
+type PayloadRecordRow struct {
+	RecordRow
+	Key     []byte   `parquet:"key,optional" json:"key"`
+	Value   []byte   `parquet:"value,optional" json:"value"`
+	Headers []Header `parquet:"headers,list" json:"headers"`
+}
+
+// AnomalyRow is one row of anomalies.parquet: a finding about damaged or
+// inconsistent bytes. Severity is "error" or "note" (damage a healthy
+// broker leaves behind, such as a zero-filled or torn tail).
+type AnomalyRow struct {
+	Input     int32   `parquet:"input" json:"input"`
+	Topic     *string `parquet:"topic,optional,dict" json:"topic"`
+	Partition *int32  `parquet:"partition,optional" json:"partition"`
+	Kind      string  `parquet:"kind,dict" json:"kind"`
+	Severity  string  `parquet:"severity,dict" json:"severity"`
+	File      string  `parquet:"file,dict" json:"file"`
+	// Position is the byte position in the file, null when the finding is
+	// about the whole file.
+	Position *int64 `parquet:"position,optional" json:"position"`
+	// Offset is the Kafka offset concerned (a batch's base offset), null
+	// when unknown.
+	Offset     *int64 `parquet:"offset,optional" json:"offset"`
+	ProducerID *int64 `parquet:"producer_id,optional" json:"producer_id"`
+	Message    string `parquet:"message" json:"message"`
+}
+
+// SnapshotRow is one row of snapshots.parquet: one producer entry of a
+// producer-state .snapshot file.
+type SnapshotRow struct {
+	Input     int32  `parquet:"input" json:"input"`
+	Topic     string `parquet:"topic,dict" json:"topic"`
+	Partition int32  `parquet:"partition" json:"partition"`
+	File      string `parquet:"file,dict" json:"file"`
+	// EndOffset is the snapshot's offset from its name: the state covers
+	// offsets below it.
+	EndOffset             int64  `parquet:"end_offset" json:"end_offset"`
+	CRCValid              bool   `parquet:"crc_valid" json:"crc_valid"`
+	ProducerID            int64  `parquet:"producer_id" json:"producer_id"`
+	ProducerEpoch         int32  `parquet:"producer_epoch" json:"producer_epoch"`
+	LastSequence          int32  `parquet:"last_sequence" json:"last_sequence"`
+	FirstSequence         int32  `parquet:"first_sequence" json:"first_sequence"`
+	LastOffset            int64  `parquet:"last_offset" json:"last_offset"`
+	FirstOffset           int64  `parquet:"first_offset" json:"first_offset"`
+	Timestamp             *int64 `parquet:"timestamp,optional,timestamp(millisecond:utc)" json:"timestamp"`
+	CoordinatorEpoch      int32  `parquet:"coordinator_epoch" json:"coordinator_epoch"`
+	CurrentTxnFirstOffset int64  `parquet:"current_txn_first_offset" json:"current_txn_first_offset"`
+}
+
+// Millis turns a Kafka timestamp into a nullable column value: -1 (no
+// timestamp) is null.
+func Millis(ts int64) *int64 {
+	if ts == -1 {
+		return nil
+	}
+	return &ts
+}

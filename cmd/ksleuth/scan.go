@@ -1,0 +1,598 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/export"
+	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+)
+
+type scanOptions struct {
+	out            string
+	records        bool
+	payload        bool
+	topic          string
+	jobs           int
+	json           bool
+	progress       string
+	failOnFindings bool
+	force          bool
+}
+
+// Table file names written by scan (DESIGN.md "Parquet tables").
+const (
+	tableFiles     = "files.parquet"
+	tableBatches   = "batches.parquet"
+	tableRecords   = "records.parquet"
+	tableAnomalies = "anomalies.parquet"
+	tableSnapshots = "snapshots.parquet"
+)
+
+// scanTables lists every table name scan may write (and so refuses to
+// overwrite without --force). producers.parquet and duplicates.parquet
+// belong to the analysis issue; they are listed so --force clears them.
+var scanTables = []string{tableFiles, tableBatches, tableRecords, tableAnomalies, tableSnapshots, "producers.parquet", "duplicates.parquet"}
+
+// scanFileDone is a test hook called after each file's rows are written.
+var scanFileDone func(ctx context.Context, path string)
+
+func newScanCmd() *cobra.Command {
+	var o scanOptions
+	cmd := &cobra.Command{
+		Use:   "scan PATH... --out DIR",
+		Short: "Analyse log dirs, partition dirs, files or archives into Parquet tables",
+		Long: `scan reads log dirs (several at once, e.g. one per broker), partition
+dirs, single files and archives (.tar, .tar.gz/.tgz, .tar.zst) read as
+streams without extraction, and writes the tables of DESIGN.md to DIR:
+files.parquet (with the SHA-256 of every input file), batches.parquet,
+anomalies.parquet, snapshots.parquet, and records.parquet with --records.
+A summary per topic-partition goes to stdout (--json: one JSON document).
+
+Tables are written under temporary names and renamed only when the scan
+completed, so an interrupted scan leaves no complete-looking table. DIR
+may not be inside an input, and must not already hold tables (--force).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runScan(cmd, args, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.out, "out", "o", "", "directory to write the tables to (required)")
+	f.BoolVar(&o.records, "records", false, "also write records.parquet, one row per record")
+	f.BoolVar(&o.payload, "payload", false, "add keys, values and headers to records.parquet (implies --records)")
+	f.StringVar(&o.topic, "topic", "", "only partitions whose topic matches this regular expression")
+	f.IntVar(&o.jobs, "jobs", 0, "parallel workers (default: all cores)")
+	f.BoolVar(&o.json, "json", false, "print the summary as one JSON document")
+	f.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")
+	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, "exit 3 when findings of severity error were reported")
+	f.BoolVar(&o.force, "force", false, "replace tables already in --out")
+	return cmd
+}
+
+func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
+	start := time.Now()
+	if o.out == "" {
+		return usageError{errors.New("scan: --out DIR is required")}
+	}
+	switch o.progress {
+	case "auto", "always", "never":
+	default:
+		return usageError{fmt.Errorf("scan: --progress must be auto, always or never, not %q", o.progress)}
+	}
+	if o.jobs < 0 {
+		return usageError{fmt.Errorf("scan: --jobs must be positive")}
+	}
+	if o.jobs == 0 {
+		o.jobs = runtime.NumCPU()
+	}
+	if o.payload {
+		o.records = true
+	}
+	var topic *regexp.Regexp
+	if o.topic != "" {
+		re, err := regexp.Compile(o.topic)
+		if err != nil {
+			return usageError{fmt.Errorf("scan: --topic: %w", err)}
+		}
+		topic = re
+	}
+	inputs, err := source.Classify(args)
+	if err != nil {
+		return err
+	}
+	if err := checkOut(o, inputs); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+
+	meta := &export.Metadata{}
+	meta.Set("ksleuth.version", ksleuthVersion())
+	meta.Set("ksleuth.command_line", commandLine(cmd, args))
+	roots := make([]map[string]string, len(inputs))
+	for i, in := range inputs {
+		roots[i] = map[string]string{"path": in.Path, "abs": in.Abs, "kind": in.Kind.String()}
+	}
+	rootsJSON, _ := json.Marshal(roots)
+	meta.Set("ksleuth.inputs", string(rootsJSON))
+	meta.Set("ksleuth.run_start", start.UTC().Format(time.RFC3339Nano))
+	meta.Set("ksleuth.run_end", "")
+
+	ts := &tableSet{dir: o.out, version: ksleuthVersion(), meta: meta}
+	defer ts.abort()
+	files := openTable[analysis.FileRow](ts, tableFiles)
+	batches := openTable[analysis.BatchRow](ts, tableBatches)
+	anomalies := openTable[analysis.AnomalyRow](ts, tableAnomalies)
+	snapshots := openTable[analysis.SnapshotRow](ts, tableSnapshots)
+	var records *table[analysis.RecordRow]
+	var payload *table[analysis.PayloadRecordRow]
+	switch {
+	case o.payload:
+		payload = openTable[analysis.PayloadRecordRow](ts, tableRecords)
+	case o.records:
+		records = openTable[analysis.RecordRow](ts, tableRecords)
+	}
+	if ts.err != nil {
+		return ts.err
+	}
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var total int64
+	for _, in := range inputs {
+		if in.Kind == source.Archive {
+			total = -1
+			break
+		}
+	}
+	prog := newProgress(cmd.ErrOrStderr(), o.progress, total, inputs)
+	defer prog.finish()
+
+	cfg := scan.Config{Jobs: o.jobs, Records: o.records, Payload: o.payload, Topic: topic, Progress: prog.add}
+	if scanFileDone != nil {
+		cfg.FileDone = func(p string) { scanFileDone(ctx, p) }
+	}
+	var recBuf []analysis.RecordRow
+	out := scan.Output{Batches: batches.write}
+	switch {
+	case payload != nil:
+		out.Records = payload.write
+	case records != nil:
+		out.Records = func(rows []analysis.PayloadRecordRow) error {
+			recBuf = recBuf[:0]
+			for i := range rows {
+				recBuf = append(recBuf, rows[i].RecordRow)
+			}
+			return records.write(recBuf)
+		}
+	}
+	res, err := scan.Run(ctx, inputs, cfg, out)
+	prog.finish()
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("scan interrupted: %w; no tables written", context.Cause(ctx))
+		}
+		return err
+	}
+	if err := files.write(res.Files); err != nil {
+		return err
+	}
+	if err := anomalies.write(res.Anomalies); err != nil {
+		return err
+	}
+	if err := snapshots.write(res.Snapshots); err != nil {
+		return err
+	}
+	end := time.Now()
+	meta.Set("ksleuth.run_end", end.UTC().Format(time.RFC3339Nano))
+	if o.force {
+		for _, name := range scanTables {
+			if !ts.has(name) {
+				if err := os.Remove(filepath.Join(o.out, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return err
+				}
+			}
+		}
+	}
+	if err := ts.commit(); err != nil {
+		return err
+	}
+
+	sum := newScanSummary(inputs, o, res, ts, end.Sub(start))
+	w := cmd.OutOrStdout()
+	if o.json {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(sum)
+	} else {
+		err = sum.writeText(w)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Unreadable > 0 {
+		return fmt.Errorf("scan: %d input file(s) could not be read (status unreadable in %s)", res.Unreadable, filepath.Join(o.out, tableFiles))
+	}
+	if o.failOnFindings && res.Errors > 0 {
+		return errFindings
+	}
+	return nil
+}
+
+// checkOut refuses an output dir inside a directory input, the directory
+// holding a file input, and one that already has tables (without --force).
+func checkOut(o scanOptions, inputs []*source.Input) error {
+	for _, in := range inputs {
+		switch in.Kind {
+		case source.Dir:
+			if source.Within(in.Abs, o.out) {
+				return usageError{fmt.Errorf("scan: --out %s is inside the input %s; ksleuth never writes into its inputs", o.out, in.Path)}
+			}
+		default:
+			if source.Within(o.out, in.Abs) && source.Within(filepath.Dir(in.Abs), o.out) {
+				return usageError{fmt.Errorf("scan: --out %s is the directory of the input %s; ksleuth never writes next to its inputs", o.out, in.Path)}
+			}
+		}
+	}
+	if o.force {
+		return nil
+	}
+	for _, name := range scanTables {
+		if _, err := os.Lstat(filepath.Join(o.out, name)); err == nil {
+			return usageError{fmt.Errorf("scan: %s already holds %s; use --force to replace the tables", o.out, name)}
+		}
+	}
+	return nil
+}
+
+func commandLine(cmd *cobra.Command, args []string) string {
+	parts := []string{cmd.CommandPath()}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		parts = append(parts, "--"+f.Name+"="+f.Value.String())
+	})
+	for _, a := range args {
+		parts = append(parts, strconv.Quote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// tableSet owns the sinks of one run: all are committed together, or all
+// removed.
+type tableSet struct {
+	dir     string
+	version string
+	meta    *export.Metadata
+	err     error
+	names   []string
+	closers []func() error
+	aborts  []func()
+	rows    map[string]int64
+	done    bool
+}
+
+type table[T any] struct {
+	ts   *tableSet
+	name string
+	sink *export.ParquetSink[T]
+}
+
+func openTable[T any](ts *tableSet, name string) *table[T] {
+	t := &table[T]{ts: ts, name: name}
+	if ts.err != nil {
+		return t
+	}
+	s, err := export.NewParquet[T](filepath.Join(ts.dir, name), ts.version, ts.meta)
+	if err != nil {
+		ts.err = err
+		return t
+	}
+	t.sink = s
+	if ts.rows == nil {
+		ts.rows = map[string]int64{}
+	}
+	ts.rows[name] = 0
+	ts.names = append(ts.names, name)
+	ts.closers = append(ts.closers, s.Close)
+	ts.aborts = append(ts.aborts, s.Abort)
+	return t
+}
+
+// write hands rows to the sink in slices of at most 1024.
+func (t *table[T]) write(rows []T) error {
+	for len(rows) > 0 {
+		n := min(len(rows), 1024)
+		if err := t.sink.Write(rows[:n]); err != nil {
+			return err
+		}
+		t.ts.rows[t.name] += int64(n)
+		rows = rows[n:]
+	}
+	return nil
+}
+
+func (ts *tableSet) has(name string) bool {
+	_, ok := ts.rows[name]
+	return ok
+}
+
+// commit closes every sink, files.parquet last, so that its presence
+// means the run completed. On failure the tables already renamed are
+// removed again.
+func (ts *tableSet) commit() error {
+	order := make([]int, 0, len(ts.names))
+	for i, n := range ts.names {
+		if n != tableFiles {
+			order = append(order, i)
+		}
+	}
+	for i, n := range ts.names {
+		if n == tableFiles {
+			order = append(order, i)
+		}
+	}
+	for k, i := range order {
+		if err := ts.closers[i](); err != nil {
+			for _, j := range order[:k] {
+				os.Remove(filepath.Join(ts.dir, ts.names[j]))
+			}
+			return err
+		}
+	}
+	ts.done = true
+	return nil
+}
+
+func (ts *tableSet) abort() {
+	if ts.done {
+		return
+	}
+	for _, a := range ts.aborts {
+		a()
+	}
+}
+
+// progress drives a progress bar on stderr, only when stderr is a terminal
+// (or --progress always).
+type progress struct {
+	bar   *progressbar.ProgressBar
+	n     atomic.Int64
+	stopc chan struct{}
+	donec chan struct{}
+}
+
+func newProgress(w io.Writer, mode string, total int64, inputs []*source.Input) *progress {
+	p := &progress{}
+	show := mode == "always"
+	if mode == "auto" {
+		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) && os.Getenv("CI") == "" {
+			show = true
+		}
+	}
+	if !show {
+		return p
+	}
+	if total == 0 {
+		for _, in := range inputs {
+			total += dirSize(in.Abs)
+		}
+	}
+	p.bar = progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("scanning"),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+	p.stopc, p.donec = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(p.donec)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				_ = p.bar.Set64(p.n.Load())
+			case <-p.stopc:
+				return
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progress) add(n int64) { p.n.Add(n) }
+
+func (p *progress) finish() {
+	if p.bar == nil || p.stopc == nil {
+		return
+	}
+	close(p.stopc)
+	<-p.donec
+	p.stopc = nil
+	_ = p.bar.Finish()
+}
+
+func dirSize(root string) int64 {
+	var n int64
+	_ = filepath.WalkDir(root, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// scanSummary is the --json document, and what the text summary prints.
+type scanSummary struct {
+	Inputs     []scanInput              `json:"inputs"`
+	Jobs       int                      `json:"jobs"`
+	Seconds    float64                  `json:"seconds"`
+	Files      int                      `json:"files"`
+	Bytes      int64                    `json:"bytes"`
+	Batches    int64                    `json:"batches"`
+	Records    int64                    `json:"records"`
+	Partitions []*scan.PartitionSummary `json:"partitions"`
+	Findings   []scan.FindingCount      `json:"findings"`
+	Errors     int64                    `json:"errors"`
+	Unreadable int64                    `json:"unreadable"`
+	Out        string                   `json:"out"`
+	Tables     []scanTable              `json:"tables"`
+}
+
+type scanInput struct {
+	Index int    `json:"index"`
+	Path  string `json:"path"`
+	Kind  string `json:"kind"`
+}
+
+type scanTable struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+	Rows int64  `json:"rows"`
+}
+
+func newScanSummary(inputs []*source.Input, o scanOptions, res *scan.Result, ts *tableSet, d time.Duration) *scanSummary {
+	s := &scanSummary{Jobs: o.jobs, Seconds: d.Seconds(), Files: len(res.Files), Bytes: res.Bytes,
+		Batches: res.Batches, Records: res.Records, Partitions: res.Partitions, Findings: res.Findings,
+		Errors: res.Errors, Unreadable: res.Unreadable, Out: o.out}
+	if s.Partitions == nil {
+		s.Partitions = []*scan.PartitionSummary{}
+	}
+	if s.Findings == nil {
+		s.Findings = []scan.FindingCount{}
+	}
+	for _, in := range inputs {
+		s.Inputs = append(s.Inputs, scanInput{in.Index, in.Path, in.Kind.String()})
+	}
+	for _, n := range ts.names {
+		s.Tables = append(s.Tables, scanTable{Name: strings.TrimSuffix(n, ".parquet"), Path: filepath.Join(o.out, n), Rows: ts.rows[n]})
+	}
+	return s
+}
+
+func fmtTime(ms *int64) string {
+	if ms == nil {
+		return "-"
+	}
+	return time.UnixMilli(*ms).UTC().Format("2006-01-02T15:04:05Z")
+}
+
+func fmtRange(a, b *int64) string {
+	if a == nil || b == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d..%d", *a, *b)
+}
+
+func (s *scanSummary) writeText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "scanned %d input(s): %d files, %d bytes, %d batches, %d records in %.2fs (jobs %d)\n\n",
+		len(s.Inputs), s.Files, s.Bytes, s.Batches, s.Records, s.Seconds, s.Jobs)
+	multi := len(s.Inputs) > 1
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOPIC\tPART\tDIR\tBROKER\tSEGMENTS\tBYTES\tBATCHES\tRECORDS\tOFFSETS\tTIME (UTC)\tCODECS\tPRODUCERS\tFINDINGS")
+	empty := map[string]int{}
+	for _, p := range s.Partitions {
+		if p.Batches == 0 && p.Findings == 0 {
+			empty[p.Topic]++
+			continue
+		}
+		dir := p.Dir
+		if multi {
+			dir = fmt.Sprintf("#%d:%s", p.Input, dir)
+		}
+		broker := "-"
+		if p.BrokerID != nil {
+			broker = strconv.Itoa(int(*p.BrokerID))
+		}
+		if p.DirState != "" {
+			dir += " (" + p.DirState + ")"
+		}
+		timeRange := "-"
+		if p.FirstTime != nil || p.LastTime != nil {
+			timeRange = fmtTime(p.FirstTime) + ".." + fmtTime(p.LastTime)
+		}
+		codecs := strings.Join(p.Codecs, ",")
+		if codecs == "" {
+			codecs = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\n", p.Topic, p.Partition, dir, broker,
+			p.Segments, p.Bytes, p.Batches, p.Records, fmtRange(p.First, p.Last), timeRange, codecs, p.Producers, p.Findings)
+	}
+	tw.Flush()
+	if len(empty) > 0 {
+		n, topics := 0, make([]string, 0, len(empty))
+		for t, c := range empty {
+			n += c
+			topics = append(topics, t)
+		}
+		sort.Strings(topics)
+		if len(topics) > 8 {
+			topics = append(topics[:8], "...")
+		}
+		fmt.Fprintf(ew, "(%d more partition(s) with no batches: %s)\n", n, strings.Join(topics, ", "))
+	}
+	fmt.Fprintln(ew)
+	if len(s.Findings) == 0 {
+		fmt.Fprintln(ew, "findings: none")
+	} else {
+		fmt.Fprintf(ew, "findings: %d error(s)\n", s.Errors)
+		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		for _, f := range s.Findings {
+			fmt.Fprintf(tw, "  %s\t%s\t%d\n", f.Severity, f.Kind, f.Count)
+		}
+		tw.Flush()
+	}
+	if s.Unreadable > 0 {
+		fmt.Fprintf(ew, "unreadable files: %d\n", s.Unreadable)
+	}
+	fmt.Fprintf(ew, "\ntables in %s:\n", s.Out)
+	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	for _, t := range s.Tables {
+		fmt.Fprintf(tw, "  %s\t%d rows\n", t.Path, t.Rows)
+	}
+	tw.Flush()
+	return ew.err
+}
+
+// errWriter keeps the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}

@@ -1,0 +1,701 @@
+package main
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/segment/segtest"
+	"github.com/parquet-go/parquet-go"
+)
+
+const generatedDir = "../../testdata/logdirs/generated"
+
+// scanCmd runs ksleuth with args and returns stdout, stderr and the exit
+// code.
+func scanCmd(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func mustScan(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errs, code := scanCmd(t, args...)
+	if code != exitOK {
+		t.Fatalf("ksleuth %v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out, errs)
+	}
+	return out
+}
+
+func readTable[T any](t *testing.T, file string) []T {
+	t.Helper()
+	rows, err := parquet.ReadFile[T](file)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return rows
+}
+
+// wantSchemas lists every column DESIGN.md names, with its Parquet type
+// as parquet-go prints it.
+var wantSchemas = map[string][]string{
+	tableFiles: {
+		"optional binary topic (STRING)", "optional int32 partition (INT(32,true))",
+		"required binary path (STRING)", "required binary kind (STRING)", "required int64 size (INT(64,true))",
+		"required binary sha256 (STRING)", "required binary status (STRING)",
+		"optional int64 first_offset (INT(64,true))", "optional int64 last_offset (INT(64,true))",
+	},
+	tableBatches: {
+		"required binary topic (STRING)", "required int32 partition (INT(32,true))",
+		"required binary segment (STRING)", "required int64 position (INT(64,true))",
+		"required int64 base_offset (INT(64,true))", "required int64 last_offset (INT(64,true))",
+		"required int32 record_count (INT(32,true))", "required int32 magic (INT(32,true))",
+		"required binary codec (STRING)", "required int64 size_bytes (INT(64,true))",
+		"required int64 crc (INT(64,true))", "required boolean crc_valid", "required boolean is_transactional",
+		"required boolean is_control", "required int32 partition_leader_epoch (INT(32,true))",
+		"required int64 producer_id (INT(64,true))", "required int32 producer_epoch (INT(32,true))",
+		"required int32 base_sequence (INT(32,true))",
+		"optional int64 first_timestamp (TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS))",
+		"optional int64 max_timestamp (TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS))",
+	},
+	tableRecords: {
+		"required binary topic (STRING)", "required int32 partition (INT(32,true))",
+		"required int64 offset (INT(64,true))",
+		"optional int64 timestamp (TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS))",
+		"required int64 producer_id (INT(64,true))", "required int32 producer_epoch (INT(32,true))",
+		"required int32 sequence (INT(32,true))", "required int32 key_size (INT(32,true))",
+		"required int32 value_size (INT(32,true))", "required int32 header_count (INT(32,true))",
+		"required binary fingerprint (STRING)", "required binary txn_state (STRING)",
+		"optional binary key", "optional binary value",
+		"required group headers (LIST) {", "repeated group list {", "required group element {",
+		"required binary key (STRING)",
+	},
+	tableAnomalies: {
+		"optional binary topic (STRING)", "optional int32 partition (INT(32,true))",
+		"required binary kind (STRING)", "required binary severity (STRING)", "required binary file (STRING)",
+		"optional int64 position (INT(64,true))", "optional int64 offset (INT(64,true))",
+		"optional int64 producer_id (INT(64,true))", "required binary message (STRING)",
+	},
+	tableSnapshots: {
+		"required binary topic (STRING)", "required int32 partition (INT(32,true))",
+		"required int64 producer_id (INT(64,true))", "required int32 producer_epoch (INT(32,true))",
+	},
+}
+
+func openParquet(t *testing.T, file string) *parquet.File {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pf
+}
+
+// TestScanGenerated scans the committed generated log dir and checks every
+// table's schema and its contents against the generator's manifest.
+func TestScanGenerated(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	stdout := mustScan(t, "scan", generatedDir, "--out", out, "--payload")
+	for _, want := range []string{"idempotent  0", "findings: none", "records.parquet"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	for name, cols := range wantSchemas {
+		pf := openParquet(t, filepath.Join(out, name))
+		schema := pf.Schema().String()
+		for _, c := range cols {
+			if !strings.Contains(schema, c) {
+				t.Errorf("%s: no column %q in\n%s", name, c, schema)
+			}
+		}
+		kv := map[string]string{}
+		for _, m := range pf.Metadata().KeyValueMetadata {
+			kv[m.Key] = m.Value
+		}
+		for _, k := range []string{"ksleuth.version", "ksleuth.command_line", "ksleuth.inputs", "ksleuth.run_start", "ksleuth.run_end"} {
+			if kv[k] == "" {
+				t.Errorf("%s: key-value metadata %s missing", name, k)
+			}
+		}
+		for _, rg := range pf.Metadata().RowGroups {
+			for _, c := range rg.Columns {
+				if c.MetaData.Codec.String() != "ZSTD" {
+					t.Fatalf("%s: column %v compressed with %v", name, c.MetaData.PathInSchema, c.MetaData.Codec)
+				}
+			}
+		}
+	}
+
+	m, err := segtest.LoadManifest(filepath.Join(generatedDir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	batches := readTable[analysis.BatchRow](t, filepath.Join(out, tableBatches))
+	records := readTable[analysis.PayloadRecordRow](t, filepath.Join(out, tableRecords))
+	// parquet-go reads a null optional column of an embedded struct back
+	// as a pointer to zero; the file itself holds the null (DuckDB and a
+	// read as RecordRow both see it), so take the metadata columns from a
+	// read as RecordRow.
+	for i, r := range readTable[analysis.RecordRow](t, filepath.Join(out, tableRecords)) {
+		records[i].RecordRow = r
+	}
+	bi, ri := 0, 0
+	batchAt := map[string]analysis.BatchRow{}
+	for _, b := range batches {
+		batchAt[b.Segment+"@"+strconv.FormatInt(b.Position, 10)] = b
+	}
+	recByOffset := map[string]analysis.PayloadRecordRow{}
+	for _, r := range records {
+		recByOffset[r.Segment+"@"+strconv.FormatInt(r.Offset, 10)] = r
+	}
+	if len(records) != len(recByOffset) {
+		t.Errorf("%d record rows, %d distinct (segment, offset)", len(records), len(recByOffset))
+	}
+	for _, p := range m.Partitions {
+		for _, s := range p.Segments {
+			for _, e := range s.Batches {
+				b, ok := batchAt[s.File+"@"+strconv.FormatInt(e.Position, 10)]
+				if !ok {
+					t.Errorf("%s@%d: no batch row", s.File, e.Position)
+					continue
+				}
+				bi++
+				want := analysis.BatchRow{Topic: p.Topic, Partition: p.Partition, Segment: s.File, Position: e.Position,
+					BaseOffset: e.BaseOffset, LastOffset: e.LastOffset, Magic: int32(e.Magic), Codec: e.Codec.String(),
+					SizeBytes: int64(e.Size), CRC: int64(e.CRC), CRCValid: true, IsTransactional: e.Transactional,
+					IsControl: e.Control, ProducerID: e.ProducerID, ProducerEpoch: int32(e.ProducerEpoch),
+					BaseSequence: e.BaseSequence, DecodedRecords: int32(e.Count)}
+				got := analysis.BatchRow{Topic: b.Topic, Partition: b.Partition, Segment: b.Segment, Position: b.Position,
+					BaseOffset: b.BaseOffset, LastOffset: b.LastOffset, Magic: b.Magic, Codec: b.Codec,
+					SizeBytes: b.SizeBytes, CRC: b.CRC, CRCValid: b.CRCValid, IsTransactional: b.IsTransactional,
+					IsControl: b.IsControl, ProducerID: b.ProducerID, ProducerEpoch: b.ProducerEpoch,
+					BaseSequence: b.BaseSequence, DecodedRecords: b.DecodedRecords}
+				if got != want {
+					t.Errorf("batch %d:\n got %+v\nwant %+v", bi-1, got, want)
+				}
+				if e.Magic == 2 && deref(b.FirstTimestamp) != deref(analysis.Millis(e.FirstTimestamp)) {
+					t.Errorf("batch %d: first_timestamp %v, want %d", bi-1, deref(b.FirstTimestamp), e.FirstTimestamp)
+				}
+				for _, r := range e.Records {
+					ri++
+					g, ok := recByOffset[s.File+"@"+strconv.FormatInt(r.Offset, 10)]
+					if !ok {
+						t.Errorf("%s offset %d: no record row", s.File, r.Offset)
+						continue
+					}
+					if g.Sequence != r.Sequence || !bytes.Equal(g.Key, r.Key) || (g.Key == nil) != (r.Key == nil) ||
+						!bytes.Equal(g.Value, r.Value) || (g.Value == nil) != (r.Value == nil) ||
+						int(g.HeaderCount) != len(r.Headers) || g.BatchPosition != e.Position {
+						t.Errorf("%s offset %d: got %+v, want %+v", s.File, r.Offset, g, r)
+					}
+					wantTs := analysis.Millis(r.Timestamp)
+					if (wantTs == nil) != (g.Timestamp == nil) || (wantTs != nil && *wantTs != *g.Timestamp) {
+						t.Errorf("%s offset %d: timestamp %v, want %d", s.File, r.Offset, deref(g.Timestamp), r.Timestamp)
+					}
+					for i, h := range r.Headers {
+						if i < len(g.Headers) && (g.Headers[i].Key != h.Key || !bytes.Equal(g.Headers[i].Value, h.Value) || (g.Headers[i].Value == nil) != (h.Value == nil)) {
+							t.Errorf("%s offset %d header %d: got %+v, want %+v", s.File, r.Offset, i, g.Headers[i], h)
+						}
+					}
+				}
+			}
+		}
+	}
+	if bi != len(batches) || ri != len(records) {
+		t.Errorf("%d/%d batch rows and %d/%d record rows matched the manifest", bi, len(batches), ri, len(records))
+	}
+
+	// Transactions: every record of txn-0 has a resolved state, and the
+	// producer restart in idempotent-0 resent identical content.
+	states := map[string]int{}
+	fps := map[string]map[int64]bool{}
+	for _, r := range records {
+		if r.Topic == "txn" && !r.IsControl {
+			states[r.TxnState]++
+		}
+		if r.Topic == "idempotent" && r.Partition == 0 {
+			if fps[r.Fingerprint] == nil {
+				fps[r.Fingerprint] = map[int64]bool{}
+			}
+			fps[r.Fingerprint][r.ProducerID] = true
+		}
+		if r.Topic != "txn" && r.TxnState != "none" {
+			t.Errorf("%s@%d: txn_state %q outside txn-0", r.Segment, r.Offset, r.TxnState)
+		}
+	}
+	if states["committed"] == 0 || states["aborted"] == 0 || states["pending"] != 0 {
+		t.Errorf("txn-0 record states %v", states)
+	}
+	resent := 0
+	for _, pids := range fps {
+		if pids[3000] && pids[3001] {
+			resent++
+		}
+	}
+	if resent == 0 {
+		t.Error("no fingerprint shared by producers 3000 and 3001 in idempotent-0")
+	}
+
+	// files.parquet: the SHA-256 of every file, as on disk.
+	files := readTable[analysis.FileRow](t, filepath.Join(out, tableFiles))
+	n := 0
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(generatedDir, filepath.FromSlash(f.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(data)
+		if f.SHA256 != hex.EncodeToString(sum[:]) || f.Size != int64(len(data)) || f.Status != "ok" {
+			t.Errorf("%s: %+v", f.Path, f)
+		}
+		if f.BrokerID == nil || *f.BrokerID != 0 {
+			t.Errorf("%s: broker_id %v, want 0 from meta.properties", f.Path, f.BrokerID)
+		}
+		n++
+	}
+	walked := 0
+	filepath.WalkDir(generatedDir, func(_ string, d fs.DirEntry, _ error) error {
+		if !d.IsDir() {
+			walked++
+		}
+		return nil
+	})
+	if n != walked {
+		t.Errorf("%d file rows for %d files", n, walked)
+	}
+	if a := readTable[analysis.AnomalyRow](t, filepath.Join(out, tableAnomalies)); len(a) != 0 {
+		t.Errorf("anomalies in a clean log dir: %+v", a)
+	}
+}
+
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// makeArchive writes dir as a tar stream (entries in lexical order, names
+// relative to dir) through the given compressor.
+func makeArchive(t *testing.T, dir, dst string, compress func(io.Writer) io.WriteCloser) {
+	t.Helper()
+	f, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var zw io.WriteCloser = nopWriteCloser{f}
+	if compress != nil {
+		zw = compress(f)
+	}
+	tw := tar.NewWriter(zw)
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		h, err := tar.FileInfoHeader(fi, "")
+		if err != nil {
+			return err
+		}
+		h.Name = filepath.ToSlash(rel)
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		_, err = tw.Write(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// allTables reads every table of an out dir as generic rows.
+func allTables(t *testing.T, out string) map[string][]parquet.Row {
+	t.Helper()
+	got := map[string][]parquet.Row{}
+	for _, name := range scanTables {
+		p := filepath.Join(out, name)
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		pf := openParquet(t, p)
+		var rows []parquet.Row
+		for _, rg := range pf.RowGroups() {
+			rr := rg.Rows()
+			buf := make([]parquet.Row, 64)
+			for {
+				n, err := rr.ReadRows(buf)
+				for _, r := range buf[:n] {
+					rows = append(rows, r.Clone())
+				}
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			rr.Close()
+		}
+		got[name] = rows
+	}
+	return got
+}
+
+func sameTables(t *testing.T, what string, a, b map[string][]parquet.Row) {
+	t.Helper()
+	if len(a) != len(b) || len(a) < 4 {
+		t.Fatalf("%s: %d vs %d tables", what, len(a), len(b))
+	}
+	for name, ra := range a {
+		rb := b[name]
+		if len(ra) != len(rb) {
+			t.Errorf("%s: %s has %d vs %d rows", what, name, len(ra), len(rb))
+			continue
+		}
+		for i := range ra {
+			if !ra[i].Equal(rb[i]) {
+				t.Errorf("%s: %s row %d differs:\n%v\n%v", what, name, i, ra[i], rb[i])
+				break
+			}
+		}
+	}
+}
+
+// TestScanArchives: the same log dir as a directory, a .tar, a .tar.gz and
+// a .tar.zst gives identical tables.
+func TestScanArchives(t *testing.T) {
+	tmp := t.TempDir()
+	dirOut := filepath.Join(tmp, "out-dir")
+	mustScan(t, "scan", generatedDir, "--out", dirOut, "--payload")
+	want := allTables(t, dirOut)
+	cases := map[string]func(io.Writer) io.WriteCloser{
+		"gen.tar": nil,
+		"gen.tar.gz": func(w io.Writer) io.WriteCloser {
+			return gzip.NewWriter(w)
+		},
+		"gen.tar.zst": func(w io.Writer) io.WriteCloser {
+			zw, _ := zstd.NewWriter(w)
+			return zw
+		},
+		"gen.tgz": func(w io.Writer) io.WriteCloser {
+			return gzip.NewWriter(w)
+		},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			arch := filepath.Join(tmp, name)
+			makeArchive(t, generatedDir, arch, c)
+			out := filepath.Join(tmp, "out-"+name)
+			stdout := mustScan(t, "scan", arch, "--out", out, "--payload", "--jobs", "3")
+			if !strings.Contains(stdout, "findings: none") {
+				t.Errorf("summary:\n%s", stdout)
+			}
+			sameTables(t, name, want, allTables(t, out))
+		})
+	}
+}
+
+// TestScanJobs: --jobs 1 and --jobs 4 give identical tables, on the
+// generated dir and on the real corpus source with the most batches.
+func TestScanJobs(t *testing.T) {
+	inputs := []string{generatedDir}
+	if real := corpusPath(t, "real"); real != "" {
+		inputs = append(inputs, filepath.Join(real, "rjmfernandes__flink-on-prem"), filepath.Join(real, "ArthurArutunyan04__Backend_labs"))
+	}
+	tmp := t.TempDir()
+	var tables []map[string][]parquet.Row
+	for _, jobs := range []string{"1", "4"} {
+		out := filepath.Join(tmp, "jobs"+jobs)
+		mustScan(t, append([]string{"scan", "--out", out, "--payload", "--jobs", jobs}, inputs...)...)
+		tables = append(tables, allTables(t, out))
+	}
+	sameTables(t, "jobs 1 vs 4", tables[0], tables[1])
+}
+
+func corpusPath(t *testing.T, sub string) string {
+	dir := filepath.Join("..", "..", "..", "shared", "corpus", sub)
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("corpus %s missing in CI", dir)
+		}
+		return ""
+	}
+	return dir
+}
+
+// TestScanCancel: cancelling after the first segment leaves no file with a
+// final table name, and no temporary file either.
+func TestScanCancel(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	segs := 0
+	scanFileDone = func(_ context.Context, p string) {
+		if strings.HasSuffix(p, ".log") {
+			segs++
+			cancel()
+		}
+	}
+	defer func() { scanFileDone = nil }()
+	root := newRootCmd()
+	root.SetArgs([]string{"scan", generatedDir, "--out", out, "--records", "--jobs", "2"})
+	var so, se bytes.Buffer
+	root.SetOut(&so)
+	root.SetErr(&se)
+	err := root.ExecuteContext(ctx)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("err = %v, want an interrupted scan", err)
+	}
+	if segs == 0 {
+		t.Fatal("hook never ran")
+	}
+	left, _ := os.ReadDir(out)
+	for _, e := range left {
+		t.Errorf("left behind: %s", e.Name())
+	}
+	if so.Len() != 0 {
+		t.Errorf("summary printed for an interrupted scan:\n%s", so.String())
+	}
+}
+
+// TestScanRefusesOut: --out inside an input, or over existing tables.
+func TestScanRefusesOut(t *testing.T) {
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "logs")
+	if err := os.CopyFS(in, os.DirFS(filepath.Join(generatedDir, "codecs-0"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, code := scanCmd(t, "scan", in, "--out", filepath.Join(in, "out")); code != exitUsage {
+		t.Errorf("--out inside the input: exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(in, "out")); err == nil {
+		t.Error("created a dir inside the input")
+	}
+	if _, _, code := scanCmd(t, "scan", in); code != exitUsage {
+		t.Errorf("no --out: exit %d", code)
+	}
+	out := filepath.Join(tmp, "out")
+	mustScan(t, "scan", in, "--out", out, "--records")
+	if _, _, code := scanCmd(t, "scan", in, "--out", out); code != exitUsage {
+		t.Errorf("--out over tables: exit %d", code)
+	}
+	mustScan(t, "scan", in, "--out", out, "--force")
+	if _, err := os.Stat(filepath.Join(out, tableRecords)); err == nil {
+		t.Error("--force kept a stale records.parquet")
+	}
+	if _, _, code := scanCmd(t, "scan", in, "--out", out, "--force", "--progress", "sometimes"); code != exitUsage {
+		t.Errorf("bad --progress: exit %d", code)
+	}
+	if _, _, code := scanCmd(t, "scan", in, "--out", out, "--force", "--topic", "("); code != exitUsage {
+		t.Errorf("bad --topic: exit %d", code)
+	}
+}
+
+// TestScanTopicAndJSON: --topic keeps matching partitions; --json is one
+// document with the summary.
+func TestScanTopicAndJSON(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	stdout := mustScan(t, "scan", generatedDir, "--out", out, "--topic", "^codecs$", "--json")
+	var doc struct {
+		Batches    int64
+		Partitions []struct {
+			Topic   string
+			Batches int64
+		}
+		Tables []struct{ Name, Path string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(doc.Partitions) != 2 || doc.Batches != 36 || len(doc.Tables) != 4 {
+		t.Errorf("--topic ^codecs$: %+v", doc)
+	}
+	for _, p := range doc.Partitions {
+		if p.Topic != "codecs" {
+			t.Errorf("partition of topic %s", p.Topic)
+		}
+	}
+}
+
+// manifestCounts reads MANIFEST.md's "- `path`: segments [...]; N
+// batches/messages, M records" lines, keyed by source/partition-path.
+func manifestCounts(t *testing.T, root string) map[string][2]int64 {
+	f, err := os.Open(filepath.Join(root, "MANIFEST.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	source := regexp.MustCompile("^## ([^ ]+)/([^ ]+)$")
+	part := regexp.MustCompile("^ *- `([^`]+)`: segments \\[[^]]*\\]; ([0-9]+) batches/messages, ([0-9]+) records")
+	out := map[string][2]int64{}
+	cur := ""
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		if m := source.FindStringSubmatch(sc.Text()); m != nil {
+			cur = m[1] + "__" + m[2]
+		} else if m := part.FindStringSubmatch(sc.Text()); m != nil && cur != "" {
+			b, _ := strconv.ParseInt(m[2], 10, 64)
+			r, _ := strconv.ParseInt(m[3], 10, 64)
+			out[cur+"/"+m[1]] = [2]int64{b, r}
+		}
+	}
+	return out
+}
+
+// TestScanRealCorpus scans every source of the real broker corpus in one
+// run and checks the batch and record counts against MANIFEST.md (which
+// counts .log.deleted/.log.swap files with their partition, and not KRaft
+// snapshots).
+func TestScanRealCorpus(t *testing.T) {
+	root := corpusPath(t, "real")
+	if root == "" {
+		t.Skip("corpus not present")
+	}
+	want := manifestCounts(t, root)
+	if len(want) < 100 {
+		t.Fatalf("parsed only %d lines of MANIFEST.md", len(want))
+	}
+	ents, _ := os.ReadDir(root)
+	var sources []string
+	for _, e := range ents {
+		if e.IsDir() {
+			sources = append(sources, e.Name())
+		}
+	}
+	sort.Strings(sources)
+	args := []string{"scan", "--out", filepath.Join(t.TempDir(), "out"), "--records"}
+	for _, s := range sources {
+		args = append(args, filepath.Join(root, s))
+	}
+	out := args[2]
+	stdout := mustScan(t, args...)
+	files := readTable[analysis.FileRow](t, filepath.Join(out, tableFiles))
+	kinds := map[string]string{}
+	for _, f := range files {
+		kinds[strconv.Itoa(int(f.Input))+"/"+f.Path] = f.Kind
+		if f.Status != "ok" && f.Status != "notes" {
+			t.Errorf("%s/%s: status %s", sources[f.Input], f.Path, f.Status)
+		}
+	}
+	got := map[string][2]int64{}
+	for _, b := range readTable[analysis.BatchRow](t, filepath.Join(out, tableBatches)) {
+		if kinds[strconv.Itoa(int(b.Input))+"/"+b.Segment] != "log" {
+			continue
+		}
+		k := sources[b.Input] + "/" + path.Dir(b.Segment)
+		c := got[k]
+		got[k] = [2]int64{c[0] + 1, c[1] + int64(b.DecodedRecords)}
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %d batches, %d records; MANIFEST.md says %d, %d", k, got[k][0], got[k][1], w[0], w[1])
+		}
+	}
+	recs := readTable[analysis.RecordRow](t, filepath.Join(out, tableRecords))
+	var total int64
+	for _, c := range got {
+		total += c[1]
+	}
+	if int64(len(recs)) < total {
+		t.Errorf("%d record rows, fewer than the %d records of .log files", len(recs), total)
+	}
+	for _, a := range readTable[analysis.AnomalyRow](t, filepath.Join(out, tableAnomalies)) {
+		if a.Severity == "error" {
+			t.Errorf("anomaly in the real corpus: %+v", a)
+		}
+	}
+	if !strings.Contains(stdout, "findings: 0 error(s)") {
+		t.Errorf("summary:\n%s", stdout)
+	}
+	t.Logf("%d sources, %d partitions checked against MANIFEST.md, %d files, %d record rows", len(sources), len(want), len(files), len(recs))
+}
+
+// TestScanDamaged: a flipped byte in the middle of a segment is an
+// anomaly with file and byte position, the file is "damaged", the batches
+// after it are still read, and --fail-on-findings exits 3.
+func TestScanDamaged(t *testing.T) {
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "logs", "codecs-0")
+	if err := os.CopyFS(in, os.DirFS(filepath.Join(generatedDir, "codecs-0"))); err != nil {
+		t.Fatal(err)
+	}
+	seg := filepath.Join(in, "00000000000000000000.log")
+	data, _ := os.ReadFile(seg)
+	data[700] ^= 0x40
+	os.Chmod(seg, 0o644)
+	if err := os.WriteFile(seg, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "out")
+	stdout, _, code := scanCmd(t, "scan", filepath.Join(tmp, "logs"), "--out", out, "--fail-on-findings")
+	if code != exitFindings {
+		t.Fatalf("exit %d, want %d\n%s", code, exitFindings, stdout)
+	}
+	an := readTable[analysis.AnomalyRow](t, filepath.Join(out, tableAnomalies))
+	if len(an) == 0 || an[0].Severity != "error" || an[0].Position == nil || *an[0].Position > 700 || an[0].File != "codecs-0/00000000000000000000.log" {
+		t.Fatalf("anomalies %+v", an)
+	}
+	files := readTable[analysis.FileRow](t, filepath.Join(out, tableFiles))
+	for _, f := range files {
+		if f.Path == "codecs-0/00000000000000000000.log" && f.Status != "damaged" {
+			t.Errorf("status %s", f.Status)
+		}
+	}
+	batches := readTable[analysis.BatchRow](t, filepath.Join(out, tableBatches))
+	if len(batches) < 17 {
+		t.Errorf("%d batches read around the damage, want at least 17 of 18", len(batches))
+	}
+	if !regexp.MustCompile(`error +crc-mismatch +1`).MatchString(stdout) {
+		t.Errorf("summary:\n%s", stdout)
+	}
+}
