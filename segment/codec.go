@@ -26,6 +26,7 @@ type decompressors struct {
 	sn   xerialSnappy
 	src  bytes.Reader // reused reader over an in-memory payload
 	zout []byte       // zstd one-shot output
+	out  []byte       // lz4 and snappy one-shot output
 }
 
 // zstdOneShotMax is the largest frame content size decoded in one call into
@@ -43,6 +44,7 @@ func (d *decompressors) close() {
 // openBytes prepares decompression of an in-memory payload. It returns
 // either the whole decompressed payload (direct) or a stream to read it from.
 func (d *decompressors) openBytes(codec Codec, magic int8, payload []byte) (direct []byte, stream io.Reader, err error) {
+	err = errOneShotFull
 	if codec == CodecZstd {
 		var h zstd.Header
 		if h.Decode(payload) == nil && h.HasFCS && h.FrameContentSize <= zstdOneShotMax && int64(h.FrameContentSize) <= d.limit {
@@ -61,9 +63,25 @@ func (d *decompressors) openBytes(codec Codec, magic int8, payload []byte) (dire
 			return out, nil, nil
 		}
 	}
+	// lz4 and snappy blocks decode straight from the payload into one
+	// reused buffer; a payload that would decode to more than oneShotMax
+	// is streamed instead (from the start: that is rare and keeps memory
+	// following the largest record).
+	switch codec {
+	case CodecLZ4:
+		d.out, err = lz4DecodeAll(payload, magic, d.out[:0])
+	case CodecSnappy:
+		d.out, err = xerialDecodeAll(payload, d.out[:0])
+	}
+	if err == nil {
+		return d.out, nil, nil
+	}
+	if err != errOneShotFull {
+		return nil, nil, err
+	}
 	d.src.Reset(payload)
-	s, err := d.open(codec, magic, &d.src)
-	return nil, s, err
+	stream, err = d.open(codec, magic, &d.src)
+	return nil, stream, err
 }
 
 // open returns a stream of the decompressed bytes read from src.
@@ -331,43 +349,220 @@ func (f *lz4Frame) header() error {
 	if err := readFullCodec(f.src, h, "lz4"); err != nil {
 		return err
 	}
+	need := lz4HeaderLen(h[4])
+	if err := readFullCodec(f.src, f.scratch[6:need], "lz4"); err != nil {
+		return err
+	}
+	flg, blockMax, err := lz4ParseHeader(f.scratch[:need], f.magic)
+	f.flg, f.blockMax = flg, blockMax
+	return err
+}
+
+// lz4HeaderLen is the frame header length implied by FLG: magic, FLG, BD,
+// an optional 8-byte content size, and the header checksum byte.
+func lz4HeaderLen(flg byte) int {
+	if flg&0x08 != 0 {
+		return 15
+	}
+	return 7
+}
+
+// lz4ParseHeader checks a whole frame header (kafka-formats.md §4.3) and
+// returns FLG and the largest block the frame may hold.
+func lz4ParseHeader(h []byte, magic int8) (flg byte, blockMax int, err error) {
 	if binary.LittleEndian.Uint32(h[:4]) != lz4FrameMagic {
-		return detail(ErrDecompress, "lz4: bad frame magic %#x", binary.LittleEndian.Uint32(h[:4]))
+		return 0, 0, detail(ErrDecompress, "lz4: bad frame magic %#x", binary.LittleEndian.Uint32(h[:4]))
 	}
-	f.flg = h[4]
-	bd := h[5]
-	if f.flg>>6 != 1 {
-		return detail(ErrDecompress, "lz4: frame version %d", f.flg>>6)
+	flg, bd := h[4], h[5]
+	if flg>>6 != 1 {
+		return 0, 0, detail(ErrDecompress, "lz4: frame version %d", flg>>6)
 	}
-	if f.flg&0x03 != 0 || bd&0x8f != 0 {
-		return detail(ErrDecompress, "lz4: reserved bits set in frame descriptor")
+	if flg&0x03 != 0 || bd&0x8f != 0 {
+		return 0, 0, detail(ErrDecompress, "lz4: reserved bits set in frame descriptor")
 	}
 	code := (bd >> 4) & 7
 	if code < 4 {
-		return detail(ErrDecompress, "lz4: block size code %d", code)
-	}
-	f.blockMax = 1 << (8 + 2*uint(code))
-	// The descriptor (FLG, BD, optional content size) is what HC covers;
-	// keep it contiguous after the magic in scratch.
-	desc := f.scratch[4:6]
-	if f.flg&0x08 != 0 { // content size present: read and ignore
-		if err := readFullCodec(f.src, f.scratch[6:14], "lz4"); err != nil {
-			return err
-		}
-		desc = f.scratch[4:14]
-	}
-	hc := f.scratch[14:15]
-	if err := readFullCodec(f.src, hc, "lz4"); err != nil {
-		return err
+		return 0, 0, detail(ErrDecompress, "lz4: block size code %d", code)
 	}
 	// Magic 0 data was written with the checksum taken over the magic bytes
-	// too (KAFKA-3160); Kafka skips the check for it, and so do we.
-	if f.magic >= 1 {
-		if want := byte(xxh32(desc, 0) >> 8); hc[0] != want {
-			return detail(ErrDecompress, "lz4: frame descriptor checksum %#x, want %#x", hc[0], want)
+	// too (KAFKA-3160); Kafka skips the check for it, and so do we. The
+	// checksum covers the descriptor: FLG, BD and the optional content size.
+	n := lz4HeaderLen(flg)
+	if magic >= 1 {
+		if want := byte(xxh32(h[4:n-1], 0) >> 8); h[n-1] != want {
+			return 0, 0, detail(ErrDecompress, "lz4: frame descriptor checksum %#x, want %#x", h[n-1], want)
 		}
 	}
-	return nil
+	return flg, 1 << (8 + 2*uint(code)), nil
+}
+
+// errOneShotFull tells openBytes that a payload decodes to more than it
+// will hold in one buffer, so it is streamed instead.
+var errOneShotFull = errors.New("segment: payload too large to decode at once")
+
+// oneShotMax bounds what a payload held in memory is decoded to in one
+// buffer; beyond it decoding streams, so memory follows the largest record.
+const oneShotMax = 8 << 20
+
+// lz4DecodeAll decodes a whole in-memory LZ4 frame into dst without
+// copying blocks through intermediate buffers.
+func lz4DecodeAll(p []byte, magic int8, dst []byte) ([]byte, error) {
+	if len(p) < 7 || len(p) < lz4HeaderLen(p[4]) {
+		return dst, detail(ErrDecompress, "lz4: payload ends early")
+	}
+	flg, blockMax, err := lz4ParseHeader(p, magic)
+	if err != nil {
+		return dst, err
+	}
+	p = p[lz4HeaderLen(flg):]
+	if lz4Bound(p, blockMax, flg) > oneShotMax {
+		return dst, errOneShotFull
+	}
+	for {
+		if len(p) < 4 {
+			return dst, detail(ErrDecompress, "lz4: payload ends early")
+		}
+		size := binary.LittleEndian.Uint32(p)
+		p = p[4:]
+		if size == 0 {
+			return dst, nil // end mark; a content checksum may follow
+		}
+		stored := size&0x80000000 != 0
+		size &= 0x7fffffff
+		if int(size) > blockMax || int(size) > len(p) {
+			return dst, detail(ErrDecompress, "lz4: block of %d bytes (frame limit %d, %d left)", size, blockMax, len(p))
+		}
+		blk := p[:size]
+		p = p[size:]
+		if flg&0x10 != 0 {
+			if len(p) < 4 {
+				return dst, detail(ErrDecompress, "lz4: payload ends early")
+			}
+			p = p[4:]
+		}
+		if len(dst)+blockMax > oneShotMax {
+			return dst, errOneShotFull
+		}
+		if stored {
+			dst = append(dst, blk...)
+			continue
+		}
+		if cap(dst)-len(dst) < blockMax {
+			nd := make([]byte, len(dst), max(2*cap(dst), len(dst)+blockMax))
+			copy(nd, dst)
+			dst = nd
+		}
+		var n int
+		if flg&0x20 != 0 {
+			n, err = lz4.UncompressBlock(blk, dst[len(dst):len(dst)+blockMax])
+		} else {
+			// Dependent blocks refer to the output before them, which is
+			// right here in dst.
+			dict := dst[max(0, len(dst)-64<<10):]
+			n, err = lz4.UncompressBlockWithDict(blk, dst[len(dst):len(dst)+blockMax], dict)
+		}
+		if err != nil {
+			return dst, detail(ErrDecompress, "lz4: %v", err)
+		}
+		dst = dst[:len(dst)+n]
+	}
+}
+
+// lz4Bound hops over the block headers of a frame and returns the most its
+// blocks can decode to, so a large frame goes straight to streaming.
+func lz4Bound(p []byte, blockMax int, flg byte) int {
+	total := 0
+	for len(p) >= 4 && total <= oneShotMax {
+		size := binary.LittleEndian.Uint32(p)
+		if size == 0 {
+			break
+		}
+		n := int(size & 0x7fffffff)
+		if size&0x80000000 != 0 {
+			total += n
+		} else {
+			total += blockMax
+		}
+		if n > len(p)-4 {
+			break
+		}
+		p = p[4+n:]
+		if flg&0x10 != 0 && len(p) >= 4 {
+			p = p[4:]
+		}
+	}
+	return total
+}
+
+// xerialDecodeAll decodes a whole in-memory snappy payload (xerial stream
+// or one raw block) into dst.
+func xerialDecodeAll(p []byte, dst []byte) ([]byte, error) {
+	decode := func(block []byte) error {
+		n, err := s2.DecodedLen(block)
+		if err != nil {
+			return detail(ErrDecompress, "snappy: %v", err)
+		}
+		if len(dst)+n > oneShotMax {
+			return errOneShotFull
+		}
+		if cap(dst)-len(dst) < n {
+			nd := make([]byte, len(dst), max(2*cap(dst), len(dst)+n))
+			copy(nd, dst)
+			dst = nd
+		}
+		out, err := s2.Decode(dst[len(dst):len(dst)+n], block)
+		if err != nil {
+			return detail(ErrDecompress, "snappy: %v", err)
+		}
+		dst = dst[:len(dst)+len(out)]
+		return nil
+	}
+	if len(p) == 0 {
+		return dst, detail(ErrDecompress, "snappy: empty payload")
+	}
+	if len(p) < 16 || !bytes.Equal(p[:8], xerialMagic) {
+		return dst, decode(p)
+	}
+	p = p[16:]
+	// Sum the chunks' decoded lengths first: a large payload streams.
+	total := 0
+	for q := p; len(q) >= 4 && total <= oneShotMax; {
+		l := binary.BigEndian.Uint32(q)
+		if l == 0x82534e41 || int32(l) < 0 || int(l) > len(q)-4 {
+			break // concatenated header or damage: the decode loop decides
+		}
+		n, err := s2.DecodedLen(q[4 : 4+l])
+		if err != nil {
+			break
+		}
+		total += n
+		q = q[4+l:]
+	}
+	if total > oneShotMax {
+		return dst, errOneShotFull
+	}
+	for len(p) >= 4 {
+		l := binary.BigEndian.Uint32(p)
+		p = p[4:]
+		if l == 0x82534e41 { // a concatenated stream header
+			if len(p) < 12 || !bytes.Equal(p[:4], xerialMagic[4:]) {
+				return dst, detail(ErrDecompress, "snappy: bad concatenated stream header")
+			}
+			p = p[12:]
+			continue
+		}
+		if int32(l) < 0 {
+			return dst, detail(ErrDecompress, "snappy: negative chunk length %d", int32(l))
+		}
+		if int(l) > len(p) {
+			return dst, detail(ErrDecompress, "snappy: chunk of %d bytes, payload ends after %d", l, len(p))
+		}
+		if err := decode(p[:l]); err != nil {
+			return dst, err
+		}
+		p = p[l:]
+	}
+	return dst, nil
 }
 
 func (f *lz4Frame) next() error {
