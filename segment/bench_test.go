@@ -2,6 +2,7 @@ package segment
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -55,6 +56,10 @@ func realisticSegment(codec segtest.Codec, size int) []byte {
 	return seg
 }
 
+// benchSize is the uncompressed size of each benchmark segment. The default
+// keeps a run short; real measurements use e.g. -segsize=268435456.
+var benchSize = flag.Int("segsize", 16<<20, "uncompressed bytes per benchmark segment")
+
 var benchCodecs = []segtest.Codec{segtest.CodecNone, segtest.CodecGzip, segtest.CodecSnappy, segtest.CodecLZ4, segtest.CodecZstd}
 
 var (
@@ -66,7 +71,7 @@ func benchSegments() map[segtest.Codec][]byte {
 	benchSegOnce.Do(func() {
 		benchSegs = map[segtest.Codec][]byte{}
 		for _, c := range benchCodecs {
-			benchSegs[c] = realisticSegment(c, 16<<20)
+			benchSegs[c] = realisticSegment(c, *benchSize)
 		}
 	})
 	return benchSegs
