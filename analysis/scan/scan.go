@@ -23,8 +23,10 @@ package scan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"sort"
@@ -174,13 +176,24 @@ type scanner struct {
 func (s *scanner) runArchive(ctx context.Context, in *source.Input, opts source.Options) error {
 	w := newWorker(s.cfg, s.pool)
 	defer w.close()
-	return in.Stream(ctx, opts, func(e *source.Entry, r io.Reader) error {
+	err := in.Stream(ctx, opts, func(e *source.Entry, r io.Reader) error {
 		err := w.process(ctx, e, r, s.collect)
 		if err == nil && s.cfg.FileDone != nil {
 			s.cfg.FileDone(e.Path)
 		}
 		return err
 	})
+	var ae *source.ArchiveError
+	if errors.As(err, &ae) {
+		// The archive itself is damaged: what came before the damage was
+		// scanned; the damage is a finding about the archive, and the
+		// other inputs are still scanned.
+		s.anomalies = append(s.anomalies, analysis.AnomalyRow{Input: int32(in.Index), Kind: "archive-damaged",
+			Severity: "error", File: filepath.Base(in.Path), Position: &ae.Offset,
+			Message: fmt.Sprintf("%v; entries after it not read", ae.Err)})
+		return nil
+	}
+	return err
 }
 
 // runFiles processes a directory or file input: Jobs workers take files in

@@ -114,6 +114,9 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		fd.partDir = dirOf(e.Path)
 		fd.dirState = e.Partition.State
 	}
+	for _, w := range e.Warnings {
+		fc.anomaly(w.Kind, "warning", nil, nil, nil, w.Message)
+	}
 	if e.Skipped != "" {
 		fd.row.Status = statusSkipped
 		fc.anomaly("skipped-file", "note", nil, nil, nil, e.Path+": "+e.Skipped)

@@ -140,6 +140,10 @@ type Entry struct {
 	// Skipped is set for entries that are listed but not read (symlinks),
 	// with the reason.
 	Skipped string
+	// Warnings are problems with an archive entry's name or place in the
+	// archive (a name leaving the archive root, a name seen before). The
+	// entry is still read: its bytes are evidence too.
+	Warnings []Warning
 
 	abs string // dir and file inputs: the file to open
 }
@@ -325,22 +329,60 @@ func resolve(p string) string {
 // without error.
 var ErrStop = errors.New("source: stop")
 
+// Warning is one problem with an archive entry, for the anomalies table.
+type Warning struct {
+	Kind    string // unsafe-path, duplicate-entry
+	Message string
+}
+
 // archiveEntry turns a tar header into an Entry, or nil for entries that
-// are not files (directories).
-func archiveEntry(in *Input, name string, size int64, symlink, regular bool) *Entry {
-	name = strings.TrimLeft(path.Clean("/"+strings.ReplaceAll(name, "\\", "/")), "/")
+// are not files (directories). Names are cleaned to a path inside the
+// archive root; a name that is absolute or climbs out with ".." is kept
+// under its cleaned form, with an unsafe-path warning.
+func archiveEntry(in *Input, raw string, size int64, kind entryKind) *Entry {
+	slashed := strings.ReplaceAll(raw, "\\", "/")
+	name := strings.TrimLeft(path.Clean("/"+slashed), "/")
 	if name == "" || name == "." {
 		return nil
 	}
 	e := &Entry{Input: in.Index, Path: name, Size: size}
 	describe(e, "")
-	switch {
-	case symlink:
+	if unsafeName(slashed) {
+		e.Warnings = append(e.Warnings, Warning{"unsafe-path",
+			fmt.Sprintf("archive entry name %q leaves the archive root; read as %q, nothing extracted", raw, name)})
+	}
+	switch kind {
+	case entrySymlink:
 		e.Skipped, e.Size = "symlink in archive, not followed", 0
-	case !regular:
+	case entryHardLink:
+		e.Skipped, e.Size = "hard link in archive, not followed", 0
+	case entryOther:
 		e.Skipped, e.Size = "not a regular file", 0
 	}
 	return e
+}
+
+type entryKind int
+
+const (
+	entryRegular entryKind = iota
+	entrySymlink
+	entryHardLink
+	entryOther // devices, FIFOs, anything else
+)
+
+// unsafeName reports whether a slash-separated archive name is absolute
+// (or has a drive letter) or has a ".." element.
+func unsafeName(name string) bool {
+	if strings.HasPrefix(name, "/") || len(name) >= 2 && name[1] == ':' {
+		return true
+	}
+	for _, el := range strings.Split(name, "/") {
+		if el == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // ReadCloser pairs an archive's decompressed stream with what must be

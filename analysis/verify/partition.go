@@ -251,11 +251,11 @@ func (p *partitionRun) run() (Partition, error) {
 			snapNames = append(snapNames, name)
 		case snapshot.KindKRaftSnapshot, snapshot.KindBootstrapCheckpoint:
 			if err := p.frameOnly(full); err != nil {
-				return info, err
+				p.add(newFinding(KindIOError, SevError, full, -1, -1, "%v", err))
 			}
 		default:
 			if err := p.stateFile(full, n.Kind); err != nil {
-				return info, err
+				p.add(newFinding(KindIOError, SevError, full, -1, -1, "%v", err))
 			}
 		}
 	}
@@ -309,7 +309,9 @@ func (p *partitionRun) run() (Partition, error) {
 		}
 		first, err := p.segment(s)
 		if err != nil {
-			return info, err
+			// An unreadable segment (open or read failing) is a finding
+			// about it; the other segments are still verified.
+			p.add(newFinding(KindIOError, SevError, p.join(s.log), -1, -1, "%v", err))
 		}
 		if info.FirstOffset < 0 && first >= 0 {
 			info.FirstOffset = first

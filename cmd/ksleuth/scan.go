@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/export"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
@@ -39,6 +41,7 @@ type scanOptions struct {
 	progress       string
 	failOnFindings bool
 	force          bool
+	dup            dupOptions
 }
 
 // Table file names written by scan (DESIGN.md "Parquet tables").
@@ -48,12 +51,14 @@ const (
 	tableRecords   = "records.parquet"
 	tableAnomalies = "anomalies.parquet"
 	tableSnapshots = "snapshots.parquet"
+	tableProducers = "producers.parquet"
+	tableDups      = "duplicates.parquet"
 )
 
 // scanTables lists every table name scan may write (and so refuses to
 // overwrite without --force). producers.parquet and duplicates.parquet
 // belong to the analysis issue; they are listed so --force clears them.
-var scanTables = []string{tableFiles, tableBatches, tableRecords, tableAnomalies, tableSnapshots, "producers.parquet", "duplicates.parquet"}
+var scanTables = []string{tableFiles, tableBatches, tableRecords, tableAnomalies, tableSnapshots, tableProducers, tableDups}
 
 // scanFileDone is a test hook called after each file's rows are written.
 var scanFileDone func(ctx context.Context, path string)
@@ -67,7 +72,10 @@ func newScanCmd() *cobra.Command {
 dirs, single files and archives (.tar, .tar.gz/.tgz, .tar.zst) read as
 streams without extraction, and writes the tables of DESIGN.md to DIR:
 files.parquet (with the SHA-256 of every input file), batches.parquet,
-anomalies.parquet, snapshots.parquet, and records.parquet with --records.
+anomalies.parquet, snapshots.parquet, producers.parquet (producer
+sessions), duplicates.parquet (content written again under another
+producer ID; see ksleuth dups --help for the flags), and records.parquet
+with --records.
 A summary per topic-partition goes to stdout (--json: one JSON document).
 
 Tables are written under temporary names and renamed only when the scan
@@ -88,6 +96,7 @@ may not be inside an input, and must not already hold tables (--force).`,
 	f.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")
 	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, "exit 3 when findings of severity error were reported")
 	f.BoolVar(&o.force, "force", false, "replace tables already in --out")
+	addDupFlags(f, &o.dup)
 	return cmd
 }
 
@@ -125,6 +134,19 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	if err := checkOut(o, inputs); err != nil {
 		return err
 	}
+	dopts, hasher, err := o.dup.detectorOptions("scan")
+	if err != nil {
+		return err
+	}
+	if err := checkTmp(dopts.TmpDir, inputs); err != nil {
+		return err
+	}
+	det, err := dups.New(dopts)
+	if err != nil {
+		return err
+	}
+	defer det.Close()
+	an := newAnalyzer(det, hasher)
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
@@ -147,6 +169,8 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	batches := openTable[analysis.BatchRow](ts, tableBatches)
 	anomalies := openTable[analysis.AnomalyRow](ts, tableAnomalies)
 	snapshots := openTable[analysis.SnapshotRow](ts, tableSnapshots)
+	producerTab := openTable[analysis.ProducerRow](ts, tableProducers)
+	dupTab := openTable[analysis.DuplicateRow](ts, tableDups)
 	var records *table[analysis.RecordRow]
 	var payload *table[analysis.PayloadRecordRow]
 	switch {
@@ -171,23 +195,33 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	prog := newProgress(cmd.ErrOrStderr(), o.progress, total, inputs)
 	defer prog.finish()
 
-	cfg := scan.Config{Jobs: o.jobs, Records: o.records, Payload: o.payload, Topic: topic, Progress: prog.add}
+	// Records are always read: duplicate detection needs them.
+	cfg := scan.Config{Jobs: o.jobs, Records: true, Payload: o.payload || an.needPayload(), Topic: topic, Progress: prog.add}
 	if scanFileDone != nil {
 		cfg.FileDone = func(p string) { scanFileDone(ctx, p) }
 	}
 	var recBuf []analysis.RecordRow
-	out := scan.Output{Batches: batches.write}
-	switch {
-	case payload != nil:
-		out.Records = payload.write
-	case records != nil:
-		out.Records = func(rows []analysis.PayloadRecordRow) error {
+	out := scan.Output{Batches: func(rows []analysis.BatchRow) error {
+		if err := an.batches(rows); err != nil {
+			return err
+		}
+		return batches.write(rows)
+	}}
+	out.Records = func(rows []analysis.PayloadRecordRow) error {
+		if err := an.records(rows); err != nil {
+			return err
+		}
+		switch {
+		case payload != nil:
+			return payload.write(rows)
+		case records != nil:
 			recBuf = recBuf[:0]
 			for i := range rows {
 				recBuf = append(recBuf, rows[i].RecordRow)
 			}
 			return records.write(recBuf)
 		}
+		return nil
 	}
 	res, err := scan.Run(ctx, inputs, cfg, out)
 	prog.finish()
@@ -198,6 +232,29 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		return err
 	}
 	if err := files.write(res.Files); err != nil {
+		return err
+	}
+	prodRows, prodAnomalies := an.tracker.Finish(res.Snapshots)
+	if err := producerTab.write(prodRows); err != nil {
+		return err
+	}
+	res.Anomalies = append(res.Anomalies, prodAnomalies...)
+	res.Findings = addFindingCounts(res.Findings, prodAnomalies)
+	sort.SliceStable(res.Anomalies, func(i, j int) bool {
+		a, b := &res.Anomalies[i], &res.Anomalies[j]
+		if a.Input != b.Input {
+			return a.Input < b.Input
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return derefPos(a.Position) < derefPos(b.Position)
+	})
+	dst, err := det.Finish(ctx, dupTab.write)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("scan interrupted: %w; no tables written", context.Cause(ctx))
+		}
 		return err
 	}
 	if err := anomalies.write(res.Anomalies); err != nil {
@@ -222,6 +279,7 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	}
 
 	sum := newScanSummary(inputs, o, res, ts, end.Sub(start))
+	sum.DuplicateGroups, sum.Duplicates, sum.ProducerSessions = dst.Groups, dst.Duplicates, len(prodRows)
 	w := cmd.OutOrStdout()
 	if o.json {
 		enc := json.NewEncoder(w)
@@ -463,7 +521,12 @@ type scanSummary struct {
 	Errors     int64                    `json:"errors"`
 	Unreadable int64                    `json:"unreadable"`
 	Out        string                   `json:"out"`
-	Tables     []scanTable              `json:"tables"`
+	// Producer sessions and duplicates (ksleuth producers / dups report
+	// them in full).
+	ProducerSessions int         `json:"producer_sessions"`
+	DuplicateGroups  int64       `json:"duplicate_groups"`
+	Duplicates       int64       `json:"duplicates"`
+	Tables           []scanTable `json:"tables"`
 }
 
 type scanInput struct {
@@ -573,6 +636,8 @@ func (s *scanSummary) writeText(w io.Writer) error {
 	if s.Unreadable > 0 {
 		fmt.Fprintf(ew, "unreadable files: %d\n", s.Unreadable)
 	}
+	fmt.Fprintf(ew, "producer sessions: %d; duplicates: %d group(s), %d later cop%s (ksleuth dups for the report)\n",
+		s.ProducerSessions, s.DuplicateGroups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"))
 	fmt.Fprintf(ew, "\ntables in %s:\n", s.Out)
 	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	for _, t := range s.Tables {
@@ -595,4 +660,25 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
+}
+
+func derefPos(p *int64) int64 {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+// addFindingCounts adds the producer-session anomalies to the summary
+// counts.
+func addFindingCounts(fc []scan.FindingCount, rows []analysis.AnomalyRow) []scan.FindingCount {
+	for _, a := range rows {
+		i := slices.IndexFunc(fc, func(f scan.FindingCount) bool { return f.Kind == a.Kind && f.Severity == a.Severity })
+		if i < 0 {
+			fc = append(fc, scan.FindingCount{Kind: a.Kind, Severity: a.Severity})
+			i = len(fc) - 1
+		}
+		fc[i].Count++
+	}
+	return fc
 }

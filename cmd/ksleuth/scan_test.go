@@ -99,6 +99,27 @@ var wantSchemas = map[string][]string{
 		"required binary topic (STRING)", "required int32 partition (INT(32,true))",
 		"required int64 producer_id (INT(64,true))", "required int32 producer_epoch (INT(32,true))",
 	},
+	tableProducers: {
+		"required binary topic (STRING)", "required int32 partition (INT(32,true))",
+		"required int64 producer_id (INT(64,true))", "required int32 producer_epoch (INT(32,true))",
+		"required int64 first_offset (INT(64,true))", "required int64 last_offset (INT(64,true))",
+		"optional int64 first_timestamp (TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS))",
+		"optional int64 last_timestamp (TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS))",
+		"required int32 first_sequence (INT(32,true))", "required int32 last_sequence (INT(32,true))",
+		"required int64 batches (INT(64,true))", "required int64 records (INT(64,true))",
+		"required boolean is_transactional", "required int64 commits (INT(64,true))", "required int64 aborts (INT(64,true))",
+		"required int64 sequence_gaps (INT(64,true))",
+		"optional int32 snapshot_last_sequence (INT(32,true))", "optional int64 snapshot_last_offset (INT(64,true))",
+	},
+	tableDups: {
+		"required int64 group_id (INT(64,true))", "required binary fingerprint (STRING)",
+		"required binary topic (STRING)", "required int32 partition (INT(32,true))",
+		"required int64 offset (INT(64,true))", "required int64 producer_id (INT(64,true))",
+		"required int32 producer_epoch (INT(32,true))", "required int32 sequence (INT(32,true))",
+		"optional int64 timestamp (TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS))",
+		"required int32 occurrence (INT(32,true))", "required binary class (STRING)",
+		"required binary explanation (STRING)",
+	},
 }
 
 func openParquet(t *testing.T, file string) *parquet.File {
@@ -556,7 +577,7 @@ func TestScanTopicAndJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
-	if len(doc.Partitions) != 2 || doc.Batches != 36 || len(doc.Tables) != 4 {
+	if len(doc.Partitions) != 2 || doc.Batches != 36 || len(doc.Tables) != 6 {
 		t.Errorf("--topic ^codecs$: %+v", doc)
 	}
 	for _, p := range doc.Partitions {

@@ -1,0 +1,626 @@
+// Package dups finds records whose content was written again under another
+// producer (DESIGN.md "Duplicate semantics") and explains each later copy
+// as a restart-resend, a txn-retry or a repeat.
+//
+//	d, _ := dups.New(dups.Options{TmpDir: dir})
+//	defer d.Close()
+//	p := d.Partition(input, topic, partition, dir)
+//	for each record, in offset order per partition { d.Add(&dups.Record{Part: p, ...}) }
+//	stats, err := d.Finish(ctx, func(group []analysis.DuplicateRow) error { ... })
+//
+// Every record costs one fixed-size entry (recordBytes). While the entries
+// fit in Options.MemBudget they stay in memory; beyond it they are spilled
+// to temporary files in a directory of its own under Options.TmpDir,
+// partitioned by the leading bits of the fingerprint, and each partition is
+// grouped in memory on its own (re-partitioned on the next bits if it is
+// still too large). Groups are emitted in (fingerprint, scope) order and
+// numbered in that order, so the result is the same at every budget.
+// Close removes the temporary files.
+//
+// The package is pure computation apart from that spill directory: no
+// flags, no printing.
+package dups
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ksleuth/ksleuth/analysis"
+)
+
+// Parts selects what the fingerprint covers (--match).
+type Parts uint8
+
+const (
+	MatchKey Parts = 1 << iota
+	MatchValue
+	MatchHeaders
+	MatchAll = MatchKey | MatchValue | MatchHeaders
+)
+
+// Scope is where a duplicate is looked for (--scope).
+type Scope int
+
+const (
+	ScopeTopic     Scope = iota // same topic, any partition (the default)
+	ScopePartition              // same topic-partition
+	ScopeAll                    // anywhere in the inputs
+)
+
+// Defaults.
+const (
+	DefaultRestartWindow = 10 * time.Minute
+	// DefaultMemBudget holds about 8 million records in memory before
+	// spilling.
+	DefaultMemBudget = 512 << 20
+)
+
+// Classes of later occurrences.
+const (
+	ClassRestartResend = "restart-resend"
+	ClassTxnRetry      = "txn-retry"
+	ClassRepeat        = "repeat"
+)
+
+// TxnState of a record.
+type TxnState uint8
+
+const (
+	TxnNone TxnState = iota
+	TxnCommitted
+	TxnAborted
+	TxnOpen
+)
+
+var txnNames = [...]string{"none", "committed", "aborted", "open"}
+
+func (s TxnState) String() string {
+	if int(s) < len(txnNames) {
+		return txnNames[s]
+	}
+	return "unknown"
+}
+
+// ParseTxnState is the inverse of String; unknown names are TxnOpen.
+func ParseTxnState(s string) TxnState {
+	for i, n := range txnNames {
+		if n == s {
+			return TxnState(i)
+		}
+	}
+	return TxnOpen
+}
+
+// Options configure a Detector. The zero value is the DESIGN.md default.
+type Options struct {
+	Scope Scope
+	// SamePID also reports groups written by a single producer.
+	SamePID bool
+	// RestartWindow: a later PID whose session began within this long
+	// after the earlier PID's last write is a restart; 0 means the default.
+	RestartWindow time.Duration
+	// MemBudget bounds the memory of the record entries, in bytes; 0 means
+	// DefaultMemBudget.
+	MemBudget int64
+	// TmpDir is where the spill directory is created ("" = os.TempDir()).
+	TmpDir string
+}
+
+// PartID names a partition dir registered with Detector.Partition.
+type PartID uint32
+
+// Record is one data record. Control records must not be added.
+type Record struct {
+	Part        PartID
+	Offset      int64
+	Timestamp   int64 // -1 when unknown
+	ProducerID  int64
+	Epoch       int16
+	Sequence    int32
+	Txn         TxnState
+	Damaged     bool // read from a damaged batch
+	Fingerprint [16]byte
+}
+
+type partInfo struct {
+	input     int32
+	topic     string
+	partition int32
+	dir       string
+	topicIdx  uint32
+	scope     uint32
+}
+
+// rec is the fixed-size entry kept per record (and spilled).
+type rec struct {
+	fp    [16]byte
+	off   int64
+	ts    int64
+	pid   int64
+	part  uint32
+	seq   int32
+	epoch int16
+	flags uint8 // bits 0-1 txn state, bit 2 damaged
+}
+
+const (
+	recordBytes = 56 // encoded size; in memory a rec takes 64
+	memPerRec   = 64
+	flagDamaged = 4
+)
+
+func (r *rec) txn() TxnState        { return TxnState(r.flags & 3) }
+func (r *rec) damaged() bool        { return r.flags&flagDamaged != 0 }
+func (r *rec) writerEq(o *rec) bool { return r.pid == o.pid }
+
+type spanKey struct {
+	part  uint32
+	pid   int64
+	epoch int32 // anyEpoch for the PID as a whole
+}
+
+const anyEpoch = -1 << 20
+
+// span is what one writer did in one partition dir.
+type span struct {
+	firstOff, lastOff int64
+	firstTs, lastTs   int64 // -1 unknown
+}
+
+// Detector finds duplicate groups. Not safe for concurrent use.
+type Detector struct {
+	opts     Options
+	parts    []partInfo
+	partIdx  map[partKey]PartID
+	topics   map[string]uint32
+	scopes   map[[2]uint32]uint32
+	spans    map[spanKey]*span
+	buf      []rec
+	maxBuf   int
+	spill    *spill
+	records  int64
+	finished bool
+}
+
+type partKey struct {
+	input int32
+	dir   string
+}
+
+// New returns a Detector.
+func New(opts Options) (*Detector, error) {
+	if opts.RestartWindow <= 0 {
+		opts.RestartWindow = DefaultRestartWindow
+	}
+	if opts.MemBudget <= 0 {
+		opts.MemBudget = DefaultMemBudget
+	}
+	maxBuf := int(min(opts.MemBudget/memPerRec, 1<<40))
+	if maxBuf < 64 {
+		maxBuf = 64
+	}
+	return &Detector{opts: opts, partIdx: map[partKey]PartID{}, topics: map[string]uint32{},
+		scopes: map[[2]uint32]uint32{}, spans: map[spanKey]*span{}, maxBuf: maxBuf}, nil
+}
+
+// Partition registers a partition dir (once per input and dir) and
+// returns its id.
+func (d *Detector) Partition(input int32, topic string, partition int32, dir string) PartID {
+	k := partKey{input, dir}
+	if id, ok := d.partIdx[k]; ok {
+		return id
+	}
+	ti, ok := d.topics[topic]
+	if !ok {
+		ti = uint32(len(d.topics))
+		d.topics[topic] = ti
+	}
+	var scope uint32
+	switch d.opts.Scope {
+	case ScopeTopic:
+		scope = ti
+	case ScopePartition:
+		sk := [2]uint32{ti, uint32(partition)}
+		s, ok := d.scopes[sk]
+		if !ok {
+			s = uint32(len(d.scopes))
+			d.scopes[sk] = s
+		}
+		scope = s
+	}
+	id := PartID(len(d.parts))
+	d.parts = append(d.parts, partInfo{input: input, topic: topic, partition: partition, dir: dir, topicIdx: ti, scope: scope})
+	d.partIdx[k] = id
+	return id
+}
+
+// Add adds one data record.
+func (d *Detector) Add(r *Record) error {
+	if d.finished {
+		return errors.New("dups: Add after Finish")
+	}
+	if int(r.Part) >= len(d.parts) {
+		return fmt.Errorf("dups: unregistered partition %d", r.Part)
+	}
+	d.records++
+	e := rec{fp: r.Fingerprint, off: r.Offset, ts: r.Timestamp, pid: r.ProducerID, part: uint32(r.Part),
+		seq: r.Sequence, epoch: r.Epoch, flags: uint8(r.Txn & 3)}
+	if r.Damaged {
+		e.flags |= flagDamaged
+	}
+	d.track(spanKey{e.part, e.pid, int32(e.epoch)}, &e)
+	d.track(spanKey{e.part, e.pid, anyEpoch}, &e)
+	d.buf = append(d.buf, e)
+	if len(d.buf) >= d.maxBuf {
+		return d.spillBuf()
+	}
+	return nil
+}
+
+func (d *Detector) track(k spanKey, e *rec) {
+	s := d.spans[k]
+	if s == nil {
+		d.spans[k] = &span{firstOff: e.off, lastOff: e.off, firstTs: e.ts, lastTs: e.ts}
+		return
+	}
+	s.firstOff, s.lastOff = min(s.firstOff, e.off), max(s.lastOff, e.off)
+	if e.ts >= 0 {
+		if s.firstTs < 0 || e.ts < s.firstTs {
+			s.firstTs = e.ts
+		}
+		s.lastTs = max(s.lastTs, e.ts)
+	}
+}
+
+// Stats describes a finished run.
+type Stats struct {
+	Records    int64 // data records fingerprinted
+	Groups     int64 // duplicate groups reported
+	Members    int64 // rows emitted (every member of every group)
+	Duplicates int64 // later occurrences (Members minus Groups)
+	// SpillFiles counts temporary files written (0: all in memory),
+	// SpillBytes their total size.
+	SpillFiles int
+	SpillBytes int64
+}
+
+// Finish groups the records and calls emit once per group with its rows,
+// in group order; the slice is reused after emit returns.
+func (d *Detector) Finish(ctx context.Context, emit func([]analysis.DuplicateRow) error) (Stats, error) {
+	if d.finished {
+		return Stats{}, errors.New("dups: Finish called twice")
+	}
+	d.finished = true
+	g := &grouper{d: d, emit: emit, ctx: ctx}
+	var err error
+	if d.spill == nil {
+		err = g.process(d.buf)
+	} else {
+		if err = d.spillBuf(); err == nil {
+			err = d.spill.drain(ctx, d, g)
+		}
+	}
+	d.buf = nil
+	st := Stats{Records: d.records, Groups: g.groups, Members: g.members, Duplicates: g.members - g.groups}
+	if d.spill != nil {
+		st.SpillFiles, st.SpillBytes = d.spill.files, d.spill.bytes
+	}
+	return st, err
+}
+
+// Close removes the temporary files. It is safe to call more than once.
+func (d *Detector) Close() error {
+	if d.spill != nil {
+		return d.spill.remove()
+	}
+	return nil
+}
+
+// less orders entries by fingerprint, scope, then time, topic,
+// partition, offset (the member order), undamaged copies first among
+// replicas, then partition dir.
+func (d *Detector) cmp(a, b *rec) int {
+	if c := bytes.Compare(a.fp[:], b.fp[:]); c != 0 {
+		return c
+	}
+	pa, pb := &d.parts[a.part], &d.parts[b.part]
+	if pa.scope != pb.scope {
+		return cmpInt(pa.scope, pb.scope)
+	}
+	if a.ts != b.ts {
+		return cmpInt(a.ts, b.ts)
+	}
+	if pa.topicIdx != pb.topicIdx {
+		return cmpInt(pa.topicIdx, pb.topicIdx)
+	}
+	if pa.partition != pb.partition {
+		return cmpInt(pa.partition, pb.partition)
+	}
+	if a.off != b.off {
+		return cmpInt(a.off, b.off)
+	}
+	if a.damaged() != b.damaged() {
+		if a.damaged() {
+			return 1
+		}
+		return -1
+	}
+	return cmpInt(a.part, b.part)
+}
+
+func cmpInt[T int32 | uint32 | int64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// grouper turns sorted entries into groups.
+type grouper struct {
+	d       *Detector
+	ctx     context.Context
+	emit    func([]analysis.DuplicateRow) error
+	groups  int64
+	members int64
+	rows    []analysis.DuplicateRow
+	refs    []int
+	n       int
+}
+
+func (g *grouper) process(rs []rec) error {
+	d := g.d
+	slices.SortFunc(rs, func(a, b rec) int { return d.cmp(&a, &b) })
+	for i := 0; i < len(rs); {
+		j := i + 1
+		for j < len(rs) && rs[j].fp == rs[i].fp && d.parts[rs[j].part].scope == d.parts[rs[i].part].scope {
+			j++
+		}
+		if j-i >= 2 {
+			if err := g.group(rs[i:j]); err != nil {
+				return err
+			}
+		}
+		i = j
+		if g.n++; g.n%4096 == 0 {
+			if err := g.ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// group handles one run of entries sharing fingerprint and scope.
+func (g *grouper) group(ms []rec) error {
+	d := g.d
+	// Replicas of one record (the same offset copied from two brokers, or
+	// a -future dir) are one record: keep the first, the undamaged one.
+	out := ms[:1]
+	for k := 1; k < len(ms); k++ {
+		p, q := &d.parts[out[len(out)-1].part], &d.parts[ms[k].part]
+		if ms[k].off == out[len(out)-1].off && p.topicIdx == q.topicIdx && p.partition == q.partition {
+			continue
+		}
+		out = append(out, ms[k])
+	}
+	ms = out
+	if len(ms) < 2 {
+		return nil
+	}
+	multi := false
+	for k := 1; k < len(ms); k++ {
+		if ms[k].pid != ms[0].pid {
+			multi = true
+			break
+		}
+	}
+	if !multi && !d.opts.SamePID {
+		return nil
+	}
+	g.groups++
+	fp := hex.EncodeToString(ms[0].fp[:])
+	g.rows = g.rows[:0]
+	for k := range ms {
+		m := &ms[k]
+		pi := &d.parts[m.part]
+		row := analysis.DuplicateRow{Input: pi.input, GroupID: g.groups, Fingerprint: fp, Topic: pi.topic, Partition: pi.partition,
+			Offset: m.off, ProducerID: m.pid, ProducerEpoch: int32(m.epoch), Sequence: m.seq, Timestamp: analysis.Millis(m.ts),
+			Occurrence: int32(k + 1), TxnState: m.txn().String(), Damaged: m.damaged()}
+		if k == 0 {
+			row.Explanation = d.firstExplanation(ms)
+		} else {
+			ref := &ms[refOf(ms, k)]
+			rp := &d.parts[ref.part]
+			row.Class, row.Explanation, row.GapMillis = d.classify(m, ref)
+			// Copies: the entries are reused after emit returns.
+			topic, part, off, pid := rp.topic, rp.partition, ref.off, ref.pid
+			row.RefTopic, row.RefPartition, row.RefOffset, row.RefProducerID = &topic, &part, &off, &pid
+		}
+		g.rows = append(g.rows, row)
+	}
+	g.members += int64(len(g.rows))
+	return g.emit(g.rows)
+}
+
+// refOf picks the earlier occurrence member k is compared with: the
+// latest earlier copy by another writer, else the latest earlier copy.
+func refOf(ms []rec, k int) int {
+	for j := k - 1; j >= 0; j-- {
+		if !ms[j].writerEq(&ms[k]) {
+			return j
+		}
+	}
+	return k - 1
+}
+
+func (d *Detector) name(r *rec) string {
+	p := &d.parts[r.part]
+	return fmt.Sprintf("%s-%d@%d", p.topic, p.partition, r.off)
+}
+
+func (d *Detector) pname(r *rec) string {
+	p := &d.parts[r.part]
+	return fmt.Sprintf("%s-%d", p.topic, p.partition)
+}
+
+func who(r *rec) string {
+	if r.pid < 0 {
+		return "a non-idempotent producer (PID -1)"
+	}
+	return fmt.Sprintf("PID %d (epoch %d)", r.pid, r.epoch)
+}
+
+func pidName(r *rec) string {
+	if r.pid < 0 {
+		return "PID -1"
+	}
+	return fmt.Sprintf("PID %d", r.pid)
+}
+
+func (d *Detector) firstExplanation(ms []rec) string {
+	seen := map[int64]bool{ms[0].pid: true}
+	var pids []int64
+	for k := 1; k < len(ms); k++ {
+		if !seen[ms[k].pid] {
+			seen[ms[k].pid] = true
+			pids = append(pids, ms[k].pid)
+		}
+	}
+	s := fmt.Sprintf("first copy, written by %s at %s; %d later cop%s", who(&ms[0]), d.name(&ms[0]), len(ms)-1, plural(len(ms)-1, "y", "ies"))
+	if len(pids) > 0 {
+		s += fmt.Sprintf(" by PID %s", joinInts(pids))
+	} else {
+		s += " by the same producer"
+	}
+	return s
+}
+
+// classify judges member m against its earlier copy ref.
+func (d *Detector) classify(m, ref *rec) (class, expl string, gap *int64) {
+	copyGap := func() *int64 {
+		if m.ts < 0 || ref.ts < 0 {
+			return nil
+		}
+		v := m.ts - ref.ts
+		return &v
+	}
+	head := fmt.Sprintf("%s wrote %s again, first written by %s at %s", who(m), d.name(m), who(ref), d.name(ref))
+	var tail string
+	if m.damaged() {
+		tail += "; this copy is in a damaged batch (content unverified)"
+	}
+	if ref.damaged() {
+		tail += "; the earlier copy is in a damaged batch (content unverified)"
+	}
+	switch m.txn() {
+	case TxnAborted:
+		tail += "; this copy was aborted (invisible to read_committed consumers)"
+	case TxnOpen:
+		tail += "; this copy's transaction has no marker in the input"
+	}
+	if ref.txn() == TxnAborted {
+		gap = copyGap()
+		return ClassTxnRetry, fmt.Sprintf("%s wrote %s again%s; the earlier copy by %s at %s was in an aborted transaction, invisible to read_committed consumers%s",
+			who(m), d.name(m), afterGap(gap), who(ref), d.name(ref), tail), gap
+	}
+	// Restart: the later writer's session in its partition began after
+	// the earlier writer's last write in the earlier copy's partition.
+	var reason string
+	laterKey := spanKey{m.part, m.pid, int32(m.epoch)}
+	earlierKey := spanKey{ref.part, ref.pid, anyEpoch}
+	sameSession := false
+	if m.pid == ref.pid {
+		earlierKey.epoch = int32(ref.epoch)
+		sameSession = m.pid < 0 || m.epoch == ref.epoch
+	}
+	later, earlier := d.spans[laterKey], d.spans[earlierKey]
+	switch {
+	case sameSession:
+		reason = "the same producer session wrote it twice"
+	case m.pid < 0:
+		reason = "PID -1 (no idempotence) has no producer session to date a restart by"
+	case later == nil || earlier == nil:
+		reason = "no session information"
+	case later.firstTs < 0 || earlier.lastTs < 0:
+		reason = "no timestamps to compare the sessions"
+	default:
+		g := later.firstTs - earlier.lastTs
+		gap = &g
+		after := g >= 0
+		if m.part == ref.part {
+			after = later.firstOff > earlier.lastOff
+		}
+		switch {
+		case !after:
+			reason = fmt.Sprintf("%s was still writing to %s when %s's session began (concurrent producers)", pidName(ref), d.pname(ref), pidName(m))
+		case g > d.opts.RestartWindow.Milliseconds():
+			reason = fmt.Sprintf("%s's session began %s after %s's last write, beyond the %s restart window", pidName(m), fmtGap(g), pidName(ref), d.opts.RestartWindow)
+		default:
+			where := "there"
+			if m.part != ref.part {
+				where = "in " + d.pname(ref)
+			}
+			return ClassRestartResend, fmt.Sprintf("%s; %s's session in %s began %s after %s's last write %s%s",
+				head, pidName(m), d.pname(m), fmtGap(g), pidName(ref), where, tail), gap
+		}
+	}
+	gap = copyGap()
+	return ClassRepeat, fmt.Sprintf("%s%s; not a restart: %s%s", head, afterGap(gap), reason, tail), gap
+}
+
+func afterGap(gap *int64) string {
+	if gap == nil {
+		return ""
+	}
+	if *gap < 0 {
+		return fmt.Sprintf(" (%s earlier by timestamp)", fmtGap(-*gap))
+	}
+	return fmt.Sprintf(" %s later", fmtGap(*gap))
+}
+
+// fmtGap formats milliseconds for people: 0.4 s, 2.1 s, 12m05s, 3h00m,
+// 2.5 days.
+func fmtGap(ms int64) string {
+	neg := ""
+	if ms < 0 {
+		neg, ms = "-", -ms
+	}
+	switch {
+	case ms < 60_000:
+		return fmt.Sprintf("%s%.1f s", neg, float64(ms)/1000)
+	case ms < 3_600_000:
+		return fmt.Sprintf("%s%dm%02ds", neg, ms/60_000, ms/1000%60)
+	case ms < 48*3_600_000:
+		return fmt.Sprintf("%s%dh%02dm", neg, ms/3_600_000, ms/60_000%60)
+	}
+	return fmt.Sprintf("%s%.1f days", neg, float64(ms)/86_400_000)
+}
+
+// FormatGap is fmtGap for callers printing runs.
+func FormatGap(ms int64) string { return fmtGap(ms) }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func joinInts(v []int64) string {
+	var b bytes.Buffer
+	for i, x := range v {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d", x)
+	}
+	return b.String()
+}

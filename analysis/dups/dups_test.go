@@ -1,0 +1,115 @@
+package dups
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/ksleuth/ksleuth/analysis"
+)
+
+// synth adds n records over 4 partitions of 2 topics, a third of them
+// copies of earlier content under another PID, and returns every group.
+func synth(t *testing.T, opts Options, n int) ([][]analysis.DuplicateRow, Stats) {
+	t.Helper()
+	d, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	rng := rand.New(rand.NewPCG(7, 7))
+	parts := []PartID{d.Partition(0, "a", 0, "a-0"), d.Partition(0, "a", 1, "a-1"), d.Partition(0, "b", 0, "b-0"), d.Partition(0, "b", 1, "b-1")}
+	offs := make([]int64, len(parts))
+	var fps [][16]byte
+	for i := range n {
+		var fp [16]byte
+		if len(fps) > 0 && rng.IntN(3) == 0 {
+			fp = fps[rng.IntN(len(fps))]
+		} else {
+			binary.BigEndian.PutUint64(fp[:], rng.Uint64())
+			binary.BigEndian.PutUint64(fp[8:], rng.Uint64())
+			fps = append(fps, fp)
+		}
+		p := rng.IntN(len(parts))
+		r := Record{Part: parts[p], Offset: offs[p], Timestamp: 1_000_000 + int64(i)*10, ProducerID: int64(100 + i/500),
+			Sequence: int32(i % 500), Txn: TxnState(rng.IntN(3)), Fingerprint: fp}
+		offs[p]++
+		if err := d.Add(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var groups [][]analysis.DuplicateRow
+	st, err := d.Finish(context.Background(), func(rows []analysis.DuplicateRow) error {
+		groups = append(groups, append([]analysis.DuplicateRow(nil), rows...))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return groups, st
+}
+
+// TestSpillMatchesMemory: a budget of a few KiB forces two spill levels;
+// the groups, their ids and every row must equal the in-memory run's.
+func TestSpillMatchesMemory(t *testing.T) {
+	const n = 10000
+	for _, scope := range []Scope{ScopeTopic, ScopePartition, ScopeAll} {
+		want, st := synth(t, Options{Scope: scope}, n)
+		if st.SpillFiles != 0 || len(want) == 0 {
+			t.Fatalf("in-memory run: %+v, %d groups", st, len(want))
+		}
+		tmp := t.TempDir()
+		got, st2 := synth(t, Options{Scope: scope, MemBudget: 8 << 10, TmpDir: tmp}, n)
+		if st2.SpillFiles <= fanout {
+			t.Errorf("scope %d: %d spill files, want a second level (> %d)", scope, st2.SpillFiles, fanout)
+		}
+		a, _ := json.Marshal(want)
+		b, _ := json.Marshal(got)
+		if string(a) != string(b) {
+			t.Errorf("scope %d: spilled groups differ (%d vs %d groups)", scope, len(want), len(got))
+		}
+		if st != (Stats{Records: st2.Records, Groups: st2.Groups, Members: st2.Members, Duplicates: st2.Duplicates}) {
+			t.Errorf("scope %d: stats %+v vs %+v", scope, st, st2)
+		}
+		if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+			t.Errorf("%d entries left in the spill dir", len(ents))
+		}
+	}
+}
+
+// TestCancelRemovesSpill: a cancelled Finish still leaves nothing behind
+// after Close.
+func TestCancelRemovesSpill(t *testing.T) {
+	tmp := t.TempDir()
+	d, _ := New(Options{MemBudget: 4 << 10, TmpDir: tmp})
+	p := d.Partition(0, "a", 0, "a-0")
+	for i := range 5000 {
+		var fp [16]byte
+		binary.BigEndian.PutUint64(fp[:], uint64(i)*0x9e3779b97f4a7c15)
+		if err := d.Add(&Record{Part: p, Offset: int64(i), ProducerID: int64(i % 2), Fingerprint: fp}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := d.Finish(ctx, func([]analysis.DuplicateRow) error { return nil }); err == nil {
+		t.Error("cancelled Finish returned nil")
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("%d entries left after Close", len(ents))
+	}
+}
+
+func TestFmtGap(t *testing.T) {
+	for ms, want := range map[int64]string{400: "0.4 s", 2100: "2.1 s", 725_000: "12m05s", 3 * 3_600_000: "3h00m", 60 * 3_600_000: "2.5 days"} {
+		if got := fmtGap(ms); got != want {
+			t.Errorf("fmtGap(%d) = %q, want %q", ms, got, want)
+		}
+	}
+}

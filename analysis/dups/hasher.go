@@ -1,0 +1,107 @@
+package dups
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis"
+)
+
+// Hasher computes fingerprints over the parts chosen by --match, with
+// per-send headers (--ignore-header) dropped first. Excluded parts are
+// hashed as absent for every record alike. With MatchAll and no ignored
+// headers its result equals the scan's analysis.Fingerprinter, so
+// callers may use the fingerprint of records.parquet instead (Default).
+type Hasher struct {
+	match  Parts
+	ignore map[string]bool
+	fp     *analysis.Fingerprinter
+	hs     []analysis.Header
+}
+
+// NewHasher returns a Hasher; match 0 means MatchAll.
+func NewHasher(match Parts, ignoreHeaders []string) *Hasher {
+	if match == 0 {
+		match = MatchAll
+	}
+	h := &Hasher{match: match, fp: analysis.NewFingerprinter()}
+	if len(ignoreHeaders) > 0 {
+		h.ignore = map[string]bool{}
+		for _, n := range ignoreHeaders {
+			h.ignore[n] = true
+		}
+	}
+	return h
+}
+
+// Default reports whether the hasher is the plain record fingerprint.
+func (h *Hasher) Default() bool { return h.match == MatchAll && len(h.ignore) == 0 }
+
+// Sum returns the fingerprint of a record.
+func (h *Hasher) Sum(key, value []byte, headers []analysis.Header) [16]byte {
+	if h.match&MatchKey == 0 {
+		key = nil
+	}
+	if h.match&MatchValue == 0 {
+		value = nil
+	}
+	hs := h.hs[:0]
+	if h.match&MatchHeaders != 0 {
+		for _, x := range headers {
+			if !h.ignore[x.Key] {
+				hs = append(hs, x)
+			}
+		}
+	}
+	h.hs = hs
+	s := h.fp.Sum(key, value, len(hs), func(i int) ([]byte, []byte) { return []byte(hs[i].Key), hs[i].Value })
+	fp, _ := ParseFingerprint(s)
+	return fp
+}
+
+// ParseFingerprint decodes 32 hex digits.
+func ParseFingerprint(s string) ([16]byte, error) {
+	var fp [16]byte
+	if len(s) != 32 {
+		return fp, fmt.Errorf("dups: fingerprint %q is not 32 hex digits", s)
+	}
+	_, err := hex.Decode(fp[:], []byte(s))
+	return fp, err
+}
+
+// ParseMatch parses --match: a comma-separated subset of key, value,
+// headers.
+func ParseMatch(s string) (Parts, error) {
+	var p Parts
+	for _, f := range strings.Split(s, ",") {
+		switch strings.TrimSpace(f) {
+		case "key":
+			p |= MatchKey
+		case "value":
+			p |= MatchValue
+		case "headers":
+			p |= MatchHeaders
+		case "":
+		default:
+			return 0, fmt.Errorf("--match: %q is not key, value or headers", f)
+		}
+	}
+	if p == 0 {
+		return 0, fmt.Errorf("--match: choose at least one of key, value, headers")
+	}
+	return p, nil
+}
+
+// ParseScope parses --scope.
+func ParseScope(s string) (Scope, error) {
+	switch s {
+	case "topic", "":
+		return ScopeTopic, nil
+	case "partition":
+		return ScopePartition, nil
+	case "all":
+		return ScopeAll, nil
+	}
+	return 0, fmt.Errorf("--scope must be topic, partition or all, not %q", s)
+}

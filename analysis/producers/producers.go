@@ -1,0 +1,273 @@
+// Package producers builds producer sessions from the batches of a scan:
+// one session per (partition dir, producer id, producer epoch), with its
+// offsets, times, sequences, transaction markers and the sequence
+// anomalies a healthy broker would not have let through (DESIGN.md
+// producers.parquet; kafka-formats.md §2.4 and §8).
+//
+//	t := producers.New()
+//	for each batch row, in file order { t.Batch(&row) }
+//	rows, anomalies := t.Finish(snapshotRows)
+//
+// Pure computation: no files, no printing. Memory is one small struct per
+// session.
+package producers
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis"
+)
+
+// Anomaly kinds and the severity they are reported with: producers and
+// brokers can leave these behind legitimately (compaction removes whole
+// batches; recovery applies batches without sequence checks), so they are
+// warnings, not damage.
+const (
+	KindSequenceGap        = "sequence-gap"
+	KindSequenceRegression = "sequence-regression"
+	KindEpochRegression    = "epoch-regression"
+	severity               = "warning"
+)
+
+type dirKey struct {
+	input int32
+	dir   string
+}
+
+type sessionKey struct {
+	dirKey
+	pid   int64
+	epoch int32
+}
+
+type pidKey struct {
+	dirKey
+	pid int64
+}
+
+type session struct {
+	row      analysis.ProducerRow
+	hasData  bool
+	lastSeq  int32 // last sequence of the last sound data batch, -1 before
+	lastBase int64 // base offset of that batch
+}
+
+// Tracker accumulates sessions. Not safe for concurrent use.
+type Tracker struct {
+	sessions  map[sessionKey]*session
+	maxEpoch  map[dirKey]map[int64]int32
+	openTxn   map[pidKey]*session // the session whose transaction is open
+	anomalies []anomaly
+	// Compaction evidence per dir: offsets skipped between batches or
+	// records missing inside one. The cleaner removes whole batches
+	// while keeping the sequences of the rest, so sequence gaps there are
+	// expected and not reported as anomalies (they still count in
+	// sequence_gaps).
+	prevLast  map[dirKey]int64
+	compacted map[dirKey]bool
+}
+
+type anomaly struct {
+	dk  dirKey
+	row analysis.AnomalyRow
+}
+
+// New returns an empty Tracker.
+func New() *Tracker {
+	return &Tracker{sessions: map[sessionKey]*session{}, maxEpoch: map[dirKey]map[int64]int32{}, openTxn: map[pidKey]*session{},
+		prevLast: map[dirKey]int64{}, compacted: map[dirKey]bool{}}
+}
+
+// DirOf returns the partition dir of a segment path (its parent).
+func DirOf(segment string) string {
+	if i := strings.LastIndexByte(segment, '/'); i >= 0 {
+		return segment[:i]
+	}
+	return "."
+}
+
+// Damaged reports whether a batch row describes bytes that cannot be
+// trusted: a CRC mismatch, or fewer records decoded than it claims.
+func Damaged(b *analysis.BatchRow) bool {
+	return !b.CRCValid || b.DecodedRecords < b.RecordCount
+}
+
+// incrementSequence is Kafka's DefaultRecordBatch.incrementSequence.
+func incrementSequence(seq, delta int32) int32 {
+	if seq > math.MaxInt32-delta {
+		return delta - (math.MaxInt32 - seq) - 1
+	}
+	return seq + delta
+}
+
+// Batch adds one batch. Batches of a partition dir must come in file
+// order; batches without a producer id (-1, legacy magic) are ignored.
+func (t *Tracker) Batch(b *analysis.BatchRow) {
+	dk := dirKey{b.Input, DirOf(b.Segment)}
+	if prev, ok := t.prevLast[dk]; ok && b.BaseOffset > prev+1 {
+		t.compacted[dk] = true
+	}
+	if b.Magic >= 2 && !b.IsControl && int64(b.RecordCount) < b.LastOffset-b.BaseOffset+1 {
+		t.compacted[dk] = true
+	}
+	t.prevLast[dk] = max(t.prevLast[dk], b.LastOffset)
+	if b.ProducerID < 0 || b.Magic < 2 {
+		return
+	}
+	epochs := t.maxEpoch[dk]
+	if epochs == nil {
+		epochs = map[int64]int32{}
+		t.maxEpoch[dk] = epochs
+	}
+	if max, ok := epochs[b.ProducerID]; ok && b.ProducerEpoch < max {
+		t.anomaly(dk, b, KindEpochRegression, fmt.Sprintf("producer %d: epoch %d after epoch %d at offset %d (a fenced or restored producer)",
+			b.ProducerID, b.ProducerEpoch, max, b.BaseOffset))
+	} else {
+		epochs[b.ProducerID] = b.ProducerEpoch
+	}
+	k := sessionKey{dk, b.ProducerID, b.ProducerEpoch}
+	s := t.sessions[k]
+	if s == nil {
+		s = &session{row: analysis.ProducerRow{Input: b.Input, Topic: b.Topic, Partition: b.Partition, Dir: dk.dir,
+			ProducerID: b.ProducerID, ProducerEpoch: b.ProducerEpoch, FirstOffset: b.BaseOffset, LastOffset: b.LastOffset,
+			FirstSequence: -1, LastSequence: -1}, lastSeq: -1}
+		t.sessions[k] = s
+	}
+	r := &s.row
+	damaged := Damaged(b)
+	if b.IsControl {
+		switch b.ControlType {
+		case "COMMIT":
+			r.Commits++
+		case "ABORT":
+			r.Aborts++
+		}
+		// A marker ends the PID's open transaction, whatever its epoch
+		// (a fencing ABORT carries the bumped epoch).
+		delete(t.openTxn, pidKey{dk, b.ProducerID})
+		if !s.hasData {
+			r.LastOffset = max(r.LastOffset, b.LastOffset)
+			r.FirstOffset = min(r.FirstOffset, b.BaseOffset)
+		}
+		if damaged {
+			r.DamagedBatches++
+		}
+		return
+	}
+	if !s.hasData {
+		s.hasData = true
+		r.FirstOffset, r.LastOffset = b.BaseOffset, b.LastOffset
+		r.FirstTimestamp = b.FirstTimestamp
+		r.FirstSequence = b.BaseSequence
+	}
+	r.LastOffset = max(r.LastOffset, b.LastOffset)
+	if b.MaxTimestamp != nil {
+		if r.LastTimestamp == nil || *b.MaxTimestamp > *r.LastTimestamp {
+			r.LastTimestamp = b.MaxTimestamp
+		}
+	}
+	if r.FirstTimestamp == nil && b.FirstTimestamp != nil {
+		r.FirstTimestamp = b.FirstTimestamp
+	}
+	r.Batches++
+	r.Records += int64(b.RecordCount)
+	if b.IsTransactional {
+		r.IsTransactional = true
+		t.openTxn[pidKey{dk, b.ProducerID}] = s
+	}
+	if damaged {
+		r.DamagedBatches++
+		return
+	}
+	if b.BaseSequence < 0 {
+		return // coordinator-written offset commits carry no sequence
+	}
+	last := incrementSequence(b.BaseSequence, int32(b.LastOffset-b.BaseOffset))
+	if s.lastSeq >= 0 {
+		want := incrementSequence(s.lastSeq, 1)
+		switch {
+		case b.BaseSequence == want:
+		case b.BaseSequence > want && (want != 0 || s.lastSeq < math.MaxInt32):
+			r.SequenceGaps++
+			t.anomaly(dk, b, KindSequenceGap, fmt.Sprintf("producer %d epoch %d: batch at offset %d starts at sequence %d, expected %d (%d missing; compaction or retention may have removed them)",
+				b.ProducerID, b.ProducerEpoch, b.BaseOffset, b.BaseSequence, want, int64(b.BaseSequence)-int64(want)))
+		default:
+			r.SequenceRegressions++
+			what := "goes back to"
+			if b.BaseSequence <= s.lastSeq {
+				what = "repeats"
+			}
+			t.anomaly(dk, b, KindSequenceRegression, fmt.Sprintf("producer %d epoch %d: batch at offset %d %s sequence %d after sequence %d at offset %d",
+				b.ProducerID, b.ProducerEpoch, b.BaseOffset, what, b.BaseSequence, s.lastSeq, s.lastBase))
+		}
+	}
+	s.lastSeq, s.lastBase = last, b.BaseOffset
+	r.LastSequence = last
+}
+
+func (t *Tracker) anomaly(dk dirKey, b *analysis.BatchRow, kind, msg string) {
+	topic, part, pos, off, pid := b.Topic, b.Partition, b.Position, b.BaseOffset, b.ProducerID
+	t.anomalies = append(t.anomalies, anomaly{dk, analysis.AnomalyRow{Input: b.Input, Topic: &topic, Partition: &part,
+		Kind: kind, Severity: severity, File: b.Segment, Position: &pos, Offset: &off, ProducerID: &pid, Message: msg}})
+}
+
+// Finish returns the sessions, sorted by input, topic, partition, dir and
+// first offset, with the snapshot view attached from snaps (the newest
+// snapshot of the same partition dir holding the PID at that epoch), and
+// the sequence anomalies in the order found (sequence gaps in partition
+// dirs that show signs of compaction left out).
+func (t *Tracker) Finish(snaps []analysis.SnapshotRow) ([]analysis.ProducerRow, []analysis.AnomalyRow) {
+	type snapKey = sessionKey
+	best := map[snapKey]*analysis.SnapshotRow{}
+	for i := range snaps {
+		sn := &snaps[i]
+		k := snapKey{dirKey{sn.Input, DirOf(sn.File)}, sn.ProducerID, sn.ProducerEpoch}
+		cur := best[k]
+		if cur == nil || (sn.CRCValid && !cur.CRCValid) || (sn.CRCValid == cur.CRCValid && sn.EndOffset > cur.EndOffset) {
+			best[k] = sn
+		}
+	}
+	open := map[*session]bool{}
+	for _, s := range t.openTxn {
+		open[s] = true
+	}
+	rows := make([]analysis.ProducerRow, 0, len(t.sessions))
+	for k, s := range t.sessions {
+		r := s.row
+		r.OpenTxn = open[s]
+		if sn := best[k]; sn != nil {
+			f, seq, off := sn.File, sn.LastSequence, sn.LastOffset
+			r.SnapshotFile, r.SnapshotLastSequence, r.SnapshotLastOffset = &f, &seq, &off
+		}
+		rows = append(rows, r)
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := &rows[i], &rows[j]
+		switch {
+		case a.Input != b.Input:
+			return a.Input < b.Input
+		case a.Topic != b.Topic:
+			return a.Topic < b.Topic
+		case a.Partition != b.Partition:
+			return a.Partition < b.Partition
+		case a.Dir != b.Dir:
+			return a.Dir < b.Dir
+		case a.FirstOffset != b.FirstOffset:
+			return a.FirstOffset < b.FirstOffset
+		case a.ProducerID != b.ProducerID:
+			return a.ProducerID < b.ProducerID
+		}
+		return a.ProducerEpoch < b.ProducerEpoch
+	})
+	var anomalies []analysis.AnomalyRow
+	for _, a := range t.anomalies {
+		if a.row.Kind == KindSequenceGap && t.compacted[a.dk] {
+			continue
+		}
+		anomalies = append(anomalies, a.row)
+	}
+	return rows, anomalies
+}

@@ -1,0 +1,82 @@
+package analysis
+
+// ProducerRow is one row of producers.parquet: one producer session, the
+// batches of one (topic, partition, producer_id, producer_epoch) in one
+// partition dir. Offsets and sequences cover data batches; transaction
+// markers only count in commits and aborts (a session holding nothing
+// but markers has batches 0 and the markers' offsets).
+type ProducerRow struct {
+	Input     int32  `parquet:"input" json:"input"`
+	Topic     string `parquet:"topic,dict" json:"topic"`
+	Partition int32  `parquet:"partition" json:"partition"`
+	// Dir is the partition dir relative to the input root, which tells
+	// replicas and -future/-delete dirs of one partition apart.
+	Dir            string `parquet:"dir,dict" json:"dir"`
+	ProducerID     int64  `parquet:"producer_id" json:"producer_id"`
+	ProducerEpoch  int32  `parquet:"producer_epoch" json:"producer_epoch"`
+	FirstOffset    int64  `parquet:"first_offset" json:"first_offset"`
+	LastOffset     int64  `parquet:"last_offset" json:"last_offset"`
+	FirstTimestamp *int64 `parquet:"first_timestamp,optional,timestamp(millisecond:utc)" json:"first_timestamp"`
+	LastTimestamp  *int64 `parquet:"last_timestamp,optional,timestamp(millisecond:utc)" json:"last_timestamp"`
+	// FirstSequence is the base sequence of the first data batch,
+	// LastSequence the last sequence of the last one (-1 without).
+	FirstSequence   int32 `parquet:"first_sequence" json:"first_sequence"`
+	LastSequence    int32 `parquet:"last_sequence" json:"last_sequence"`
+	Batches         int64 `parquet:"batches" json:"batches"`
+	Records         int64 `parquet:"records" json:"records"`
+	IsTransactional bool  `parquet:"is_transactional" json:"is_transactional"`
+	Commits         int64 `parquet:"commits" json:"commits"`
+	Aborts          int64 `parquet:"aborts" json:"aborts"`
+	// SequenceGaps counts batches whose base sequence skipped ahead;
+	// SequenceRegressions those that went back or repeated sequences.
+	SequenceGaps        int64 `parquet:"sequence_gaps" json:"sequence_gaps"`
+	SequenceRegressions int64 `parquet:"sequence_regressions" json:"sequence_regressions"`
+	// DamagedBatches counts batches with a CRC mismatch or records that
+	// could not all be decoded; their fields are not trustworthy.
+	DamagedBatches int64 `parquet:"damaged_batches" json:"damaged_batches"`
+	// OpenTxn is true when the session's last transaction has no marker in
+	// the input.
+	OpenTxn bool `parquet:"open_txn" json:"open_txn"`
+	// The producer's entry in the newest .snapshot of the partition dir
+	// that holds this PID and epoch (null when none does).
+	SnapshotFile         *string `parquet:"snapshot_file,optional,dict" json:"snapshot_file"`
+	SnapshotLastSequence *int32  `parquet:"snapshot_last_sequence,optional" json:"snapshot_last_sequence"`
+	SnapshotLastOffset   *int64  `parquet:"snapshot_last_offset,optional" json:"snapshot_last_offset"`
+}
+
+// DuplicateRow is one row of duplicates.parquet: one record of a
+// duplicate group, the first occurrence included (DESIGN.md "Duplicate
+// semantics"). The columns after explanation are extras.
+type DuplicateRow struct {
+	Input   int32 `parquet:"input" json:"input"`
+	GroupID int64 `parquet:"group_id" json:"group_id"`
+	// Fingerprint is 32 hex digits, over the parts --match chose.
+	Fingerprint   string `parquet:"fingerprint" json:"fingerprint"`
+	Topic         string `parquet:"topic,dict" json:"topic"`
+	Partition     int32  `parquet:"partition" json:"partition"`
+	Offset        int64  `parquet:"offset" json:"offset"`
+	ProducerID    int64  `parquet:"producer_id" json:"producer_id"`
+	ProducerEpoch int32  `parquet:"producer_epoch" json:"producer_epoch"`
+	Sequence      int32  `parquet:"sequence" json:"sequence"`
+	Timestamp     *int64 `parquet:"timestamp,optional,timestamp(millisecond:utc)" json:"timestamp"`
+	// Occurrence is 1 for the first copy, then 2, 3, ... in time order.
+	Occurrence int32 `parquet:"occurrence" json:"occurrence"`
+	// Class is restart-resend, txn-retry or repeat; empty for the first.
+	Class       string `parquet:"class,dict" json:"class"`
+	Explanation string `parquet:"explanation" json:"explanation"`
+
+	// TxnState is none, committed, aborted or open.
+	TxnState string `parquet:"txn_state,dict" json:"txn_state"`
+	// Damaged marks a record read from a damaged batch (CRC mismatch or
+	// undecodable records): its content is not verified.
+	Damaged bool `parquet:"damaged" json:"damaged"`
+	// The earlier occurrence this one was compared with (null for the
+	// first), and the gap the class was judged on, in milliseconds: for
+	// restart-resend from the earlier PID's last write to the start of the
+	// later session, otherwise between the two copies' timestamps.
+	RefTopic      *string `parquet:"ref_topic,optional,dict" json:"ref_topic"`
+	RefPartition  *int32  `parquet:"ref_partition,optional" json:"ref_partition"`
+	RefOffset     *int64  `parquet:"ref_offset,optional" json:"ref_offset"`
+	RefProducerID *int64  `parquet:"ref_producer_id,optional" json:"ref_producer_id"`
+	GapMillis     *int64  `parquet:"gap_ms,optional" json:"gap_ms"`
+}

@@ -1,0 +1,60 @@
+package verify_test
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"testing"
+	"testing/fstest"
+
+	"github.com/ksleuth/ksleuth/analysis/verify"
+	"github.com/ksleuth/ksleuth/segment/segtest"
+)
+
+// FuzzVerifyPartition: a partition dir whose segment, index or snapshot
+// bytes are arbitrary is verified without panic or error; every finding
+// names a file of the dir and a position inside that file.
+func FuzzVerifyPartition(f *testing.F) {
+	dir := f.TempDir()
+	m, err := segtest.GenerateLogDir(dir, 5, segtest.GenOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := segtest.WriteState(dir, m, segtest.StateOptions{IndexIntervalBytes: 64}); err != nil {
+		f.Fatal(err)
+	}
+	base := fstest.MapFS{}
+	fsys := os.DirFS(dir)
+	part := "txn-0"
+	ents, _ := fs.ReadDir(fsys, part)
+	var names []string
+	for _, e := range ents {
+		data, _ := fs.ReadFile(fsys, path.Join(part, e.Name()))
+		base[path.Join(part, e.Name())] = &fstest.MapFile{Data: data, Mode: 0o444}
+		names = append(names, path.Join(part, e.Name()))
+	}
+	for i, n := range names {
+		f.Add(uint8(i), base[n].Data)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		name := names[int(which)%len(names)]
+		mfs := fstest.MapFS{}
+		for k, v := range base {
+			mfs[k] = v
+		}
+		mfs[name] = &fstest.MapFile{Data: data, Mode: 0o444}
+		rep, err := verify.VerifyPartition(mfs, part, verify.Options{})
+		if err != nil {
+			t.Fatalf("verify failed: %v", err)
+		}
+		for _, x := range rep.Findings {
+			file, ok := mfs[x.File]
+			if !ok {
+				t.Fatalf("finding about %q, not a file of the dir: %v", x.File, x)
+			}
+			if x.Position > int64(len(file.Data)) {
+				t.Fatalf("finding past the end of %s (%d bytes): %v", x.File, len(file.Data), x)
+			}
+		}
+	})
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/producers"
+	"github.com/spf13/pflag"
+)
+
+// dupOptions are the duplicate-detection flags shared by dups and scan.
+type dupOptions struct {
+	match         string
+	ignoreHeaders []string
+	scope         string
+	samePID       bool
+	restartWindow time.Duration
+	mem           string
+	tmp           string
+}
+
+func addDupFlags(f *pflag.FlagSet, o *dupOptions) {
+	f.StringVar(&o.match, "match", "key,value,headers", "record parts the fingerprint covers: any of key, value, headers")
+	f.StringArrayVar(&o.ignoreHeaders, "ignore-header", nil, "drop this header before fingerprinting (repeatable), e.g. a per-send trace id")
+	f.StringVar(&o.scope, "scope", "topic", "where duplicates are looked for: topic, partition or all")
+	f.BoolVar(&o.samePID, "same-pid", false, "also report content repeated by a single producer ID")
+	f.DurationVar(&o.restartWindow, "restart-window", dups.DefaultRestartWindow, "a new PID starting within this long after the earlier PID's last write is a restart")
+	f.StringVar(&o.mem, "mem", "512MiB", "memory budget for duplicate detection; beyond it records are spilled to --tmp")
+	f.StringVar(&o.tmp, "tmp", "", "directory for spill files (default: the system temp dir); never next to the inputs")
+}
+
+// detectorOptions validates the flags.
+func (o *dupOptions) detectorOptions(cmdName string) (dups.Options, *dups.Hasher, error) {
+	match, err := dups.ParseMatch(o.match)
+	if err != nil {
+		return dups.Options{}, nil, usageError{fmt.Errorf("%s: %w", cmdName, err)}
+	}
+	scope, err := dups.ParseScope(o.scope)
+	if err != nil {
+		return dups.Options{}, nil, usageError{fmt.Errorf("%s: %w", cmdName, err)}
+	}
+	mem, err := parseSize(o.mem)
+	if err != nil || mem <= 0 {
+		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --mem %q: want a size such as 512MiB or 2GiB", cmdName, o.mem)}
+	}
+	if o.restartWindow < 0 {
+		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --restart-window must not be negative", cmdName)}
+	}
+	return dups.Options{Scope: scope, SamePID: o.samePID, RestartWindow: o.restartWindow, MemBudget: mem, TmpDir: o.tmp},
+		dups.NewHasher(match, o.ignoreHeaders), nil
+}
+
+// parseSize reads 123, 64KiB, 512MiB, 2GiB (also KB, MB, GB as powers of
+// 1000, and K, M, G as powers of 1024).
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if len(s) > len(u.suffix) && strings.HasSuffix(strings.ToLower(s), strings.ToLower(u.suffix)) {
+			s, mult = strings.TrimSpace(s[:len(s)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, err
+	}
+	return int64(n * float64(mult)), nil
+}
+
+// analyzer feeds the streamed rows of a scan into the producer sessions
+// and the duplicate detector.
+type analyzer struct {
+	tracker *producers.Tracker
+	det     *dups.Detector // nil: no duplicate detection
+	hasher  *dups.Hasher
+	damaged map[batchKey]bool
+
+	lastSeg  string
+	lastIn   int32
+	lastPart dups.PartID
+}
+
+type batchKey struct {
+	input    int32
+	segment  string
+	position int64
+}
+
+func newAnalyzer(det *dups.Detector, h *dups.Hasher) *analyzer {
+	return &analyzer{tracker: producers.New(), det: det, hasher: h, damaged: map[batchKey]bool{}, lastIn: -1}
+}
+
+// needPayload tells whether records must carry keys, values and headers.
+func (a *analyzer) needPayload() bool { return a.det != nil && !a.hasher.Default() }
+
+func (a *analyzer) batches(rows []analysis.BatchRow) error {
+	for i := range rows {
+		b := &rows[i]
+		a.tracker.Batch(b)
+		if producers.Damaged(b) {
+			a.damaged[batchKey{b.Input, b.Segment, b.Position}] = true
+		}
+	}
+	return nil
+}
+
+func (a *analyzer) records(rows []analysis.PayloadRecordRow) error {
+	if a.det == nil {
+		return nil
+	}
+	for i := range rows {
+		r := &rows[i]
+		if r.IsControl {
+			continue
+		}
+		if r.Input != a.lastIn || r.Segment != a.lastSeg {
+			a.lastIn, a.lastSeg = r.Input, r.Segment
+			a.lastPart = a.det.Partition(r.Input, r.Topic, r.Partition, producers.DirOf(r.Segment))
+		}
+		rec := dups.Record{Part: a.lastPart, Offset: r.Offset, Timestamp: -1, ProducerID: r.ProducerID,
+			Epoch: int16(r.ProducerEpoch), Sequence: r.Sequence, Txn: dups.ParseTxnState(r.TxnState),
+			Damaged: a.damaged[batchKey{r.Input, r.Segment, r.BatchPosition}]}
+		if r.Timestamp != nil {
+			rec.Timestamp = *r.Timestamp
+		}
+		if a.hasher.Default() {
+			fp, err := dups.ParseFingerprint(r.Fingerprint)
+			if err != nil {
+				return err
+			}
+			rec.Fingerprint = fp
+		} else {
+			rec.Fingerprint = a.hasher.Sum(r.Key, r.Value, r.Headers)
+		}
+		if err := a.det.Add(&rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,313 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"runtime"
+	"slices"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/spf13/cobra"
+)
+
+// commonOptions are the flags every analysis command shares.
+type commonOptions struct {
+	topic          string
+	jobs           int
+	json           bool
+	progress       string
+	failOnFindings bool
+}
+
+func addCommonFlags(cmd *cobra.Command, o *commonOptions) {
+	f := cmd.Flags()
+	f.StringVar(&o.topic, "topic", "", "only partitions whose topic matches this regular expression")
+	f.IntVar(&o.jobs, "jobs", 0, "parallel workers (default: all cores)")
+	f.BoolVar(&o.json, "json", false, "JSON lines instead of text")
+	f.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")
+	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, "exit 3 when findings were reported")
+}
+
+// prepare validates the common flags and classifies the inputs.
+func (o *commonOptions) prepare(name string, args []string) (*regexp.Regexp, []*source.Input, error) {
+	switch o.progress {
+	case "auto", "always", "never":
+	default:
+		return nil, nil, usageError{fmt.Errorf("%s: --progress must be auto, always or never, not %q", name, o.progress)}
+	}
+	if o.jobs < 0 {
+		return nil, nil, usageError{fmt.Errorf("%s: --jobs must be positive", name)}
+	}
+	if o.jobs == 0 {
+		o.jobs = runtime.NumCPU()
+	}
+	var topic *regexp.Regexp
+	if o.topic != "" {
+		re, err := regexp.Compile(o.topic)
+		if err != nil {
+			return nil, nil, usageError{fmt.Errorf("%s: --topic: %w", name, err)}
+		}
+		topic = re
+	}
+	inputs, err := source.Classify(args)
+	return topic, inputs, err
+}
+
+// runAnalysis scans the inputs into a (records only when det is set).
+// ctx should come from signalContext, so that Ctrl-C unwinds normally
+// (and spill files are removed) instead of killing the process.
+func runAnalysis(ctx context.Context, cmd *cobra.Command, name string, o *commonOptions, topic *regexp.Regexp, inputs []*source.Input, a *analyzer) (*scan.Result, error) {
+	var total int64
+	for _, in := range inputs {
+		if in.Kind == source.Archive {
+			total = -1
+		}
+	}
+	prog := newProgress(cmd.ErrOrStderr(), o.progress, total, inputs)
+	defer prog.finish()
+	cfg := scan.Config{Jobs: o.jobs, Records: a.det != nil, Payload: a.needPayload(), Topic: topic, Progress: prog.add}
+	res, err := scan.Run(ctx, inputs, cfg, scan.Output{Batches: a.batches, Records: a.records})
+	prog.finish()
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("%s interrupted: %w", name, context.Cause(ctx))
+	}
+	return res, err
+}
+
+func newDupsCmd() *cobra.Command {
+	var o commonOptions
+	var d dupOptions
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "dups PATH...",
+		Short: "Report records written again under another producer ID",
+		Long: `dups finds records whose content (key, value and headers; see --match and
+--ignore-header) was written again under a different producer ID, within a
+topic by default (--scope), and explains each later copy:
+
+  restart-resend  the later PID's session began after the earlier PID's last
+                  write, within --restart-window: a producer was replaced and
+                  resent what the broker had already persisted;
+  txn-retry       the earlier copy belongs to an aborted transaction;
+  repeat          anything else, e.g. constant heartbeat payloads.
+
+The text report collapses consecutive resent records into runs, sorted by
+size (--limit), with totals per class and per topic. --json writes one
+JSON object per duplicate group with all its members, then a summary.
+Memory is bounded by --mem: beyond it records are spilled to --tmp, and
+the result is the same.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDups(cmd, args, &o, &d, limit)
+		},
+	}
+	addCommonFlags(cmd, &o)
+	addDupFlags(cmd.Flags(), &d)
+	cmd.Flags().IntVar(&limit, "limit", 20, "text: show at most this many runs (0: all)")
+	return cmd
+}
+
+// dupGroup is one --json line.
+type dupGroup struct {
+	Type        string                  `json:"type"`
+	GroupID     int64                   `json:"group_id"`
+	Fingerprint string                  `json:"fingerprint"`
+	Members     []analysis.DuplicateRow `json:"members"`
+}
+
+// dupSummary is the final --json line, and the totals of the text report.
+type dupSummary struct {
+	Type       string       `json:"type"`
+	Records    int64        `json:"records"`
+	Groups     int64        `json:"groups"`
+	Duplicates int64        `json:"duplicates"`
+	ByClass    []classTotal `json:"by_class"`
+	ByTopic    []topicTotal `json:"by_topic"`
+	Runs       int          `json:"runs"`
+	SpillFiles int          `json:"spill_files"`
+	SpillBytes int64        `json:"spill_bytes"`
+	Findings   int64        `json:"damage_findings"`
+	Unreadable int64        `json:"unreadable"`
+}
+
+type classTotal struct {
+	Class   string `json:"class"`
+	Records int64  `json:"records"`
+	Groups  int64  `json:"groups"`
+}
+
+type topicTotal struct {
+	Topic   string           `json:"topic"`
+	Records int64            `json:"records"`
+	ByClass map[string]int64 `json:"by_class"`
+}
+
+var dupClasses = []string{dups.ClassRestartResend, dups.ClassTxnRetry, dups.ClassRepeat}
+
+func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions, limit int) error {
+	topic, inputs, err := o.prepare("dups", args)
+	if err != nil {
+		return err
+	}
+	dopts, hasher, err := d.detectorOptions("dups")
+	if err != nil {
+		return err
+	}
+	if err := checkTmp(dopts.TmpDir, inputs); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	det, err := dups.New(dopts)
+	if err != nil {
+		return err
+	}
+	defer det.Close()
+	a := newAnalyzer(det, hasher)
+	res, err := runAnalysis(ctx, cmd, "dups", o, topic, inputs, a)
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	enc := json.NewEncoder(w)
+	var later []analysis.DuplicateRow
+	classGroups := map[string]map[int64]bool{}
+	st, err := det.Finish(ctx, func(rows []analysis.DuplicateRow) error {
+		for _, r := range rows {
+			if r.Class != "" {
+				later = append(later, r)
+				if classGroups[r.Class] == nil {
+					classGroups[r.Class] = map[int64]bool{}
+				}
+				classGroups[r.Class][r.GroupID] = true
+			}
+		}
+		if o.json {
+			return enc.Encode(dupGroup{Type: "group", GroupID: rows[0].GroupID, Fingerprint: rows[0].Fingerprint, Members: rows})
+		}
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("dups interrupted: %w", context.Cause(ctx))
+		}
+		return err
+	}
+	sum := dupSummary{Type: "summary", Records: st.Records, Groups: st.Groups, Duplicates: st.Duplicates,
+		SpillFiles: st.SpillFiles, SpillBytes: st.SpillBytes, Findings: res.Errors, Unreadable: res.Unreadable}
+	byClass := map[string]int64{}
+	topics := map[string]*topicTotal{}
+	for i := range later {
+		r := &later[i]
+		byClass[r.Class]++
+		t := topics[r.Topic]
+		if t == nil {
+			t = &topicTotal{Topic: r.Topic, ByClass: map[string]int64{}}
+			topics[r.Topic] = t
+		}
+		t.Records++
+		t.ByClass[r.Class]++
+	}
+	for _, c := range dupClasses {
+		sum.ByClass = append(sum.ByClass, classTotal{Class: c, Records: byClass[c], Groups: int64(len(classGroups[c]))})
+	}
+	for _, t := range topics {
+		sum.ByTopic = append(sum.ByTopic, *t)
+	}
+	slices.SortFunc(sum.ByTopic, func(a, b topicTotal) int {
+		return cmp.Or(cmp.Compare(b.Records, a.Records), cmp.Compare(a.Topic, b.Topic))
+	})
+	if sum.ByTopic == nil {
+		sum.ByTopic = []topicTotal{}
+	}
+	runs := dups.Runs(later)
+	sum.Runs = len(runs)
+	if o.json {
+		err = enc.Encode(sum)
+	} else {
+		err = writeDupsText(w, &sum, runs, limit, len(inputs))
+	}
+	if err != nil {
+		return err
+	}
+	if res.Unreadable > 0 {
+		return fmt.Errorf("dups: %d input file(s) could not be read", res.Unreadable)
+	}
+	if o.failOnFindings && st.Groups > 0 {
+		return errFindings
+	}
+	return nil
+}
+
+func writeDupsText(w io.Writer, s *dupSummary, runs []dups.Run, limit, inputs int) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "%d records in %d input(s): %d duplicate group(s), %d later cop%s in %d run(s)\n",
+		s.Records, inputs, s.Groups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"), len(runs))
+	if s.Findings > 0 {
+		fmt.Fprintf(ew, "note: the inputs hold %d damage finding(s); records of damaged batches are marked \"damaged\" (ksleuth verify PATH for details)\n", s.Findings)
+	}
+	if len(runs) > 0 {
+		fmt.Fprintln(ew)
+		n := len(runs)
+		if limit > 0 && n > limit {
+			n = limit
+		}
+		for _, r := range runs[:n] {
+			fmt.Fprintln(ew, r.String())
+		}
+		if n < len(runs) {
+			fmt.Fprintf(ew, "... %d more run(s); --limit 0 shows all, --json every group\n", len(runs)-n)
+		}
+	}
+	fmt.Fprintln(ew)
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "CLASS\tGROUPS\tRECORDS\t")
+	for _, c := range s.ByClass {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t\n", c.Class, c.Groups, c.Records)
+	}
+	tw.Flush()
+	if len(s.ByTopic) > 0 {
+		fmt.Fprintln(ew)
+		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "TOPIC\tRECORDS\trestart-resend\ttxn-retry\trepeat\t")
+		for _, t := range s.ByTopic {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t\n", t.Topic, t.Records, t.ByClass[dups.ClassRestartResend], t.ByClass[dups.ClassTxnRetry], t.ByClass[dups.ClassRepeat])
+		}
+		tw.Flush()
+	}
+	if s.SpillFiles > 0 {
+		fmt.Fprintf(ew, "\n(spilled %d bytes to %d temporary file(s), since removed)\n", s.SpillBytes, s.SpillFiles)
+	}
+	return ew.err
+}
+
+func pluralS(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// checkTmp refuses a spill dir inside a directory input.
+func checkTmp(tmp string, inputs []*source.Input) error {
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	for _, in := range inputs {
+		if in.Kind == source.Dir && source.Within(in.Abs, tmp) {
+			return usageError{fmt.Errorf("--tmp %s is inside the input %s; ksleuth never writes into its inputs", tmp, in.Path)}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/segment/segtest"
+)
+
+// dupsJSON runs `ksleuth dups --json` and returns the groups and summary.
+func dupsJSON(t *testing.T, args ...string) ([]dupGroup, dupSummary) {
+	t.Helper()
+	out, errs, code := scanCmd(t, append([]string{"dups", "--json", "--progress", "never"}, args...)...)
+	if code != exitOK {
+		t.Fatalf("ksleuth dups %v: exit %d\n%s\n%s", args, code, out, errs)
+	}
+	var groups []dupGroup
+	var sum dupSummary
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var probe struct{ Type string }
+		if err := json.Unmarshal(sc.Bytes(), &probe); err != nil {
+			t.Fatal(err)
+		}
+		switch probe.Type {
+		case "group":
+			var g dupGroup
+			if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
+				t.Fatal(err)
+			}
+			groups = append(groups, g)
+		case "summary":
+			if err := json.Unmarshal(sc.Bytes(), &sum); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return groups, sum
+}
+
+// groupKey renders a group as "topic-p@o[damaged]/topic-p@o:class/...".
+func groupKey(ms []analysis.DuplicateRow) string {
+	var parts []string
+	for _, m := range ms {
+		s := fmt.Sprintf("%s-%d@%d", m.Topic, m.Partition, m.Offset)
+		if m.Class != "" {
+			s += ":" + m.Class
+		}
+		if m.Damaged {
+			s += "[damaged]"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+func truthKey(topic string, g segtest.DupGroup) string {
+	var parts []string
+	for _, m := range g.Members {
+		s := fmt.Sprintf("%s-%d@%d", topic, m.Partition, m.Offset)
+		if m.Class != "" {
+			s += ":" + m.Class
+		}
+		if m.Damaged {
+			s += "[damaged]"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+func genDupScenarios(t *testing.T) (string, *segtest.DupTruth) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "logdir")
+	truth, err := segtest.GenerateDupScenarios(dir, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, truth
+}
+
+// TestDupsScenarios checks every generated scenario for precision and
+// recall 1.0 on the flagged records, for exact grouping and for the class
+// of every later copy, under the options each group needs.
+func TestDupsScenarios(t *testing.T) {
+	dir, truth := genDupScenarios(t)
+	runs := []struct {
+		name  string
+		args  []string
+		needs map[string]bool
+	}{
+		{"default", nil, map[string]bool{"": true}},
+		{"same-pid", []string{"--same-pid"}, map[string]bool{"": true, "same-pid": true}},
+		{"ignore-header", []string{"--ignore-header", "trace-id"}, map[string]bool{"": true, "ignore-header=trace-id": true}},
+	}
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			groups, sum := dupsJSON(t, append([]string{dir}, r.args...)...)
+			for _, sc := range truth.Scenarios {
+				t.Run(sc.Topic, func(t *testing.T) {
+					var want, got []string
+					wantRecs, gotRecs := map[string]bool{}, map[string]bool{}
+					for _, g := range sc.Groups {
+						if r.needs[g.Needs] {
+							want = append(want, truthKey(sc.Topic, g))
+							for _, m := range g.Members {
+								wantRecs[fmt.Sprintf("%d@%d", m.Partition, m.Offset)] = true
+							}
+						}
+					}
+					for _, g := range groups {
+						if g.Members[0].Topic == sc.Topic {
+							got = append(got, groupKey(g.Members))
+							for _, m := range g.Members {
+								gotRecs[fmt.Sprintf("%d@%d", m.Partition, m.Offset)] = true
+							}
+						}
+					}
+					tp := 0
+					for k := range gotRecs {
+						if wantRecs[k] {
+							tp++
+						}
+					}
+					if tp != len(gotRecs) || tp != len(wantRecs) {
+						t.Errorf("flagged records: precision %d/%d, recall %d/%d", tp, len(gotRecs), tp, len(wantRecs))
+					}
+					slices.Sort(want)
+					slices.Sort(got)
+					if !slices.Equal(want, got) {
+						t.Errorf("groups differ\nwant:\n  %s\ngot:\n  %s", strings.Join(want, "\n  "), strings.Join(got, "\n  "))
+					}
+				})
+			}
+			if sum.Groups != int64(len(groups)) {
+				t.Errorf("summary says %d groups, %d listed", sum.Groups, len(groups))
+			}
+		})
+	}
+}
+
+// TestDupsExplanations pins the wording of a few explanations and the
+// run lines of the text report.
+func TestDupsExplanations(t *testing.T) {
+	dir, _ := genDupScenarios(t)
+	out, errs, code := scanCmd(t, "dups", "--limit", "0", "--progress", "never", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"orders-0: PID 1002 (epoch 0) resent 10 records first written by PID 1001 — offsets 50–59 repeat 40–49, 2.1 s after PID 1001's last write [restart-resend]",
+		"orders-0: PID 1003 (epoch 0) resent 15 records first written by PID 1002 — offsets 70–84 repeat 55–69, 1.6 s after PID 1002's last write [restart-resend]",
+		"clicks-1: PID 1102 (epoch 0) resent 4 records first written by PID 1101 in clicks-0 — offsets",
+		"payments-0: PID 2002 (epoch 0) retried 6 records of an aborted transaction of PID 2001 — offsets 6–11 repeat 0–5, 5.2 s later [txn-retry]",
+		"heartbeats-0: PID 4002 (epoch 0) wrote 1 record already written by PID 4001 — offset 7 repeats 0, 3h00m later [repeat]",
+		"corrupt-0: PID 8002 (epoch 0) resent 3 records first written by PID 8001 — offsets 9–11 repeat 6–8",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q\n%s", want, out)
+		}
+	}
+	groups, _ := dupsJSON(t, dir, "--topic", "^corrupt$")
+	if len(groups) == 0 || !strings.Contains(groups[0].Members[1].Explanation, "the earlier copy is in a damaged batch") {
+		t.Errorf("corrupt: explanation does not mention the damaged first copy: %+v", groups)
+	}
+	_, _, code = scanCmd(t, "dups", "--fail-on-findings", "--progress", "never", dir)
+	if code != exitFindings {
+		t.Errorf("--fail-on-findings: exit %d, want %d", code, exitFindings)
+	}
+}
+
+// TestDupsSpill forces spilling (several levels) and compares the groups
+// with the in-memory run; the spill directory must be gone afterwards.
+func TestDupsSpill(t *testing.T) {
+	dir, _ := genDupScenarios(t)
+	mem, _ := dupsJSON(t, dir, "--same-pid")
+	for _, budget := range []string{"4KiB", "9KiB"} {
+		tmp := t.TempDir()
+		spilled, sum := dupsJSON(t, dir, "--same-pid", "--mem", budget, "--tmp", tmp)
+		if sum.SpillFiles == 0 {
+			t.Fatalf("--mem %s: nothing spilled", budget)
+		}
+		a, _ := json.Marshal(mem)
+		b, _ := json.Marshal(spilled)
+		if string(a) != string(b) {
+			t.Errorf("--mem %s: groups differ from the in-memory run", budget)
+		}
+		if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+			t.Errorf("--mem %s: %d entries left in --tmp", budget, len(ents))
+		}
+	}
+}
+
+// TestScanDupTables: scan writes duplicates.parquet with the same rows
+// `dups --json` lists, and producers.parquet with one row per session.
+func TestScanDupTables(t *testing.T) {
+	dir, _ := genDupScenarios(t)
+	out := filepath.Join(t.TempDir(), "out")
+	mustScan(t, "scan", dir, "--out", out, "--progress", "never")
+	groups, _ := dupsJSON(t, dir)
+	var want []analysis.DuplicateRow
+	for _, g := range groups {
+		want = append(want, g.Members...)
+	}
+	got := readTable[analysis.DuplicateRow](t, filepath.Join(out, tableDups))
+	a, _ := json.Marshal(want)
+	b, _ := json.Marshal(got)
+	if string(a) != string(b) {
+		t.Errorf("duplicates.parquet (%d rows) differs from dups --json (%d members)", len(got), len(want))
+	}
+	prods := readTable[analysis.ProducerRow](t, filepath.Join(out, tableProducers))
+	byKey := map[string]analysis.ProducerRow{}
+	for _, p := range prods {
+		byKey[fmt.Sprintf("%s-%d/%d/%d", p.Topic, p.Partition, p.ProducerID, p.ProducerEpoch)] = p
+	}
+	for key, want := range map[string]string{
+		"orders-0/1001/0":          "0..49 seq 0..49 batches 10 records 50 txn false 0/0",
+		"orders-0/1003/0":          "70..89 seq 0..19 batches 4 records 20 txn false 0/0",
+		"payments-0/2001/0":        "0..5 seq 0..5 batches 2 records 6 txn true 0/1",
+		"payments-0/2002/0":        "6..11 seq 0..5 batches 2 records 6 txn true 1/0",
+		"payments-fenced-0/2101/1": "5..8 seq 0..3 batches 1 records 4 txn true 1/1",
+	} {
+		p, ok := byKey[key]
+		got := fmt.Sprintf("%d..%d seq %d..%d batches %d records %d txn %v %d/%d", p.FirstOffset, p.LastOffset, p.FirstSequence,
+			p.LastSequence, p.Batches, p.Records, p.IsTransactional, p.Commits, p.Aborts)
+		if !ok || got != want {
+			t.Errorf("session %s: %s, want %s", key, got, want)
+		}
+	}
+}

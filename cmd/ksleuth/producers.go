@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/spf13/cobra"
+)
+
+func newProducersCmd() *cobra.Command {
+	var o commonOptions
+	cmd := &cobra.Command{
+		Use:   "producers PATH...",
+		Short: "List producer sessions per partition",
+		Long: `producers lists one session per (topic, partition, producer ID, epoch):
+offsets, times, sequences, batches, records, transactions (commits, aborts,
+one left open), and what the newest producer-state .snapshot of the
+partition holds for it. Sequence gaps, regressions (including repeated
+sequence numbers) and epochs going backwards are listed after the table
+(--json: one object per session, type "session", and per anomaly, type
+"anomaly"). --fail-on-findings exits 3 when there are such anomalies.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runProducers(cmd, args, &o)
+		},
+	}
+	addCommonFlags(cmd, &o)
+	return cmd
+}
+
+type sessionLine struct {
+	Type string `json:"type"`
+	analysis.ProducerRow
+}
+
+type anomalyLine struct {
+	Type string `json:"type"`
+	analysis.AnomalyRow
+}
+
+func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
+	topic, inputs, err := o.prepare("producers", args)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a := newAnalyzer(nil, nil)
+	res, err := runAnalysis(ctx, cmd, "producers", o, topic, inputs, a)
+	if err != nil {
+		return err
+	}
+	rows, anomalies := a.tracker.Finish(res.Snapshots)
+	w := cmd.OutOrStdout()
+	if o.json {
+		enc := json.NewEncoder(w)
+		for _, r := range rows {
+			if err := enc.Encode(sessionLine{"session", r}); err != nil {
+				return err
+			}
+		}
+		for _, an := range anomalies {
+			if err := enc.Encode(anomalyLine{"anomaly", an}); err != nil {
+				return err
+			}
+		}
+	} else if err := writeProducersText(w, rows, anomalies, len(inputs) > 1); err != nil {
+		return err
+	}
+	if res.Unreadable > 0 {
+		return fmt.Errorf("producers: %d input file(s) could not be read", res.Unreadable)
+	}
+	if o.failOnFindings && len(anomalies) > 0 {
+		return errFindings
+	}
+	return nil
+}
+
+func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []analysis.AnomalyRow, multi bool) error {
+	ew := &errWriter{w: w}
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOPIC\tPART\tPID\tEPOCH\tOFFSETS\tTIME (UTC)\tSEQUENCES\tBATCHES\tRECORDS\tTXN\tCOMMITS\tABORTS\tGAPS\tSNAPSHOT SEQ@OFFSET")
+	for _, r := range rows {
+		part := strconv.Itoa(int(r.Partition))
+		if multi {
+			part = fmt.Sprintf("%s (#%d)", part, r.Input)
+		}
+		txn := "-"
+		if r.IsTransactional {
+			txn = "yes"
+			if r.OpenTxn {
+				txn = "open"
+			}
+		}
+		seqs := "-"
+		if r.FirstSequence >= 0 {
+			seqs = fmt.Sprintf("%d..%d", r.FirstSequence, r.LastSequence)
+		}
+		snap := "-"
+		if r.SnapshotLastSequence != nil {
+			snap = fmt.Sprintf("%d@%d", *r.SnapshotLastSequence, *r.SnapshotLastOffset)
+		}
+		gaps := strconv.FormatInt(r.SequenceGaps, 10)
+		if r.SequenceRegressions > 0 {
+			gaps += fmt.Sprintf(" (+%d back)", r.SequenceRegressions)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d..%d\t%s..%s\t%s\t%d\t%d\t%s\t%d\t%d\t%s\t%s\n", r.Topic, part, r.ProducerID, r.ProducerEpoch,
+			r.FirstOffset, r.LastOffset, fmtTime(r.FirstTimestamp), fmtTime(r.LastTimestamp), seqs, r.Batches, r.Records,
+			txn, r.Commits, r.Aborts, gaps, snap)
+	}
+	tw.Flush()
+	fmt.Fprintf(ew, "\n%d session(s)", len(rows))
+	if len(anomalies) == 0 {
+		fmt.Fprintln(ew, "; no sequence or epoch anomalies")
+	} else {
+		fmt.Fprintf(ew, "; %d sequence/epoch anomal%s:\n", len(anomalies), pluralS(int64(len(anomalies)), "y", "ies"))
+		for _, a := range anomalies {
+			fmt.Fprintf(ew, "  %s %s at byte %d: %s\n", a.Kind, a.File, *a.Position, a.Message)
+		}
+	}
+	return ew.err
+}
