@@ -55,9 +55,7 @@ func (h *Hasher) Sum(key, value []byte, headers []analysis.Header) [16]byte {
 		}
 	}
 	h.hs = hs
-	s := h.fp.Sum(key, value, len(hs), func(i int) ([]byte, []byte) { return []byte(hs[i].Key), hs[i].Value })
-	fp, _ := ParseFingerprint(s)
-	return fp
+	return h.fp.Sum128(key, value, len(hs), func(i int) ([]byte, []byte) { return []byte(hs[i].Key), hs[i].Value })
 }
 
 // ParseFingerprint decodes 32 hex digits.
