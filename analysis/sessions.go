@@ -7,6 +7,7 @@ package analysis
 // but markers has batches 0 and the markers' offsets).
 type ProducerRow struct {
 	Input     int32  `parquet:"input" json:"input"`
+	Source    string `parquet:"source,dict" json:"source"`
 	Topic     string `parquet:"topic,dict" json:"topic"`
 	Partition int32  `parquet:"partition" json:"partition"`
 	// Dir is the partition dir relative to the input root, which tells
@@ -42,14 +43,21 @@ type ProducerRow struct {
 	SnapshotFile         *string `parquet:"snapshot_file,optional,dict" json:"snapshot_file"`
 	SnapshotLastSequence *int32  `parquet:"snapshot_last_sequence,optional" json:"snapshot_last_sequence"`
 	SnapshotLastOffset   *int64  `parquet:"snapshot_last_offset,optional" json:"snapshot_last_offset"`
+	// TransactionalID held this PID according to __transaction_state in
+	// the input (empty when unknown); AllocatedByBroker is the broker the
+	// KRaft controller gave the PID's block to (null when unknown). See
+	// transactions.parquet and pid_blocks.parquet for the details.
+	TransactionalID   string `parquet:"transactional_id,dict" json:"transactional_id"`
+	AllocatedByBroker *int32 `parquet:"allocated_by_broker,optional" json:"allocated_by_broker"`
 }
 
 // DuplicateRow is one row of duplicates.parquet: one record of a
 // duplicate group, the first occurrence included (DESIGN.md "Duplicate
 // semantics"). The columns after explanation are extras.
 type DuplicateRow struct {
-	Input   int32 `parquet:"input" json:"input"`
-	GroupID int64 `parquet:"group_id" json:"group_id"`
+	Input   int32  `parquet:"input" json:"input"`
+	Source  string `parquet:"source,dict" json:"source"`
+	GroupID int64  `parquet:"group_id" json:"group_id"`
 	// Fingerprint is 32 hex digits, over the parts --match chose.
 	Fingerprint   string `parquet:"fingerprint" json:"fingerprint"`
 	Topic         string `parquet:"topic,dict" json:"topic"`
@@ -79,4 +87,8 @@ type DuplicateRow struct {
 	RefOffset     *int64  `parquet:"ref_offset,optional" json:"ref_offset"`
 	RefProducerID *int64  `parquet:"ref_producer_id,optional" json:"ref_producer_id"`
 	GapMillis     *int64  `parquet:"gap_ms,optional" json:"gap_ms"`
+	// TransactionalID and AllocatedByBroker as in ProducerRow, for this
+	// row's producer_id.
+	TransactionalID   string `parquet:"transactional_id,dict" json:"transactional_id"`
+	AllocatedByBroker *int32 `parquet:"allocated_by_broker,optional" json:"allocated_by_broker"`
 }

@@ -8,7 +8,11 @@
 // is a null. Every table that concerns a partition carries topic and
 // partition; `input` is the 0-based index of the PATH argument the row came
 // from (the run's key-value metadata lists the inputs in order), so replicas
-// of one partition copied from several brokers stay apart.
+// of one partition copied from several brokers stay apart. `source` names
+// that input for good: the path as given, plus "#broker=N" when the input
+// is a log dir whose meta.properties names its broker or node id. Unlike
+// the index it stays unique when the tables of scans run on several
+// machines are combined (see docs/scale-out.md).
 package analysis
 
 // FileRow is one row of files.parquet: every input file, with its SHA-256
@@ -16,6 +20,7 @@ package analysis
 // partition dir (meta.properties, checkpoints).
 type FileRow struct {
 	Input     int32   `parquet:"input" json:"input"`
+	Source    string  `parquet:"source,dict" json:"source"`
 	Topic     *string `parquet:"topic,optional,dict" json:"topic"`
 	Partition *int32  `parquet:"partition,optional" json:"partition"`
 	// Path is relative to the input root (for an archive: the entry name).
@@ -46,6 +51,7 @@ type FileRow struct {
 // .cleaned, .swap) or KRaft snapshot file.
 type BatchRow struct {
 	Input     int32  `parquet:"input" json:"input"`
+	Source    string `parquet:"source,dict" json:"source"`
 	Topic     string `parquet:"topic,dict" json:"topic"`
 	Partition int32  `parquet:"partition" json:"partition"`
 	// Segment is the file's path relative to the input root.
@@ -77,12 +83,17 @@ type BatchRow struct {
 	ControlType string `parquet:"control_type,dict" json:"control_type"`
 }
 
-// RecordRow is one row of records.parquet (scan --records).
+// RecordRow is one row of the records dataset (scan --records):
+// records/topic=<t>/partition=<p>/part-NNNNN.parquet.
 type RecordRow struct {
 	Input     int32  `parquet:"input" json:"input"`
+	Source    string `parquet:"source,dict" json:"source"`
 	Topic     string `parquet:"topic,dict" json:"topic"`
 	Partition int32  `parquet:"partition" json:"partition"`
 	Segment   string `parquet:"segment,dict" json:"segment"`
+	// Dir is the partition dir relative to the input root (the segment's
+	// directory): with source it names the replica a record was read from.
+	Dir string `parquet:"dir,dict" json:"dir"`
 	// BatchPosition is the byte position of the record's batch, the join
 	// key with batches.parquet together with segment.
 	BatchPosition int64  `parquet:"batch_position" json:"batch_position"`
@@ -94,16 +105,21 @@ type RecordRow struct {
 	KeySize       int32  `parquet:"key_size" json:"key_size"`
 	ValueSize     int32  `parquet:"value_size" json:"value_size"`
 	HeaderCount   int32  `parquet:"header_count" json:"header_count"`
-	// Fingerprint is Fingerprint over key, value and headers, as 32 hex
-	// digits; empty for control records, which are never fingerprinted.
+	// Fingerprint is the record's fingerprint as 32 hex digits, over key,
+	// value and headers (the parts the scan's --match and --ignore-header
+	// chose, recorded in the ksleuth.fingerprint metadata); empty for
+	// control records, which are never fingerprinted.
 	Fingerprint string `parquet:"fingerprint" json:"fingerprint"`
 	// TxnState is none (not transactional), committed, aborted or open (no
 	// marker in the input).
 	TxnState  string `parquet:"txn_state,dict" json:"txn_state"`
 	IsControl bool   `parquet:"is_control" json:"is_control"`
+	// Damaged marks a record of a damaged batch (CRC mismatch or records
+	// that could not all be decoded): its content is not verified.
+	Damaged bool `parquet:"damaged" json:"damaged"`
 }
 
-// Header is one record header in records.parquet with --payload.
+// Header is one record header of the records table with --payload.
 type Header struct {
 	Key   string `parquet:"key" json:"key"`
 	Value []byte `parquet:"value,optional" json:"value"`
@@ -123,6 +139,7 @@ type PayloadRecordRow struct {
 // broker leaves behind, such as a zero-filled or torn tail).
 type AnomalyRow struct {
 	Input     int32   `parquet:"input" json:"input"`
+	Source    string  `parquet:"source,dict" json:"source"`
 	Topic     *string `parquet:"topic,optional,dict" json:"topic"`
 	Partition *int32  `parquet:"partition,optional" json:"partition"`
 	Kind      string  `parquet:"kind,dict" json:"kind"`
@@ -142,6 +159,7 @@ type AnomalyRow struct {
 // producer-state .snapshot file.
 type SnapshotRow struct {
 	Input     int32  `parquet:"input" json:"input"`
+	Source    string `parquet:"source,dict" json:"source"`
 	Topic     string `parquet:"topic,dict" json:"topic"`
 	Partition int32  `parquet:"partition" json:"partition"`
 	File      string `parquet:"file,dict" json:"file"`

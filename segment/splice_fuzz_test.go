@@ -88,6 +88,20 @@ func TestSpliceFakeHeaderOnBoundary(t *testing.T) {
 		// The fake entry covers itself and batch k, ending at batch k+1.
 		binary.BigEndian.PutUint32(fake[8:], uint32(len(fake)-LogOverhead+int(pos[k+1]-pos[k])))
 		binary.BigEndian.PutUint32(fake[17:], 0xdeadbeef)
+		// Found by FuzzSpliceGarbage (seed fdc42b7256a38237): twelve bytes,
+		// an offset and a length, whose "magic" and "CRC" are the next
+		// batch's first bytes (legacy magic 0, bad CRC) and whose length
+		// ends on the boundary after it.
+		if k == 2 {
+			prefix := []byte("00000000\x00\x00\x01\xe8")
+			for name, mk := range readerInputs {
+				t.Run(fmt.Sprint("prefix/", name), func(t *testing.T) {
+					if lost := intactAfterSplice(t, seg, pos, prefix, k, mk); len(lost) > 0 {
+						t.Errorf("lost intact batches at %v", lost)
+					}
+				})
+			}
+		}
 		for name, mk := range readerInputs {
 			t.Run(fmt.Sprint(k, "/", name), func(t *testing.T) {
 				if lost := intactAfterSplice(t, seg, pos, fake, k, mk); len(lost) > 0 {

@@ -4,7 +4,7 @@
 //
 //	d, _ := dups.New(dups.Options{TmpDir: dir})
 //	defer d.Close()
-//	p := d.Partition(input, topic, partition, dir)
+//	p := d.Partition(input, source, topic, partition, dir)
 //	for each record, in offset order per partition { d.Add(&dups.Record{Part: p, ...}) }
 //	stats, err := d.Finish(ctx, func(group []analysis.DuplicateRow) error { ... })
 //
@@ -15,6 +15,11 @@
 // grouped in memory on its own (re-partitioned on the next bits if it is
 // still too large). Groups are emitted in (fingerprint, scope) order and
 // numbered in that order, so the result is the same at every budget.
+// Scopes are ordered by topic name (then partition), and byte-identical
+// replicas by source and dir, never by the order records were added, so
+// the result is also the same whatever order the inputs are read in: one
+// scan of everything, or the tables of several scans merged
+// (ksleuth dups --from-tables).
 // Close removes the temporary files.
 //
 // The package is pure computation apart from that spill directory: no
@@ -23,11 +28,13 @@ package dups
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -129,6 +136,7 @@ type Record struct {
 
 type partInfo struct {
 	input     int32
+	source    string
 	topic     string
 	partition int32
 	dir       string
@@ -209,8 +217,9 @@ func New(opts Options) (*Detector, error) {
 }
 
 // Partition registers a partition dir (once per input and dir) and
-// returns its id.
-func (d *Detector) Partition(input int32, topic string, partition int32, dir string) PartID {
+// returns its id. source names the input (see analysis.RecordRow); it
+// orders replicas, so it should be unique per input.
+func (d *Detector) Partition(input int32, source, topic string, partition int32, dir string) PartID {
 	k := partKey{input, dir}
 	if id, ok := d.partIdx[k]; ok {
 		return id
@@ -234,7 +243,7 @@ func (d *Detector) Partition(input int32, topic string, partition int32, dir str
 		scope = s
 	}
 	id := PartID(len(d.parts))
-	d.parts = append(d.parts, partInfo{input: input, topic: topic, partition: partition, dir: dir, topicIdx: ti, scope: scope})
+	d.parts = append(d.parts, partInfo{input: input, source: source, topic: topic, partition: partition, dir: dir, topicIdx: ti, scope: scope})
 	d.partIdx[k] = id
 	return id
 }
@@ -296,6 +305,7 @@ func (d *Detector) Finish(ctx context.Context, emit func([]analysis.DuplicateRow
 		return Stats{}, errors.New("dups: Finish called twice")
 	}
 	d.finished = true
+	d.rankScopes()
 	g := &grouper{d: d, emit: emit, ctx: ctx}
 	var err error
 	if d.spill == nil {
@@ -321,9 +331,48 @@ func (d *Detector) Close() error {
 	return nil
 }
 
-// less orders entries by fingerprint, scope, then time, topic,
+// rankScopes renumbers topics and scopes in name order (they were
+// numbered in the order they were first seen), so that group numbers and
+// member order do not depend on the order of the inputs.
+func (d *Detector) rankScopes() {
+	names := make([]string, 0, len(d.topics))
+	for t := range d.topics {
+		names = append(names, t)
+	}
+	slices.Sort(names)
+	rank := make(map[string]uint32, len(names))
+	for i, t := range names {
+		rank[t] = uint32(i)
+	}
+	type tp struct {
+		topic     uint32
+		partition int32
+	}
+	var tps []tp
+	for i := range d.parts {
+		p := &d.parts[i]
+		p.topicIdx = rank[p.topic]
+		tps = append(tps, tp{p.topicIdx, p.partition})
+	}
+	slices.SortFunc(tps, func(a, b tp) int { return cmp.Or(cmp.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition)) })
+	tps = slices.Compact(tps)
+	for i := range d.parts {
+		p := &d.parts[i]
+		switch d.opts.Scope {
+		case ScopeTopic:
+			p.scope = p.topicIdx
+		case ScopePartition:
+			k, _ := slices.BinarySearchFunc(tps, tp{p.topicIdx, p.partition}, func(a, b tp) int {
+				return cmp.Or(cmp.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
+			})
+			p.scope = uint32(k)
+		}
+	}
+}
+
+// cmp orders entries by fingerprint, scope, then time, topic,
 // partition, offset (the member order), undamaged copies first among
-// replicas, then partition dir.
+// replicas, then source, partition dir and input.
 func (d *Detector) cmp(a, b *rec) int {
 	if c := bytes.Compare(a.fp[:], b.fp[:]); c != 0 {
 		return c
@@ -350,7 +399,10 @@ func (d *Detector) cmp(a, b *rec) int {
 		}
 		return -1
 	}
-	return cmpInt(a.part, b.part)
+	if a.part == b.part {
+		return 0
+	}
+	return cmp.Or(strings.Compare(pa.source, pb.source), strings.Compare(pa.dir, pb.dir), cmpInt(pa.input, pb.input))
 }
 
 func cmpInt[T int32 | uint32 | int64](a, b T) int {
@@ -431,7 +483,7 @@ func (g *grouper) group(ms []rec) error {
 	for k := range ms {
 		m := &ms[k]
 		pi := &d.parts[m.part]
-		row := analysis.DuplicateRow{Input: pi.input, GroupID: g.groups, Fingerprint: fp, Topic: pi.topic, Partition: pi.partition,
+		row := analysis.DuplicateRow{Input: pi.input, Source: pi.source, GroupID: g.groups, Fingerprint: fp, Topic: pi.topic, Partition: pi.partition,
 			Offset: m.off, ProducerID: m.pid, ProducerEpoch: int32(m.epoch), Sequence: m.seq, Timestamp: analysis.Millis(m.ts),
 			Occurrence: int32(k + 1), TxnState: m.txn().String(), Damaged: m.damaged()}
 		if k == 0 {

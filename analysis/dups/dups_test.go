@@ -21,7 +21,7 @@ func synth(t *testing.T, opts Options, n int) ([][]analysis.DuplicateRow, Stats)
 	}
 	defer d.Close()
 	rng := rand.New(rand.NewPCG(7, 7))
-	parts := []PartID{d.Partition(0, "a", 0, "a-0"), d.Partition(0, "a", 1, "a-1"), d.Partition(0, "b", 0, "b-0"), d.Partition(0, "b", 1, "b-1")}
+	parts := []PartID{d.Partition(0, "in", "a", 0, "a-0"), d.Partition(0, "in", "a", 1, "a-1"), d.Partition(0, "in", "b", 0, "b-0"), d.Partition(0, "in", "b", 1, "b-1")}
 	offs := make([]int64, len(parts))
 	var fps [][16]byte
 	for i := range n {
@@ -85,7 +85,7 @@ func TestSpillMatchesMemory(t *testing.T) {
 func TestCancelRemovesSpill(t *testing.T) {
 	tmp := t.TempDir()
 	d, _ := New(Options{MemBudget: 4 << 10, TmpDir: tmp})
-	p := d.Partition(0, "a", 0, "a-0")
+	p := d.Partition(0, "in", "a", 0, "a-0")
 	for i := range 5000 {
 		var fp [16]byte
 		binary.BigEndian.PutUint64(fp[:], uint64(i)*0x9e3779b97f4a7c15)
@@ -110,6 +110,81 @@ func TestFmtGap(t *testing.T) {
 	for ms, want := range map[int64]string{400: "0.4 s", 2100: "2.1 s", 725_000: "12m05s", 3 * 3_600_000: "3h00m", 60 * 3_600_000: "2.5 days"} {
 		if got := fmtGap(ms); got != want {
 			t.Errorf("fmtGap(%d) = %q, want %q", ms, got, want)
+		}
+	}
+}
+
+// TestOrderIndependent: the groups do not depend on the order partitions
+// are registered and records added (one scan of everything versus the
+// tables of several scans merged, dups --from-tables), replicas of one
+// record from two sources included.
+func TestOrderIndependent(t *testing.T) {
+	type part struct {
+		source, topic string
+		partition     int32
+	}
+	parts := []part{{"b1", "a", 0}, {"b1", "a", 1}, {"b1", "b", 0}, {"b2", "a", 0}, {"b2", "b", 1}}
+	type add struct {
+		part int
+		r    Record
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	var adds []add
+	var fps [][16]byte
+	for i := range 3000 {
+		var fp [16]byte
+		if len(fps) > 0 && rng.IntN(3) == 0 {
+			fp = fps[rng.IntN(len(fps))]
+		} else {
+			binary.BigEndian.PutUint64(fp[:], rng.Uint64())
+			fps = append(fps, fp)
+		}
+		p := rng.IntN(3)
+		r := Record{Offset: int64(i), Timestamp: 1_000_000 + int64(i/3)*10, ProducerID: int64(100 + i/400), Txn: TxnState(rng.IntN(3)), Fingerprint: fp}
+		adds = append(adds, add{p, r})
+		if p == 0 && rng.IntN(2) == 0 { // broker b2's replica of a-0
+			adds = append(adds, add{3, r})
+		}
+	}
+	run := func(order []int, regOrder []int, scope Scope) string {
+		d, _ := New(Options{Scope: scope})
+		defer d.Close()
+		ids := make([]PartID, len(parts))
+		for _, k := range regOrder {
+			p := parts[k]
+			ids[k] = d.Partition(int32(k/3), p.source, p.topic, p.partition, p.topic+"-"+string(rune('0'+p.partition)))
+		}
+		for _, i := range order {
+			r := adds[i].r
+			r.Part = ids[adds[i].part]
+			if err := d.Add(&r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var out []byte
+		_, err := d.Finish(context.Background(), func(rows []analysis.DuplicateRow) error {
+			b, _ := json.Marshal(rows)
+			out = append(out, b...)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	fwd := make([]int, len(adds))
+	for i := range fwd {
+		fwd[i] = i
+	}
+	shuffled := append([]int(nil), fwd...)
+	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	for _, scope := range []Scope{ScopeTopic, ScopePartition, ScopeAll} {
+		want := run(fwd, []int{0, 1, 2, 3, 4}, scope)
+		if len(want) < 1000 {
+			t.Fatalf("scope %d: too few groups", scope)
+		}
+		if got := run(shuffled, []int{4, 2, 3, 1, 0}, scope); got != want {
+			t.Errorf("scope %d: groups depend on the order of the input", scope)
 		}
 	}
 }

@@ -18,7 +18,8 @@
 // they are "open") so that their txn_state is known when they are written.
 // Memory is bounded by Jobs and by the records of unfinished transactions,
 // not by the size of the input. The smaller tables (files, anomalies,
-// snapshots) are returned whole, sorted.
+// snapshots) are returned whole, sorted. Every row carries its input's
+// Source (see Sources).
 package scan
 
 import (
@@ -26,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -35,6 +37,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment"
+	"github.com/ksleuth/ksleuth/snapshot"
 )
 
 // Config tunes a scan.
@@ -119,7 +122,8 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, pending: map[txnKey][]analysis.PayloadRecordRow{}}
+	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, pending: map[txnKey][]analysis.PayloadRecordRow{},
+		sources: Sources(inputs), damaged: map[batchKey]bool{}}
 	if cfg.Jobs > 1 {
 		s.pool = newPool(ctx, cfg)
 		defer s.pool.close()
@@ -171,6 +175,51 @@ type scanner struct {
 	brokers   map[string]int32 // log dir key -> broker.id/node.id
 	pending   map[txnKey][]analysis.PayloadRecordRow
 	pendOrder []txnKey
+	sources   []string
+	damaged   map[batchKey]bool // damaged batches, to mark their records
+}
+
+type batchKey struct {
+	input    int32
+	segment  string
+	position int64
+}
+
+// Sources names each input for the source column: the path as given
+// (cleaned, slash-separated), plus "#broker=N" when the input is a log dir
+// whose meta.properties gives a broker.id or node.id. Archives are named
+// by their path alone: their meta.properties may come after the records.
+func Sources(inputs []*source.Input) []string {
+	out := make([]string, 0, len(inputs))
+	for _, in := range inputs {
+		name := filepath.ToSlash(filepath.Clean(in.Path))
+		if in.Kind == source.Dir {
+			if id, ok := brokerOf(filepath.Join(in.Abs, "meta.properties")); ok {
+				name += fmt.Sprintf("#broker=%d", id)
+			}
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// brokerOf reads the broker or node id of a log dir's meta.properties
+// (a few lines; anything larger or unreadable gives no id).
+func brokerOf(path string) (int32, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxStateBytes+1))
+	if err != nil || len(data) > maxStateBytes {
+		return 0, false
+	}
+	m, _ := snapshot.ParseMetaProperties(path, data)
+	if m == nil || m.ID() < 0 {
+		return 0, false
+	}
+	return m.ID(), true
 }
 
 func (s *scanner) runArchive(ctx context.Context, in *source.Input, opts source.Options) error {
@@ -305,9 +354,20 @@ type segAgg struct {
 }
 
 func (s *scanner) collect(c chunk) error {
+	for i := range c.batches {
+		b := &c.batches[i]
+		b.Source = s.sources[b.Input]
+		if !b.CRCValid || b.DecodedRecords < b.RecordCount {
+			s.damaged[batchKey{b.Input, b.Segment, b.Position}] = true
+		}
+	}
 	s.batchBuf = append(s.batchBuf, c.batches...)
 	for i := range c.records {
 		r := &c.records[i]
+		r.Source, r.Dir = s.sources[r.Input], dirOf(r.Segment)
+		if len(s.damaged) > 0 {
+			r.Damaged = s.damaged[batchKey{r.Input, r.Segment, r.BatchPosition}]
+		}
 		key := txnKey{partKeyOf(r.Input, r.Segment), r.ProducerID}
 		switch {
 		case r.TxnState == txnPending:
@@ -421,7 +481,14 @@ func (s *scanner) fileDone(f *fileDone) {
 
 func (s *scanner) result() *Result {
 	r := &Result{Files: s.files, Anomalies: s.anomalies, Snapshots: s.snapshots}
+	for i := range r.Anomalies {
+		r.Anomalies[i].Source = s.sources[r.Anomalies[i].Input]
+	}
+	for i := range r.Snapshots {
+		r.Snapshots[i].Source = s.sources[r.Snapshots[i].Input]
+	}
 	for i := range r.Files {
+		r.Files[i].Source = s.sources[r.Files[i].Input]
 		if id, ok := s.brokers[s.fileDirs[i]]; ok {
 			r.Files[i].BrokerID = &id
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
 )
@@ -69,6 +70,8 @@ type fileCtx struct {
 	topic     string
 	partition int32
 	done      *fileDone
+	// internal: the topic is one whose records topics.Attribution reads.
+	internal bool
 }
 
 func (fc *fileCtx) anomaly(kind, severity string, pos, off, pid *int64, msg string) {
@@ -108,6 +111,10 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 	}
 	if e.Partition != nil {
 		fc.topic, fc.partition = e.Partition.Topic, e.Partition.Partition
+		switch topics.TopicOf(fc.topic) {
+		case topics.TransactionState, topics.ClusterMetadata:
+			fc.internal = true
+		}
 		fd.row.Topic, fd.row.Partition = &fc.topic, &fc.partition
 		fd.row.DirState = e.Partition.State
 		fd.partKey = partKeyOf(fc.input, e.Path)
@@ -399,7 +406,10 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 			continue
 		}
 		b := rd.Batch()
-		j := &decodeJob{fc: fc, row: batchRow(fc, b), deleteHorizon: b.HasDeleteHorizon(), records: w.cfg.Records, payload: w.cfg.Payload}
+		// Records of __transaction_state and __cluster_metadata always carry
+		// their key and value: attribution (package topics) decodes them.
+		payload := w.cfg.Payload || w.cfg.Records && fc.internal
+		j := &decodeJob{fc: fc, row: batchRow(fc, b), deleteHorizon: b.HasDeleteHorizon(), records: w.cfg.Records, payload: payload}
 		if w.pool != nil && !b.Streamed() && (b.Codec() != segment.CodecNone || b.Size() >= parallelBatchBytes) {
 			j.batch = b.Clone()
 			j.done = make(chan struct{})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -83,21 +84,14 @@ type analyzer struct {
 	tracker *producers.Tracker
 	det     *dups.Detector // nil: no duplicate detection
 	hasher  *dups.Hasher
-	damaged map[batchKey]bool
 
 	lastSeg  string
 	lastIn   int32
 	lastPart dups.PartID
 }
 
-type batchKey struct {
-	input    int32
-	segment  string
-	position int64
-}
-
 func newAnalyzer(det *dups.Detector, h *dups.Hasher) *analyzer {
-	return &analyzer{tracker: producers.New(), det: det, hasher: h, damaged: map[batchKey]bool{}, lastIn: -1}
+	return &analyzer{tracker: producers.New(), det: det, hasher: h, lastIn: -1}
 }
 
 // needPayload tells whether records must carry keys, values and headers.
@@ -107,13 +101,14 @@ func (a *analyzer) batches(rows []analysis.BatchRow) error {
 	for i := range rows {
 		b := &rows[i]
 		a.tracker.Batch(b)
-		if producers.Damaged(b) {
-			a.damaged[batchKey{b.Input, b.Segment, b.Position}] = true
-		}
 	}
 	return nil
 }
 
+// records adds the data records to the detector. With --match or
+// --ignore-header it replaces each row's fingerprint by the one over the
+// chosen parts, so that the records table holds what duplicates were judged
+// on (and dups --from-tables can judge them again).
 func (a *analyzer) records(rows []analysis.PayloadRecordRow) error {
 	if a.det == nil {
 		return nil
@@ -125,11 +120,11 @@ func (a *analyzer) records(rows []analysis.PayloadRecordRow) error {
 		}
 		if r.Input != a.lastIn || r.Segment != a.lastSeg {
 			a.lastIn, a.lastSeg = r.Input, r.Segment
-			a.lastPart = a.det.Partition(r.Input, r.Topic, r.Partition, producers.DirOf(r.Segment))
+			a.lastPart = a.det.Partition(r.Input, r.Source, r.Topic, r.Partition, producers.DirOf(r.Segment))
 		}
 		rec := dups.Record{Part: a.lastPart, Offset: r.Offset, Timestamp: -1, ProducerID: r.ProducerID,
 			Epoch: int16(r.ProducerEpoch), Sequence: r.Sequence, Txn: dups.ParseTxnState(r.TxnState),
-			Damaged: a.damaged[batchKey{r.Input, r.Segment, r.BatchPosition}]}
+			Damaged: r.Damaged}
 		if r.Timestamp != nil {
 			rec.Timestamp = *r.Timestamp
 		}
@@ -141,6 +136,7 @@ func (a *analyzer) records(rows []analysis.PayloadRecordRow) error {
 			rec.Fingerprint = fp
 		} else {
 			rec.Fingerprint = a.hasher.Sum(r.Key, r.Value, r.Headers)
+			r.Fingerprint = hex.EncodeToString(rec.Fingerprint[:])
 		}
 		if err := a.det.Add(&rec); err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
 	"github.com/spf13/cobra"
@@ -24,6 +25,7 @@ type dumpOptions struct {
 	payloadEnc     string
 	json           bool
 	failOnFindings bool
+	decode         string
 }
 
 func newDumpCmd() *cobra.Command {
@@ -39,6 +41,12 @@ key, value and headers); .index, .timeindex, .txnindex and producer
 .snapshot files entry by entry in kafka-dump-log's format; and the state
 files leader-epoch-checkpoint, partition.metadata, the offset checkpoint
 files, meta.properties, .kafka_cleanshutdown and quorum-state.
+With --decode auto (the default) the records of __transaction_state,
+__consumer_offsets and __cluster_metadata (judged from the partition
+directory name) and of KRaft .checkpoint snapshots are decoded: with
+--records each record line shows its key and value as the internal
+topic's schema reads them (a structured "decoded" object with --json);
+--decode none shows the raw bytes instead.
 Findings about damaged bytes go to stderr with file and byte or line
 position (and into the stream with --json).`,
 		Args: cobra.MinimumNArgs(1),
@@ -47,6 +55,11 @@ position (and into the stream with --json).`,
 			case "", "auto", "text", "hex", "base64":
 			default:
 				return usageError{fmt.Errorf("--payload-encoding must be text, hex or base64, not %q", o.payloadEnc)}
+			}
+			switch o.decode {
+			case "auto", "none":
+			default:
+				return usageError{fmt.Errorf("--decode must be auto or none, not %q", o.decode)}
 			}
 			if o.payload {
 				o.records = true
@@ -60,6 +73,7 @@ position (and into the stream with --json).`,
 	f.StringVar(&o.payloadEnc, "payload-encoding", "auto", "text, hex or base64 (auto: text when valid UTF-8, else hex)")
 	f.BoolVar(&o.json, "json", false, "write JSON lines: one object per batch, record and finding")
 	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, "exit 3 when findings were reported")
+	f.StringVar(&o.decode, "decode", "auto", "auto: decode records of __transaction_state, __consumer_offsets, __cluster_metadata and KRaft snapshots; none: raw bytes")
 	return cmd
 }
 
@@ -69,6 +83,9 @@ type dumper struct {
 	out      *bufio.Writer
 	errw     io.Writer
 	findings int
+	// topic is the internal topic of the file being dumped, when its
+	// records are decoded (--decode auto).
+	topic topics.Topic
 }
 
 func runDump(cmd *cobra.Command, files []string, o dumpOptions) error {
@@ -135,6 +152,10 @@ func (d *dumper) dumpLog(name, kind string) error {
 			fmt.Fprintf(d.out, "Log starting offset: %d\n", off)
 		}
 	}
+	d.topic = topics.None
+	if d.o.decode != "none" {
+		d.topic = internalTopic(name, kind)
+	}
 	r := segment.NewReader(f, segment.Options{Path: name})
 	defer r.Close()
 	for r.Next() {
@@ -160,6 +181,20 @@ func (d *dumper) dumpLog(name, kind string) error {
 		}
 	}
 	return r.Err()
+}
+
+// internalTopic is the internal topic whose schema decodes the records of
+// file name: any KRaft snapshot is metadata; a segment is judged by its
+// partition directory.
+func internalTopic(name, kind string) topics.Topic {
+	if kind == "kraft-snapshot" {
+		return topics.ClusterMetadata
+	}
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		abs = name
+	}
+	return topics.TopicOf(filepath.Base(filepath.Dir(abs)))
 }
 
 func offsetFromName(base string) (int64, bool) {
@@ -262,6 +297,14 @@ func printable(b []byte) bool {
 
 func (d *dumper) record(name string, b *segment.Batch, r *segment.Record) {
 	ts := r.TimestampType.String()
+	var dec *topics.Decoded
+	var decErr error
+	if d.topic != topics.None {
+		dec, decErr = topics.Decode(d.topic, r)
+		if decErr != nil {
+			defer d.decodeFinding(name, b, r, decErr)
+		}
+	}
 	if d.o.json {
 		keys := make([]string, len(r.Headers))
 		for i, h := range r.Headers {
@@ -278,7 +321,10 @@ func (d *dumper) record(name string, b *segment.Batch, r *segment.Record) {
 		if r.IsControl {
 			d.controlJSON(m, r)
 		}
-		if d.o.payload && !r.IsControl {
+		if dec != nil && (dec.Control != nil || !r.IsControl) {
+			m["decoded"] = dec
+		}
+		if d.o.payload && !r.IsControl && dec == nil {
 			if r.Key != nil {
 				m["key"] = d.encodePayload(r.Key)
 			}
@@ -318,7 +364,13 @@ func (d *dumper) record(name string, b *segment.Batch, r *segment.Record) {
 			fmt.Fprintf(w, " endTxnMarker: %s coordinatorEpoch: %d", segment.ControlTypeName(r.ControlType), r.CoordinatorEpoch)
 		default:
 			fmt.Fprintf(w, " controlType: %s(%d)", segment.ControlTypeName(r.ControlType), r.ControlType)
+			if dec != nil && dec.Control != nil {
+				w.WriteString(" decoded: ")
+				w.Write(mustJSON(dec.Control))
+			}
 		}
+	} else if dec != nil {
+		d.decodedText(w, r, dec)
 	} else if d.o.payload {
 		if r.Key != nil {
 			fmt.Fprintf(w, " key: %s", d.encodePayload(r.Key))
@@ -354,4 +406,74 @@ func (d *dumper) controlJSON(m map[string]any, r *segment.Record) {
 		m["controlType"] = segment.ControlTypeName(r.ControlType)
 	}
 	m["controlTypeId"] = r.ControlType
+}
+
+// decodedText appends the decoded key and value of an internal-topic
+// record, in kafka-dump-log's decoder forms where it has one
+// (--transaction-log-decoder, --offsets-decoder, --cluster-metadata-decoder;
+// kafka-formats.md §10.2) with the fields those forms leave out added at
+// the end. A part that did not decode is shown raw.
+func (d *dumper) decodedText(w *bufio.Writer, r *segment.Record, dec *topics.Decoded) {
+	switch {
+	case dec.TxnKey != nil:
+		fmt.Fprintf(w, " key: transaction_metadata::transactionalId=%s", dec.TxnKey.TransactionalID)
+	case dec.GroupKey != nil:
+		fmt.Fprintf(w, " key: %s", mustJSON(dec.GroupKey))
+	case r.Key != nil:
+		fmt.Fprintf(w, " key: %s", d.encodePayload(r.Key))
+	}
+	switch {
+	case dec.Tombstone:
+		w.WriteString(" payload: <DELETE>")
+	case dec.TxnValue != nil:
+		v := dec.TxnValue
+		fmt.Fprintf(w, " payload: producerId:%d,producerEpoch:%d,state=%s,partitions=[%s],txnLastUpdateTimestamp=%d,txnTimeoutMs=%d,txnStartTimestamp=%d",
+			v.ProducerID, v.ProducerEpoch, v.State, v.PartitionList(), v.LastUpdateMs, v.TimeoutMs, v.StartMs)
+		if v.Version >= 1 {
+			fmt.Fprintf(w, ",previousProducerId=%d,nextProducerId=%d,nextProducerEpoch=%d,clientTransactionVersion=%d",
+				v.PreviousProducerID, v.NextProducerID, v.NextProducerEpoch, v.ClientTransactionVersion)
+		}
+	case dec.OffsetCommit != nil:
+		fmt.Fprintf(w, " payload: %s", mustJSON(dec.OffsetCommit))
+	case dec.GroupMetadata != nil:
+		fmt.Fprintf(w, " payload: %s", mustJSON(dec.GroupMetadata))
+	case dec.Metadata != nil:
+		fmt.Fprintf(w, " payload: %s", mustJSON(dec.Metadata))
+	case r.Value != nil:
+		if dec.GroupKey != nil && dec.ValueVersion >= 0 {
+			fmt.Fprintf(w, " payload: <%s value v%d, %d bytes, not decoded>", dec.Type, dec.ValueVersion, len(r.Value))
+		} else {
+			fmt.Fprintf(w, " payload: %s", d.encodePayload(r.Value))
+		}
+	}
+}
+
+// decodeFinding reports a record of an internal topic that did not decode.
+// An unknown version or type is a warning (a newer broker); anything else
+// is damage.
+func (d *dumper) decodeFinding(name string, b *segment.Batch, r *segment.Record, err error) {
+	d.findings++
+	kind := topics.Kind(err)
+	sev := "error"
+	if kind == "unknown-version" || kind == "unknown-type" {
+		sev = "warning"
+	}
+	f := &topics.Finding{Path: name, Position: b.Position, Offset: r.Offset, Err: err}
+	if d.o.json {
+		d.writeJSON(map[string]any{
+			"type": "finding", "file": name, "kind": kind, "severity": sev,
+			"position": b.Position, "offset": r.Offset, "baseOffset": b.BaseOffset, "message": err.Error(),
+		})
+		return
+	}
+	d.out.Flush()
+	fmt.Fprintf(d.errw, "finding: %s [%s, %s]\n", f.Error(), kind, sev)
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // plain structs of numbers, strings and slices
+	}
+	return b
 }

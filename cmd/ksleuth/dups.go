@@ -89,8 +89,9 @@ func newDupsCmd() *cobra.Command {
 	var o commonOptions
 	var d dupOptions
 	var limit int
+	var fromTables bool
 	cmd := &cobra.Command{
-		Use:   "dups PATH...",
+		Use:   "dups PATH... | dups --from-tables DIR...",
 		Short: "Report records written again under another producer ID",
 		Long: `dups finds records whose content (key, value and headers; see --match and
 --ignore-header) was written again under a different producer ID, within a
@@ -106,15 +107,27 @@ The text report collapses consecutive resent records into runs, sorted by
 size (--limit), with totals per class and per topic. --json writes one
 JSON object per duplicate group with all its members, then a summary.
 Memory is bounded by --mem: beyond it records are spilled to --tmp, and
-the result is the same.`,
+the result is the same.
+
+With --from-tables the arguments are output dirs of earlier
+"ksleuth scan --records" runs (e.g. one per machine, each over its share
+of the archives): the groups are computed from their records tables,
+without the original files, and are exactly those one scan of all the
+inputs would give (inputs numbered in the order of the DIRs). The
+fingerprints were computed at scan time, so --match and --ignore-header
+must be those the scans used (they are read from the tables).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if fromTables {
+				return runDupsFromTables(cmd, args, &o, &d, limit)
+			}
 			return runDups(cmd, args, &o, &d, limit)
 		},
 	}
 	addCommonFlags(cmd, &o)
 	addDupFlags(cmd.Flags(), &d)
 	cmd.Flags().IntVar(&limit, "limit", 20, "text: show at most this many runs (0: all)")
+	cmd.Flags().BoolVar(&fromTables, "from-tables", false, "the arguments are scan --records output dirs: merge their records tables")
 	return cmd
 }
 
@@ -179,6 +192,12 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 	if err != nil {
 		return err
 	}
+	return reportDups(ctx, cmd, o, det, limit, len(inputs), res.Errors, res.Unreadable)
+}
+
+// reportDups finishes the detector and prints the report; findings and
+// unreadable count the inputs' damage findings and unreadable files.
+func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, limit, inputs int, findings, unreadable int64) error {
 	w := cmd.OutOrStdout()
 	enc := json.NewEncoder(w)
 	var later []analysis.DuplicateRow
@@ -205,7 +224,7 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 		return err
 	}
 	sum := dupSummary{Type: "summary", Records: st.Records, Groups: st.Groups, Duplicates: st.Duplicates,
-		SpillFiles: st.SpillFiles, SpillBytes: st.SpillBytes, Findings: res.Errors, Unreadable: res.Unreadable}
+		SpillFiles: st.SpillFiles, SpillBytes: st.SpillBytes, Findings: findings, Unreadable: unreadable}
 	byClass := map[string]int64{}
 	topics := map[string]*topicTotal{}
 	for i := range later {
@@ -236,13 +255,13 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 	if o.json {
 		err = enc.Encode(sum)
 	} else {
-		err = writeDupsText(w, &sum, runs, limit, len(inputs))
+		err = writeDupsText(w, &sum, runs, limit, inputs)
 	}
 	if err != nil {
 		return err
 	}
-	if res.Unreadable > 0 {
-		return fmt.Errorf("dups: %d input file(s) could not be read", res.Unreadable)
+	if unreadable > 0 {
+		return fmt.Errorf("dups: %d input file(s) could not be read", unreadable)
 	}
 	if o.failOnFindings && st.Groups > 0 {
 		return errFindings

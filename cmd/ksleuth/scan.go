@@ -23,6 +23,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/export"
+	"github.com/ksleuth/ksleuth/analysis/report"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/schollz/progressbar/v3"
@@ -42,23 +43,67 @@ type scanOptions struct {
 	failOnFindings bool
 	force          bool
 	dup            dupOptions
+	html           string // --html: also write the report page
 }
 
 // Table file names written by scan (DESIGN.md "Parquet tables").
 const (
 	tableFiles     = "files.parquet"
 	tableBatches   = "batches.parquet"
-	tableRecords   = "records.parquet"
+	tableRecords   = "records" // a Hive-partitioned dataset dir
 	tableAnomalies = "anomalies.parquet"
 	tableSnapshots = "snapshots.parquet"
 	tableProducers = "producers.parquet"
 	tableDups      = "duplicates.parquet"
 )
 
+// tableRecordsV1 is where records were written before they became a
+// dataset; listed so --force clears it.
+const tableRecordsV1 = "records.parquet"
+
 // scanTables lists every table name scan may write (and so refuses to
 // overwrite without --force). producers.parquet and duplicates.parquet
 // belong to the analysis issue; they are listed so --force clears them.
-var scanTables = []string{tableFiles, tableBatches, tableRecords, tableAnomalies, tableSnapshots, tableProducers, tableDups}
+var scanTables = []string{tableFiles, tableBatches, tableRecords, tableRecordsV1, tableAnomalies, tableSnapshots, tableProducers, tableDups}
+
+// Key-value metadata that dups --from-tables reads back.
+const (
+	metaSources     = "ksleuth.sources"     // JSON array: the source of each input, by index
+	metaFingerprint = "ksleuth.fingerprint" // JSON fingerprintMeta
+)
+
+// fingerprintMeta records how records.fingerprint was computed. Probe is
+// the fingerprint of an empty record (null key and value, no headers):
+// tables whose probes differ were fingerprinted by different hash
+// functions (ksleuth versions) and cannot be compared.
+type fingerprintMeta struct {
+	Match         string   `json:"match"`
+	IgnoreHeaders []string `json:"ignore_headers"`
+	Probe         string   `json:"probe"`
+}
+
+// newFingerprintMeta normalises --match and --ignore-header (already
+// validated): parts in key,value,headers order, header names sorted and
+// dropped when headers are not matched.
+func newFingerprintMeta(match string, ignore []string) fingerprintMeta {
+	p, _ := dups.ParseMatch(match)
+	var names []string
+	for _, n := range []struct {
+		bit  dups.Parts
+		name string
+	}{{dups.MatchKey, "key"}, {dups.MatchValue, "value"}, {dups.MatchHeaders, "headers"}} {
+		if p&n.bit != 0 {
+			names = append(names, n.name)
+		}
+	}
+	ig := []string{}
+	if p&dups.MatchHeaders != 0 {
+		ig = append(ig, ignore...)
+		slices.Sort(ig)
+		ig = slices.Compact(ig)
+	}
+	return fingerprintMeta{Match: strings.Join(names, ","), IgnoreHeaders: ig, Probe: analysis.NewFingerprinter().Sum(nil, nil, 0, nil)}
+}
 
 // scanFileDone is a test hook called after each file's rows are written.
 var scanFileDone func(ctx context.Context, path string)
@@ -74,8 +119,12 @@ streams without extraction, and writes the tables of DESIGN.md to DIR:
 files.parquet (with the SHA-256 of every input file), batches.parquet,
 anomalies.parquet, snapshots.parquet, producers.parquet (producer
 sessions), duplicates.parquet (content written again under another
-producer ID; see ksleuth dups --help for the flags), and records.parquet
-with --records.
+producer ID; see ksleuth dups --help for the flags), and and with --records the
+dataset records/topic=<t>/partition=<p>/part-NNNNN.parquet (one row per
+record, Hive-partitioned so engines prune by topic and partition; see
+docs/scale-out.md). Every row carries a source column naming its input,
+so the tables of scans run on several machines combine: ksleuth dups
+--from-tables DIR... merges them exactly.
 A summary per topic-partition goes to stdout (--json: one JSON document).
 
 Tables are written under temporary names and renamed only when the scan
@@ -88,14 +137,15 @@ may not be inside an input, and must not already hold tables (--force).`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.out, "out", "o", "", "directory to write the tables to (required)")
-	f.BoolVar(&o.records, "records", false, "also write records.parquet, one row per record")
-	f.BoolVar(&o.payload, "payload", false, "add keys, values and headers to records.parquet (implies --records)")
+	f.BoolVar(&o.records, "records", false, "also write the records dataset (records/), one row per record")
+	f.BoolVar(&o.payload, "payload", false, "add keys, values and headers to the records (implies --records)")
 	f.StringVar(&o.topic, "topic", "", "only partitions whose topic matches this regular expression")
 	f.IntVar(&o.jobs, "jobs", 0, "parallel workers (default: all cores)")
 	f.BoolVar(&o.json, "json", false, "print the summary as one JSON document")
 	f.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")
 	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, "exit 3 when findings of severity error were reported")
 	f.BoolVar(&o.force, "force", false, "replace tables already in --out")
+	f.StringVar(&o.html, "html", "", "also write the HTML report page to this file (see ksleuth report --help)")
 	addDupFlags(f, &o.dup)
 	return cmd
 }
@@ -134,6 +184,13 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	if err := checkOut(o, inputs); err != nil {
 		return err
 	}
+	var rc *report.Collector // --html; nil ignores everything
+	if o.html != "" {
+		if err := checkHTML("scan", o.html, inputs); err != nil {
+			return err
+		}
+		rc = report.NewCollector()
+	}
 	dopts, hasher, err := o.dup.detectorOptions("scan")
 	if err != nil {
 		return err
@@ -160,6 +217,11 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	}
 	rootsJSON, _ := json.Marshal(roots)
 	meta.Set("ksleuth.inputs", string(rootsJSON))
+	sources := scan.Sources(inputs)
+	sourcesJSON, _ := json.Marshal(sources)
+	meta.Set(metaSources, string(sourcesJSON))
+	fpJSON, _ := json.Marshal(newFingerprintMeta(o.dup.match, o.dup.ignoreHeaders))
+	meta.Set(metaFingerprint, string(fpJSON))
 	meta.Set("ksleuth.run_start", start.UTC().Format(time.RFC3339Nano))
 	meta.Set("ksleuth.run_end", "")
 
@@ -171,13 +233,14 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	snapshots := openTable[analysis.SnapshotRow](ts, tableSnapshots)
 	producerTab := openTable[analysis.ProducerRow](ts, tableProducers)
 	dupTab := openTable[analysis.DuplicateRow](ts, tableDups)
-	var records *table[analysis.RecordRow]
-	var payload *table[analysis.PayloadRecordRow]
+	attr := openAttribution(ts) // transactions.parquet, pid_blocks.parquet
+	var records *dataset[analysis.RecordRow]
+	var payload *dataset[analysis.PayloadRecordRow]
 	switch {
 	case o.payload:
-		payload = openTable[analysis.PayloadRecordRow](ts, tableRecords)
+		payload = openDataset(ts, tableRecords, func(r *analysis.PayloadRecordRow) (string, int32) { return r.Topic, r.Partition })
 	case o.records:
-		records = openTable[analysis.RecordRow](ts, tableRecords)
+		records = openDataset(ts, tableRecords, func(r *analysis.RecordRow) (string, int32) { return r.Topic, r.Partition })
 	}
 	if ts.err != nil {
 		return ts.err
@@ -202,12 +265,15 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	}
 	var recBuf []analysis.RecordRow
 	out := scan.Output{Batches: func(rows []analysis.BatchRow) error {
+		rc.Batches(rows)
 		if err := an.batches(rows); err != nil {
 			return err
 		}
 		return batches.write(rows)
 	}}
 	out.Records = func(rows []analysis.PayloadRecordRow) error {
+		attr.records(rows)
+		rc.Records(rows)
 		if err := an.records(rows); err != nil {
 			return err
 		}
@@ -235,6 +301,18 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		return err
 	}
 	prodRows, prodAnomalies := an.tracker.Finish(res.Snapshots)
+	attrAnomalies, err := attr.finish()
+	if err != nil {
+		return err
+	}
+	prodAnomalies = append(prodAnomalies, attrAnomalies...)
+	attr.producers(prodRows)
+	for i := range prodRows {
+		prodRows[i].Source = sources[prodRows[i].Input]
+	}
+	for i := range prodAnomalies {
+		prodAnomalies[i].Source = sources[prodAnomalies[i].Input]
+	}
 	if err := producerTab.write(prodRows); err != nil {
 		return err
 	}
@@ -250,7 +328,7 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		}
 		return derefPos(a.Position) < derefPos(b.Position)
 	})
-	dst, err := det.Finish(ctx, dupTab.write)
+	dst, err := det.Finish(ctx, attr.duplicates(func(g []analysis.DuplicateRow) error { rc.Duplicates(g); return dupTab.write(g) }))
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("scan interrupted: %w; no tables written", context.Cause(ctx))
@@ -267,7 +345,14 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	meta.Set("ksleuth.run_end", end.UTC().Format(time.RFC3339Nano))
 	if o.force {
 		for _, name := range scanTables {
-			if !ts.has(name) {
+			switch {
+			case name == tableRecords:
+				// A directory: the new one (if any) is renamed into
+				// place by commit, which cannot replace a directory.
+				if err := removeDataset(filepath.Join(o.out, name)); err != nil {
+					return err
+				}
+			case !ts.has(name):
 				if err := os.Remove(filepath.Join(o.out, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 					return err
 				}
@@ -276,6 +361,11 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	}
 	if err := ts.commit(); err != nil {
 		return err
+	}
+	if rc != nil {
+		if err := writeScanReport(ctx, cmd, args, o.html, inputs, res, prodRows, dst, rc); err != nil {
+			return err
+		}
 	}
 
 	sum := newScanSummary(inputs, o, res, ts, end.Sub(start))
@@ -389,6 +479,95 @@ func (t *table[T]) write(rows []T) error {
 		rows = rows[n:]
 	}
 	return nil
+}
+
+// dataset is a table written as a Hive-partitioned dataset dir, with
+// topic and partition as the partition columns.
+type dataset[T any] struct {
+	ts   *tableSet
+	name string
+	ds   *export.Dataset[T]
+	key  func(*T) (string, int32)
+	last struct {
+		topic string
+		part  int32
+		dir   string
+	}
+}
+
+func openDataset[T any](ts *tableSet, name string, key func(*T) (string, int32)) *dataset[T] {
+	d := &dataset[T]{ts: ts, name: name, key: key}
+	if ts.err != nil {
+		return d
+	}
+	ds, err := export.NewDataset[T](filepath.Join(ts.dir, name), ts.version, ts.meta, 0, 0)
+	if err != nil {
+		ts.err = err
+		return d
+	}
+	d.ds = ds
+	if ts.rows == nil {
+		ts.rows = map[string]int64{}
+	}
+	ts.rows[name] = 0
+	ts.names = append(ts.names, name)
+	ts.closers = append(ts.closers, ds.Close)
+	ts.aborts = append(ts.aborts, ds.Abort)
+	return d
+}
+
+// write hands each run of rows of one topic-partition to its part, in
+// slices of at most 1024.
+func (d *dataset[T]) write(rows []T) error {
+	for len(rows) > 0 {
+		t, p := d.key(&rows[0])
+		n := 1
+		for n < len(rows) && n < 1024 {
+			t2, p2 := d.key(&rows[n])
+			if t2 != t || p2 != p {
+				break
+			}
+			n++
+		}
+		if d.last.dir == "" || d.last.topic != t || d.last.part != p {
+			d.last.topic, d.last.part = t, p
+			d.last.dir = "topic=" + export.PartitionValue(t) + "/partition=" + strconv.Itoa(int(p))
+		}
+		if err := d.ds.Write(d.last.dir, rows[:n]); err != nil {
+			return err
+		}
+		d.ts.rows[d.name] += int64(n)
+		rows = rows[n:]
+	}
+	return nil
+}
+
+// removeDataset removes a records dataset dir left by an earlier scan
+// (--force), refusing anything that does not look like one.
+func removeDataset(dir string) error {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return os.Remove(dir)
+	}
+	err = filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !e.IsDir() && !strings.HasSuffix(e.Name(), ".parquet") {
+			return fmt.Errorf("scan: --force: %s is not a ksleuth table; not removing %s", p, dir)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return os.RemoveAll(dir)
 }
 
 func (ts *tableSet) has(name string) bool {

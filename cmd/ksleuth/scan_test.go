@@ -14,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,13 +47,51 @@ func mustScan(t *testing.T, args ...string) string {
 	return out
 }
 
+// readTable reads a table: one Parquet file, or every part of a
+// dataset dir (records/) in path order.
 func readTable[T any](t *testing.T, file string) []T {
 	t.Helper()
-	rows, err := parquet.ReadFile[T](file)
-	if err != nil {
-		t.Fatalf("%s: %v", file, err)
+	var all []T
+	for _, f := range tableParts(t, file) {
+		rows, err := parquet.ReadFile[T](f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		all = append(all, rows...)
 	}
-	return rows
+	return all
+}
+
+// tableParts lists the Parquet files of a table: the file itself, or the
+// parts of a dataset dir, sorted, checking the Hive layout
+// topic=<t>/partition=<p>/part-NNNNN.parquet.
+func tableParts(t *testing.T, table string) []string {
+	t.Helper()
+	fi, err := os.Stat(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fi.IsDir() {
+		return []string{table}
+	}
+	layout := regexp.MustCompile(`^topic=[A-Za-z0-9._%-]+/partition=-?[0-9]+/part-[0-9]{5}\.parquet$`)
+	var parts []string
+	err = filepath.WalkDir(table, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(table, p)
+		if !layout.MatchString(filepath.ToSlash(rel)) {
+			t.Errorf("%s: %s is not topic=<t>/partition=<p>/part-NNNNN.parquet", table, rel)
+		}
+		parts = append(parts, p)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(parts)
+	return parts
 }
 
 // wantSchemas lists every column DESIGN.md names, with its Parquet type
@@ -142,14 +181,18 @@ func openParquet(t *testing.T, file string) *parquet.File {
 func TestScanGenerated(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	stdout := mustScan(t, "scan", generatedDir, "--out", out, "--payload")
-	for _, want := range []string{"idempotent  0", "findings: none", "records.parquet"} {
+	for _, want := range []string{"idempotent  0", "findings: none", filepath.Join(out, "records") + "  "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
 	}
 	for name, cols := range wantSchemas {
-		pf := openParquet(t, filepath.Join(out, name))
+		pf := openParquet(t, tableParts(t, filepath.Join(out, name))[0])
 		schema := pf.Schema().String()
+		cols = append(cols, "required binary source (STRING)")
+		if name == tableRecords {
+			cols = append(cols, "required binary dir (STRING)", "required boolean damaged")
+		}
 		for _, c := range cols {
 			if !strings.Contains(schema, c) {
 				t.Errorf("%s: no column %q in\n%s", name, c, schema)
@@ -159,10 +202,15 @@ func TestScanGenerated(t *testing.T) {
 		for _, m := range pf.Metadata().KeyValueMetadata {
 			kv[m.Key] = m.Value
 		}
-		for _, k := range []string{"ksleuth.version", "ksleuth.command_line", "ksleuth.inputs", "ksleuth.run_start", "ksleuth.run_end"} {
-			if kv[k] == "" {
+		for _, k := range []string{"ksleuth.version", "ksleuth.command_line", "ksleuth.inputs", "ksleuth.run_start", "ksleuth.run_end", metaSources, metaFingerprint} {
+			// Parts of the records dataset may be completed before the
+			// run ends; the dataset dir appears only when it did.
+			if kv[k] == "" && !(name == tableRecords && k == "ksleuth.run_end") {
 				t.Errorf("%s: key-value metadata %s missing", name, k)
 			}
+		}
+		if want := `["../../testdata/logdirs/generated#broker=0"]`; kv[metaSources] != want {
+			t.Errorf("%s: %s = %s, want %s", name, metaSources, kv[metaSources], want)
 		}
 		for _, rg := range pf.Metadata().RowGroups {
 			for _, c := range rg.Columns {
@@ -185,6 +233,9 @@ func TestScanGenerated(t *testing.T) {
 	// read as RecordRow.
 	for i, r := range readTable[analysis.RecordRow](t, filepath.Join(out, tableRecords)) {
 		records[i].RecordRow = r
+		if r.Source != "../../testdata/logdirs/generated#broker=0" || r.Dir != path.Dir(r.Segment) || r.Damaged {
+			t.Fatalf("record row %d: source %q, dir %q (segment %s), damaged %v", i, r.Source, r.Dir, r.Segment, r.Damaged)
+		}
 	}
 	bi, ri := 0, 0
 	batchAt := map[string]analysis.BatchRow{}
@@ -387,24 +438,34 @@ func allTables(t *testing.T, out string) map[string][]parquet.Row {
 		if _, err := os.Stat(p); err != nil {
 			continue
 		}
-		pf := openParquet(t, p)
 		var rows []parquet.Row
-		for _, rg := range pf.RowGroups() {
-			rr := rg.Rows()
-			buf := make([]parquet.Row, 64)
-			for {
-				n, err := rr.ReadRows(buf)
-				for _, r := range buf[:n] {
-					rows = append(rows, r.Clone())
-				}
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+		for _, part := range tableParts(t, p) {
+			pf := openParquet(t, part)
+			// The source column names the input as given (a dir or an
+			// archive path), the one thing that differs between inputs
+			// holding the same bytes.
+			srcCol := -1
+			if leaf, ok := pf.Schema().Lookup("source"); ok {
+				srcCol = leaf.ColumnIndex
 			}
-			rr.Close()
+			for _, rg := range pf.RowGroups() {
+				rr := rg.Rows()
+				buf := make([]parquet.Row, 64)
+				for {
+					n, err := rr.ReadRows(buf)
+					for _, r := range buf[:n] {
+						r = slices.DeleteFunc(r.Clone(), func(v parquet.Value) bool { return v.Column() == srcCol })
+						rows = append(rows, r)
+					}
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				rr.Close()
+			}
 		}
 		got[name] = rows
 	}
@@ -551,7 +612,7 @@ func TestScanRefusesOut(t *testing.T) {
 	}
 	mustScan(t, "scan", in, "--out", out, "--force")
 	if _, err := os.Stat(filepath.Join(out, tableRecords)); err == nil {
-		t.Error("--force kept a stale records.parquet")
+		t.Error("--force kept a stale records dataset")
 	}
 	if _, _, code := scanCmd(t, "scan", in, "--out", out, "--force", "--progress", "sometimes"); code != exitUsage {
 		t.Errorf("bad --progress: exit %d", code)
@@ -577,7 +638,7 @@ func TestScanTopicAndJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
-	if len(doc.Partitions) != 2 || doc.Batches != 36 || len(doc.Tables) != 6 {
+	if len(doc.Partitions) != 2 || doc.Batches != 36 || len(doc.Tables) != 8 { // 6 + transactions, pid_blocks
 		t.Errorf("--topic ^codecs$: %+v", doc)
 	}
 	for _, p := range doc.Partitions {

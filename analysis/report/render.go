@@ -1,0 +1,438 @@
+package report
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ksleuth/ksleuth/analysis/dups"
+)
+
+//go:embed page.html page.css page.js
+var assets embed.FS
+
+// Geometry of a timeline SVG, in user units (page.js uses the same).
+const (
+	svgW   = 1200.0
+	plotX  = 150.0 // left edge of the plot; lane labels are left of it
+	plotW  = 1030.0
+	axisH  = 26.0
+	rowH   = 20.0 // one lane per row
+	rowHC  = 9.0  // collapsed rows
+	padBot = 8.0
+)
+
+var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
+	"num":   func(v int64) string { return groupDigits(v) },
+	"ms":    fmtMillis,
+	"bytes": fmtBytes,
+	"f":     func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
+	"pct": func(a, b int64) string {
+		if b <= 0 {
+			return "0"
+		}
+		return strconv.FormatFloat(100*float64(a)/float64(b), 'f', 3, 64)
+	},
+	"pctw": func(a, b, size int64) string {
+		if size <= 0 {
+			return "0"
+		}
+		return strconv.FormatFloat(max(0.4, 100*float64(b-a)/float64(size)), 'f', 3, 64)
+	},
+	"deref": func(p *int64) int64 { return derefOr(p, -1) },
+}).ParseFS(assets, "page.html"))
+
+// Write renders the model as one self-contained HTML page.
+func Write(w io.Writer, m *Model) error {
+	data, err := json.Marshal(m) // escapes <, > and &: safe inside <script>
+	if err != nil {
+		return err
+	}
+	css, err := assets.ReadFile("page.css")
+	if err != nil {
+		return err
+	}
+	js, err := assets.ReadFile("page.js")
+	if err != nil {
+		return err
+	}
+	v := &view{Model: m, Data: template.JS(data), CSS: template.CSS(css), Script: template.JS(js),
+		Classes: []string{dups.ClassRestartResend, dups.ClassTxnRetry, dups.ClassRepeat}}
+	for i := range m.Timelines {
+		v.Panels = append(v.Panels, panel(m, &m.Timelines[i]))
+	}
+	for i := range m.Runs {
+		v.RunRows = append(v.RunRows, runRow(m, &m.Runs[i]))
+	}
+	return page.Execute(w, v)
+}
+
+type view struct {
+	*Model
+	Data    template.JS
+	CSS     template.CSS
+	Script  template.JS
+	Classes []string
+	Panels  []*panelView
+	RunRows []runRowView
+}
+
+type panelView struct {
+	*Timeline
+	Title     string
+	H         float64
+	O0, O1    int64
+	T0, T1    string // time domain, "" when no timestamps
+	Ticks     []tick
+	Lanes     []laneView
+	Links     []linkView
+	Note      string
+	ClipID    string
+	RunCount  int
+	LaneRows  int
+	Collapsed bool
+}
+
+type tick struct {
+	X     float64
+	Label string
+}
+
+type laneView struct {
+	ID, Class  string
+	Idx, Row   int
+	Y, LabelY  float64
+	Label      string
+	Title      string
+	Bar        rectView
+	Aborted    []rectView
+	Markers    []rectView
+	HasBar     bool
+	Transacted bool
+}
+
+type rectView struct {
+	X, Y, W, H float64
+	O0, O1     int64
+	T0, T1     string
+	Title      string
+}
+
+type linkView struct {
+	Run     int
+	Class   string
+	D       string
+	O, T    string
+	LA, LB  string
+	Title   string
+	Ext     bool
+	Visible bool
+}
+
+type runRowView struct {
+	*RunInfo
+	Where, Writer, Ref, Offsets, RefOffsets, Time, Gap string
+	TimeSort                                           int64
+	Timeline                                           string
+}
+
+func panel(m *Model, tl *Timeline) *panelView {
+	p := &panelView{Timeline: tl, Title: fmt.Sprintf("%s-%d", tl.Topic, tl.Partition), ClipID: "clip-" + tl.ID,
+		RunCount: len(tl.Runs), Collapsed: tl.Collapsed}
+	if len(m.Inputs) > 1 {
+		p.Title += fmt.Sprintf(" (input #%d)", tl.Input)
+	}
+	// Domains.
+	o0, o1 := int64(math.MaxInt64), int64(math.MinInt64)
+	var t0, t1 *int64
+	widen := func(a, b int64) { o0, o1 = min(o0, a), max(o1, b+1) }
+	widenT := func(p *int64) { t0, t1 = minPtr(t0, p), maxPtr(t1, p) }
+	if tl.FirstOffset != nil && tl.LastOffset != nil {
+		widen(*tl.FirstOffset, *tl.LastOffset)
+	}
+	widenT(tl.FirstTimestamp)
+	widenT(tl.LastTimestamp)
+	for _, s := range tl.Sessions {
+		widen(s.FirstOffset, s.LastOffset)
+		widenT(s.FirstTimestamp)
+		widenT(s.LastTimestamp)
+	}
+	for _, i := range tl.Runs {
+		r := &m.Runs[i]
+		widen(r.First, r.Last)
+		if r.RefTimeline == tl.ID {
+			widen(r.RefFirst, r.RefLast)
+		}
+	}
+	if o0 > o1 {
+		o0, o1 = 0, 1
+	}
+	p.O0, p.O1 = o0, o1
+	if t0 != nil {
+		p.T0, p.T1 = strconv.FormatInt(*t0, 10), strconv.FormatInt(max(*t1, *t0+1), 10)
+	}
+	x := func(v int64) float64 { return plotX + float64(v-o0)/float64(o1-o0)*plotW }
+	collapsed := tl.Collapsed
+	rh := rowH
+	if collapsed {
+		rh = rowHC
+	}
+	maxRow := -1
+	for _, s := range tl.Sessions {
+		maxRow = max(maxRow, s.Row)
+	}
+	laneTop := func(idx, row int) float64 {
+		if collapsed {
+			return axisH + float64(row)*rh
+		}
+		return axisH + float64(idx)*rh
+	}
+	rect := func(top float64, a, b int64, ta, tb *int64, bar bool) rectView {
+		r := rectView{O0: a, O1: b + 1, T0: msAttr(ta), T1: msAttr(tb)}
+		r.X = x(a)
+		r.W = max(x(b+1)-r.X, 1.5)
+		r.Y, r.H = top+4, rh-8
+		if collapsed {
+			r.Y, r.H = top+1, rh-2
+		}
+		if !bar {
+			r.Y, r.H = top+1, rh-2
+		}
+		return r
+	}
+	for i, s := range tl.Sessions {
+		top := laneTop(i, s.Row)
+		lv := laneView{ID: fmt.Sprintf("%s-l%d", tl.ID, i), Class: "lane", Idx: i, Row: s.Row, Y: top, LabelY: top + rh/2 + 4,
+			Label: fmt.Sprintf("PID %d e%d", s.ProducerID, s.ProducerEpoch), HasBar: true, Transacted: s.IsTransactional}
+		if s.IsTransactional {
+			lv.Class += " txn"
+		}
+		if id := []rune(s.TransactionalID); len(id) > 0 {
+			if len(id) > 9 {
+				id = append(id[:8], '…')
+			}
+			lv.Label += " " + string(id)
+		}
+		lv.Title = sessionTitle(&s)
+		lv.Bar = rect(top, s.FirstOffset, s.LastOffset, s.FirstTimestamp, s.LastTimestamp, true)
+		for _, a := range s.AbortedSpans {
+			r := rect(top, a.FirstOffset, a.LastOffset, a.FirstTimestamp, a.LastTimestamp, true)
+			r.Title = fmt.Sprintf("aborted transaction: offsets %d–%d", a.FirstOffset, a.LastOffset)
+			lv.Aborted = append(lv.Aborted, r)
+		}
+		for _, mk := range s.AbortMarkers {
+			r := rect(top, mk.Offset, mk.Offset, mk.Timestamp, mk.Timestamp, false)
+			r.X, r.W = x(mk.Offset)-1, 3
+			r.Title = fmt.Sprintf("ABORT marker at offset %d", mk.Offset)
+			if mk.Timestamp != nil {
+				r.Title += " (" + fmtMillis(*mk.Timestamp) + ")"
+			}
+			lv.Markers = append(lv.Markers, r)
+		}
+		p.Lanes = append(p.Lanes, lv)
+	}
+	rows := len(tl.Sessions)
+	if collapsed {
+		rows = maxRow + 1
+	}
+	// Writers without a session (PID -1) share one extra lane.
+	anon := false
+	for _, i := range tl.Runs {
+		if m.Runs[i].Lane < 0 || (m.Runs[i].RefTimeline == tl.ID && m.Runs[i].RefLane < 0) {
+			anon = true
+		}
+	}
+	if anon {
+		idx, row := len(tl.Sessions), maxRow+1
+		top := laneTop(idx, row)
+		p.Lanes = append(p.Lanes, laneView{ID: tl.ID + "-anon", Class: "lane-anon", Idx: idx, Row: row, Y: top, LabelY: top + rh/2 + 4,
+			Label: "PID -1", Title: "records written without a producer id (not idempotent)"})
+		rows++
+	}
+	p.LaneRows = rows
+	p.H = axisH + float64(max(rows, 1))*rh + padBot
+	mid := func(id string) float64 {
+		for _, l := range p.Lanes {
+			if l.ID == id {
+				return l.Y + rh/2
+			}
+		}
+		return axisH
+	}
+	laneID := func(lane int) string {
+		if lane < 0 {
+			return tl.ID + "-anon"
+		}
+		return fmt.Sprintf("%s-l%d", tl.ID, lane)
+	}
+	for _, i := range tl.Runs {
+		r := &m.Runs[i]
+		lk := linkView{Run: r.ID, Class: r.Class, LB: laneID(r.Lane), Title: r.Text, Visible: true}
+		if r.Explanation != "" {
+			lk.Title += "\n" + r.Explanation
+		}
+		a0, a1 := r.RefFirst, r.RefLast
+		ta0, ta1 := r.RefFirstTimestamp, r.RefLastTimestamp
+		if r.RefTimeline == tl.ID {
+			lk.LA = laneID(r.RefLane)
+		} else {
+			lk.Ext = true
+			a0, a1, ta0, ta1 = r.First, r.Last, r.FirstTimestamp, r.LastTimestamp
+		}
+		lk.O = fmt.Sprintf("%d %d %d %d", a0, a1+1, r.First, r.Last+1)
+		if ta0 != nil && ta1 != nil && r.FirstTimestamp != nil && r.LastTimestamp != nil {
+			lk.T = fmt.Sprintf("%d %d %d %d", *ta0, *ta1, *r.FirstTimestamp, *r.LastTimestamp)
+		}
+		ya := axisH
+		if !lk.Ext {
+			ya = mid(lk.LA)
+		}
+		lk.D = ribbon(x(a0), x(a1+1), ya, x(r.First), x(r.Last+1), mid(lk.LB), lk.Ext)
+		p.Links = append(p.Links, lk)
+	}
+	for _, t := range niceTicks(float64(o0), float64(o1)) {
+		p.Ticks = append(p.Ticks, tick{X: x(int64(t)), Label: strconv.FormatInt(int64(t), 10)})
+	}
+	return p
+}
+
+// ribbon is the SVG path of a link from [xa0,xa1] at height ya to
+// [xb0,xb1] at yb (page.js draws the same).
+func ribbon(xa0, xa1, ya, xb0, xb1, yb float64, ext bool) string {
+	xa1, xb1 = max(xa1, xa0+1.5), max(xb1, xb0+1.5)
+	ym := (ya + yb) / 2
+	if math.Abs(ya-yb) < 1 {
+		ym = ya - 14
+	}
+	if ext {
+		ym = ya + (yb-ya)*0.4
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+	return "M" + f(xa0) + "," + f(ya) + " C" + f(xa0) + "," + f(ym) + " " + f(xb0) + "," + f(ym) + " " + f(xb0) + "," + f(yb) +
+		" L" + f(xb1) + "," + f(yb) + " C" + f(xb1) + "," + f(ym) + " " + f(xa1) + "," + f(ym) + " " + f(xa1) + "," + f(ya) + " Z"
+}
+
+// niceTicks returns about six round values in [lo, hi) (page.js has the
+// same rule).
+func niceTicks(lo, hi float64) []float64 {
+	span := hi - lo
+	if span <= 0 {
+		return nil
+	}
+	raw := span / 6
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, k := range []float64{1, 2, 5, 10} {
+		if k*mag >= raw {
+			step = k * mag
+			break
+		}
+	}
+	step = max(step, 1)
+	var out []float64
+	for v := math.Ceil(lo/step) * step; v < hi; v += step {
+		out = append(out, v)
+	}
+	return out
+}
+
+func sessionTitle(s *SessionLane) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "PID %d epoch %d in %s\noffsets %d–%d: %d records in %d batches", s.ProducerID, s.ProducerEpoch, s.Dir,
+		s.FirstOffset, s.LastOffset, s.Records, s.Batches)
+	if s.FirstSequence >= 0 {
+		fmt.Fprintf(&b, ", sequences %d–%d", s.FirstSequence, s.LastSequence)
+	}
+	if s.FirstTimestamp != nil && s.LastTimestamp != nil {
+		fmt.Fprintf(&b, "\n%s – %s", fmtMillis(*s.FirstTimestamp), fmtMillis(*s.LastTimestamp))
+	}
+	if s.TransactionalID != "" {
+		fmt.Fprintf(&b, "\ntransactional.id %s", s.TransactionalID)
+	}
+	if s.IsTransactional {
+		fmt.Fprintf(&b, "\ntransactional: %d commit(s), %d abort(s)", s.Commits, s.Aborts)
+		if s.OpenTxn {
+			b.WriteString(", last transaction open")
+		}
+	}
+	if s.SequenceGaps > 0 || s.SequenceRegressions > 0 {
+		fmt.Fprintf(&b, "\nsequence gaps %d, regressions %d", s.SequenceGaps, s.SequenceRegressions)
+	}
+	if s.DamagedBatches > 0 {
+		fmt.Fprintf(&b, "\n%d damaged batch(es)", s.DamagedBatches)
+	}
+	return b.String()
+}
+
+func runRow(m *Model, r *RunInfo) runRowView {
+	v := runRowView{RunInfo: r, Where: fmt.Sprintf("%s-%d", r.Topic, r.Partition), Timeline: r.Timeline, TimeSort: -1}
+	if len(m.Inputs) > 1 {
+		v.Where += fmt.Sprintf(" #%d", r.Input)
+	}
+	v.Writer = fmt.Sprintf("%d e%d", r.ProducerID, r.Epoch)
+	if r.ProducerID < 0 {
+		v.Writer = "-1"
+	}
+	v.Ref = fmt.Sprintf("%d", r.RefPID)
+	if r.RefTopic != r.Topic || r.RefPart != r.Partition {
+		v.Ref += fmt.Sprintf(" in %s-%d", r.RefTopic, r.RefPart)
+	}
+	v.Offsets = fmt.Sprintf("%d–%d", r.First, r.Last)
+	v.RefOffsets = fmt.Sprintf("%d–%d", r.RefFirst, r.RefLast)
+	if r.FirstTimestamp != nil {
+		v.Time, v.TimeSort = fmtMillis(*r.FirstTimestamp), *r.FirstTimestamp
+	}
+	if r.GapMillis != nil {
+		v.Gap = dups.FormatGap(*r.GapMillis)
+	}
+	return v
+}
+
+func msAttr(p *int64) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatInt(*p, 10)
+}
+
+func fmtMillis(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05.000Z")
+}
+
+func fmtBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for v := n / unit; v >= unit; v /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+func groupDigits(v int64) string {
+	s := strconv.FormatInt(v, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

@@ -1,0 +1,142 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/scan"
+)
+
+var dataRE = regexp.MustCompile(`(?s)<script type="application/json" id="ksleuth-data">(.*?)</script>`)
+
+func ptr[T any](v T) *T { return &v }
+
+// manySessions is one partition written by n producers in turn, each
+// restart resending the last record of the one before.
+func manySessions(n int, topic string) *Run {
+	c := NewCollector()
+	var sessions []analysis.ProducerRow
+	dir := topic + "-0"
+	for i := range n {
+		first := int64(i * 10)
+		ts := int64(1_700_000_000_000 + i*1000)
+		sessions = append(sessions, analysis.ProducerRow{Topic: topic, Partition: 0, Dir: dir, ProducerID: int64(1000 + i),
+			FirstOffset: first, LastOffset: first + 9, FirstTimestamp: ptr(ts), LastTimestamp: ptr(ts + 900), Records: 10, Batches: 1})
+		if i > 0 {
+			c.Duplicates([]analysis.DuplicateRow{
+				{Topic: topic, Offset: first - 1, ProducerID: int64(999 + i), Timestamp: ptr(ts - 100), Occurrence: 1},
+				{Topic: topic, Offset: first, ProducerID: int64(1000 + i), Timestamp: ptr(ts), Occurrence: 2, Class: "restart-resend",
+					Explanation: "resent <b>after</b> a restart", RefTopic: ptr(topic), RefPartition: ptr(int32(0)), RefOffset: ptr(first - 1),
+					RefProducerID: ptr(int64(999 + i)), GapMillis: ptr(int64(100))},
+			})
+		}
+	}
+	res := &scan.Result{Partitions: []*scan.PartitionSummary{{Topic: topic, Dir: dir, First: ptr(int64(0)), Last: ptr(int64(n*10 - 1))}}}
+	return &Run{Version: "test", Generated: time.Unix(0, 0), Inputs: []Input{{Path: "in", Kind: "dir"}}, Result: res,
+		Sessions: sessions, DupStats: dups.Stats{Groups: int64(n - 1), Duplicates: int64(n - 1)}, Collected: c}
+}
+
+func render(t *testing.T, r *Run) (string, *Model) {
+	t.Helper()
+	m := Build(r)
+	var b bytes.Buffer
+	if err := Write(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), m
+}
+
+// TestManySessions: 500 sessions draw 500 lanes, collapsed into few rows,
+// and 499 links.
+func TestManySessions(t *testing.T) {
+	page, m := render(t, manySessions(500, "orders"))
+	if p := os.Getenv("KSLEUTH_REPORT_DUMP"); p != "" { // to look at it in a browser
+		if err := os.WriteFile(p, []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(m.Timelines) != 1 || !m.Timelines[0].Collapsed {
+		t.Fatalf("want one collapsed timeline, got %d", len(m.Timelines))
+	}
+	rows := 0
+	for _, s := range m.Timelines[0].Sessions {
+		rows = max(rows, s.Row+1)
+	}
+	if rows != 1 {
+		t.Errorf("sessions one after another packed into %d rows, want 1", rows)
+	}
+	if n := strings.Count(page, `<g class="lane" `); n != 500 {
+		t.Errorf("%d lanes, want 500", n)
+	}
+	if n := strings.Count(page, `<path class="link `); n != 499 {
+		t.Errorf("%d links, want 499", n)
+	}
+	if len(page) > 2<<20 {
+		t.Errorf("page of 500 sessions is %d bytes", len(page))
+	}
+}
+
+// TestHostileNames: names from the input cannot break out of the page
+// or its data section.
+func TestHostileNames(t *testing.T) {
+	evil := `x</script><script>alert(1)</script><img src=x onerror=alert(2)>`
+	r := manySessions(3, evil)
+	r.Result.Anomalies = []analysis.AnomalyRow{{Kind: "crc-mismatch", Severity: "error", File: evil + "/0.log", Position: ptr(int64(0)), Message: evil}}
+	page, _ := render(t, r)
+	if strings.Contains(page, "<script>alert") || strings.Contains(page, "<img src=x") {
+		t.Fatal("unescaped input in the page")
+	}
+	if n := strings.Count(page, "<script"); n != 2 {
+		t.Errorf("%d script elements, want 2 (data and code)", n)
+	}
+	mm := dataRE.FindStringSubmatch(page)
+	if mm == nil {
+		t.Fatal("no data section")
+	}
+	var back Model
+	if err := json.Unmarshal([]byte(mm[1]), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Timelines[0].Topic != evil || back.Anomalies[0].Message != evil {
+		t.Errorf("data section does not round-trip the names")
+	}
+	for _, banned := range []string{"http://", "https://", "src=\"//"} {
+		for _, line := range strings.Split(page, "\n") {
+			if strings.Contains(line, banned) && !strings.Contains(line, "http://www.w3.org/2000/svg") {
+				t.Errorf("page refers to the network: %s", line)
+				break
+			}
+		}
+	}
+}
+
+// TestEmpty: no sessions, no findings, no duplicates still renders.
+func TestEmpty(t *testing.T) {
+	page, m := render(t, &Run{Generated: time.Unix(0, 0)})
+	if !strings.Contains(page, "No findings") || len(m.Timelines) != 0 {
+		t.Errorf("empty report wrong")
+	}
+}
+
+func TestCollectorAbortSpans(t *testing.T) {
+	c := NewCollector()
+	rec := func(off int64, state string) analysis.PayloadRecordRow {
+		return analysis.PayloadRecordRow{RecordRow: analysis.RecordRow{Segment: "t-0/0.log", Offset: off, ProducerID: 7, TxnState: state}}
+	}
+	c.Records([]analysis.PayloadRecordRow{rec(0, "committed"), rec(1, "aborted"), rec(2, "aborted"), rec(4, "aborted"), rec(5, "committed"), rec(7, "aborted")})
+	got := c.spans[SessionKey{0, "t-0", 7, 0}]
+	if len(got) != 2 || got[0].FirstOffset != 1 || got[0].LastOffset != 4 || got[1].FirstOffset != 7 {
+		t.Errorf("spans %+v", got)
+	}
+	c.Batches([]analysis.BatchRow{{Segment: "t-0/0.log", BaseOffset: 6, LastOffset: 6, ProducerID: 7, IsControl: true, ControlType: "ABORT"}})
+	if mk := c.markers[SessionKey{0, "t-0", 7, 0}]; len(mk) != 1 || mk[0].Offset != 6 {
+		t.Errorf("markers %+v", mk)
+	}
+}

@@ -1,0 +1,152 @@
+-- duplicates.sql: ksleuth's duplicate groups and classes (DESIGN.md
+-- "Duplicate semantics") computed by a SQL engine from the records tables
+-- of one or many `ksleuth scan --records` runs. It gives the groups,
+-- members, occurrence numbers, classes and reference copies that
+-- `ksleuth dups --from-tables` gives (defaults: --scope topic,
+-- --restart-window 10m, no --same-pid); the explanations are ksleuth's.
+--
+-- Written in the SQL that DuckDB (1.x) and Spark SQL (3.4+) share: CTE-free
+-- temporary views, window functions, CASE, INTERVAL literals. Column names
+-- that are keywords (offset, partition, timestamp) are only used qualified
+-- (r.offset) or as aliases, which both engines accept unquoted.
+--
+-- Before running it, define a view `records` over the records datasets,
+-- for example (see docs/scale-out.md):
+--   DuckDB:    CREATE VIEW records AS SELECT * FROM read_parquet(
+--                ['shard-*/records/**/*.parquet'], hive_partitioning = true);
+--   Spark SQL: CREATE TEMPORARY VIEW records USING parquet
+--                OPTIONS (path 's3a://bucket/incident/shard-*/records');
+--
+-- Options, to change by hand:
+--   --scope partition: in dup_records, scope_part = CAST(r.partition AS INT)
+--   --scope all:       in dup_records, scope_topic = '' (and scope_part -1)
+--   --same-pid:        in dup_members_all, drop "AND min_pid <> max_pid"
+--   --restart-window:  the INTERVAL in dup_classified
+-- --match and --ignore-header were applied at scan time: the fingerprint
+-- column already covers the chosen parts.
+--
+-- Sessions are computed from the records themselves (not producers.parquet,
+-- whose times come from batch headers), exactly as ksleuth does. Each
+-- (source, dir) is one partition dir of one input: sources must be unique
+-- across the shards (ksleuth dups --from-tables checks this).
+
+-- Data records (control records are never fingerprinted), with the scope.
+-- Records of files outside partition dirs have topic '' and partition -1;
+-- engines read their Hive dir topic=__HIVE_DEFAULT_PARTITION__ as null.
+CREATE OR REPLACE TEMPORARY VIEW dup_records AS
+SELECT r.source AS source, r.input AS input, COALESCE(r.topic, '') AS topic, CAST(r.partition AS INT) AS part, r.dir AS dir,
+       r.offset AS off, r.timestamp AS ts, r.producer_id AS pid, r.producer_epoch AS epoch, r.sequence AS seq,
+       r.fingerprint AS fp, r.txn_state AS txn_state, r.damaged AS damaged,
+       COALESCE(r.topic, '') AS scope_topic, -1 AS scope_part
+FROM records r
+WHERE NOT r.is_control;
+
+-- What each producer session (PID and epoch) did in each partition dir,
+-- and each PID over all its epochs.
+CREATE OR REPLACE TEMPORARY VIEW dup_sessions AS
+SELECT source, dir, pid, epoch, MIN(off) AS first_off, MAX(off) AS last_off, MIN(ts) AS first_ts, MAX(ts) AS last_ts
+FROM dup_records
+GROUP BY source, dir, pid, epoch;
+
+CREATE OR REPLACE TEMPORARY VIEW dup_writers AS
+SELECT source, dir, pid, MIN(off) AS first_off, MAX(off) AS last_off, MIN(ts) AS first_ts, MAX(ts) AS last_ts
+FROM dup_records
+GROUP BY source, dir, pid;
+
+-- Fingerprints seen at least twice in their scope: the only rows shuffled
+-- further.
+CREATE OR REPLACE TEMPORARY VIEW dup_candidates AS
+SELECT c.*
+FROM (SELECT d.*, COUNT(*) OVER (PARTITION BY d.fp, d.scope_topic, d.scope_part) AS n FROM dup_records d) c
+WHERE c.n >= 2;
+
+-- Member order: time (no timestamp first), topic, partition, offset,
+-- undamaged before damaged copies, then source and dir. A copy with the
+-- same topic, partition and offset as the one before it is a replica of
+-- the same record (another broker's copy, a -future dir) and is dropped.
+CREATE OR REPLACE TEMPORARY VIEW dup_ordered AS
+SELECT c.*,
+       ROW_NUMBER() OVER w AS pos,
+       LAG(c.topic) OVER w AS prev_topic,
+       LAG(c.part) OVER w AS prev_part,
+       LAG(c.off) OVER w AS prev_off
+FROM dup_candidates c
+WINDOW w AS (PARTITION BY c.fp, c.scope_topic, c.scope_part
+             ORDER BY c.ts ASC NULLS FIRST, c.topic, c.part, c.off, c.damaged, c.source, c.dir, c.input);
+
+CREATE OR REPLACE TEMPORARY VIEW dup_members_all AS
+SELECT m.*,
+       COUNT(*) OVER g AS members,
+       MIN(m.pid) OVER g AS min_pid,
+       MAX(m.pid) OVER g AS max_pid
+FROM (SELECT o.*, ROW_NUMBER() OVER (PARTITION BY o.fp, o.scope_topic, o.scope_part ORDER BY o.pos) AS occurrence
+      FROM dup_ordered o
+      WHERE o.prev_off IS NULL OR NOT (o.prev_topic = o.topic AND o.prev_part = o.part AND o.prev_off = o.off)) m
+WINDOW g AS (PARTITION BY m.fp, m.scope_topic, m.scope_part);
+
+-- Reported groups: two or more copies written under two or more PIDs.
+-- Each later copy is compared with the latest earlier copy by another
+-- PID (the copy just before its run of same-PID copies), else with the
+-- copy just before it.
+CREATE OR REPLACE TEMPORARY VIEW dup_members AS
+SELECT r.*,
+       CASE WHEN r.occurrence = 1 THEN NULL
+            WHEN r.run_start > 1 THEN r.run_start - 1
+            ELSE r.occurrence - 1 END AS ref_occurrence
+FROM (SELECT s.*, MIN(s.occurrence) OVER (PARTITION BY s.fp, s.scope_topic, s.scope_part, s.run_id) AS run_start
+      FROM (SELECT n.*, SUM(n.new_run) OVER (PARTITION BY n.fp, n.scope_topic, n.scope_part ORDER BY n.occurrence
+                                             ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS run_id
+            FROM (SELECT a.*, CASE WHEN a.pid = LAG(a.pid) OVER (PARTITION BY a.fp, a.scope_topic, a.scope_part ORDER BY a.occurrence)
+                                   THEN 0 ELSE 1 END AS new_run
+                  FROM dup_members_all a
+                  WHERE a.members >= 2 AND a.min_pid <> a.max_pid) n) s) r;
+
+-- Classes (analysis/dups classify):
+--   txn-retry       the earlier copy was in an aborted transaction;
+--   restart-resend  the later session began after the earlier PID's last
+--                   write (by offset in the same partition dir, by time
+--                   elsewhere), within the restart window;
+--   repeat          anything else: the same session, PID -1, no
+--                   timestamps, concurrent writers, or beyond the window.
+CREATE OR REPLACE TEMPORARY VIEW dup_classified AS
+SELECT m.fp, m.scope_topic, m.scope_part, m.source, m.input, m.topic, m.part, m.dir, m.off, m.ts, m.pid, m.epoch, m.seq,
+       m.txn_state, m.damaged, m.occurrence,
+       e.source AS ref_source, e.topic AS ref_topic, e.part AS ref_part, e.off AS ref_off, e.pid AS ref_pid,
+       CASE
+         WHEN m.occurrence = 1 THEN ''
+         WHEN e.txn_state = 'aborted' THEN 'txn-retry'
+         WHEN m.pid = e.pid AND (m.pid < 0 OR m.epoch = e.epoch) THEN 'repeat'
+         WHEN m.pid < 0 THEN 'repeat'
+         WHEN ls.first_ts IS NULL THEN 'repeat'
+         WHEN m.pid = e.pid AND es.last_ts IS NULL THEN 'repeat'
+         WHEN m.pid <> e.pid AND ew.last_ts IS NULL THEN 'repeat'
+         WHEN m.source = e.source AND m.dir = e.dir
+              AND ls.first_off <= CASE WHEN m.pid = e.pid THEN es.last_off ELSE ew.last_off END THEN 'repeat'
+         WHEN NOT (m.source = e.source AND m.dir = e.dir)
+              AND ls.first_ts < CASE WHEN m.pid = e.pid THEN es.last_ts ELSE ew.last_ts END THEN 'repeat'
+         WHEN ls.first_ts > CASE WHEN m.pid = e.pid THEN es.last_ts ELSE ew.last_ts END + INTERVAL '10' MINUTE THEN 'repeat'
+         ELSE 'restart-resend'
+       END AS class
+FROM dup_members m
+LEFT JOIN dup_members e
+  ON e.fp = m.fp AND e.scope_topic = m.scope_topic AND e.scope_part = m.scope_part AND e.occurrence = m.ref_occurrence
+LEFT JOIN dup_sessions ls
+  ON ls.source = m.source AND ls.dir = m.dir AND ls.pid = m.pid AND ls.epoch = m.epoch
+LEFT JOIN dup_sessions es
+  ON es.source = e.source AND es.dir = e.dir AND es.pid = e.pid AND es.epoch = e.epoch
+LEFT JOIN dup_writers ew
+  ON ew.source = e.source AND ew.dir = e.dir AND ew.pid = e.pid;
+
+-- The result, in the columns of duplicates.parquet; group_id numbers the
+-- groups in (fingerprint, scope) order as ksleuth does (a global sort of
+-- the reported rows only).
+CREATE OR REPLACE TEMPORARY VIEW dup_groups AS
+SELECT DENSE_RANK() OVER (ORDER BY c.fp, c.scope_topic, c.scope_part) AS group_id,
+       c.fp AS fingerprint, c.source AS source, c.input AS input, c.topic AS topic, c.part AS partition, c.off AS offset,
+       c.pid AS producer_id, c.epoch AS producer_epoch, c.seq AS sequence, c.ts AS timestamp, c.occurrence AS occurrence,
+       c.class AS class, c.txn_state AS txn_state, c.damaged AS damaged,
+       c.ref_source AS ref_source, c.ref_topic AS ref_topic, c.ref_part AS ref_partition, c.ref_off AS ref_offset,
+       c.ref_pid AS ref_producer_id
+FROM dup_classified c;
+
+SELECT * FROM dup_groups ORDER BY group_id, occurrence;

@@ -1,0 +1,275 @@
+package topics
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/segment"
+	"github.com/ksleuth/ksleuth/snapshot"
+)
+
+// Attribution says who owned each producer id: which transactional id held
+// it (from __transaction_state) and which broker the controller gave its
+// block to, and when (from ProducerIdsRecords of __cluster_metadata). Feed
+// it every record of those topics with Add, then call Finish; lookups are
+// valid after Finish.
+type Attribution struct {
+	// Cluster, when set, names the cluster of an input (its cluster.id);
+	// facts read from one input then also attribute the PIDs of the other
+	// inputs of the same non-empty cluster (a cluster's __transaction_state
+	// and metadata log usually live on other brokers than the data). When
+	// nil, each input is attributed from its own records only: inputs
+	// from unrelated clusters reuse the same PIDs, and a wrong owner is
+	// worse than none.
+	Cluster func(input int32) string
+
+	txns   []analysis.TransactionRow
+	blocks []analysis.PIDBlockRow
+	// Findings are records of the internal topics that did not decode.
+	Findings []*Finding
+
+	byPID map[int64]map[int32][]string // PID -> input -> transactional ids, sorted
+}
+
+// NewAttribution returns an empty Attribution.
+func NewAttribution() *Attribution { return &Attribution{} }
+
+// Add takes one record of a scan. Records of other topics are ignored.
+// input and path say where it was read; path is the file (segment or
+// .checkpoint), batchPos the byte position of its batch; key and value are
+// the record's (nil for null).
+func (a *Attribution) Add(input int32, topic string, partition int32, path string, batchPos, offset int64, timestamp *int64,
+	isControl bool, key, value []byte) {
+	t := TopicOf(topic)
+	if t != TransactionState && t != ClusterMetadata || isControl {
+		return
+	}
+	rec := &segment.Record{Offset: offset, Key: key, Value: value}
+	d, err := Decode(t, rec)
+	if err != nil {
+		a.Findings = append(a.Findings, &Finding{Path: path, Position: batchPos, Offset: offset, Err: err})
+	}
+	switch {
+	case d.TxnKey != nil && (d.TxnValue != nil || d.Tombstone):
+		row := analysis.TransactionRow{Input: input, Topic: topic, Partition: partition, Segment: path, Offset: offset,
+			Timestamp: timestamp, TransactionalID: d.TxnKey.TransactionalID, Tombstone: d.Tombstone}
+		if v := d.TxnValue; v != nil {
+			row.ValueVersion = i32p(int32(v.Version))
+			row.ProducerID, row.ProducerEpoch = &v.ProducerID, i32p(int32(v.ProducerEpoch))
+			row.State, row.TimeoutMs = v.State.String(), &v.TimeoutMs
+			row.Partitions = v.PartitionList()
+			row.LastUpdateTimestamp, row.StartTimestamp = analysis.Millis(v.LastUpdateMs), analysis.Millis(v.StartMs)
+			if v.Version >= 1 {
+				row.PreviousProducerID, row.NextProducerID = optPID(v.PreviousProducerID), optPID(v.NextProducerID)
+				if v.NextProducerEpoch >= 0 {
+					row.NextProducerEpoch = i32p(int32(v.NextProducerEpoch))
+				}
+				row.ClientTransactionVersion = i32p(int32(v.ClientTransactionVersion))
+			}
+		}
+		a.txns = append(a.txns, row)
+	case d.Metadata != nil && d.Metadata.APIKey == APIProducerIds:
+		p, ok := d.Metadata.Data.(*ProducerIdsRecord)
+		if !ok {
+			return
+		}
+		src := "log"
+		if k := snapshot.KindOf(baseName(path)); k == snapshot.KindKRaftSnapshot || k == snapshot.KindBootstrapCheckpoint {
+			src = "snapshot"
+		}
+		a.blocks = append(a.blocks, analysis.PIDBlockRow{Input: input, File: path, Source: src, Offset: offset, Timestamp: timestamp,
+			BrokerID: p.BrokerID, BrokerEpoch: p.BrokerEpoch, NextProducerID: p.NextProducerID,
+			FirstProducerID: p.NextProducerID - PIDBlockSize, LastProducerID: p.NextProducerID - 1})
+	}
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+func i32p(v int32) *int32 { return &v }
+
+func optPID(v int64) *int64 {
+	if v < 0 {
+		return nil
+	}
+	return &v
+}
+
+// Finish orders the rows, computes each transactional id's timeline
+// (TransactionRow.Change) and builds the lookups.
+func (a *Attribution) Finish() {
+	sort.SliceStable(a.txns, func(i, j int) bool {
+		x, y := &a.txns[i], &a.txns[j]
+		if x.Input != y.Input {
+			return x.Input < y.Input
+		}
+		if x.Partition != y.Partition {
+			return x.Partition < y.Partition
+		}
+		return x.Offset < y.Offset
+	})
+	type key struct {
+		input int32
+		tid   string
+	}
+	last := map[key]*analysis.TransactionRow{}
+	a.byPID = map[int64]map[int32][]string{}
+	for i := range a.txns {
+		r := &a.txns[i]
+		k := key{r.Input, r.TransactionalID}
+		r.Change = change(last[k], r)
+		if p := last[k]; p != nil {
+			r.PreviousState = p.State
+		}
+		last[k] = r
+		for _, pid := range []*int64{r.ProducerID, r.PreviousProducerID, r.NextProducerID} {
+			if pid != nil && *pid >= 0 {
+				if a.byPID[*pid] == nil {
+					a.byPID[*pid] = map[int32][]string{}
+				}
+				a.byPID[*pid][r.Input] = addSorted(a.byPID[*pid][r.Input], r.TransactionalID)
+			}
+		}
+	}
+	sort.SliceStable(a.blocks, func(i, j int) bool {
+		x, y := &a.blocks[i], &a.blocks[j]
+		if x.Input != y.Input {
+			return x.Input < y.Input
+		}
+		if x.File != y.File {
+			return x.File < y.File
+		}
+		return x.Offset < y.Offset
+	})
+}
+
+func change(prev, r *analysis.TransactionRow) string {
+	switch {
+	case r.Tombstone:
+		return "tombstone"
+	case prev == nil || prev.Tombstone || prev.ProducerID == nil:
+		return "first"
+	case *r.ProducerID != *prev.ProducerID:
+		return "pid-change"
+	case *r.ProducerEpoch > *prev.ProducerEpoch:
+		return "epoch-bump"
+	case *r.ProducerEpoch < *prev.ProducerEpoch:
+		return "epoch-regression"
+	case r.State != prev.State:
+		return "state"
+	}
+	return "unchanged"
+}
+
+func addSorted(s []string, v string) []string {
+	i := sort.SearchStrings(s, v)
+	if i < len(s) && s[i] == v {
+		return s
+	}
+	return append(s[:i], append([]string{v}, s[i:]...)...)
+}
+
+// Transactions returns the transactions.parquet rows.
+func (a *Attribution) Transactions() []analysis.TransactionRow { return a.txns }
+
+// PIDBlocks returns the pid_blocks.parquet rows.
+func (a *Attribution) PIDBlocks() []analysis.PIDBlockRow { return a.blocks }
+
+// TransactionalID is the transactional id that held pid (as its producer
+// id, or as previous/next producer id across a rotation), "" when none is
+// known; several are joined with commas (never seen from a healthy
+// coordinator). Records read from the same input (log dir) win; without
+// any, those of the inputs of the same cluster (see Cluster) count.
+func (a *Attribution) TransactionalID(input int32, pid int64) string {
+	m := a.byPID[pid]
+	if ids, ok := m[input]; ok {
+		return strings.Join(ids, ",")
+	}
+	var all []string
+	for in, ids := range m {
+		if !a.sameCluster(in, input) {
+			continue
+		}
+		for _, id := range ids {
+			all = addSorted(all, id)
+		}
+	}
+	return strings.Join(all, ",")
+}
+
+func (a *Attribution) sameCluster(x, y int32) bool {
+	if x == y {
+		return true
+	}
+	if a.Cluster == nil {
+		return false
+	}
+	c := a.Cluster(x)
+	return c != "" && c == a.Cluster(y)
+}
+
+// Block returns the ProducerIdsRecord whose block holds pid and that names
+// a broker, read from the same input or cluster: preferring the same
+// input, then one read from a log (it
+// carries the allocation time) over one from a snapshot. (A KRaft
+// snapshot keeps only the next producer id, with broker id -1: such rows
+// are in pid_blocks.parquet but attribute nothing.)
+func (a *Attribution) Block(input int32, pid int64) (analysis.PIDBlockRow, bool) {
+	var best *analysis.PIDBlockRow
+	rank := func(b *analysis.PIDBlockRow) int {
+		r := 0
+		if b.Input == input {
+			r += 2
+		}
+		if b.Source == "log" {
+			r++
+		}
+		return r
+	}
+	for i := range a.blocks {
+		b := &a.blocks[i]
+		if pid < b.FirstProducerID || pid > b.LastProducerID || b.BrokerID < 0 || !a.sameCluster(b.Input, input) {
+			continue
+		}
+		if best == nil || rank(b) > rank(best) {
+			best = b
+		}
+	}
+	if best == nil {
+		return analysis.PIDBlockRow{}, false
+	}
+	return *best, true
+}
+
+// Timeline returns the transaction-state rows of one transactional id, in
+// input and offset order.
+func (a *Attribution) Timeline(tid string) []analysis.TransactionRow {
+	var out []analysis.TransactionRow
+	for _, r := range a.txns {
+		if r.TransactionalID == tid {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// AnnotateProducer fills the attribution columns of a producer session row.
+func (a *Attribution) AnnotateProducer(r *analysis.ProducerRow) {
+	r.TransactionalID = a.TransactionalID(r.Input, r.ProducerID)
+	if b, ok := a.Block(r.Input, r.ProducerID); ok {
+		r.AllocatedByBroker = &b.BrokerID
+	}
+}
+
+// AnnotateDuplicate fills the attribution columns of a duplicate row.
+func (a *Attribution) AnnotateDuplicate(r *analysis.DuplicateRow) {
+	r.TransactionalID = a.TransactionalID(r.Input, r.ProducerID)
+	if b, ok := a.Block(r.Input, r.ProducerID); ok {
+		r.AllocatedByBroker = &b.BrokerID
+	}
+}

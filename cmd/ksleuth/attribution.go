@@ -1,0 +1,99 @@
+package main
+
+import (
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/topics"
+)
+
+// Tables of the producer-id attribution (issue 8), written by scan.
+const (
+	tableTransactions = "transactions.parquet"
+	tablePIDBlocks    = "pid_blocks.parquet"
+)
+
+func init() {
+	// So that scan refuses to overwrite them without --force, and --force
+	// clears stale ones.
+	scanTables = append(scanTables, tableTransactions, tablePIDBlocks)
+}
+
+// attribution gathers the records of __transaction_state and
+// __cluster_metadata during a scan and, at the end, writes
+// transactions.parquet and pid_blocks.parquet and fills transactional_id
+// and allocated_by_broker of the producer and duplicate rows.
+//
+// Wiring in runScan: open it beside the other tables, call records first
+// in Output.Records, finish after scan.Run, then annotate the producer rows
+// and wrap the duplicates writer.
+type attribution struct {
+	a         *topics.Attribution
+	txns      *table[analysis.TransactionRow]
+	blocks    *table[analysis.PIDBlockRow]
+	anomalies []analysis.AnomalyRow
+}
+
+func openAttribution(ts *tableSet) *attribution {
+	return &attribution{
+		a:      topics.NewAttribution(),
+		txns:   openTable[analysis.TransactionRow](ts, tableTransactions),
+		blocks: openTable[analysis.PIDBlockRow](ts, tablePIDBlocks),
+	}
+}
+
+// records takes streamed record rows; rows of the two internal topics carry
+// their key and value (package scan fills them for these topics).
+func (t *attribution) records(rows []analysis.PayloadRecordRow) {
+	for i := range rows {
+		r := &rows[i]
+		if r.IsControl {
+			continue
+		}
+		switch topics.TopicOf(r.Topic) {
+		case topics.TransactionState, topics.ClusterMetadata:
+		default:
+			continue
+		}
+		n := len(t.a.Findings)
+		t.a.Add(r.Input, r.Topic, r.Partition, r.Segment, r.BatchPosition, r.Offset, r.Timestamp, r.IsControl, r.Key, r.Value)
+		for _, f := range t.a.Findings[n:] {
+			kind := f.Kind()
+			sev := "error"
+			if kind == "unknown-version" || kind == "unknown-type" {
+				sev = "warning"
+			}
+			topic, part := r.Topic, r.Partition
+			t.anomalies = append(t.anomalies, analysis.AnomalyRow{Input: r.Input, Topic: &topic, Partition: &part,
+				Kind: kind, Severity: sev, File: r.Segment, Position: &f.Position, Offset: &f.Offset, Message: f.Err.Error()})
+		}
+	}
+}
+
+// finish orders the attribution, writes its two tables and returns the
+// decode findings as anomalies.
+func (t *attribution) finish() ([]analysis.AnomalyRow, error) {
+	t.a.Finish()
+	if err := t.txns.write(t.a.Transactions()); err != nil {
+		return nil, err
+	}
+	if err := t.blocks.write(t.a.PIDBlocks()); err != nil {
+		return nil, err
+	}
+	return t.anomalies, nil
+}
+
+// producers fills the attribution columns of producer sessions.
+func (t *attribution) producers(rows []analysis.ProducerRow) {
+	for i := range rows {
+		t.a.AnnotateProducer(&rows[i])
+	}
+}
+
+// duplicates wraps the duplicates writer to fill the attribution columns.
+func (t *attribution) duplicates(write func([]analysis.DuplicateRow) error) func([]analysis.DuplicateRow) error {
+	return func(rows []analysis.DuplicateRow) error {
+		for i := range rows {
+			t.a.AnnotateDuplicate(&rows[i])
+		}
+		return write(rows)
+	}
+}

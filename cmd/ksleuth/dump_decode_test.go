@@ -1,0 +1,152 @@
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ksleuth/ksleuth/segment/segtest"
+)
+
+// writeInternalSegment writes one segment into dir/<partDir>/ and returns
+// its path.
+func writeInternalSegment(t *testing.T, partDir string, recs []segtest.Record) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), partDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "00000000000000000000.log")
+	b := segtest.Batch{Magic: 2, FirstTimestamp: 1700000000000, AutoDeltas: true, Records: recs}.Encode()
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func be(vs ...any) []byte {
+	var b []byte
+	for _, v := range vs {
+		switch v := v.(type) {
+		case int8:
+			b = append(b, byte(v))
+		case int16:
+			b = binary.BigEndian.AppendUint16(b, uint16(v))
+		case int32:
+			b = binary.BigEndian.AppendUint32(b, uint32(v))
+		case int64:
+			b = binary.BigEndian.AppendUint64(b, uint64(v))
+		case string:
+			b = append(binary.BigEndian.AppendUint16(b, uint16(len(v))), v...)
+		case []byte:
+			b = append(b, v...)
+		}
+	}
+	return b
+}
+
+func TestDumpDecodeTransactionState(t *testing.T) {
+	key := be(int16(0), "payments-app")
+	// v1 (flexible): pid 4001, epoch 0, timeout 60000, CompleteCommit,
+	// one partition orders-2, timestamps, tags PreviousProducerId=4000 and
+	// ClientTransactionVersion=2.
+	v1 := be(int16(1), int64(4001), int16(0), int32(60000), int8(4),
+		[]byte{2, 7}, []byte("orders"), []byte{2}, int32(2), []byte{0},
+		int64(1700000000500), int64(1700000000000),
+		[]byte{2, 0, 8}, int64(4000), []byte{2, 2}, int16(2))
+	p := writeInternalSegment(t, "__transaction_state-7", []segtest.Record{{Key: key, Value: v1}, {Key: key, Value: nil}, {Key: key, Value: be(int16(5))}})
+
+	out, errOut, code := runCLI(t, "dump", "--records", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"key: transaction_metadata::transactionalId=payments-app payload: producerId:4001,producerEpoch:0,state=CompleteCommit,partitions=[orders-2],txnLastUpdateTimestamp=1700000000500,txnTimeoutMs=60000,txnStartTimestamp=1700000000000,previousProducerId=4000,nextProducerId=-1,nextProducerEpoch=-1,clientTransactionVersion=2",
+		"| offset: 1 CreateTime: 1700000000000 keySize: 16 valueSize: -1 sequence: -1 headerKeys: [] key: transaction_metadata::transactionalId=payments-app payload: <DELETE>",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "offset 2: topics: unknown version: TransactionLogValue version 5") || !strings.Contains(errOut, "[unknown-version, warning]") {
+		t.Errorf("stderr: %s", errOut)
+	}
+
+	out, _, _ = runCLI(t, "dump", "--records", "--json", p)
+	var rec map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m["type"] == "record" && m["offset"] == 0.0 {
+			rec = m
+		}
+		if m["type"] == "finding" && (m["kind"] != "unknown-version" || m["offset"] != 2.0) {
+			t.Errorf("finding %v", m)
+		}
+	}
+	dec, _ := rec["decoded"].(map[string]any)
+	v, _ := dec["txnValue"].(map[string]any)
+	k, _ := dec["txnKey"].(map[string]any)
+	if k["transactionalId"] != "payments-app" || v["producerId"] != 4001.0 || v["previousProducerId"] != 4000.0 || v["state"] != "CompleteCommit" {
+		t.Errorf("decoded %v", dec)
+	}
+
+	out, _, _ = runCLI(t, "dump", "--records", "--payload", "--decode", "none", p)
+	if strings.Contains(out, "transaction_metadata") || !strings.Contains(out, "key: 0x") {
+		t.Errorf("--decode none decoded anyway:\n%s", out)
+	}
+	if _, _, code := runCLI(t, "dump", "--decode", "yes", p); code != 2 {
+		t.Errorf("--decode yes: exit %d, want 2", code)
+	}
+}
+
+func TestDumpDecodeConsumerOffsetsAndMetadata(t *testing.T) {
+	key := be(int16(1), "g1", "orders", int32(3))
+	val := be(int16(3), int64(42), int32(5), "", int64(1700000000000))
+	p := writeInternalSegment(t, "__consumer_offsets-12", []segtest.Record{{Key: key, Value: val}})
+	out, errOut, code := runCLI(t, "dump", "--records", p)
+	want := `key: {"type":1,"group":"g1","topic":"orders","partition":3} payload: {"version":3,"offset":42,"leaderEpoch":5,"metadata":"","commitTimestamp":1700000000000,"expireTimestamp":-1}`
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("exit %d %s\n%s", code, errOut, out)
+	}
+
+	// kafka-formats.md §9.3: ProducerIdsRecord, broker 1, epoch 5, next 2000.
+	pids := []byte{0x01, 0x0f, 0x00, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0x07, 0xd0, 0x00}
+	p = writeInternalSegment(t, "__cluster_metadata-0", []segtest.Record{{Value: pids}, {Value: []byte{1, 20, 0, 0}}})
+	out, errOut, code = runCLI(t, "dump", "--records", p)
+	for _, want := range []string{
+		`payload: {"frameVersion":1,"apiKey":15,"version":0,"type":"ProducerIds","bodySize":21,"data":{"brokerId":1,"brokerEpoch":5,"nextProducerId":2000}}`,
+		`payload: {"frameVersion":1,"apiKey":20,"version":0,"type":"NoOp","bodySize":1}`,
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d %s: missing %s in\n%s", code, errOut, want, out)
+		}
+	}
+}
+
+// TestDumpDecodeCorpus dumps the real __transaction_state and a KRaft
+// snapshot with decoding: no findings, and the decoded forms appear.
+func TestDumpDecodeCorpus(t *testing.T) {
+	root := filepath.Join("..", "..", "..", "shared", "corpus", "real")
+	if _, err := os.Stat(root); err != nil {
+		t.Skip("corpus not present")
+	}
+	txn := filepath.Join(root, "ItumelengMogase__Real-Time-Data-Pipeline-for-Patient-Admissions", "kafka-data", "__transaction_state-44", "00000000000000000000.log")
+	out, errOut, code := runCLI(t, "dump", "--records", "--fail-on-findings", txn)
+	if code != 0 || strings.Count(out, "transactionalId=default_") != 4 || !strings.Contains(out, "state=PrepareCommit") {
+		t.Errorf("exit %d %s\n%s", code, errOut, out)
+	}
+	snaps, _ := filepath.Glob(filepath.Join(root, "Danielowo2000__BigDataTechnologies-Version-2", "kafka_data", "__cluster_metadata-0", "*.checkpoint"))
+	if len(snaps) == 0 {
+		t.Fatal("no KRaft snapshot")
+	}
+	out, errOut, code = runCLI(t, "dump", "--records", "--fail-on-findings", snaps[len(snaps)-1]) // the later one, after the ProducerIds record at offset 13101
+	if code != 0 || !strings.Contains(out, `"type":"SNAPSHOT_HEADER"`) || !strings.Contains(out, `"type":"ProducerIds"`) {
+		t.Errorf("exit %d %s", code, errOut)
+	}
+}

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/report"
+	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/spf13/cobra"
+)
+
+// reportNow is the clock of the report header (a test hook).
+var reportNow = time.Now
+
+func newReportCmd() *cobra.Command {
+	var o commonOptions
+	var d dupOptions
+	var html string
+	cmd := &cobra.Command{
+		Use:   "report PATH... --html FILE",
+		Short: "Write a self-contained HTML post-mortem page with the producer timeline",
+		Long: `report analyses the inputs like scan (integrity, producer sessions,
+duplicates; see ksleuth dups --help for the duplicate flags) and writes one
+self-contained HTML file to FILE: no external assets and no network access,
+so it can be attached to an incident ticket and opened anywhere.
+
+The page has what was analysed (every input with a SHA-256), the integrity
+findings with file and byte position and the damaged ranges of each file,
+the producer timeline of every partition (one lane per producer session,
+a link from the original records to every run of copies written again,
+coloured by class; offsets or time on the x axis, zoom and pan), the
+duplicate runs table and per-topic totals. The data behind the page is
+embedded in it as JSON (script #ksleuth-data); --json also prints it.
+
+FILE is written under a temporary name and renamed when complete. It may
+not be inside an input or next to a file input.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runReport(cmd, args, &o, &d, html)
+		},
+	}
+	addCommonFlags(cmd, &o)
+	addDupFlags(cmd.Flags(), &d)
+	cmd.Flags().StringVar(&html, "html", "", "write the report to this file (required)")
+	return cmd
+}
+
+func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions, html string) error {
+	if html == "" {
+		return usageError{errors.New("report: --html FILE is required")}
+	}
+	topic, inputs, err := o.prepare("report", args)
+	if err != nil {
+		return err
+	}
+	if err := checkHTML("report", html, inputs); err != nil {
+		return err
+	}
+	dopts, hasher, err := d.detectorOptions("report")
+	if err != nil {
+		return err
+	}
+	if err := checkTmp(dopts.TmpDir, inputs); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	det, err := dups.New(dopts)
+	if err != nil {
+		return err
+	}
+	defer det.Close()
+	a := newAnalyzer(det, hasher)
+	rc := report.NewCollector()
+	hashes := hashInputs(ctx, inputs)
+
+	var total int64
+	for _, in := range inputs {
+		if in.Kind == source.Archive {
+			total = -1
+		}
+	}
+	prog := newProgress(cmd.ErrOrStderr(), o.progress, total, inputs)
+	defer prog.finish()
+	cfg := scan.Config{Jobs: o.jobs, Records: true, Payload: a.needPayload(), Topic: topic, Progress: prog.add}
+	res, err := scan.Run(ctx, inputs, cfg, scan.Output{
+		Batches: func(rows []analysis.BatchRow) error { rc.Batches(rows); return a.batches(rows) },
+		Records: func(rows []analysis.PayloadRecordRow) error { rc.Records(rows); return a.records(rows) },
+	})
+	prog.finish()
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("report interrupted: %w; no report written", context.Cause(ctx))
+		}
+		return err
+	}
+	sessions, anomalies := a.tracker.Finish(res.Snapshots)
+	st, err := det.Finish(ctx, func(g []analysis.DuplicateRow) error { rc.Duplicates(g); return nil })
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("report interrupted: %w; no report written", context.Cause(ctx))
+		}
+		return err
+	}
+	ins, err := hashes()
+	if err != nil {
+		return err
+	}
+	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: reportNow(), CommandLine: commandLine(cmd, args),
+		Inputs: ins, Result: res, Sessions: sessions, SessionAnomalies: anomalies, DupStats: st, Collected: rc})
+	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	out := cmd.OutOrStdout()
+	if o.json {
+		err = json.NewEncoder(out).Encode(m)
+	} else {
+		_, err = fmt.Fprintf(out, "wrote %s: %d input(s), %d partition(s), %d producer session(s), %d duplicate run(s), %d finding(s)\n",
+			html, len(ins), m.Partitions, m.Sessions, m.RunsTotal, len(res.Anomalies)+len(anomalies))
+	}
+	if err != nil {
+		return err
+	}
+	if res.Unreadable > 0 {
+		return fmt.Errorf("report: %d input file(s) could not be read (listed in the report)", res.Unreadable)
+	}
+	if o.failOnFindings && (res.Errors > 0 || st.Groups > 0) {
+		return errFindings
+	}
+	return nil
+}
+
+// checkHTML refuses a report file inside a directory input or in the
+// directory of a file input: ksleuth never writes next to its inputs.
+func checkHTML(name, html string, inputs []*source.Input) error {
+	dir := filepath.Dir(html)
+	for _, in := range inputs {
+		switch in.Kind {
+		case source.Dir:
+			if source.Within(in.Abs, html) {
+				return usageError{fmt.Errorf("%s: --html %s is inside the input %s; ksleuth never writes into its inputs", name, html, in.Path)}
+			}
+		default:
+			if source.Within(dir, in.Abs) && source.Within(filepath.Dir(in.Abs), dir) {
+				return usageError{fmt.Errorf("%s: --html %s is next to the input %s; ksleuth never writes next to its inputs", name, html, in.Path)}
+			}
+		}
+	}
+	if fi, err := os.Stat(html); err == nil && fi.IsDir() {
+		return usageError{fmt.Errorf("%s: --html %s is a directory", name, html)}
+	}
+	return nil
+}
+
+// hashInputs starts hashing the file and archive inputs (directory inputs
+// get the digest of their file list from the report) while the scan runs,
+// and returns a func that waits for the result.
+func hashInputs(ctx context.Context, inputs []*source.Input) func() ([]report.Input, error) {
+	out := make([]report.Input, len(inputs))
+	done := make(chan error, 1)
+	go func() {
+		for i, in := range inputs {
+			out[i] = report.Input{Index: int32(in.Index), Path: in.Path, Kind: in.Kind.String()}
+			if in.Kind == source.Dir {
+				continue
+			}
+			sum, err := sha256File(ctx, in.Abs)
+			if err != nil {
+				done <- err
+				return
+			}
+			out[i].SHA256 = sum
+		}
+		done <- nil
+	}()
+	return func() ([]report.Input, error) { return out, <-done }
+}
+
+func sha256File(ctx context.Context, path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	buf := make([]byte, 1<<20)
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		n, err := f.Read(buf)
+		h.Write(buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// writeFileAtomic writes path through a temporary file in the same
+// directory, renamed over path only when fn and the close succeeded, so
+// that a report that is not complete never looks complete.
+func writeFileAtomic(path string, fn func(io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 256<<10)
+	if err = fn(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// writeScanReport writes the report of scan --html.
+func writeScanReport(ctx context.Context, cmd *cobra.Command, args []string, html string, inputs []*source.Input, res *scan.Result,
+	sessions []analysis.ProducerRow, st dups.Stats, rc *report.Collector) error {
+	ins, err := hashInputs(ctx, inputs)()
+	if err != nil {
+		return fmt.Errorf("scan: --html: %w", err)
+	}
+	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: reportNow(), CommandLine: commandLine(cmd, args),
+		Inputs: ins, Result: res, Sessions: sessions, DupStats: st, Collected: rc})
+	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
+		return fmt.Errorf("scan: --html: %w", err)
+	}
+	return nil
+}
