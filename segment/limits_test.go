@@ -307,7 +307,6 @@ func TestLimitHugeRecord(t *testing.T) {
 // is one zero-tail note, read in bounded memory and in seconds. The read
 // is stopped as soon as the heap passes its bound.
 func TestLimitSparseZeroFile(t *testing.T) {
-	knownBug(t, "resync: a zero run grows the window to the whole run (8 GiB buffer, 14 GiB heap, 72 s for 5 GB)")
 	if testing.Short() {
 		t.Skip("reads 5 GB")
 	}
@@ -423,7 +422,6 @@ func knownBug(t *testing.T, what string) {
 // scan keeps in its window is reported with its whole length, and a long
 // zero run does not grow the window.
 func TestLongDamageFindingLength(t *testing.T) {
-	knownBug(t, "resync: finding Length counts only the bytes since the last window discard, and a zero run grows the window without bound")
 	garbage := make([]byte, 5*mib)
 	for i := range garbage {
 		garbage[i] = byte(i*7919+i>>8) | 1

@@ -224,7 +224,7 @@ func (r *Reader) step() bool {
 	b := &r.batch
 	r.fillBatch(b, pos, data)
 	if !b.CRCValid {
-		if !r.confinedAfter(int(total)) {
+		if !r.confinedAfter(int(total)) || r.validInside(int(total)) {
 			return r.emit(r.resync(pos, detail(ErrCRC, "stored %#08x computed %#08x, and no batch where its length ends",
 				b.CRC, b.ComputedCRC)))
 		}
@@ -370,6 +370,21 @@ func (r *Reader) confinedAfter(total int) bool {
 	return r.validBatch(total)
 }
 
+// validInside reports whether a checksum-valid batch starts inside the
+// first total bytes of the window. A batch with a bad CRC whose length
+// swallows an intact batch cannot be trusted even when a valid batch
+// follows where it ends: the "batch" may be a damaged or stray header in
+// front of intact data (found by FuzzSpliceGarbage).
+func (r *Reader) validInside(total int) bool {
+	for i := 1; i+17 <= total; i++ {
+		// Peek afresh: validBatch may move the window's buffer.
+		if r.w.peek(i + 17)[i+16] <= 2 && r.validBatch(i) {
+			return true
+		}
+	}
+	return false
+}
+
 // resync scans forward from pos (the current position, where damage was
 // found) for the next valid batch, consumes the bytes in between and
 // returns one finding covering them with the given cause.
@@ -378,6 +393,12 @@ func (r *Reader) resync(pos int64, cause error) *CorruptionError {
 	i := 1
 	zero := isZero(w.peek(1))
 	for {
+		if i > 4<<20 {
+			// Keep the window bounded while scanning long damage: nothing
+			// before candidate i can start a batch any more.
+			w.discard(i - 1)
+			i = 1
+		}
 		if w.fill(i+17) < i+17 {
 			if w.err != nil {
 				r.ioFail(w.err)
@@ -396,11 +417,15 @@ func (r *Reader) resync(pos int64, cause error) *CorruptionError {
 			return &CorruptionError{Path: r.opts.Path, Offset: pos, Length: length, BaseOffset: -1,
 				Err: fmt.Errorf("%w; no valid batch in the %d bytes after it", cause, length)}
 		}
-		buf := w.peek(i + 17)
-		// Skip zero runs fast: a batch starts at most 11 bytes before the
-		// first non-zero byte (its length field is never zero).
+		// Skip zero runs fast, over everything buffered: a batch starts at
+		// most 11 bytes before the first non-zero byte (its length field is
+		// never zero).
+		buf := w.buf[w.off:w.end]
 		if buf[i] == 0 {
 			j := i
+			for j+8 <= len(buf) && binary.LittleEndian.Uint64(buf[j:]) == 0 {
+				j += 8
+			}
 			for j < len(buf) && buf[j] == 0 {
 				j++
 			}
@@ -412,26 +437,22 @@ func (r *Reader) resync(pos int64, cause error) *CorruptionError {
 			zero = false
 		}
 		if buf[i+16] <= 2 && r.validBatch(i) {
+			skipped := w.pos + int64(i) - pos
 			w.discard(i)
 			if errors.Is(cause, ErrTruncated) {
 				// Not a torn tail after all: intact data follows, so the
 				// length that ran past the end was itself damaged.
 				cause = detail(ErrBadLength, "%v", cause)
 			}
-			f := &CorruptionError{Path: r.opts.Path, Offset: pos, Length: int64(i), BaseOffset: -1}
+			f := &CorruptionError{Path: r.opts.Path, Offset: pos, Length: skipped, BaseOffset: -1}
 			if zero {
-				f.Err = fmt.Errorf("%w (%d zero bytes skipped)", cause, i)
+				f.Err = fmt.Errorf("%w (%d zero bytes skipped)", cause, skipped)
 			} else {
-				f.Err = fmt.Errorf("%w (%d bytes skipped to the next valid batch at byte %d)", cause, i, pos+int64(i))
+				f.Err = fmt.Errorf("%w (%d bytes skipped to the next valid batch at byte %d)", cause, skipped, pos+skipped)
 			}
 			return f
 		}
 		i++
-		if i > 4<<20 {
-			// Keep the window bounded while scanning long damage.
-			w.discard(i - 1)
-			i = 1
-		}
 	}
 }
 
