@@ -16,6 +16,10 @@ type Options struct {
 	// StreamThreshold: batches larger than this are not held in memory but
 	// decoded from the input as they are read. Default 32 MiB.
 	StreamThreshold int64
+	// MaxBufferedBatch: on inputs read once (pipes, archive entries) a
+	// batch up to this size is held whole so its CRC is checked before it
+	// is yielded. Default 256 MiB; files never need it.
+	MaxBufferedBatch int64
 	// MaxDecompressedBytes caps what one batch may decompress to; more is a
 	// decompressed-too-large finding (a bomb), not an out-of-memory.
 	// Default 1 GiB.
@@ -34,6 +38,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StreamThreshold <= 0 {
 		o.StreamThreshold = 32 << 20
+	}
+	if o.MaxBufferedBatch <= 0 {
+		o.MaxBufferedBatch = 256 << 20
 	}
 	if o.MaxDecompressedBytes <= 0 {
 		o.MaxDecompressedBytes = 1 << 30

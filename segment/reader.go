@@ -206,11 +206,7 @@ func (r *Reader) step() bool {
 		return r.emit(r.resync(pos, detail(ErrBadLength, "length %d for magic %d", length, magic)))
 	}
 	total := int64(LogOverhead) + int64(length)
-	// A large batch is streamed only when the input's size is known, so a
-	// damaged length can be recognised as running past the end before any
-	// of it is yielded. On a pipe of unknown size it is buffered instead:
-	// the window grows only with the bytes that really arrive.
-	if total > r.opts.StreamThreshold && magic == 2 && r.size >= 0 {
+	if r.streams(total, byte(magic)) {
 		return r.stepStreamed(pos, total)
 	}
 	got := w.fill(int(total))
@@ -233,6 +229,24 @@ func (r *Reader) step() bool {
 	}
 	r.consume = total
 	return r.yieldBatch(nil)
+}
+
+// streams reports whether a batch of total bytes is decoded from the
+// input as it is read instead of being buffered whole. Only a random-access
+// input (a file) can check such a batch's CRC before yielding it and look
+// inside it for intact batches if the CRC fails, so only files stream
+// batches over StreamThreshold. Inputs read once (pipes, archive entries)
+// buffer batches up to MaxBufferedBatch, growing the window only with the
+// bytes that arrive, and stream only beyond it, where a bad CRC is then
+// reported after the records.
+func (r *Reader) streams(total int64, magic byte) bool {
+	if magic != 2 || total <= r.opts.StreamThreshold {
+		return false
+	}
+	if r.ra != nil {
+		return true
+	}
+	return r.size >= 0 && total > r.opts.MaxBufferedBatch
 }
 
 // emit yields a finding (nil means the step produced nothing: try again).
@@ -297,7 +311,7 @@ func (r *Reader) validBatch(i int) bool {
 	if r.size >= 0 && w.pos+int64(i)+total > r.size {
 		return false
 	}
-	if total > r.opts.StreamThreshold {
+	if r.streams(total, h[16]) {
 		return r.ra != nil && r.raValid(w.pos+int64(i), total, h[16])
 	}
 	if int64(w.fill(i+int(total))) < int64(i)+total {
@@ -515,7 +529,7 @@ func (r *Reader) stepStreamed(pos, total int64) bool {
 		deferred = false
 		b.ComputedCRC = crc
 		b.CRCValid = crc == b.CRC
-		if !b.CRCValid && !r.raConfinedAt(pos+total) {
+		if !b.CRCValid && (!r.raConfinedAt(pos+total) || r.raValidInside(pos, total)) {
 			return r.emit(r.resync(pos, detail(ErrCRC, "stored %#08x computed %#08x, and no batch where its length ends",
 				b.CRC, b.ComputedCRC)))
 		}
@@ -564,6 +578,38 @@ func (r *Reader) raValid(pos, total int64, magic byte) bool {
 	}
 	crc, err := r.raCRC(pos+crcStartV2, total-crcStartV2)
 	return err == nil && crc == binary.BigEndian.Uint32(h[17:])
+}
+
+// raValidInside is validInside for a streamed batch: it scans the batch's
+// bytes with ReadAt, a chunk at a time, for a checksum-valid batch
+// starting inside it.
+func (r *Reader) raValidInside(pos, total int64) bool {
+	const chunk = 1 << 20
+	buf := make([]byte, chunk+BatchHeaderSize)
+	for base := pos + 1; base < pos+total-17; base += chunk {
+		n, _ := r.ra.ReadAt(buf, r.base+base)
+		for i := 0; i < n-17 && i < chunk && base+int64(i) < pos+total-17; i++ {
+			h := buf[i:n]
+			if h[16] > 2 {
+				continue
+			}
+			t, ok := plausible(h, r.opts.MaxBatchBytes)
+			if !ok || !likelyHeader(h) {
+				continue
+			}
+			at := base + int64(i)
+			if h[16] == 2 && r.raValid(at, t, 2) {
+				return true
+			}
+			if h[16] < 2 && t <= r.opts.StreamThreshold {
+				m := make([]byte, t)
+				if _, err := r.ra.ReadAt(m, r.base+at); err == nil && checksumOK(m) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // raConfinedAt is confinedAfter for a streamed batch ending at pos.

@@ -189,10 +189,9 @@ func TestTruncatedArchive(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			stdout, stderr, code := runCLI(t, "scan", arch, "--out", out, "--fail-on-findings")
 			compareEvidence(t, "truncated archive", before, evidenceState(t, tmp))
-			// An entry cut in the middle is an unreadable file, which
-			// scan still reports with exit 1 (see TestUnreadableFiles).
-			knownExit1 := code == exitFailed && strings.Contains(stderr, "could not be read") && os.Getenv("KSLEUTH_KNOWN_BUGS") == ""
-			if code != exitFindings && !knownExit1 {
+			// An entry cut in the middle is an unreadable file: a finding,
+			// so the completed scan exits 3.
+			if code != exitFindings {
 				t.Fatalf("exit %d\n%s\n%s", code, stderr, stdout)
 			}
 			if _, err := os.Stat(filepath.Join(out, tableFiles)); err != nil {
@@ -289,9 +288,6 @@ func TestUnreadableFiles(t *testing.T) {
 		t.Errorf("%d batches read, want %d (all but the unreadable file's)", len(batches), total)
 	}
 	if code != exitFindings {
-		if os.Getenv("KSLEUTH_KNOWN_BUGS") == "" {
-			t.Skipf("known bug (KSLEUTH_KNOWN_BUGS=1 to fail): exit %d for unreadable files, the issue asks for %d", code, exitFindings)
-		}
 		t.Errorf("exit %d, want %d: the scan completed with findings", code, exitFindings)
 	}
 }

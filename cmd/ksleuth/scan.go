@@ -382,7 +382,10 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		return err
 	}
 	if res.Unreadable > 0 {
-		return fmt.Errorf("scan: %d input file(s) could not be read (status unreadable in %s)", res.Unreadable, filepath.Join(o.out, tableFiles))
+		// The scan completed over everything else: unreadable files are
+		// findings for those files (exit 3), not a failed run (exit 1).
+		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: scan: %d input file(s) could not be read (status unreadable in %s)\n", res.Unreadable, filepath.Join(o.out, tableFiles))
+		return errFindings
 	}
 	if o.failOnFindings && res.Errors > 0 {
 		return errFindings
