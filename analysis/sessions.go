@@ -91,4 +91,36 @@ type DuplicateRow struct {
 	// row's producer_id.
 	TransactionalID   string `parquet:"transactional_id,dict" json:"transactional_id"`
 	AllocatedByBroker *int32 `parquet:"allocated_by_broker,optional" json:"allocated_by_broker"`
+	// The same for ref_producer_id (empty and null for the first copy),
+	// and how the PID changed between the two writers (empty when
+	// unknown or no change): txn-id-rotation (the coordinator moved the
+	// transactional id to the new PID, as recorded by previous/next
+	// producer id: epoch exhaustion), txn-id-new-pid (the same
+	// transactional id under a new PID without such a record: epoch
+	// exhaustion or a fenced producer) or idempotent-restart (neither PID
+	// has a transactional id although the input holds __transaction_state,
+	// and this copy is not transactional: an idempotent-only producer gets
+	// a new PID per restart; restart-resend rows only).
+	RefTransactionalID   string `parquet:"ref_transactional_id,dict" json:"ref_transactional_id"`
+	RefAllocatedByBroker *int32 `parquet:"ref_allocated_by_broker,optional" json:"ref_allocated_by_broker"`
+	PIDChange            string `parquet:"pid_change,dict" json:"pid_change"`
 }
+
+// Values of DuplicateRow.PIDChange: how a later writer's PID relates to
+// the earlier one's.
+const (
+	// PIDChangeRotation: the transactional id moved from the earlier PID
+	// to the later one in a record of __transaction_state
+	// (PreviousProducerId or NextProducerId): the coordinator rotated it on
+	// epoch exhaustion.
+	PIDChangeRotation = "txn-id-rotation"
+	// PIDChangeNewUnderTxnID: both PIDs belong to the same transactional
+	// id, with no record of a rotation: epoch exhaustion or a fenced
+	// producer.
+	PIDChangeNewUnderTxnID = "txn-id-new-pid"
+	// PIDChangeIdempotentRestart: neither PID has a transactional id
+	// although the input holds __transaction_state, and the later copy is
+	// not transactional: an idempotent-only producer gets a new PID per
+	// restart.
+	PIDChangeIdempotentRestart = "idempotent-restart"
+)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
 )
@@ -32,6 +33,13 @@ type Run struct {
 	GapMillis *int64 `json:"gap_ms"`
 	Damaged   int64  `json:"damaged"`
 	Aborted   int64  `json:"aborted"`
+	// Attribution of the two PIDs and how the PID changed, as in
+	// DuplicateRow (empty or null when unknown).
+	TransactionalID      string `json:"transactional_id"`
+	AllocatedByBroker    *int32 `json:"allocated_by_broker"`
+	RefTransactionalID   string `json:"ref_transactional_id"`
+	RefAllocatedByBroker *int32 `json:"ref_allocated_by_broker"`
+	PIDChange            string `json:"pid_change"`
 }
 
 // maxRunStep is how far apart two consecutive members of a run may be:
@@ -60,7 +68,7 @@ func Runs(rows []analysis.DuplicateRow) []Run {
 			u := &runs[n-1]
 			if u.Input == r.Input && u.Topic == r.Topic && u.Partition == r.Partition && u.ProducerID == r.ProducerID &&
 				u.Epoch == r.ProducerEpoch && u.Class == r.Class && u.RefTopic == *r.RefTopic && u.RefPart == *r.RefPartition &&
-				u.RefPID == *r.RefProducerID && r.Offset-u.Last <= maxRunStep && ref > u.RefLast-maxRunStep && ref-u.RefLast <= maxRunStep && ref != u.RefLast {
+				u.RefPID == *r.RefProducerID && u.PIDChange == r.PIDChange && r.Offset-u.Last <= maxRunStep && ref > u.RefLast-maxRunStep && ref-u.RefLast <= maxRunStep && ref != u.RefLast {
 				u.Last = r.Offset
 				u.RefFirst, u.RefLast = min(u.RefFirst, ref), ref
 				u.Records++
@@ -70,7 +78,9 @@ func Runs(rows []analysis.DuplicateRow) []Run {
 		}
 		runs = append(runs, Run{Input: r.Input, Topic: r.Topic, Partition: r.Partition, ProducerID: r.ProducerID, Epoch: r.ProducerEpoch,
 			Class: r.Class, RefTopic: *r.RefTopic, RefPart: *r.RefPartition, RefPID: *r.RefProducerID,
-			First: r.Offset, Last: r.Offset, RefFirst: ref, RefLast: ref, Records: 1, GapMillis: r.GapMillis})
+			First: r.Offset, Last: r.Offset, RefFirst: ref, RefLast: ref, Records: 1, GapMillis: r.GapMillis,
+			TransactionalID: r.TransactionalID, AllocatedByBroker: r.AllocatedByBroker, RefTransactionalID: r.RefTransactionalID,
+			RefAllocatedByBroker: r.RefAllocatedByBroker, PIDChange: r.PIDChange})
 		runs[len(runs)-1].count(r)
 	}
 	slices.SortStableFunc(runs, func(a, b Run) int {
@@ -92,12 +102,21 @@ func (u *Run) count(r *analysis.DuplicateRow) {
 // String is the report line of a run, e.g.
 //
 //	orders-0: PID 1002 (epoch 0) resent 25 records first written by PID 1001 — offsets 600–624 repeat 575–599, 2.1 s after PID 1001's last write [restart-resend]
+//
+// With attribution (see DuplicateRow) the PIDs are named, and how the PID
+// changed is said before the class:
+//
+//	payments-0: PID 5000 (epoch 0, txn id payments-app, block of broker 3) resent 25 records first written by PID 4000 (txn id payments-app, broker 2) — ..., 2.1 s after PID 4000's last write; PID change under the stable transactional id payments-app: the coordinator rotated it from PID 4000 to PID 5000 (epoch exhaustion) [restart-resend]
 func (u *Run) String() string {
-	writer := fmt.Sprintf("PID %d (epoch %d)", u.ProducerID, u.Epoch)
+	writer := fmt.Sprintf("PID %d (epoch %d%s)", u.ProducerID, u.Epoch, owner(", ", u.TransactionalID, u.AllocatedByBroker, "block of broker"))
 	if u.ProducerID < 0 {
 		writer = "a non-idempotent producer (PID -1)"
 	}
 	refPID := fmt.Sprintf("PID %d", u.RefPID)
+	refOwner := ""
+	if o := owner("", u.RefTransactionalID, u.RefAllocatedByBroker, "broker"); o != "" {
+		refOwner = " (" + o + ")"
+	}
 	where := ""
 	if u.RefTopic != u.Topic || u.RefPart != u.Partition {
 		where = fmt.Sprintf(" in %s-%d", u.RefTopic, u.RefPart)
@@ -106,11 +125,11 @@ func (u *Run) String() string {
 	var what string
 	switch u.Class {
 	case ClassRestartResend:
-		what = fmt.Sprintf("resent %s first written by %s%s", recs, refPID, where)
+		what = fmt.Sprintf("resent %s first written by %s%s%s", recs, refPID, refOwner, where)
 	case ClassTxnRetry:
-		what = fmt.Sprintf("retried %s of an aborted transaction of %s%s", recs, refPID, where)
+		what = fmt.Sprintf("retried %s of an aborted transaction of %s%s%s", recs, refPID, refOwner, where)
 	default:
-		what = fmt.Sprintf("wrote %s already written by %s%s", recs, refPID, where)
+		what = fmt.Sprintf("wrote %s already written by %s%s%s", recs, refPID, refOwner, where)
 	}
 	span := fmt.Sprintf("offset %d repeats %d", u.First, u.RefFirst)
 	if u.Records > 1 || u.First != u.Last {
@@ -134,5 +153,61 @@ func (u *Run) String() string {
 	if u.Aborted > 0 {
 		note += fmt.Sprintf(" (%d aborted)", u.Aborted)
 	}
+	if c := PIDChangeText(u.PIDChange, u.TransactionalID, u.ProducerID, u.RefPID); c != "" {
+		note += "; " + c
+	}
 	return fmt.Sprintf("%s-%d: %s %s — %s%s%s [%s]", u.Topic, u.Partition, writer, what, span, gap, note, u.Class)
+}
+
+// owner names a PID's transactional id and allocating broker, e.g. "txn
+// id payments-app, block of broker 3", after prefix; "" when neither is
+// known.
+func owner(prefix, tid string, broker *int32, brokerWord string) string {
+	var parts []string
+	if tid != "" {
+		parts = append(parts, "txn id "+tid)
+	}
+	if broker != nil {
+		parts = append(parts, fmt.Sprintf("%s %d", brokerWord, *broker))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return prefix + strings.Join(parts, ", ")
+}
+
+// PIDChangeText explains a pid_change value (see DuplicateRow) for the
+// later writer pid (of transactional id tid) and the earlier refPID; ""
+// for an empty or unknown value.
+func PIDChangeText(change, tid string, pid, refPID int64) string {
+	switch change {
+	case analysis.PIDChangeRotation:
+		return fmt.Sprintf("PID change under the stable transactional id %s: the coordinator rotated it from PID %d to PID %d (epoch exhaustion)", tid, refPID, pid)
+	case analysis.PIDChangeNewUnderTxnID:
+		return fmt.Sprintf("PID change under the stable transactional id %s, from PID %d to PID %d (epoch exhaustion or a fenced producer)", tid, refPID, pid)
+	case analysis.PIDChangeIdempotentRestart:
+		return "idempotent-only restart: no transactional id, so every restart gets a new PID"
+	}
+	return ""
+}
+
+// AttributionNote is what attribution adds to the explanation of a later
+// copy in duplicates.parquet, in the words of the report line: the two
+// PIDs' transactional ids and brokers and the PID change; "" when nothing
+// is known.
+func AttributionNote(r *analysis.DuplicateRow) string {
+	if r.RefProducerID == nil {
+		return ""
+	}
+	var s string
+	if o := owner("", r.TransactionalID, r.AllocatedByBroker, "block of broker"); o != "" && r.ProducerID >= 0 {
+		s += fmt.Sprintf("; PID %d: %s", r.ProducerID, o)
+	}
+	if o := owner("", r.RefTransactionalID, r.RefAllocatedByBroker, "broker"); o != "" {
+		s += fmt.Sprintf("; PID %d: %s", *r.RefProducerID, o)
+	}
+	if c := PIDChangeText(r.PIDChange, r.TransactionalID, r.ProducerID, *r.RefProducerID); c != "" {
+		s += "; " + c
+	}
+	return s
 }

@@ -30,6 +30,16 @@ type Attribution struct {
 	Findings []*Finding
 
 	byPID map[int64]map[int32][]string // PID -> input -> transactional ids, sorted
+	// txnInputs are the inputs holding __transaction_state records;
+	// rotations the inputs recording each move of a transactional id from
+	// one PID to another (previous or next producer id).
+	txnInputs map[int32]bool
+	rotations map[rotation][]int32
+}
+
+type rotation struct {
+	tid      string
+	from, to int64
 }
 
 // NewAttribution returns an empty Attribution.
@@ -119,6 +129,7 @@ func (a *Attribution) Finish() {
 	}
 	last := map[key]*analysis.TransactionRow{}
 	a.byPID = map[int64]map[int32][]string{}
+	a.txnInputs, a.rotations = map[int32]bool{}, map[rotation][]int32{}
 	for i := range a.txns {
 		r := &a.txns[i]
 		k := key{r.Input, r.TransactionalID}
@@ -127,6 +138,15 @@ func (a *Attribution) Finish() {
 			r.PreviousState = p.State
 		}
 		last[k] = r
+		a.txnInputs[r.Input] = true
+		if r.ProducerID != nil && r.PreviousProducerID != nil {
+			k := rotation{r.TransactionalID, *r.PreviousProducerID, *r.ProducerID}
+			a.rotations[k] = append(a.rotations[k], r.Input)
+		}
+		if r.ProducerID != nil && r.NextProducerID != nil {
+			k := rotation{r.TransactionalID, *r.ProducerID, *r.NextProducerID}
+			a.rotations[k] = append(a.rotations[k], r.Input)
+		}
 		for _, pid := range []*int64{r.ProducerID, r.PreviousProducerID, r.NextProducerID} {
 			if pid != nil && *pid >= 0 {
 				if a.byPID[*pid] == nil {
@@ -266,10 +286,56 @@ func (a *Attribution) AnnotateProducer(r *analysis.ProducerRow) {
 	}
 }
 
-// AnnotateDuplicate fills the attribution columns of a duplicate row.
+// AnnotateDuplicate fills the attribution columns of a duplicate row: its
+// own PID's, and for a later copy the earlier PID's and the PID change
+// between them (see PIDChange; the caller knows which classes are
+// restarts).
 func (a *Attribution) AnnotateDuplicate(r *analysis.DuplicateRow) {
 	r.TransactionalID = a.TransactionalID(r.Input, r.ProducerID)
 	if b, ok := a.Block(r.Input, r.ProducerID); ok {
 		r.AllocatedByBroker = &b.BrokerID
 	}
+	if r.RefProducerID == nil {
+		return
+	}
+	ref := *r.RefProducerID
+	r.RefTransactionalID = a.TransactionalID(r.Input, ref)
+	if b, ok := a.Block(r.Input, ref); ok {
+		r.RefAllocatedByBroker = &b.BrokerID
+	}
+	r.PIDChange = a.PIDChange(r.Input, r.ProducerID, ref, r.TxnState != "" && r.TxnState != "none")
+}
+
+// PIDChange says how pid relates to the earlier refPID in input: one of
+// the analysis.PIDChange* values, or "" when the PIDs are equal, either
+// is -1, the transactional ids differ or nothing is known. transactional
+// tells whether pid's copy was written in a transaction.
+func (a *Attribution) PIDChange(input int32, pid, refPID int64, transactional bool) string {
+	if pid == refPID || pid < 0 || refPID < 0 {
+		return ""
+	}
+	tid, refTid := a.TransactionalID(input, pid), a.TransactionalID(input, refPID)
+	switch {
+	case tid != "" && tid == refTid && !strings.Contains(tid, ","):
+		for _, in := range a.rotations[rotation{tid, refPID, pid}] {
+			if a.sameCluster(in, input) {
+				return analysis.PIDChangeRotation
+			}
+		}
+		return analysis.PIDChangeNewUnderTxnID
+	case tid == "" && refTid == "" && !transactional && a.hasTxnState(input):
+		return analysis.PIDChangeIdempotentRestart
+	}
+	return ""
+}
+
+// hasTxnState tells whether __transaction_state records were read from
+// input or (see Cluster) from an input of its cluster.
+func (a *Attribution) hasTxnState(input int32) bool {
+	for in := range a.txnInputs {
+		if a.sameCluster(in, input) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 )
 
@@ -17,32 +18,23 @@ func init() {
 	scanTables = append(scanTables, tableTransactions, tablePIDBlocks)
 }
 
-// attribution gathers the records of __transaction_state and
-// __cluster_metadata during a scan and, at the end, writes
-// transactions.parquet and pid_blocks.parquet and fills transactional_id
-// and allocated_by_broker of the producer and duplicate rows.
-//
-// Wiring in runScan: open it beside the other tables, call records first
-// in Output.Records, finish after scan.Run, then annotate the producer rows
-// and wrap the duplicates writer.
-type attribution struct {
+// attributor gathers the records of __transaction_state and
+// __cluster_metadata of a scan and, once finished, fills transactional_id
+// and allocated_by_broker of the producer and duplicate rows (and of a
+// later copy's earlier PID, with the PID change between them). scan, dups
+// and producers share it: call records first in Output.Records, finish
+// after scan.Run, then annotate the producer rows and wrap the duplicates
+// writer.
+type attributor struct {
 	a         *topics.Attribution
-	txns      *table[analysis.TransactionRow]
-	blocks    *table[analysis.PIDBlockRow]
 	anomalies []analysis.AnomalyRow
 }
 
-func openAttribution(ts *tableSet) *attribution {
-	return &attribution{
-		a:      topics.NewAttribution(),
-		txns:   openTable[analysis.TransactionRow](ts, tableTransactions),
-		blocks: openTable[analysis.PIDBlockRow](ts, tablePIDBlocks),
-	}
-}
+func newAttributor() *attributor { return &attributor{a: topics.NewAttribution()} }
 
 // records takes streamed record rows; rows of the two internal topics carry
 // their key and value (package scan fills them for these topics).
-func (t *attribution) records(rows []analysis.PayloadRecordRow) {
+func (t *attributor) records(rows []analysis.PayloadRecordRow) {
 	for i := range rows {
 		r := &rows[i]
 		if r.IsControl {
@@ -68,32 +60,62 @@ func (t *attribution) records(rows []analysis.PayloadRecordRow) {
 	}
 }
 
+// finish orders the attribution and returns the decode findings as
+// anomalies.
+func (t *attributor) finish() []analysis.AnomalyRow {
+	t.a.Finish()
+	return t.anomalies
+}
+
+// producers fills the attribution columns of producer sessions.
+func (t *attributor) producers(rows []analysis.ProducerRow) {
+	for i := range rows {
+		t.a.AnnotateProducer(&rows[i])
+	}
+}
+
+// duplicates wraps the duplicates writer to fill the attribution columns
+// and add what they say to the explanations of later copies, in the words
+// of the dups report line.
+func (t *attributor) duplicates(write func([]analysis.DuplicateRow) error) func([]analysis.DuplicateRow) error {
+	return func(rows []analysis.DuplicateRow) error {
+		for i := range rows {
+			r := &rows[i]
+			t.a.AnnotateDuplicate(r)
+			if r.PIDChange == analysis.PIDChangeIdempotentRestart && r.Class != dups.ClassRestartResend {
+				r.PIDChange = "" // no restart, whatever the PIDs
+			}
+			r.Explanation += dups.AttributionNote(r)
+		}
+		return write(rows)
+	}
+}
+
+// attribution is the attributor of scan, which also writes
+// transactions.parquet and pid_blocks.parquet.
+type attribution struct {
+	*attributor
+	txns   *table[analysis.TransactionRow]
+	blocks *table[analysis.PIDBlockRow]
+}
+
+func openAttribution(ts *tableSet) *attribution {
+	return &attribution{
+		attributor: newAttributor(),
+		txns:       openTable[analysis.TransactionRow](ts, tableTransactions),
+		blocks:     openTable[analysis.PIDBlockRow](ts, tablePIDBlocks),
+	}
+}
+
 // finish orders the attribution, writes its two tables and returns the
 // decode findings as anomalies.
 func (t *attribution) finish() ([]analysis.AnomalyRow, error) {
-	t.a.Finish()
+	anomalies := t.attributor.finish()
 	if err := t.txns.write(t.a.Transactions()); err != nil {
 		return nil, err
 	}
 	if err := t.blocks.write(t.a.PIDBlocks()); err != nil {
 		return nil, err
 	}
-	return t.anomalies, nil
-}
-
-// producers fills the attribution columns of producer sessions.
-func (t *attribution) producers(rows []analysis.ProducerRow) {
-	for i := range rows {
-		t.a.AnnotateProducer(&rows[i])
-	}
-}
-
-// duplicates wraps the duplicates writer to fill the attribution columns.
-func (t *attribution) duplicates(write func([]analysis.DuplicateRow) error) func([]analysis.DuplicateRow) error {
-	return func(rows []analysis.DuplicateRow) error {
-		for i := range rows {
-			t.a.AnnotateDuplicate(&rows[i])
-		}
-		return write(rows)
-	}
+	return anomalies, nil
 }

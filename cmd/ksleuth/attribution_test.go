@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -23,15 +26,17 @@ func txnStateValue(pid int64, epoch int16, state int8, prev int64) []byte {
 		int64(1700000000000), int64(1700000000000), []byte{1, 0, 8}, prev)
 }
 
-// TestScanAttribution scans a generated log dir holding a data topic, its
-// __transaction_state and the KRaft metadata log, and checks that every
-// producer session of the data topic is attributed:
+// writeAttributionLogDir writes a log dir holding a data topic, its
+// __transaction_state and the KRaft metadata log:
 //   - PID 4000 epochs 0 and 1: transactional id payments-app (a restart
 //     bumped the epoch), block [4000, 4999] of broker 2;
 //   - PID 5000 epoch 0: payments-app again after epoch exhaustion
-//     (PreviousProducerId 4000), block [5000, 5999] of broker 3;
-//   - PID 6001: idempotent only, no transactional id, broker 1.
-func TestScanAttribution(t *testing.T) {
+//     (PreviousProducerId 4000), block [5000, 5999] of broker 3; it
+//     resends "b" of PID 4000 (offset 4 repeats 2);
+//   - PIDs 6001 and 6002: idempotent only, no transactional id, broker 1;
+//     6002 resends "d" of 6001 (offset 7 repeats 6).
+func writeAttributionLogDir(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	write := func(part string, batches ...segtest.Batch) {
 		p := filepath.Join(dir, part)
@@ -54,8 +59,8 @@ func TestScanAttribution(t *testing.T) {
 	write("orders-0",
 		data(0, 4000, 0, true, "a"), segtest.MarkerBatch(1, 4000, 0, true, 0, ts+1, 0),
 		data(2, 4000, 1, true, "b"), segtest.MarkerBatch(3, 4000, 1, true, 0, ts+3, 0),
-		data(4, 5000, 0, true, "c"), segtest.MarkerBatch(5, 5000, 0, true, 0, ts+5, 0),
-		data(6, 6001, 0, false, "d"))
+		data(4, 5000, 0, true, "b"), segtest.MarkerBatch(5, 5000, 0, true, 0, ts+5, 0),
+		data(6, 6001, 0, false, "d"), data(7, 6002, 0, false, "d"))
 	key := be(int16(0), "payments-app")
 	state := func(off int64, v []byte) segtest.Batch {
 		return segtest.Batch{Magic: 2, BaseOffset: off, FirstTimestamp: ts + off, Records: []segtest.Record{{Key: key, Value: v}}}
@@ -69,16 +74,34 @@ func TestScanAttribution(t *testing.T) {
 			Records: []segtest.Record{{Value: append(append([]byte{1, 15, 0}, be(broker, int64(3), next)...), 0)}}}
 	}
 	write("__cluster_metadata-0", pids(0, 2, 5000), pids(1, 3, 6000), pids(2, 1, 7000))
+	return dir
+}
 
+// The sessions of orders in writeAttributionLogDir and their attribution.
+var attributedSessions = map[[2]int64]struct {
+	tid    string
+	broker int32
+}{{4000, 0}: {"payments-app", 2}, {4000, 1}: {"payments-app", 2}, {5000, 0}: {"payments-app", 3}, {6001, 0}: {"", 1}, {6002, 0}: {"", 1}}
+
+// The dups report lines of the two runs of writeAttributionLogDir, up to
+// the gap, and what follows it; the explanations of the later copies end
+// with the same words.
+const (
+	rotatedRun      = "orders-0: PID 5000 (epoch 0, txn id payments-app, block of broker 3) resent 1 record first written by PID 4000 (txn id payments-app, broker 2) — offset 4 repeats 2"
+	rotatedChange   = "; PID change under the stable transactional id payments-app: the coordinator rotated it from PID 4000 to PID 5000 (epoch exhaustion) [restart-resend]"
+	idempotentRun   = "orders-0: PID 6002 (epoch 0, block of broker 1) resent 1 record first written by PID 6001 (broker 1) — offset 7 repeats 6"
+	idempotentChang = "; idempotent-only restart: no transactional id, so every restart gets a new PID [restart-resend]"
+)
+
+// TestScanAttribution scans writeAttributionLogDir and checks that every
+// producer session and duplicate of the data topic is attributed.
+func TestScanAttribution(t *testing.T) {
+	dir := writeAttributionLogDir(t)
 	out := filepath.Join(t.TempDir(), "out")
 	if so, se, code := runCLI(t, "scan", dir, "--out", out); code != 0 {
 		t.Fatalf("scan: exit %d\n%s\n%s", code, so, se)
 	}
-	type want struct {
-		tid    string
-		broker int32
-	}
-	wants := map[[2]int64]want{{4000, 0}: {"payments-app", 2}, {4000, 1}: {"payments-app", 2}, {5000, 0}: {"payments-app", 3}, {6001, 0}: {"", 1}}
+	wants := attributedSessions
 	seen := 0
 	for _, r := range readTable[analysis.ProducerRow](t, filepath.Join(out, tableProducers)) {
 		if r.Topic != "orders" {
@@ -103,5 +126,106 @@ func TestScanAttribution(t *testing.T) {
 	}
 	if blocks := readTable[analysis.PIDBlockRow](t, filepath.Join(out, tablePIDBlocks)); len(blocks) != 3 || blocks[2].FirstProducerID != 6000 || blocks[2].BrokerID != 1 {
 		t.Errorf("pid blocks %+v", blocks)
+	}
+	checkAttributedDups(t, readTable[analysis.DuplicateRow](t, filepath.Join(out, tableDups)))
+}
+
+// checkAttributedDups checks the later copies of writeAttributionLogDir:
+// the attribution columns and the explanations' wording.
+func checkAttributedDups(t *testing.T, rows []analysis.DuplicateRow) {
+	t.Helper()
+	type want struct {
+		tid, refTid     string
+		broker, refBrkr int32
+		change, tail    string
+	}
+	wants := map[int64]want{
+		4: {"payments-app", "payments-app", 3, 2, analysis.PIDChangeRotation, strings.TrimSuffix(rotatedChange, " [restart-resend]")},
+		7: {"", "", 1, 1, analysis.PIDChangeIdempotentRestart, strings.TrimSuffix(idempotentChang, " [restart-resend]")},
+	}
+	later := 0
+	for _, r := range rows {
+		if r.Class == "" {
+			continue
+		}
+		later++
+		w, ok := wants[r.Offset]
+		if !ok || r.Class != "restart-resend" || r.TransactionalID != w.tid || r.RefTransactionalID != w.refTid ||
+			r.AllocatedByBroker == nil || *r.AllocatedByBroker != w.broker || r.RefAllocatedByBroker == nil || *r.RefAllocatedByBroker != w.refBrkr ||
+			r.PIDChange != w.change || !strings.HasSuffix(r.Explanation, w.tail) {
+			t.Errorf("later copy at %d: %+v; want %+v", r.Offset, r, w)
+		}
+	}
+	if later != len(wants) {
+		t.Errorf("%d later copies, want %d", later, len(wants))
+	}
+}
+
+// TestDupsProducersAttribution: the dups and producers commands attribute
+// PIDs as scan does, over the same log dir.
+func TestDupsProducersAttribution(t *testing.T) {
+	dir := writeAttributionLogDir(t)
+	out, errs, code := runCLI(t, "dups", "--progress", "never", dir)
+	if code != exitOK {
+		t.Fatalf("dups: exit %d\n%s\n%s", code, out, errs)
+	}
+	t.Logf("ksleuth dups %s:\n%s", dir, out)
+	for _, w := range [][2]string{{rotatedRun, rotatedChange}, {idempotentRun, idempotentChang}} {
+		line := ""
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, w[0]) {
+				line = l
+			}
+		}
+		if !strings.HasSuffix(line, w[1]) {
+			t.Errorf("dups report: no line %q…%q in\n%s", w[0], w[1], out)
+		}
+	}
+	groups, _ := dupsJSON(t, dir)
+	var rows []analysis.DuplicateRow
+	for _, g := range groups {
+		rows = append(rows, g.Members...)
+	}
+	checkAttributedDups(t, rows)
+
+	// --topic without the internal topics: nothing to attribute by.
+	groups, _ = dupsJSON(t, "--topic", "^orders$", dir)
+	for _, g := range groups {
+		for _, r := range g.Members {
+			if r.TransactionalID != "" || r.AllocatedByBroker != nil || r.PIDChange != "" || strings.Contains(r.Explanation, "transactional id") {
+				t.Errorf("--topic orders: attributed %+v", r)
+			}
+		}
+	}
+
+	out, errs, code = runCLI(t, "producers", "--json", "--progress", "never", dir)
+	if code != exitOK {
+		t.Fatalf("producers: exit %d\n%s\n%s", code, out, errs)
+	}
+	seen := 0
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var s sessionLine
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Type != "session" || s.Topic != "orders" {
+			continue
+		}
+		seen++
+		w, ok := attributedSessions[[2]int64{s.ProducerID, int64(s.ProducerEpoch)}]
+		if !ok || s.TransactionalID != w.tid || s.AllocatedByBroker == nil || *s.AllocatedByBroker != w.broker {
+			t.Errorf("producers: session %d/%d: transactional_id %q allocated_by_broker %v; want %+v", s.ProducerID, s.ProducerEpoch, s.TransactionalID, s.AllocatedByBroker, w)
+		}
+	}
+	if seen != len(attributedSessions) {
+		t.Errorf("producers: %d sessions of orders, want %d", seen, len(attributedSessions))
+	}
+	out, _, _ = runCLI(t, "producers", "--progress", "never", dir)
+	if !regexp.MustCompile(`TXN ID +BROKER\n`).MatchString(out) || !regexp.MustCompile(`(?m)^orders +0 +5000 .* payments-app +3$`).MatchString(out) {
+		t.Errorf("producers text: no attribution columns:\n%s", out)
+	}
+	// --topic without the internal topics: nothing attributed, no columns.
+	if out, _, _ = runCLI(t, "producers", "--topic", "^orders$", "--progress", "never", dir); strings.Contains(out, "TXN ID") {
+		t.Errorf("producers --topic orders:\n%s", out)
 	}
 }

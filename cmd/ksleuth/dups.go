@@ -64,10 +64,11 @@ func (o *commonOptions) prepare(name string, args []string) (*regexp.Regexp, []*
 	return topic, inputs, err
 }
 
-// runAnalysis scans the inputs into a (records only when det is set).
-// ctx should come from signalContext, so that Ctrl-C unwinds normally
-// (and spill files are removed) instead of killing the process.
-func runAnalysis(ctx context.Context, cmd *cobra.Command, name string, o *commonOptions, topic *regexp.Regexp, inputs []*source.Input, a *analyzer) (*scan.Result, error) {
+// runAnalysis scans the inputs into a, and into attr when not nil
+// (records only when det or attr is set). ctx should come from
+// signalContext, so that Ctrl-C unwinds normally (and spill files are
+// removed) instead of killing the process.
+func runAnalysis(ctx context.Context, cmd *cobra.Command, name string, o *commonOptions, topic *regexp.Regexp, inputs []*source.Input, a *analyzer, attr *attributor) (*scan.Result, error) {
 	var total int64
 	for _, in := range inputs {
 		if in.Kind == source.Archive {
@@ -76,8 +77,15 @@ func runAnalysis(ctx context.Context, cmd *cobra.Command, name string, o *common
 	}
 	prog := newProgress(cmd.ErrOrStderr(), o.progress, total, inputs)
 	defer prog.finish()
-	cfg := scan.Config{Jobs: o.jobs, Records: a.det != nil, Payload: a.needPayload(), Topic: topic, Progress: prog.add}
-	res, err := scan.Run(ctx, inputs, cfg, scan.Output{Batches: a.batches, Records: a.records})
+	cfg := scan.Config{Jobs: o.jobs, Records: a.det != nil || attr != nil, Payload: a.needPayload(), Topic: topic, Progress: prog.add}
+	out := scan.Output{Batches: a.batches, Records: a.records}
+	if attr != nil {
+		out.Records = func(rows []analysis.PayloadRecordRow) error {
+			attr.records(rows)
+			return a.records(rows)
+		}
+	}
+	res, err := scan.Run(ctx, inputs, cfg, out)
 	prog.finish()
 	if err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("%s interrupted: %w", name, context.Cause(ctx))
@@ -188,21 +196,24 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 	}
 	defer det.Close()
 	a := newAnalyzer(det, hasher)
-	res, err := runAnalysis(ctx, cmd, "dups", o, topic, inputs, a)
+	attr := newAttributor()
+	res, err := runAnalysis(ctx, cmd, "dups", o, topic, inputs, a, attr)
 	if err != nil {
 		return err
 	}
-	return reportDups(ctx, cmd, o, det, limit, len(inputs), res.Errors, res.Unreadable)
+	attr.finish() // its decode findings are scan's and producers' to report
+	return reportDups(ctx, cmd, o, det, limit, len(inputs), res.Errors, res.Unreadable, attr)
 }
 
 // reportDups finishes the detector and prints the report; findings and
 // unreadable count the inputs' damage findings and unreadable files.
-func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, limit, inputs int, findings, unreadable int64) error {
+// attr, when not nil and finished, names the PIDs' owners.
+func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, limit, inputs int, findings, unreadable int64, attr *attributor) error {
 	w := cmd.OutOrStdout()
 	enc := json.NewEncoder(w)
 	var later []analysis.DuplicateRow
 	classGroups := map[string]map[int64]bool{}
-	st, err := det.Finish(ctx, func(rows []analysis.DuplicateRow) error {
+	emit := func(rows []analysis.DuplicateRow) error {
 		for _, r := range rows {
 			if r.Class != "" {
 				later = append(later, r)
@@ -216,7 +227,11 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 			return enc.Encode(dupGroup{Type: "group", GroupID: rows[0].GroupID, Fingerprint: rows[0].Fingerprint, Members: rows})
 		}
 		return nil
-	})
+	}
+	if attr != nil {
+		emit = attr.duplicates(emit)
+	}
+	st, err := det.Finish(ctx, emit)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("dups interrupted: %w", context.Cause(ctx))

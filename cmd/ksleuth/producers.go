@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/spf13/cobra"
 )
 
@@ -25,7 +26,14 @@ one left open), and what the newest producer-state .snapshot of the
 partition holds for it. Sequence gaps, regressions (including repeated
 sequence numbers) and epochs going backwards are listed after the table
 (--json: one object per session, type "session", and per anomaly, type
-"anomaly"). --fail-on-findings exits 3 when there are such anomalies.`,
+"anomaly"). --fail-on-findings exits 3 when there are such anomalies.
+
+When the inputs hold __transaction_state or __cluster_metadata, each
+session gains the transactional id that held its PID and the broker the
+controller allocated its PID block to (transactional_id,
+allocated_by_broker; TXN ID and BROKER columns in the text), as scan
+writes them to producers.parquet; records of those topics that do not
+decode are listed as anomalies.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runProducers(cmd, args, &o)
@@ -53,11 +61,21 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := newAnalyzer(nil, nil)
-	res, err := runAnalysis(ctx, cmd, "producers", o, topic, inputs, a)
+	// Attribution needs the records of the internal topics: skip it when
+	// --topic leaves them out.
+	var attr *attributor
+	if topic == nil || topic.MatchString(topics.TransactionState.String()) || topic.MatchString(topics.ClusterMetadata.String()) {
+		attr = newAttributor()
+	}
+	res, err := runAnalysis(ctx, cmd, "producers", o, topic, inputs, a, attr)
 	if err != nil {
 		return err
 	}
 	rows, anomalies := a.tracker.Finish(res.Snapshots)
+	if attr != nil {
+		anomalies = append(anomalies, attr.finish()...)
+		attr.producers(rows)
+	}
 	w := cmd.OutOrStdout()
 	if o.json {
 		enc := json.NewEncoder(w)
@@ -86,7 +104,16 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []analysis.AnomalyRow, multi bool) error {
 	ew := &errWriter{w: w}
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOPIC\tPART\tPID\tEPOCH\tOFFSETS\tTIME (UTC)\tSEQUENCES\tBATCHES\tRECORDS\tTXN\tCOMMITS\tABORTS\tGAPS\tSNAPSHOT SEQ@OFFSET")
+	// The attribution columns only when something is attributed.
+	attributed := false
+	for i := range rows {
+		attributed = attributed || rows[i].TransactionalID != "" || rows[i].AllocatedByBroker != nil
+	}
+	head := "TOPIC\tPART\tPID\tEPOCH\tOFFSETS\tTIME (UTC)\tSEQUENCES\tBATCHES\tRECORDS\tTXN\tCOMMITS\tABORTS\tGAPS\tSNAPSHOT SEQ@OFFSET"
+	if attributed {
+		head += "\tTXN ID\tBROKER"
+	}
+	fmt.Fprintln(tw, head)
 	for _, r := range rows {
 		part := strconv.Itoa(int(r.Partition))
 		if multi {
@@ -111,16 +138,27 @@ func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []an
 		if r.SequenceRegressions > 0 {
 			gaps += fmt.Sprintf(" (+%d back)", r.SequenceRegressions)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d..%d\t%s..%s\t%s\t%d\t%d\t%s\t%d\t%d\t%s\t%s\n", r.Topic, part, r.ProducerID, r.ProducerEpoch,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d..%d\t%s..%s\t%s\t%d\t%d\t%s\t%d\t%d\t%s\t%s", r.Topic, part, r.ProducerID, r.ProducerEpoch,
 			r.FirstOffset, r.LastOffset, fmtTime(r.FirstTimestamp), fmtTime(r.LastTimestamp), seqs, r.Batches, r.Records,
 			txn, r.Commits, r.Aborts, gaps, snap)
+		if attributed {
+			tid, broker := "-", "-"
+			if r.TransactionalID != "" {
+				tid = r.TransactionalID
+			}
+			if r.AllocatedByBroker != nil {
+				broker = strconv.Itoa(int(*r.AllocatedByBroker))
+			}
+			fmt.Fprintf(tw, "\t%s\t%s", tid, broker)
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	fmt.Fprintf(ew, "\n%d session(s)", len(rows))
 	if len(anomalies) == 0 {
 		fmt.Fprintln(ew, "; no sequence or epoch anomalies")
 	} else {
-		fmt.Fprintf(ew, "; %d sequence/epoch anomal%s:\n", len(anomalies), pluralS(int64(len(anomalies)), "y", "ies"))
+		fmt.Fprintf(ew, "; %d anomal%s:\n", len(anomalies), pluralS(int64(len(anomalies)), "y", "ies"))
 		for _, a := range anomalies {
 			fmt.Fprintf(ew, "  %s %s at byte %d: %s\n", a.Kind, a.File, *a.Position, a.Message)
 		}
