@@ -30,6 +30,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -188,11 +189,18 @@ type Detector struct {
 	topics   map[string]uint32
 	scopes   map[[2]uint32]uint32
 	spans    map[spanKey]*span
+	last     lastSpans
 	buf      []rec
 	maxBuf   int
 	spill    *spill
 	records  int64
 	finished bool
+}
+
+// lastSpans are the spans of the last record's writer.
+type lastSpans struct {
+	key        spanKey
+	epoch, pid *span
 }
 
 type partKey struct {
@@ -262,8 +270,16 @@ func (d *Detector) Add(r *Record) error {
 	if r.Damaged {
 		e.flags |= flagDamaged
 	}
-	d.track(spanKey{e.part, e.pid, int32(e.epoch)}, &e)
-	d.track(spanKey{e.part, e.pid, anyEpoch}, &e)
+	// Records come in runs of one writer (a batch, usually several):
+	// the spans of the last writer skip the map.
+	if k := (spanKey{e.part, e.pid, int32(e.epoch)}); d.last.epoch == nil || k != d.last.key {
+		d.last.key = k
+		d.last.epoch = d.span(k, &e)
+		d.last.pid = d.span(spanKey{e.part, e.pid, anyEpoch}, &e)
+	} else {
+		d.last.epoch.add(&e)
+		d.last.pid.add(&e)
+	}
 	d.buf = append(d.buf, e)
 	if len(d.buf) >= d.maxBuf {
 		return d.spillBuf()
@@ -271,12 +287,19 @@ func (d *Detector) Add(r *Record) error {
 	return nil
 }
 
-func (d *Detector) track(k spanKey, e *rec) {
+// span adds e to the span of k, and returns it.
+func (d *Detector) span(k spanKey, e *rec) *span {
 	s := d.spans[k]
 	if s == nil {
-		d.spans[k] = &span{firstOff: e.off, lastOff: e.off, firstTs: e.ts, lastTs: e.ts}
-		return
+		s = &span{firstOff: e.off, lastOff: e.off, firstTs: e.ts, lastTs: e.ts}
+		d.spans[k] = s
+		return s
 	}
+	s.add(e)
+	return s
+}
+
+func (s *span) add(e *rec) {
 	s.firstOff, s.lastOff = min(s.firstOff, e.off), max(s.lastOff, e.off)
 	if e.ts >= 0 {
 		if s.firstTs < 0 || e.ts < s.firstTs {
@@ -374,8 +397,12 @@ func (d *Detector) rankScopes() {
 // partition, offset (the member order), undamaged copies first among
 // replicas, then source, partition dir and input.
 func (d *Detector) cmp(a, b *rec) int {
-	if c := bytes.Compare(a.fp[:], b.fp[:]); c != 0 {
-		return c
+	// bytes.Compare of the fingerprints, as two big-endian words.
+	if x, y := binary.BigEndian.Uint64(a.fp[:8]), binary.BigEndian.Uint64(b.fp[:8]); x != y {
+		return cmpInt(x, y)
+	}
+	if x, y := binary.BigEndian.Uint64(a.fp[8:]), binary.BigEndian.Uint64(b.fp[8:]); x != y {
+		return cmpInt(x, y)
 	}
 	pa, pb := &d.parts[a.part], &d.parts[b.part]
 	if pa.scope != pb.scope {
@@ -405,7 +432,7 @@ func (d *Detector) cmp(a, b *rec) int {
 	return cmp.Or(strings.Compare(pa.source, pb.source), strings.Compare(pa.dir, pb.dir), cmpInt(pa.input, pb.input))
 }
 
-func cmpInt[T int32 | uint32 | int64](a, b T) int {
+func cmpInt[T int32 | uint32 | int64 | uint64](a, b T) int {
 	switch {
 	case a < b:
 		return -1

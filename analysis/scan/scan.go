@@ -328,9 +328,10 @@ func (s *scanner) runFiles(ctx context.Context, cancel context.CancelCauseFunc, 
 // chunk is a piece of one file's output, in order; the last chunk of a
 // file carries its file row.
 type chunk struct {
-	batches []analysis.BatchRow
-	records []analysis.PayloadRecordRow
-	file    *fileDone
+	batches  []analysis.BatchRow
+	records  [][]analysis.PayloadRecordRow // per batch
+	nrecords int
+	file     *fileDone
 }
 
 type fileDone struct {
@@ -362,28 +363,37 @@ func (s *scanner) collect(c chunk) error {
 		}
 	}
 	s.batchBuf = append(s.batchBuf, c.batches...)
-	for i := range c.records {
-		r := &c.records[i]
-		r.Source, r.Dir = s.sources[r.Input], dirOf(r.Segment)
-		if len(s.damaged) > 0 {
-			r.Damaged = s.damaged[batchKey{r.Input, r.Segment, r.BatchPosition}]
-		}
-		key := txnKey{partKeyOf(r.Input, r.Segment), r.ProducerID}
-		switch {
-		case r.TxnState == txnPending:
-			if _, ok := s.pending[key]; !ok {
-				s.pendOrder = append(s.pendOrder, key)
+	for _, rows := range c.records {
+		// The rows of one batch share input, segment, batch and producer.
+		r0 := &rows[0]
+		source, dir := s.sources[r0.Input], dirOf(r0.Segment)
+		damaged := len(s.damaged) > 0 && s.damaged[batchKey{r0.Input, r0.Segment, r0.BatchPosition}]
+		var key txnKey // built on first use: only transactions need it
+		for i := range rows {
+			r := &rows[i]
+			r.Source, r.Dir, r.Damaged = source, dir, damaged
+			switch {
+			case r.TxnState == txnPending:
+				if key.part == "" {
+					key = txnKey{partKeyOf(r.Input, r.Segment), r.ProducerID}
+				}
+				if _, ok := s.pending[key]; !ok {
+					s.pendOrder = append(s.pendOrder, key)
+				}
+				s.pending[key] = append(s.pending[key], *r)
+				continue
+			case r.IsControl && (r.TxnState == txnCommitted || r.TxnState == txnAborted):
+				if key.part == "" {
+					key = txnKey{partKeyOf(r.Input, r.Segment), r.ProducerID}
+				}
+				for _, p := range s.pending[key] {
+					p.TxnState = r.TxnState
+					s.recordBuf = append(s.recordBuf, p)
+				}
+				delete(s.pending, key)
 			}
-			s.pending[key] = append(s.pending[key], *r)
-			continue
-		case r.IsControl && (r.TxnState == txnCommitted || r.TxnState == txnAborted):
-			for _, p := range s.pending[key] {
-				p.TxnState = r.TxnState
-				s.recordBuf = append(s.recordBuf, p)
-			}
-			delete(s.pending, key)
+			s.recordBuf = append(s.recordBuf, *r)
 		}
-		s.recordBuf = append(s.recordBuf, *r)
 	}
 	if len(s.batchBuf) >= 1024 || len(s.recordBuf) >= 4096 {
 		if err := s.flush(); err != nil {

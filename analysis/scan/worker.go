@@ -48,6 +48,13 @@ const (
 // than decoding them.
 const parallelBatchBytes = 64 << 10
 
+// maxPrealloc caps the record rows preallocated from a batch's record
+// count, which comes from the wire.
+const maxPrealloc = 1 << 12
+
+// hexLen is the length of a fingerprint in hex digits.
+const hexLen = 32
+
 // worker processes one file at a time; it owns a Fingerprinter and uses
 // the shared decode pool (nil with Jobs = 1).
 type worker struct {
@@ -372,7 +379,7 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		maxQueue = 4 * w.cfg.Jobs
 	)
 	send := func() error {
-		if len(out.batches) == 0 && len(out.records) == 0 {
+		if len(out.batches) == 0 && out.nrecords == 0 {
 			return nil
 		}
 		if err := emit(out); err != nil {
@@ -395,7 +402,7 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 			}
 		}
 		w.batchDone(fc, j, &out)
-		if len(out.batches) >= 1024 || len(out.records) >= 4096 {
+		if len(out.batches) >= 1024 || out.nrecords >= 4096 {
 			return send()
 		}
 		return nil
@@ -457,8 +464,16 @@ func (w *worker) batchDone(fc *fileCtx, j *decodeJob, out *chunk) {
 		}
 		fc.anomaly(j.err.Kind(), j.err.Severity(), ptr(j.err.Offset), ptr(row.BaseOffset), pid, j.err.Error())
 	}
+	if out.batches == nil {
+		out.batches = make([]analysis.BatchRow, 0, 64)
+	}
 	out.batches = append(out.batches, row)
-	out.records = append(out.records, j.rows...)
+	if len(j.rows) > 0 {
+		// Each batch's rows are handed on as they are: the collector
+		// copies them once, into its output buffer.
+		out.records = append(out.records, j.rows)
+		out.nrecords += len(j.rows)
+	}
 	fd.row.Batches++
 	fd.row.Records += int64(j.n)
 	if fd.row.FirstOffset == nil || row.BaseOffset < *fd.row.FirstOffset {
@@ -528,6 +543,18 @@ func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysi
 	if b.IsTransactional() && !b.IsControl() {
 		state = txnPending
 	}
+	var (
+		ts  []int64 // one allocation per batch for the rows' timestamps
+		fps []byte  // and one for their fingerprints' hex digits
+	)
+	if j.records && b.NumRecords > 0 {
+		// NumRecords comes from the wire: cap what it preallocates (more
+		// records, if any, grow the slices as usual).
+		n := min(int(b.NumRecords), maxPrealloc)
+		j.rows = make([]analysis.PayloadRecordRow, 0, n)
+		ts = make([]int64, 0, n)
+		fps = make([]byte, 0, n*hexLen)
+	}
 	for it.Next() {
 		rec := it.Record()
 		j.n++
@@ -546,16 +573,27 @@ func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysi
 				st = txnAborted
 			}
 		}
-		row := analysis.PayloadRecordRow{RecordRow: analysis.RecordRow{
+		j.rows = append(j.rows, analysis.PayloadRecordRow{RecordRow: analysis.RecordRow{
 			Input: j.row.Input, Topic: j.row.Topic, Partition: j.row.Partition, Segment: j.row.Segment,
-			BatchPosition: j.row.Position, Offset: rec.Offset, Timestamp: analysis.Millis(rec.Timestamp),
+			BatchPosition: j.row.Position, Offset: rec.Offset,
 			ProducerID: b.ProducerID, ProducerEpoch: int32(b.ProducerEpoch), Sequence: rec.Sequence,
 			KeySize: int32(rec.KeySize()), ValueSize: int32(rec.ValueSize()), HeaderCount: int32(len(rec.Headers)),
 			TxnState: st, IsControl: rec.IsControl,
-		}}
+		}})
+		row := &j.rows[len(j.rows)-1]
+		if rec.Timestamp != -1 { // analysis.Millis, without a pointer per record
+			if len(ts) == cap(ts) {
+				// A new slab: rows already built keep pointing into the
+				// old one.
+				ts = make([]int64, 0, 2*cap(ts)+16)
+			}
+			ts = append(ts, rec.Timestamp)
+			row.Timestamp = &ts[len(ts)-1]
+		}
 		if !rec.IsControl {
 			hs := rec.Headers
-			row.Fingerprint = fp.Sum(rec.Key, rec.Value, len(hs), func(i int) ([]byte, []byte) { return hs[i].Key, hs[i].Value })
+			sum := fp.Sum128(rec.Key, rec.Value, len(hs), func(i int) ([]byte, []byte) { return hs[i].Key, hs[i].Value })
+			fps = hex.AppendEncode(fps, sum[:])
 		}
 		if j.payload {
 			row.Key, row.Value = bytes.Clone(rec.Key), bytes.Clone(rec.Value)
@@ -566,7 +604,17 @@ func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysi
 				}
 			}
 		}
-		j.rows = append(j.rows, row)
+	}
+	j.rows = j.rows[:len(j.rows):len(j.rows)]
+	if len(fps) > 0 {
+		// One string for the batch's fingerprints; each row's is a slice
+		// of it (the row order is the order they were appended in).
+		all := string(fps)
+		for i := range j.rows {
+			if r := &j.rows[i]; !r.IsControl {
+				r.Fingerprint, all = all[:hexLen], all[hexLen:]
+			}
+		}
 	}
 	if err := it.Err(); err != nil {
 		var ce *segment.CorruptionError
