@@ -110,6 +110,10 @@ type RecordRow struct {
 	// chose, recorded in the ksleuth.fingerprint metadata); empty for
 	// control records, which are never fingerprinted.
 	Fingerprint string `parquet:"fingerprint" json:"fingerprint"`
+	// FP is Fingerprint as bytes, carried in memory from the scan to the
+	// duplicate detector so it need not parse the hex again; not a column.
+	FP    [16]byte `parquet:"-" json:"-"`
+	HasFP bool     `parquet:"-" json:"-"`
 	// TxnState is none (not transactional), committed, aborted or open (no
 	// marker in the input).
 	TxnState  string `parquet:"txn_state,dict" json:"txn_state"`

@@ -594,6 +594,7 @@ func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysi
 			hs := rec.Headers
 			sum := fp.Sum128(rec.Key, rec.Value, len(hs), func(i int) ([]byte, []byte) { return hs[i].Key, hs[i].Value })
 			fps = hex.AppendEncode(fps, sum[:])
+			row.FP, row.HasFP = sum, true
 		}
 		if j.payload {
 			row.Key, row.Value = bytes.Clone(rec.Key), bytes.Clone(rec.Value)

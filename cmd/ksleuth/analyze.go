@@ -128,7 +128,9 @@ func (a *analyzer) records(rows []analysis.PayloadRecordRow) error {
 		if r.Timestamp != nil {
 			rec.Timestamp = *r.Timestamp
 		}
-		if a.hasher.Default() {
+		if a.hasher.Default() && r.HasFP {
+			rec.Fingerprint = r.FP
+		} else if a.hasher.Default() {
 			fp, err := dups.ParseFingerprint(r.Fingerprint)
 			if err != nil {
 				return err
