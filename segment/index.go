@@ -131,14 +131,14 @@ func idxBaseOffset(path string, baseOffset int64) int64 {
 // active segment that has no entry yet) is all tail: it returns 0. It
 // returns n when there is no tail.
 func idxZeroTail(data []byte, size, n int) int {
-	if n > 1 && idxAllZero(data[:n*size]) {
+	if n > 1 && isZero(data[:n*size]) {
 		return 0
 	}
 	for i := 1; i < n; i++ {
-		if !idxAllZero(data[i*size : (i+1)*size]) {
+		if !isZero(data[i*size : (i+1)*size]) {
 			continue
 		}
-		if idxAllZero(data[i*size : n*size]) {
+		if isZero(data[i*size : n*size]) {
 			return i
 		}
 		// A zero entry followed by non-zero bytes is not a tail; the order
@@ -148,13 +148,19 @@ func idxZeroTail(data []byte, size, n int) int {
 	return n
 }
 
-func idxAllZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
+// idxSlots checks that the file holds whole entries and finds a
+// zero-filled preallocated tail, reporting both; it returns the number of
+// real entries and of zero slots after them.
+func idxSlots(data []byte, size int, fs *idxFindings) (n, zeroTail int) {
+	total := len(data) / size
+	if rem := len(data) % size; rem != 0 {
+		fs.add(int64(total*size), total, ErrIndexSize, "%d bytes, %d stray bytes after entry %d", len(data), rem, total-1)
 	}
-	return true
+	n = idxZeroTail(data, size, total)
+	if n < total {
+		fs.add(int64(n*size), n, ErrIndexZeroTail, "%d zero-filled slots (preallocated index)", total-n)
+	}
+	return n, total - n
 }
 
 // OffsetIndexEntry is one .index entry.
@@ -199,15 +205,8 @@ func ParseOffsetIndex(path string, data []byte, baseOffset int64) (*OffsetIndex,
 	ix := &OffsetIndex{Path: path, BaseOffset: base, Size: int64(len(data))}
 	fs := &idxFindings{path: path}
 	const size = OffsetIndexEntrySize
-	total := len(data) / size
-	if rem := len(data) % size; rem != 0 {
-		fs.add(int64(total*size), total, ErrIndexSize, "%d bytes, %d stray bytes after entry %d", len(data), rem, total-1)
-	}
-	n := idxZeroTail(data, size, total)
-	if n < total {
-		ix.ZeroTailEntries = total - n
-		fs.add(int64(n*size), n, ErrIndexZeroTail, "%d zero-filled slots (preallocated index)", total-n)
-	}
+	n, zeroTail := idxSlots(data, size, fs)
+	ix.ZeroTailEntries = zeroTail
 	ix.Entries = make([]OffsetIndexEntry, n)
 	be := binary.BigEndian
 	for i := range n {
@@ -267,15 +266,8 @@ func ParseTimeIndex(path string, data []byte, baseOffset int64) (*TimeIndex, []*
 	ix := &TimeIndex{Path: path, BaseOffset: base, Size: int64(len(data))}
 	fs := &idxFindings{path: path}
 	const size = TimeIndexEntrySize
-	total := len(data) / size
-	if rem := len(data) % size; rem != 0 {
-		fs.add(int64(total*size), total, ErrIndexSize, "%d bytes, %d stray bytes after entry %d", len(data), rem, total-1)
-	}
-	n := idxZeroTail(data, size, total)
-	if n < total {
-		ix.ZeroTailEntries = total - n
-		fs.add(int64(n*size), n, ErrIndexZeroTail, "%d zero-filled slots (preallocated index)", total-n)
-	}
+	n, zeroTail := idxSlots(data, size, fs)
+	ix.ZeroTailEntries = zeroTail
 	ix.Entries = make([]TimeIndexEntry, n)
 	be := binary.BigEndian
 	for i := range n {
