@@ -135,38 +135,47 @@ func ParseOffsetCheckpoint(path string, data []byte) (*OffsetCheckpoint, error) 
 	if !c.Kind.IsOffsetCheckpoint() {
 		c.Kind = KindUnknown
 	}
-	s := &lineScanner{data: data}
-	v, n, empty, ferr := checkpointHeader(path, s)
-	c.Version, c.Count, c.Empty = v, n, empty
-	if ferr != nil {
-		c.CRLF = s.crlf
-		return c, ferr
-	}
-	if empty {
-		return c, nil
-	}
-	countLine, countOff := s.num, s.off
-	c.Entries = make([]OffsetEntry, 0, min(n, s.remainingLines()))
-	var errs findings
-	for s.next() {
-		f := strings.Fields(s.line)
-		if len(f) != 3 {
-			errs.add(errAt(path, s.off, s.num, ErrSyntax, "want \"topic partition offset\", got %q", clip(s.line)))
-			continue
-		}
+	var err error
+	c.Version, c.Count, c.Empty, c.CRLF, err = readCheckpoint(path, data, 3, "topic partition offset", func(f []string, s *lineScanner, errs *findings) {
 		p, err1 := strconv.ParseInt(f[1], 10, 32)
 		o, err2 := strconv.ParseInt(f[2], 10, 64)
 		if err1 != nil || err2 != nil {
 			errs.add(errAt(path, s.off, s.num, ErrSyntax, "bad number in %q", clip(s.line)))
-			continue
+			return
 		}
 		c.Entries = append(c.Entries, OffsetEntry{Topic: f[0], Partition: int32(p), Offset: o, Line: s.num})
+	})
+	return c, err
+}
+
+// readCheckpoint reads the version and count lines of a checkpoint file,
+// then hands each entry line with nFields whitespace-separated fields to
+// entry (others are ErrSyntax findings), and checks the count against the
+// lines that follow it. Line endings may be "\n" or "\r\n".
+func readCheckpoint(path string, data []byte, nFields int, want string,
+	entry func(f []string, s *lineScanner, errs *findings)) (version, count int, empty, crlf bool, err error) {
+	s := &lineScanner{data: data}
+	version, count, empty, ferr := checkpointHeader(path, s)
+	if ferr != nil {
+		return version, count, empty, s.crlf, ferr
 	}
-	if got := s.num - countLine; got != n {
-		errs.first(errAt(path, countOff, countLine, ErrCount, "count says %d entries, file has %d lines after it", n, got))
+	if empty {
+		return version, count, empty, false, nil
 	}
-	c.CRLF = s.crlf
-	return c, errs.err()
+	countLine, countOff := s.num, s.off
+	var errs findings
+	for s.next() {
+		f := strings.Fields(s.line)
+		if len(f) != nFields {
+			errs.add(errAt(path, s.off, s.num, ErrSyntax, "want %q, got %q", want, clip(s.line)))
+			continue
+		}
+		entry(f, s, &errs)
+	}
+	if got := s.num - countLine; got != count {
+		errs.first(errAt(path, countOff, countLine, ErrCount, "count says %d entries, file has %d lines after it", count, got))
+	}
+	return version, count, empty, s.crlf, errs.err()
 }
 
 // EpochEntry is one "<leaderEpoch> <startOffset>" line.
@@ -192,30 +201,13 @@ type LeaderEpochCheckpoint struct {
 // as for ParseOffsetCheckpoint.
 func ParseLeaderEpochCheckpoint(path string, data []byte) (*LeaderEpochCheckpoint, error) {
 	c := &LeaderEpochCheckpoint{Path: path, Leftover: isLeftover(path)}
-	s := &lineScanner{data: data}
-	v, n, empty, ferr := checkpointHeader(path, s)
-	c.Version, c.Count, c.Empty = v, n, empty
-	if ferr != nil {
-		c.CRLF = s.crlf
-		return c, ferr
-	}
-	if empty {
-		return c, nil
-	}
-	countLine, countOff := s.num, s.off
-	c.Entries = make([]EpochEntry, 0, min(n, s.remainingLines()))
-	var errs findings
-	for s.next() {
-		f := strings.Fields(s.line)
-		if len(f) != 2 {
-			errs.add(errAt(path, s.off, s.num, ErrSyntax, "want \"epoch startOffset\", got %q", clip(s.line)))
-			continue
-		}
+	var err error
+	c.Version, c.Count, c.Empty, c.CRLF, err = readCheckpoint(path, data, 2, "epoch startOffset", func(f []string, s *lineScanner, errs *findings) {
 		e, err1 := strconv.ParseInt(f[0], 10, 32)
 		o, err2 := strconv.ParseInt(f[1], 10, 64)
 		if err1 != nil || err2 != nil {
 			errs.add(errAt(path, s.off, s.num, ErrSyntax, "bad number in %q", clip(s.line)))
-			continue
+			return
 		}
 		if k := len(c.Entries); k > 0 {
 			prev := c.Entries[k-1]
@@ -225,10 +217,6 @@ func ParseLeaderEpochCheckpoint(path string, data []byte) (*LeaderEpochCheckpoin
 			}
 		}
 		c.Entries = append(c.Entries, EpochEntry{Epoch: int32(e), StartOffset: o, Line: s.num})
-	}
-	if got := s.num - countLine; got != n {
-		errs.first(errAt(path, countOff, countLine, ErrCount, "count says %d entries, file has %d lines after it", n, got))
-	}
-	c.CRLF = s.crlf
-	return c, errs.err()
+	})
+	return c, err
 }
