@@ -181,20 +181,13 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 	if err != nil {
 		return err
 	}
-	dopts, hasher, err := d.detectorOptions("dups")
-	if err != nil {
-		return err
-	}
-	if err := checkTmp(dopts.TmpDir, inputs); err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	det, err := dups.New(dopts)
+	det, hasher, err := d.openDetector("dups", inputs)
 	if err != nil {
 		return err
 	}
 	defer det.Close()
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	a := newAnalyzer(det, hasher)
 	attr := newAttributor()
 	res, err := runAnalysis(ctx, cmd, "dups", o, topic, inputs, a, attr)
@@ -331,6 +324,23 @@ func pluralS(n int64, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// openDetector builds the duplicate detector the dup flags describe, after
+// refusing a --tmp inside an input, for scan, dups and report alike.
+func (o *dupOptions) openDetector(cmdName string, inputs []*source.Input) (*dups.Detector, *dups.Hasher, error) {
+	dopts, hasher, err := o.detectorOptions(cmdName)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkTmp(dopts.TmpDir, inputs); err != nil {
+		return nil, nil, err
+	}
+	det, err := dups.New(dopts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return det, hasher, nil
 }
 
 // checkTmp refuses a spill dir inside a directory input.

@@ -70,20 +70,13 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	if err := checkHTML("report", html, inputs); err != nil {
 		return err
 	}
-	dopts, hasher, err := d.detectorOptions("report")
-	if err != nil {
-		return err
-	}
-	if err := checkTmp(dopts.TmpDir, inputs); err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	det, err := dups.New(dopts)
+	det, hasher, err := d.openDetector("report", inputs)
 	if err != nil {
 		return err
 	}
 	defer det.Close()
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	a := newAnalyzer(det, hasher)
 	rc := report.NewCollector()
 	hashes := hashInputs(ctx, inputs)

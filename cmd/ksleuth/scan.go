@@ -191,14 +191,7 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		}
 		rc = report.NewCollector()
 	}
-	dopts, hasher, err := o.dup.detectorOptions("scan")
-	if err != nil {
-		return err
-	}
-	if err := checkTmp(dopts.TmpDir, inputs); err != nil {
-		return err
-	}
-	det, err := dups.New(dopts)
+	det, hasher, err := o.dup.openDetector("scan", inputs)
 	if err != nil {
 		return err
 	}
