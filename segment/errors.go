@@ -36,6 +36,10 @@ var (
 	ErrGarbage = errors.New("segment: unreadable bytes skipped")
 	// ErrBadOffset: offsets inside a batch or message set are impossible.
 	ErrBadOffset = errors.New("segment: bad offset")
+	// ErrOverlap: a checksum-valid batch starts inside the previous
+	// checksum-valid batch and runs past its end. Both are yielded: the
+	// bytes cannot say which one was written last.
+	ErrOverlap = errors.New("segment: overlapping batches")
 )
 
 // CorruptionError is a finding about damaged bytes: which file, where, and
@@ -99,6 +103,8 @@ func KindOf(err error) string {
 		return "skipped-bytes"
 	case errors.Is(err, ErrBadOffset):
 		return "bad-offset"
+	case errors.Is(err, ErrOverlap):
+		return "overlapping-batch"
 	}
 	return "io-error"
 }

@@ -40,6 +40,7 @@ type Reader struct {
 	finding *CorruptionError
 	queued  bool  // r.batch is ready to be yielded after r.finding
 	consume int64 // bytes of the current batch still to drop from the window
+	keep    int   // bytes of the current (valid) batch to retain behind the window's start
 	scratch []byte
 	err     error
 	done    bool
@@ -150,8 +151,10 @@ func (r *Reader) Next() bool {
 	}
 	if r.consume > 0 {
 		r.w.discard(int(r.consume))
+		r.w.keep = min(r.keep, maxKeep, r.w.off)
 		r.consume = 0
 	}
+	r.keep = 0
 	if r.done {
 		return false
 	}
@@ -189,6 +192,9 @@ func (r *Reader) step() bool {
 	pos := w.pos
 	if avail < 17 {
 		// A tail too short for any header.
+		if r.overlap(pos) {
+			return true
+		}
 		f := r.tailFinding(pos, ErrTruncated, "%d bytes after the last batch, too few for a header", avail)
 		return r.emit(f)
 	}
@@ -196,14 +202,14 @@ func (r *Reader) step() bool {
 	length := int32(binary.BigEndian.Uint32(h[8:]))
 	magic := int8(h[16])
 	if length == 0 && isZero(h) {
-		return r.emit(r.resync(pos, detail(ErrBadLength, "zero length")))
+		return r.damaged(pos, detail(ErrBadLength, "zero length"))
 	}
 	minLen, ok := minLength(magic)
 	if !ok {
-		return r.emit(r.resync(pos, detail(ErrBadMagic, "magic %d", magic)))
+		return r.damaged(pos, detail(ErrBadMagic, "magic %d", magic))
 	}
 	if length < minLen || int64(length) > r.opts.MaxBatchBytes {
-		return r.emit(r.resync(pos, detail(ErrBadLength, "length %d for magic %d", length, magic)))
+		return r.damaged(pos, detail(ErrBadLength, "length %d for magic %d", length, magic))
 	}
 	total := int64(LogOverhead) + int64(length)
 	if r.streams(total, byte(magic)) {
@@ -214,21 +220,71 @@ func (r *Reader) step() bool {
 		if w.err != nil {
 			return r.ioFail(w.err)
 		}
-		return r.emit(r.resync(pos, detail(ErrTruncated, "batch of %d bytes, only %d left in the file", total, got)))
+		return r.damaged(pos, detail(ErrTruncated, "batch of %d bytes, only %d left in the file", total, got))
 	}
 	data := w.peek(int(total))
 	b := &r.batch
 	r.fillBatch(b, pos, data)
 	if !b.CRCValid {
 		if !r.confinedAfter(int(total)) || r.validInside(int(total)) {
-			return r.emit(r.resync(pos, detail(ErrCRC, "stored %#08x computed %#08x, and no batch where its length ends",
-				b.CRC, b.ComputedCRC)))
+			return r.damaged(pos, detail(ErrCRC, "stored %#08x computed %#08x, and no batch where its length ends",
+				b.CRC, b.ComputedCRC))
 		}
 		r.consume = total
 		return r.yieldBatch(b.corrupt(ErrCRC, "stored %#08x computed %#08x", b.CRC, b.ComputedCRC))
 	}
-	r.consume = total
+	r.consume, r.keep = total, int(total)
 	return r.yieldBatch(nil)
+}
+
+// maxKeep bounds how much of a valid batch the window retains after it,
+// and so how far back overlap looks for a batch starting inside it.
+const maxKeep = 1 << 20
+
+// damaged handles damage found at pos: either a valid batch that starts
+// inside the valid batch just read explains it, or the reader skips to the
+// next valid batch.
+func (r *Reader) damaged(pos int64, cause error) bool {
+	if r.overlap(pos) {
+		return true
+	}
+	return r.emit(r.resync(pos, cause))
+}
+
+// overlap looks for a checksum-valid batch that starts inside the valid
+// batch ending at pos (the bytes the window kept behind its start) and
+// runs past pos. A torn write replayed over its own tail leaves exactly
+// that: the first batch is intact, and so is the one it overlaps, which a
+// skip forward from pos would lose (found by FuzzSpliceGarbage). Such a
+// batch is yielded after an overlapping-batch finding.
+func (r *Reader) overlap(pos int64) bool {
+	w := &r.w
+	if w.keep == 0 {
+		return false
+	}
+	// Only what the window holds or a bounded fill brings is looked at, so
+	// a plausible length inside the previous batch cannot grow the window.
+	avail := w.fill(maxKeep)
+	for d := w.keep - 1; d >= 1; d-- {
+		if d+avail < BatchHeaderSize || w.buf[w.off-d+16] > 2 {
+			continue
+		}
+		h := w.span(-d, BatchHeaderSize)
+		total, ok := plausible(h, r.opts.MaxBatchBytes)
+		if !ok || total <= int64(d) || total-int64(d) > int64(avail) || !likelyHeader(h) {
+			continue // wholly inside the previous batch (a record's payload), or too long to check here
+		}
+		n := int(total)
+		if !checksumOK(w.span(-d, n)) {
+			continue
+		}
+		b := &r.batch
+		r.fillBatch(b, pos-int64(d), w.span(-d, n))
+		r.consume, r.keep = int64(n-d), n
+		return r.yieldBatch(&CorruptionError{Path: r.opts.Path, Offset: pos - int64(d), Length: int64(d), BaseOffset: b.BaseOffset,
+			Err: detail(ErrOverlap, "a valid batch of %d bytes starts %d bytes before the end of the valid batch before it", n, d)})
+	}
+	return false
 }
 
 // streams reports whether a batch of total bytes is decoded from the
@@ -299,11 +355,11 @@ func (r *Reader) fillBatch(b *Batch, pos int64, data []byte) {
 // (see likelyHeader) before paying for a checksum over the claimed length.
 func (r *Reader) validBatch(i int) bool {
 	w := &r.w
-	got := w.fill(i+BatchHeaderSize) - i
+	got := w.fill(max(i+BatchHeaderSize, 0)) - i
 	if got < 17 {
 		return false
 	}
-	h := w.peek(i + got)[i:]
+	h := w.span(i, got)
 	total, ok := plausible(h, r.opts.MaxBatchBytes)
 	if !ok || !likelyHeader(h) {
 		return false
@@ -314,10 +370,10 @@ func (r *Reader) validBatch(i int) bool {
 	if r.streams(total, h[16]) {
 		return r.ra != nil && r.raValid(w.pos+int64(i), total, h[16])
 	}
-	if int64(w.fill(i+int(total))) < int64(i)+total {
+	if int64(w.fill(max(i+int(total), 0))) < int64(i)+total {
 		return false
 	}
-	return checksumOK(w.peek(i + int(total))[i:])
+	return checksumOK(w.span(i, int(total)))
 }
 
 // likelyHeader applies the checks a real header always passes beyond
@@ -510,10 +566,10 @@ func (r *Reader) stepStreamed(pos, total int64) bool {
 		if w.err != nil {
 			return r.ioFail(w.err)
 		}
-		return r.emit(r.resync(pos, detail(ErrTruncated, "batch header cut short")))
+		return r.damaged(pos, detail(ErrTruncated, "batch header cut short"))
 	}
 	if r.size >= 0 && pos+total > r.size {
-		return r.emit(r.resync(pos, detail(ErrTruncated, "batch of %d bytes, only %d left in the file", total, r.size-pos)))
+		return r.damaged(pos, detail(ErrTruncated, "batch of %d bytes, only %d left in the file", total, r.size-pos))
 	}
 	copy(r.hdr[:], w.peek(BatchHeaderSize))
 	b := &r.batch
@@ -530,8 +586,8 @@ func (r *Reader) stepStreamed(pos, total int64) bool {
 		b.ComputedCRC = crc
 		b.CRCValid = crc == b.CRC
 		if !b.CRCValid && (!r.raConfinedAt(pos+total) || r.raValidInside(pos, total)) {
-			return r.emit(r.resync(pos, detail(ErrCRC, "stored %#08x computed %#08x, and no batch where its length ends",
-				b.CRC, b.ComputedCRC)))
+			return r.damaged(pos, detail(ErrCRC, "stored %#08x computed %#08x, and no batch where its length ends",
+				b.CRC, b.ComputedCRC))
 		}
 	}
 	w.discard(BatchHeaderSize)
@@ -714,8 +770,11 @@ type window struct {
 	off int
 	end int
 	pos int64 // input position of buf[off]
-	eof bool
-	err error
+	// keep bytes before off are retained by fill: the tail of the batch
+	// just read, for overlap. Any discard or read drops them.
+	keep int
+	eof  bool
+	err  error
 }
 
 const minWindow = 1 << 20
@@ -729,10 +788,10 @@ func (w *window) fill(n int) int {
 	if w.end-w.off >= n || w.eof || w.err != nil {
 		return min(n, w.end-w.off)
 	}
-	if w.off > 0 && n > len(w.buf)-w.off {
-		copy(w.buf, w.buf[w.off:w.end])
-		w.end -= w.off
-		w.off = 0
+	if start := w.off - w.keep; start > 0 && n > len(w.buf)-w.off {
+		copy(w.buf, w.buf[start:w.end])
+		w.end -= start
+		w.off = w.keep
 	}
 	for w.end-w.off < n {
 		if w.end == len(w.buf) {
@@ -740,9 +799,10 @@ func (w *window) fill(n int) int {
 			// bytes the input has actually delivered.
 			size := max(2*len(w.buf), minWindow)
 			nb := make([]byte, size)
-			copy(nb, w.buf[w.off:w.end])
-			w.end -= w.off
-			w.off = 0
+			start := w.off - w.keep
+			copy(nb, w.buf[start:w.end])
+			w.end -= start
+			w.off = w.keep
 			w.buf = nb
 		}
 		m, err := w.r.Read(w.buf[w.end:])
@@ -763,8 +823,13 @@ func (w *window) fill(n int) int {
 
 func (w *window) peek(n int) []byte { return w.buf[w.off : w.off+n] }
 
+// span returns n bytes starting i bytes from the current position; i may
+// be negative down to -keep.
+func (w *window) span(i, n int) []byte { return w.buf[w.off+i : w.off+i+n] }
+
 // discard drops n bytes (which must be buffered, or be read through).
 func (w *window) discard(n int) {
+	w.keep = 0
 	buffered := w.end - w.off
 	if n <= buffered {
 		w.off += n
@@ -786,6 +851,7 @@ func (w *window) discard(n int) {
 // read consumes up to len(p) bytes: buffered ones first, then straight
 // from the input (large streamed batches bypass the buffer).
 func (w *window) read(p []byte) (int, error) {
+	w.keep = 0
 	if w.end > w.off {
 		n := copy(p, w.buf[w.off:w.end])
 		w.off += n

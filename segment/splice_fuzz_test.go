@@ -3,6 +3,7 @@ package segment
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"testing"
@@ -109,6 +110,57 @@ func TestSpliceFakeHeaderOnBoundary(t *testing.T) {
 					t.Error(buf.String())
 				}
 			})
+		}
+	}
+}
+
+// TestSpliceOverlappingValidBatch: garbage that is a valid batch missing
+// its last d bytes, which happen to be the first d bytes of the batch that
+// follows. Read from the garbage, the first batch is whole and valid and
+// ends d bytes inside the next one, which is intact too: both must be
+// read, the second announced by an overlapping-batch finding (found by
+// FuzzSpliceGarbage in CI: a gzip batch ending in two zero bytes, spliced
+// before a legacy batch whose offset starts with them).
+func TestSpliceOverlappingValidBatch(t *testing.T) {
+	seg, pos := spliceBase(t)
+	for k := 0; k < len(pos); k++ {
+		for _, d := range []int{1, 2, 8, 30} {
+			// The last header value ends the batch: make it end with the
+			// next batch's first d bytes.
+			tail := seg[pos[k] : pos[k]+int64(d)]
+			whole := segtest.Batch{Magic: 2, BaseOffset: 7, FirstTimestamp: 1, Records: []segtest.Record{
+				{Key: []byte("k"), Value: []byte("resent"), Headers: []segtest.Header{{Key: "h", Value: append([]byte("x"), tail...)}}}}}.Encode()
+			if !bytes.HasSuffix(whole, tail) {
+				t.Fatalf("the encoded batch does not end with its last header value")
+			}
+			garbage := whole[:len(whole)-d]
+			for name, mk := range readerInputs {
+				t.Run(fmt.Sprint(k, "/", d, "/", name), func(t *testing.T) {
+					if lost := intactAfterSplice(t, seg, pos, garbage, k, mk); len(lost) > 0 {
+						t.Fatalf("lost intact batches at %v", lost)
+					}
+					in := append(append(append([]byte{}, seg[:pos[k]]...), garbage...), seg[pos[k]:]...)
+					r := NewReader(mk(in), Options{})
+					defer r.Close()
+					var overlap *CorruptionError
+					var first bool
+					for r.Next() {
+						if f := r.Finding(); f != nil && errors.Is(f, ErrOverlap) {
+							overlap = f
+						}
+						if b := r.Batch(); b != nil && b.Position == pos[k] && b.CRCValid && b.BaseOffset == 7 {
+							first = true
+						}
+					}
+					if !first {
+						t.Errorf("the spliced batch at %d was not read", pos[k])
+					}
+					want := pos[k] + int64(len(garbage))
+					if overlap == nil || overlap.Offset != want || overlap.Length != int64(d) || overlap.Kind() != "overlapping-batch" {
+						t.Errorf("overlap finding %v, want one at byte %d covering %d bytes", overlap, want, d)
+					}
+				})
+			}
 		}
 	}
 }
