@@ -324,6 +324,7 @@ func ksleuthBinary(t *testing.T) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	removePerfRoot()
 	if buildOnce.path != "" {
 		os.RemoveAll(filepath.Dir(buildOnce.path))
 	}
