@@ -432,6 +432,54 @@ func (d *Detector) cmp(a, b *rec) int {
 	return cmp.Or(strings.Compare(pa.source, pb.source), strings.Compare(pa.dir, pb.dir), cmpInt(pa.input, pb.input))
 }
 
+// radixBits is how many leading fingerprint bits sortRecs buckets by.
+const radixBits = 16
+
+// sortRecs sorts rs in d.cmp order. Fingerprints are uniformly spread, so
+// one in-place pass (an American flag sort) on their leading 16 bits
+// leaves buckets of a few entries each, which a comparison sort finishes:
+// about a tenth of the time of sorting the 64-byte entries by comparison
+// alone, and no second buffer (the memory budget counts entries once).
+// The order is exactly d.cmp's, because cmp orders by the fingerprint's
+// bytes first.
+func (d *Detector) sortRecs(rs []rec) {
+	cmpRec := func(a, b rec) int { return d.cmp(&a, &b) }
+	if len(rs) < 1<<12 {
+		slices.SortFunc(rs, cmpRec)
+		return
+	}
+	const buckets = 1 << radixBits
+	key := func(r *rec) int { return int(binary.BigEndian.Uint16(r.fp[:2])) }
+	count := make([]int, buckets)
+	for i := range rs {
+		count[key(&rs[i])]++
+	}
+	start := make([]int, buckets+1)
+	for b := range buckets {
+		start[b+1] = start[b] + count[b]
+	}
+	next := count // reused: next free slot of each bucket
+	copy(next, start[:buckets])
+	for b := range buckets {
+		for end := start[b+1]; next[b] < end; {
+			k := key(&rs[next[b]])
+			if k == b {
+				next[b]++
+				continue
+			}
+			// Move the entry to its bucket; what was there comes back
+			// here to be placed in turn.
+			rs[next[b]], rs[next[k]] = rs[next[k]], rs[next[b]]
+			next[k]++
+		}
+	}
+	for b := range buckets {
+		if bucket := rs[start[b]:start[b+1]]; len(bucket) > 1 {
+			slices.SortFunc(bucket, cmpRec)
+		}
+	}
+}
+
 func cmpInt[T int32 | uint32 | int64 | uint64](a, b T) int {
 	switch {
 	case a < b:
@@ -456,7 +504,7 @@ type grouper struct {
 
 func (g *grouper) process(rs []rec) error {
 	d := g.d
-	slices.SortFunc(rs, func(a, b rec) int { return d.cmp(&a, &b) })
+	d.sortRecs(rs)
 	for i := 0; i < len(rs); {
 		j := i + 1
 		for j < len(rs) && rs[j].fp == rs[i].fp && d.parts[rs[j].part].scope == d.parts[rs[i].part].scope {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -185,6 +187,42 @@ func TestOrderIndependent(t *testing.T) {
 		}
 		if got := run(shuffled, []int{4, 2, 3, 1, 0}, scope); got != want {
 			t.Errorf("scope %d: groups depend on the order of the input", scope)
+		}
+	}
+}
+
+// TestSortRecsMatchesCmp: the radix pass plus bucket sorts give exactly
+// the comparison sort's order, with fingerprints crowded into few buckets,
+// spread out, and repeated.
+func TestSortRecsMatchesCmp(t *testing.T) {
+	d, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		d.Partition(int32(i), "src", "orders", int32(i), fmt.Sprintf("orders-%d", i))
+	}
+	d.rankScopes()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{10, 5000, 100_000} {
+		for _, spread := range []int{1, 3, 1 << 16} {
+			rs := make([]rec, n)
+			for i := range rs {
+				binary.BigEndian.PutUint16(rs[i].fp[:], uint16(rng.IntN(spread)))
+				rs[i].fp[2] = byte(rng.IntN(4)) // many equal fingerprints
+				rs[i].part = uint32(rng.IntN(3))
+				rs[i].off = int64(rng.IntN(1000))
+				rs[i].ts = int64(rng.IntN(50))
+				rs[i].flags = uint8(rng.IntN(8))
+			}
+			want := slices.Clone(rs)
+			slices.SortStableFunc(want, func(a, b rec) int { return d.cmp(&a, &b) })
+			d.sortRecs(rs)
+			for i := range rs {
+				if d.cmp(&rs[i], &want[i]) != 0 {
+					t.Fatalf("n=%d spread=%d: entry %d is %+v, want %+v", n, spread, i, rs[i], want[i])
+				}
+			}
 		}
 	}
 }
