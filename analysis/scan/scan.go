@@ -48,6 +48,9 @@ type Config struct {
 	// Records produces record rows (Output.Records); Payload adds keys,
 	// values and headers to them.
 	Records, Payload bool
+	// HexFingerprints fills the rows' Fingerprint (32 hex digits) besides
+	// FP; only a records table needs the text form.
+	HexFingerprints bool
 	// Topic keeps only partitions whose topic matches.
 	Topic *regexp.Regexp
 	// Progress, when set, is called (from any goroutine) with the number of

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"os"
+	"sync"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/source"
@@ -106,6 +108,74 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// fileInput is an opened input file as the parsers read it: sequential
+// reads that report progress, and ReadAt for the segment reader.
+type fileInput struct {
+	f        *os.File
+	size     int64
+	read     int64
+	progress func(int64)
+}
+
+func (fi *fileInput) Read(p []byte) (int, error) {
+	n, err := fi.f.Read(p)
+	fi.read += int64(n)
+	if n > 0 && fi.progress != nil {
+		fi.progress(int64(n))
+	}
+	return n, err
+}
+
+func (fi *fileInput) ReadAt(p []byte, off int64) (int, error) { return fi.f.ReadAt(p, off) }
+
+func (fi *fileInput) Size() int64 { return fi.size }
+
+// reportRest counts the bytes the parser did not read (a skipped tail,
+// a file too large to parse) as done.
+func (fi *fileInput) reportRest() {
+	if rest := fi.size - fi.read; rest > 0 && fi.progress != nil {
+		fi.progress(rest)
+	}
+}
+
+type hashResult struct {
+	sum []byte
+	err error
+}
+
+// hashBufs are hashFile's read buffers.
+var hashBufs = sync.Pool{New: func() any { return new([1 << 20]byte) }}
+
+// hashFile computes the SHA-256 of f from its first byte to its end, with
+// ReadAt on its own goroutine, and delivers it once.
+func hashFile(ctx context.Context, f *os.File) <-chan hashResult {
+	out := make(chan hashResult, 1)
+	go func() {
+		buf := hashBufs.Get().(*[1 << 20]byte)
+		defer hashBufs.Put(buf)
+		h := sha256.New()
+		var off int64
+		for {
+			if err := ctx.Err(); err != nil {
+				out <- hashResult{err: err}
+				return
+			}
+			n, err := f.ReadAt(buf[:], off)
+			h.Write(buf[:n])
+			off += int64(n)
+			if err == io.EOF {
+				out <- hashResult{sum: h.Sum(nil)}
+				return
+			}
+			if err != nil {
+				out <- hashResult{err: err}
+				return
+			}
+		}
+	}()
+	return out
+}
+
 // process reads one file (from r, or opened when r is nil), hashes it,
 // and emits its rows; the last chunk carries the file row.
 func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit func(chunk) error) error {
@@ -136,16 +206,35 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		fc.anomaly("skipped-file", "note", nil, nil, nil, e.Path+": "+e.Skipped)
 		return emit(chunk{file: fd})
 	}
+	var (
+		in     io.Reader
+		hashed <-chan hashResult // the file's SHA-256, computed beside the parse
+	)
 	if r == nil {
 		f, err := e.Open()
 		if err != nil {
 			return w.unreadable(fc, err, emit)
 		}
 		defer f.Close()
-		r = f
+		st, err := f.Stat()
+		if err != nil {
+			return w.unreadable(fc, err, emit)
+		}
+		// A file is hashed by its own goroutine with ReadAt while the parse
+		// reads it: SHA-256 costs about as much CPU as parsing an
+		// uncompressed segment, and on its own core it adds no wall time.
+		// The reader gets random access, so it checks a large batch's CRC
+		// before streaming its records.
+		fi := &fileInput{f: f, size: st.Size(), progress: w.cfg.Progress}
+		hashCtx, stopHash := context.WithCancel(ctx)
+		defer stopHash()
+		hashed = hashFile(hashCtx, f)
+		in = fi
+		defer fi.reportRest()
+	} else {
+		w.hash.Reset()
+		in = io.TeeReader(&countingReader{r, w.cfg.Progress}, w.hash)
 	}
-	w.hash.Reset()
-	in := io.TeeReader(&countingReader{r, w.cfg.Progress}, w.hash)
 	var err error
 	switch k := e.Name.Kind; {
 	case k == snapshot.KindLog || k == snapshot.KindKRaftSnapshot || k == snapshot.KindBootstrapCheckpoint:
@@ -158,8 +247,16 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 	case k.IsText():
 		err = w.stateFile(fc, in)
 	}
-	if err == nil {
-		_, err = io.Copy(io.Discard, in)
+	var sum []byte
+	switch {
+	case err != nil:
+	case hashed != nil:
+		h := <-hashed
+		sum, err = h.sum, h.err
+	default:
+		if _, err = io.Copy(io.Discard, in); err == nil {
+			sum = w.hash.Sum(nil)
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -170,7 +267,7 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		}
 		return w.unreadable(fc, err, emit)
 	}
-	fd.row.SHA256 = hex.EncodeToString(w.hash.Sum(nil))
+	fd.row.SHA256 = hex.EncodeToString(sum)
 	fd.row.Status = statusOK
 	for _, a := range fd.anomalies {
 		fd.row.Findings++
@@ -416,7 +513,7 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		// Records of __transaction_state and __cluster_metadata always carry
 		// their key and value: attribution (package topics) decodes them.
 		payload := w.cfg.Payload || w.cfg.Records && fc.internal
-		j := &decodeJob{fc: fc, row: batchRow(fc, b), deleteHorizon: b.HasDeleteHorizon(), records: w.cfg.Records, payload: payload}
+		j := &decodeJob{fc: fc, row: batchRow(fc, b), deleteHorizon: b.HasDeleteHorizon(), records: w.cfg.Records, payload: payload, hexFP: w.cfg.HexFingerprints}
 		if w.pool != nil && !b.Streamed() && (b.Codec() != segment.CodecNone || b.Size() >= parallelBatchBytes) {
 			j.batch = b.Clone()
 			j.done = make(chan struct{})
@@ -515,6 +612,7 @@ type decodeJob struct {
 	row              analysis.BatchRow
 	deleteHorizon    bool
 	records, payload bool
+	hexFP            bool           // fill Fingerprint, not only FP
 	batch            *segment.Batch // clone, for the pool
 	done             chan struct{}  // closed by the pool; nil when inline
 
@@ -553,7 +651,9 @@ func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysi
 		n := min(int(b.NumRecords), maxPrealloc)
 		j.rows = make([]analysis.PayloadRecordRow, 0, n)
 		ts = make([]int64, 0, n)
-		fps = make([]byte, 0, n*hexLen)
+		if j.hexFP {
+			fps = make([]byte, 0, n*hexLen)
+		}
 	}
 	for it.Next() {
 		rec := it.Record()
@@ -593,7 +693,9 @@ func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysi
 		if !rec.IsControl {
 			hs := rec.Headers
 			sum := fp.Sum128(rec.Key, rec.Value, len(hs), func(i int) ([]byte, []byte) { return hs[i].Key, hs[i].Value })
-			fps = hex.AppendEncode(fps, sum[:])
+			if j.hexFP {
+				fps = hex.AppendEncode(fps, sum[:])
+			}
 			row.FP, row.HasFP = sum, true
 		}
 		if j.payload {

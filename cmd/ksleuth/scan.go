@@ -252,7 +252,8 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	defer prog.finish()
 
 	// Records are always read: duplicate detection needs them.
-	cfg := scan.Config{Jobs: o.jobs, Records: true, Payload: o.payload || an.needPayload(), Topic: topic, Progress: prog.add}
+	cfg := scan.Config{Jobs: o.jobs, Records: true, Payload: o.payload || an.needPayload(), HexFingerprints: o.records || o.payload,
+		Topic: topic, Progress: prog.add}
 	if scanFileDone != nil {
 		cfg.FileDone = func(p string) { scanFileDone(ctx, p) }
 	}
