@@ -48,6 +48,9 @@ type Config struct {
 	// Records produces record rows (Output.Records); Payload adds keys,
 	// values and headers to them.
 	Records, Payload bool
+	// Hash computes the SHA-256 of every input file (files.parquet
+	// sha256, the report's input hashes); without it the column is empty.
+	Hash bool
 	// HexFingerprints fills the rows' Fingerprint (32 hex digits) besides
 	// FP; only a records table needs the text form.
 	HexFingerprints bool
@@ -397,6 +400,7 @@ func (s *scanner) collect(c chunk) error {
 			}
 			s.recordBuf = append(s.recordBuf, *r)
 		}
+		putRows(rows)
 	}
 	if len(s.batchBuf) >= 1024 || len(s.recordBuf) >= 4096 {
 		if err := s.flush(); err != nil {

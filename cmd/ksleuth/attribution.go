@@ -28,6 +28,10 @@ func init() {
 type attributor struct {
 	a         *topics.Attribution
 	anomalies []analysis.AnomalyRow
+	// lastTopic caches whether the topic of the previous row is one the
+	// attribution reads: rows come in runs of one topic.
+	lastTopic string
+	lastRead  bool
 }
 
 func newAttributor() *attributor { return &attributor{a: topics.NewAttribution()} }
@@ -40,9 +44,11 @@ func (t *attributor) records(rows []analysis.PayloadRecordRow) {
 		if r.IsControl {
 			continue
 		}
-		switch topics.TopicOf(r.Topic) {
-		case topics.TransactionState, topics.ClusterMetadata:
-		default:
+		if r.Topic != t.lastTopic {
+			k := topics.TopicOf(r.Topic)
+			t.lastTopic, t.lastRead = r.Topic, k == topics.TransactionState || k == topics.ClusterMetadata
+		}
+		if !t.lastRead {
 			continue
 		}
 		n := len(t.a.Findings)

@@ -79,7 +79,7 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	defer stop()
 	a := newAnalyzer(det, hasher)
 	rc := report.NewCollector()
-	hashes := hashInputs(ctx, inputs)
+	hashes := hashInputs(ctx, inputs, true)
 
 	var total int64
 	for _, in := range inputs {
@@ -89,7 +89,7 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	}
 	prog := newProgress(cmd.ErrOrStderr(), o.progress, total, inputs)
 	defer prog.finish()
-	cfg := scan.Config{Jobs: o.jobs, Records: true, Payload: a.needPayload(), Topic: topic, Progress: prog.add}
+	cfg := scan.Config{Jobs: o.jobs, Records: true, Payload: a.needPayload(), Hash: true, Topic: topic, Progress: prog.add}
 	res, err := scan.Run(ctx, inputs, cfg, scan.Output{
 		Batches: func(rows []analysis.BatchRow) error { rc.Batches(rows); return a.batches(rows) },
 		Records: func(rows []analysis.PayloadRecordRow) error { rc.Records(rows); return a.records(rows) },
@@ -161,14 +161,15 @@ func checkHTML(name, html string, inputs []*source.Input) error {
 
 // hashInputs starts hashing the file and archive inputs (directory inputs
 // get the digest of their file list from the report) while the scan runs,
-// and returns a func that waits for the result.
-func hashInputs(ctx context.Context, inputs []*source.Input) func() ([]report.Input, error) {
+// and returns a func that waits for the result. With hash false it only
+// lists them (scan --hash none).
+func hashInputs(ctx context.Context, inputs []*source.Input, hash bool) func() ([]report.Input, error) {
 	out := make([]report.Input, len(inputs))
 	done := make(chan error, 1)
 	go func() {
 		for i, in := range inputs {
 			out[i] = report.Input{Index: int32(in.Index), Path: in.Path, Kind: in.Kind.String()}
-			if in.Kind == source.Dir {
+			if in.Kind == source.Dir || !hash {
 				continue
 			}
 			sum, err := sha256File(ctx, in.Abs)
@@ -246,8 +247,8 @@ func writeFileAtomic(path string, fn func(io.Writer) error) (err error) {
 
 // writeScanReport writes the report of scan --html.
 func writeScanReport(ctx context.Context, cmd *cobra.Command, args []string, html string, inputs []*source.Input, res *scan.Result,
-	sessions []analysis.ProducerRow, st dups.Stats, rc *report.Collector) error {
-	ins, err := hashInputs(ctx, inputs)()
+	sessions []analysis.ProducerRow, st dups.Stats, rc *report.Collector, hash bool) error {
+	ins, err := hashInputs(ctx, inputs, hash)()
 	if err != nil {
 		return fmt.Errorf("scan: --html: %w", err)
 	}

@@ -38,6 +38,7 @@ type scanOptions struct {
 	payload        bool
 	topic          string
 	jobs           int
+	hash           string
 	json           bool
 	progress       string
 	failOnFindings bool
@@ -119,7 +120,7 @@ streams without extraction, and writes the tables of DESIGN.md to DIR:
 files.parquet (with the SHA-256 of every input file), batches.parquet,
 anomalies.parquet, snapshots.parquet, producers.parquet (producer
 sessions), duplicates.parquet (content written again under another
-producer ID; see ksleuth dups --help for the flags), and and with --records the
+producer ID; see ksleuth dups --help for the flags), and with --records the
 dataset records/topic=<t>/partition=<p>/part-NNNNN.parquet (one row per
 record, Hive-partitioned so engines prune by topic and partition; see
 docs/scale-out.md). Every row carries a source column naming its input,
@@ -145,6 +146,7 @@ may not be inside an input, and must not already hold tables (--force).`,
 	f.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")
 	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, "exit 3 when findings of severity error were reported")
 	f.BoolVar(&o.force, "force", false, "replace tables already in --out")
+	f.StringVar(&o.hash, "hash", "sha256", "checksum of every input file in files.parquet: sha256, or none (it costs about half the CPU\nof parsing an uncompressed segment; for evidence whose hashes are already on record)")
 	f.StringVar(&o.html, "html", "", "also write the HTML report page to this file (see ksleuth report --help)")
 	addDupFlags(f, &o.dup)
 	return cmd
@@ -162,6 +164,9 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	}
 	if o.jobs < 0 {
 		return usageError{fmt.Errorf("scan: --jobs must be positive")}
+	}
+	if o.hash != "sha256" && o.hash != "none" {
+		return usageError{fmt.Errorf("scan: --hash must be sha256 or none, not %q", o.hash)}
 	}
 	if o.jobs == 0 {
 		o.jobs = runtime.NumCPU()
@@ -252,7 +257,7 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	defer prog.finish()
 
 	// Records are always read: duplicate detection needs them.
-	cfg := scan.Config{Jobs: o.jobs, Records: true, Payload: o.payload || an.needPayload(), HexFingerprints: o.records || o.payload,
+	cfg := scan.Config{Jobs: o.jobs, Records: true, Payload: o.payload || an.needPayload(), HexFingerprints: o.records || o.payload, Hash: o.hash == "sha256",
 		Topic: topic, Progress: prog.add}
 	if scanFileDone != nil {
 		cfg.FileDone = func(p string) { scanFileDone(ctx, p) }
@@ -357,7 +362,7 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		return err
 	}
 	if rc != nil {
-		if err := writeScanReport(ctx, cmd, args, o.html, inputs, res, prodRows, dst, rc); err != nil {
+		if err := writeScanReport(ctx, cmd, args, o.html, inputs, res, prodRows, dst, rc, o.hash == "sha256"); err != nil {
 			return err
 		}
 	}

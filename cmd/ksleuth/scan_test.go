@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -779,5 +780,34 @@ func TestScanDamaged(t *testing.T) {
 	}
 	if !regexp.MustCompile(`error +crc-mismatch +1`).MatchString(stdout) {
 		t.Errorf("summary:\n%s", stdout)
+	}
+}
+
+// TestScanHashNone: --hash none leaves files.parquet's sha256 empty and
+// changes nothing else; a bad --hash value is a usage error.
+func TestScanHashNone(t *testing.T) {
+	tmp := t.TempDir()
+	hashed, unhashed := filepath.Join(tmp, "sha256"), filepath.Join(tmp, "none")
+	runOK(t, "scan", generatedDir, "--out", hashed, "--progress", "never")
+	runOK(t, "scan", generatedDir, "--out", unhashed, "--progress", "never", "--hash", "none")
+	a := readTable[analysis.FileRow](t, filepath.Join(hashed, tableFiles))
+	b := readTable[analysis.FileRow](t, filepath.Join(unhashed, tableFiles))
+	if len(a) != len(b) || len(a) == 0 {
+		t.Fatalf("%d files hashed, %d not", len(a), len(b))
+	}
+	for i := range b {
+		if b[i].SHA256 != "" || a[i].SHA256 == "" {
+			t.Errorf("%s: sha256 %q with --hash none, %q without", b[i].Path, b[i].SHA256, a[i].SHA256)
+		}
+		a[i].SHA256 = ""
+		if !reflect.DeepEqual(a[i], b[i]) {
+			t.Errorf("%s: row differs beyond sha256:\n%+v\n%+v", a[i].Path, a[i], b[i])
+		}
+	}
+	if x, y := readTable[analysis.BatchRow](t, filepath.Join(hashed, tableBatches)), readTable[analysis.BatchRow](t, filepath.Join(unhashed, tableBatches)); !reflect.DeepEqual(x, y) {
+		t.Error("batches.parquet differs with --hash none")
+	}
+	if code := run([]string{"scan", generatedDir, "--out", filepath.Join(tmp, "bad"), "--hash", "md5"}, io.Discard, io.Discard); code != 2 {
+		t.Errorf("--hash md5: exit %d, want 2", code)
 	}
 }
