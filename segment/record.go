@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"io"
+	"math/bits"
 )
 
 // Header is one record header. Key and Value are views into the decoder's
@@ -63,6 +64,15 @@ type Record struct {
 	Key        []byte
 	Value      []byte
 	Headers    []Header
+
+	// Content is the record's key, value and headers as the v2 format
+	// encodes them (from the key length to the end of the last header),
+	// when that encoding is canonical: every length a minimal zigzag
+	// varint, -1 only for a null key or value, no header key null. Records
+	// with equal key, value and headers then have equal Content whatever
+	// wrote them, so it can be hashed in place (see analysis.Fingerprinter).
+	// Nil for legacy messages and non-canonical encodings.
+	Content []byte
 
 	// Magic of the record: for legacy wrappers, the inner message's magic.
 	Magic int8
@@ -199,6 +209,16 @@ func varint32(b []byte) (int32, int) {
 	return 0, 0
 }
 
+// varintLen is the length of v as a minimal zigzag varint.
+func varintLen(v int32) int {
+	u := uint32(v<<1) ^ uint32(v>>31)
+	return 1 + (bits.Len32(u|1)-1)/7
+}
+
+// minimalLen reports whether a length field of n bytes holding v is in
+// canonical form: minimal, and -1 as the only negative (null).
+func minimalLen(v int32, n int) bool { return v >= -1 && varintLen(v) == n }
+
 func varint64(b []byte) (int64, int) {
 	var u uint64
 	for i := 0; i < len(b) && i < 10; i++ {
@@ -331,6 +351,8 @@ func (it *RecordIter) parseV2(b []byte) string {
 	if n == 0 {
 		return "bad key length"
 	}
+	start := p
+	canonical := minimalLen(keyLen, n)
 	p += n
 	r.Key = nil
 	if keyLen >= 0 {
@@ -344,6 +366,7 @@ func (it *RecordIter) parseV2(b []byte) string {
 	if n == 0 {
 		return "bad value length"
 	}
+	canonical = canonical && minimalLen(valLen, n)
 	p += n
 	r.Value = nil
 	if valLen >= 0 {
@@ -357,6 +380,7 @@ func (it *RecordIter) parseV2(b []byte) string {
 	if n == 0 || hc < 0 || int(hc) > len(b)-p-n {
 		return "bad header count"
 	}
+	canonical = canonical && varintLen(hc) == n
 	p += n
 	hdrs := it.hdrs[:0]
 	for i := int32(0); i < hc; i++ {
@@ -364,6 +388,7 @@ func (it *RecordIter) parseV2(b []byte) string {
 		if n == 0 || kl < 0 || int(kl) > len(b)-p-n {
 			return "bad header key"
 		}
+		canonical = canonical && varintLen(kl) == n
 		p += n
 		k := b[p : p+int(kl) : p+int(kl)]
 		p += int(kl)
@@ -371,6 +396,7 @@ func (it *RecordIter) parseV2(b []byte) string {
 		if n == 0 {
 			return "bad header value length"
 		}
+		canonical = canonical && minimalLen(vl, n)
 		p += n
 		var v []byte
 		if vl >= 0 {
@@ -386,6 +412,10 @@ func (it *RecordIter) parseV2(b []byte) string {
 	r.Headers = hdrs
 	if p != len(b) {
 		return "record length disagrees with its fields"
+	}
+	r.Content = nil
+	if canonical {
+		r.Content = b[start:p:p]
 	}
 	r.Offset = bt.BaseOffset + int64(offDelta)
 	if bt.Attributes&attrTimestampType != 0 {
@@ -490,7 +520,7 @@ func (it *RecordIter) setLegacyRecord(m *legacyMessage, offset int64) {
 	r.Offset = offset
 	r.Magic = m.magic
 	r.Attributes = m.attrs
-	r.Key, r.Value, r.Headers = m.key, m.value, nil
+	r.Key, r.Value, r.Headers, r.Content = m.key, m.value, nil, nil
 	r.Sequence = -1
 	r.CRC, r.CRCValid = m.crc, m.crcValid
 	r.IsControl, r.ControlVersion, r.ControlType, r.CoordinatorEpoch = false, -1, -1, -1

@@ -698,8 +698,7 @@ func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysi
 			row.Timestamp = &ts[len(ts)-1]
 		}
 		if !rec.IsControl {
-			hs := rec.Headers
-			sum := fp.Sum128(rec.Key, rec.Value, len(hs), func(i int) ([]byte, []byte) { return hs[i].Key, hs[i].Value })
+			sum := fp.Record(rec)
 			if j.hexFP {
 				fps = hex.AppendEncode(fps, sum[:])
 			}
