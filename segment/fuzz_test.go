@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/segment/segtest"
@@ -35,12 +37,21 @@ func fuzzSeeds(f *testing.F) {
 // FuzzSegmentReader: whatever the bytes, the reader never panics; every
 // batch and finding lies inside the input in increasing order; batches
 // cover disjoint ranges, except a batch announced by an overlapping-batch
-// finding, which starts inside the one before it; and re-reading the prefix that ends with the last
-// batch before any finding yields the same batches.
+// finding, which starts inside the one before it; re-reading the prefix
+// that ends with the last batch before any finding yields the same
+// batches; and a Reader over the bytes in memory (NewReaderBytes) yields
+// exactly what a Reader over a ReaderAt does, without writing to them.
 func FuzzSegmentReader(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		opts := Options{MaxDecompressedBytes: 8 << 20, MaxRecordBytes: 1 << 20, StreamThreshold: 64 << 10}
+		orig := bytes.Clone(data)
+		if a, b := readEvents(NewReader(bytes.NewReader(data), opts)), readEvents(NewReaderBytes(data, opts)); !slices.Equal(a, b) {
+			t.Fatalf("NewReaderBytes differs from NewReader:\n%v\n%v", b, a)
+		}
+		if !bytes.Equal(orig, data) {
+			t.Fatal("NewReaderBytes wrote to its input")
+		}
 		for _, mk := range readerInputs {
 			r := NewReader(mk(data), opts)
 			next := int64(0)
@@ -97,6 +108,33 @@ func FuzzSegmentReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// readEvents lists what a Reader yields: batches with their records'
+// offsets and errors, findings with their kind and byte range.
+func readEvents(r *Reader) []string {
+	defer r.Close()
+	var out []string
+	for r.Next() {
+		if f := r.Finding(); f != nil {
+			out = append(out, fmt.Sprintf("finding %s at %d+%d", f.Kind(), f.Offset, f.Length))
+			continue
+		}
+		b := r.Batch()
+		e := fmt.Sprintf("batch at %d size %d crc %v:", b.Position, b.Size(), b.CRCValid)
+		it := r.Records()
+		for it.Next() {
+			e += fmt.Sprint(" ", it.Record().Offset, "/", len(it.Record().Content))
+		}
+		if it.Err() != nil {
+			e += " err " + it.Err().Error()
+		}
+		out = append(out, e)
+	}
+	if r.Err() != nil {
+		out = append(out, "error "+r.Err().Error())
+	}
+	return out
 }
 
 // FuzzRecords wraps fuzz bytes as the records area of a checksum-valid

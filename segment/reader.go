@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -79,6 +80,16 @@ func NewReader(r io.Reader, opts Options) *Reader {
 	rd.w.r = r
 	rd.dec = NewDecoder(opts)
 	rd.stream.r = rd
+	return rd
+}
+
+// NewReaderBytes returns a Reader over a segment held in memory (read
+// whole, or mapped): batches are framed, checked and decoded straight
+// from data, never copied into a window. data must not change while the
+// Reader is in use; the Reader never writes to it.
+func NewReaderBytes(data []byte, opts Options) *Reader {
+	rd := NewReader(bytes.NewReader(data), opts)
+	rd.w.buf, rd.w.end, rd.w.eof = data, len(data), true
 	return rd
 }
 

@@ -2,14 +2,18 @@ package segment
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
 // corpusDir finds ../shared/corpus beside the checkout. CI always has it;
@@ -181,4 +185,33 @@ func readExpected(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestReaderBytesCorpus: over every third-party segment (the 8 MB record
+// and the 50,000-record batch included) and a realistic lz4 segment, a
+// Reader over the bytes in memory yields exactly what a Reader over a
+// ReaderAt yields.
+func TestReaderBytesCorpus(t *testing.T) {
+	var segs [][]byte
+	filepath.WalkDir(corpusDir(t, "thirdparty"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".log") {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			segs = append(segs, data)
+		}
+		return nil
+	})
+	if len(segs) < 16 {
+		t.Fatalf("only %d third-party segments", len(segs))
+	}
+	segs = append(segs, segtest.RealisticSegment(segtest.CodecLZ4, 2<<20, 7))
+	for i, seg := range segs {
+		a := readEvents(NewReader(bytes.NewReader(seg), Options{}))
+		b := readEvents(NewReaderBytes(seg, Options{}))
+		if !slices.Equal(a, b) || len(a) == 0 {
+			t.Errorf("segment %d: %d events from bytes, %d from a ReaderAt, or they differ", i, len(b), len(a))
+		}
+	}
 }

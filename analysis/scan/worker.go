@@ -146,32 +146,41 @@ type hashResult struct {
 // hashBufs are hashFile's read buffers.
 var hashBufs = sync.Pool{New: func() any { return new([1 << 20]byte) }}
 
-// hashFile computes the SHA-256 of f from its first byte to its end, with
-// ReadAt on its own goroutine, and delivers it once.
-func hashFile(ctx context.Context, f *os.File) <-chan hashResult {
+// isSegmentKind: files read batch by batch with the segment reader.
+func isSegmentKind(k snapshot.Kind) bool {
+	return k == snapshot.KindLog || k == snapshot.KindKRaftSnapshot || k == snapshot.KindBootstrapCheckpoint
+}
+
+// hashFile computes the SHA-256 of a file (or its mapping) from its first
+// byte to its end, with ReadAt on its own goroutine, and delivers it once.
+func hashFile(ctx context.Context, f io.ReaderAt, mapped []byte) <-chan hashResult {
 	out := make(chan hashResult, 1)
 	go func() {
 		buf := hashBufs.Get().(*[1 << 20]byte)
 		defer hashBufs.Put(buf)
 		h := sha256.New()
 		var off int64
-		for {
-			if err := ctx.Err(); err != nil {
-				out <- hashResult{err: err}
-				return
+		err := guardFaults(mapped, func() error {
+			for {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				n, err := f.ReadAt(buf[:], off)
+				h.Write(buf[:n])
+				off += int64(n)
+				if err == io.EOF {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
 			}
-			n, err := f.ReadAt(buf[:], off)
-			h.Write(buf[:n])
-			off += int64(n)
-			if err == io.EOF {
-				out <- hashResult{sum: h.Sum(nil)}
-				return
-			}
-			if err != nil {
-				out <- hashResult{err: err}
-				return
-			}
+		})
+		if err != nil {
+			out <- hashResult{err: err}
+			return
 		}
+		out <- hashResult{sum: h.Sum(nil)}
 	}()
 	return out
 }
@@ -207,8 +216,9 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		return emit(chunk{file: fd})
 	}
 	var (
-		in     io.Reader
-		hashed <-chan hashResult // the file's SHA-256, computed beside the parse
+		in       io.Reader
+		hashed   <-chan hashResult // the file's SHA-256, computed beside the parse
+		stopHash = func() {}
 	)
 	if r == nil {
 		f, err := e.Open()
@@ -225,14 +235,33 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		// uncompressed segment, and on its own core it adds no wall time.
 		// The reader gets random access, so it checks a large batch's CRC
 		// before streaming its records.
-		fi := &fileInput{f: f, size: st.Size(), progress: w.cfg.Progress}
-		if w.cfg.Hash {
-			hashCtx, stopHash := context.WithCancel(ctx)
-			defer stopHash()
-			hashed = hashFile(hashCtx, f)
+		//
+		// Segments are mapped when the system allows it: the reader and
+		// the hasher then work on the page cache's own pages, no read(2)
+		// copy for either.
+		var (
+			ra         io.ReaderAt = f
+			mappedData []byte
+		)
+		if isSegmentKind(e.Name.Kind) {
+			if data, unmap, err := mapFile(f, st.Size()); err == nil {
+				defer unmap()
+				m := &mappedInput{data: data, progress: w.cfg.Progress}
+				defer m.advance(int64(len(data)))
+				in, ra, mappedData = m, bytes.NewReader(data), data
+			}
 		}
-		in = fi
-		defer fi.reportRest()
+		if in == nil {
+			fi := &fileInput{f: f, size: st.Size(), progress: w.cfg.Progress}
+			defer fi.reportRest()
+			in = fi
+		}
+		if w.cfg.Hash {
+			var hashCtx context.Context
+			hashCtx, stopHash = context.WithCancel(ctx)
+			defer stopHash()
+			hashed = hashFile(hashCtx, ra, mappedData)
+		}
 	} else {
 		in = &countingReader{r, w.cfg.Progress}
 		if w.cfg.Hash {
@@ -242,9 +271,13 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 	}
 	var err error
 	switch k := e.Name.Kind; {
-	case k == snapshot.KindLog || k == snapshot.KindKRaftSnapshot || k == snapshot.KindBootstrapCheckpoint:
+	case isSegmentKind(k):
 		fd.segment = k == snapshot.KindLog
-		err = w.segment(ctx, fc, in, emit)
+		if m, mapped := in.(*mappedInput); mapped {
+			err = guardFaults(m.data, func() error { return w.segment(ctx, fc, in, emit) })
+		} else {
+			err = w.segment(ctx, fc, in, emit)
+		}
 	case k == snapshot.KindIndex || k == snapshot.KindTimeIndex || k == snapshot.KindTxnIndex:
 		err = w.index(fc, in)
 	case k == snapshot.KindSnapshot:
@@ -254,11 +287,16 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 	}
 	var sum []byte
 	switch {
-	case err != nil:
 	case hashed != nil:
-		h := <-hashed
-		sum, err = h.sum, h.err
-	case w.cfg.Hash:
+		// Wait for the hasher even after a failed parse: the mapping it
+		// may be reading is released when this returns.
+		if err != nil {
+			stopHash()
+		}
+		if h := <-hashed; err == nil {
+			sum, err = h.sum, h.err
+		}
+	case err == nil && w.cfg.Hash:
 		if _, err = io.Copy(io.Discard, in); err == nil {
 			sum = w.hash.Sum(nil)
 		}
@@ -473,7 +511,14 @@ func (w *worker) stateFile(fc *fileCtx, in io.Reader) error {
 func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit func(chunk) error) error {
 	opts := w.cfg.Segment
 	opts.Path, opts.Size = fc.e.Path, fc.e.Size
-	rd := segment.NewReader(in, opts)
+	var rd *segment.Reader
+	m, mapped := in.(*mappedInput)
+	if mapped {
+		opts.Size = int64(len(m.data))
+		rd = segment.NewReaderBytes(m.data, opts)
+	} else {
+		rd = segment.NewReader(in, opts)
+	}
 	defer rd.Close()
 	fd := fc.done
 	fd.agg = segAgg{minTs: -1, maxTs: -1, codecs: map[string]bool{}, producers: map[int64]bool{}}
@@ -512,6 +557,9 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		return nil
 	}
 	for rd.Next() {
+		if mapped {
+			m.advance(rd.Offset())
+		}
 		if f := rd.Finding(); f != nil {
 			fc.anomaly(f.Kind(), f.Severity(), ptr(f.Offset), nonNeg(f.BaseOffset), nil, f.Error())
 			continue

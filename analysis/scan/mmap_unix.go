@@ -1,0 +1,25 @@
+//go:build unix
+
+package scan
+
+import (
+	"os"
+	"syscall"
+)
+
+// mapFile maps size bytes of f read-only. The mapping is shared (no copy
+// of the pages) and never written; unmap releases it. Pages are faulted in
+// as the reader reaches them, with the kernel reading ahead (no
+// MAP_POPULATE: on a cold cache that would read the whole file before the
+// first batch is parsed, instead of overlapping disk and CPU).
+func mapFile(f *os.File, size int64) (data []byte, unmap func(), err error) {
+	if size <= 0 || int64(int(size)) != size {
+		return nil, nil, errNoMap
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, err
+	}
+	_ = syscall.Madvise(b, syscall.MADV_SEQUENTIAL) // a hint; reading works without it
+	return b, func() { _ = syscall.Munmap(b) }, nil
+}
