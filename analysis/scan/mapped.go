@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -14,22 +16,69 @@ var errNoMap = errors.New("scan: file not mapped")
 // mappedInput is a segment file mapped into memory: the reader frames and
 // decodes batches straight from the pages, and the hasher reads the same
 // pages, so the file's bytes are never copied. Progress is reported as
-// the reader advances.
+// the reader advances. Pages both have left behind are released as they
+// go (dropPages), so a mapped segment of any size adds a few MiB to the
+// process's resident set, not its size.
 type mappedInput struct {
 	data     []byte
 	reported int64
 	progress func(int64)
+
+	parsed, hashed atomic.Int64 // how far the reader and the hasher are
+	dropped        atomic.Int64 // pages before this were released
+	mu             sync.Mutex   // serialises releases
+}
+
+// Pages are released in steps of dropStep, dropLag behind the slower of
+// reader and hasher (more than the 1 MiB the reader may look back for an
+// overlapping batch).
+const (
+	dropStep = 16 << 20
+	dropLag  = 4 << 20
+)
+
+func newMappedInput(data []byte, progress func(int64), hashing bool) *mappedInput {
+	m := &mappedInput{data: data, progress: progress}
+	if !hashing {
+		m.hashed.Store(int64(len(data)))
+	}
+	return m
 }
 
 func (m *mappedInput) Read([]byte) (int, error) {
 	return 0, errors.New("scan: a mapped input is read through segment.NewReaderBytes")
 }
 
-// advance reports progress up to byte off.
+// advance records that the reader is at byte off: progress, and release.
 func (m *mappedInput) advance(off int64) {
-	if d := off - m.reported; d > 0 && m.progress != nil {
-		m.progress(d)
+	if d := off - m.reported; d > 0 {
+		if m.progress != nil {
+			m.progress(d)
+		}
 		m.reported = off
+	}
+	m.parsed.Store(off)
+	m.release()
+}
+
+// hashedTo records that the hasher has read the first off bytes.
+func (m *mappedInput) hashedTo(off int64) {
+	m.hashed.Store(off)
+	m.release()
+}
+
+// release drops the pages both reader and hasher are done with.
+func (m *mappedInput) release() {
+	done := min(m.parsed.Load(), m.hashed.Load()) - dropLag
+	done -= done % dropStep
+	if done <= m.dropped.Load() {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if from := m.dropped.Load(); done > from {
+		dropPages(m.data[from:done])
+		m.dropped.Store(done)
 	}
 }
 

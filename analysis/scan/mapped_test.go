@@ -64,3 +64,27 @@ func TestGuardFaultsTruncatedMapping(t *testing.T) {
 	}()
 	guardFaults(data, func() error { panic("boom") })
 }
+
+// TestMappedRelease: pages are released in dropStep steps, dropLag
+// behind the slower of reader and hasher, and never ahead of either.
+func TestMappedRelease(t *testing.T) {
+	data := make([]byte, 80<<20) // zeros: a released page reads back as zeros
+	m := newMappedInput(data, nil, true)
+	m.advance(60 << 20)
+	if d := m.dropped.Load(); d != 0 {
+		t.Fatalf("released %d bytes before the hasher started", d)
+	}
+	m.hashedTo(30 << 20) // slower of the two: 30 MiB - 4 MiB lag, down to 16 MiB
+	if d := m.dropped.Load(); d != 16<<20 {
+		t.Fatalf("released %d MiB, want 16", d>>20)
+	}
+	m.hashedTo(80 << 20) // now the reader at 60 MiB is slower: 56 MiB down to 48
+	if d := m.dropped.Load(); d != 48<<20 {
+		t.Fatalf("released %d MiB, want 48", d>>20)
+	}
+	n := newMappedInput(data, nil, false) // not hashing: only the reader counts
+	n.advance(40 << 20)
+	if d := n.dropped.Load(); d != 32<<20 {
+		t.Fatalf("without hashing released %d MiB, want 32", d>>20)
+	}
+}

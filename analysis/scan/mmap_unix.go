@@ -23,3 +23,8 @@ func mapFile(f *os.File, size int64) (data []byte, unmap func(), err error) {
 	_ = syscall.Madvise(b, syscall.MADV_SEQUENTIAL) // a hint; reading works without it
 	return b, func() { _ = syscall.Munmap(b) }, nil
 }
+
+// dropPages releases the pages of b from this process (they stay in the
+// page cache; touching them again faults them back in). b must start on a
+// page boundary.
+func dropPages(b []byte) { _ = syscall.Madvise(b, syscall.MADV_DONTNEED) }

@@ -153,7 +153,7 @@ func isSegmentKind(k snapshot.Kind) bool {
 
 // hashFile computes the SHA-256 of a file (or its mapping) from its first
 // byte to its end, with ReadAt on its own goroutine, and delivers it once.
-func hashFile(ctx context.Context, f io.ReaderAt, mapped []byte) <-chan hashResult {
+func hashFile(ctx context.Context, f io.ReaderAt, mapped []byte, hashedTo func(int64)) <-chan hashResult {
 	out := make(chan hashResult, 1)
 	go func() {
 		buf := hashBufs.Get().(*[1 << 20]byte)
@@ -168,6 +168,9 @@ func hashFile(ctx context.Context, f io.ReaderAt, mapped []byte) <-chan hashResu
 				n, err := f.ReadAt(buf[:], off)
 				h.Write(buf[:n])
 				off += int64(n)
+				if hashedTo != nil {
+					hashedTo(off)
+				}
 				if err == io.EOF {
 					return nil
 				}
@@ -242,13 +245,14 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		var (
 			ra         io.ReaderAt = f
 			mappedData []byte
+			hashedTo   func(int64)
 		)
 		if isSegmentKind(e.Name.Kind) {
 			if data, unmap, err := mapFile(f, st.Size()); err == nil {
 				defer unmap()
-				m := &mappedInput{data: data, progress: w.cfg.Progress}
+				m := newMappedInput(data, w.cfg.Progress, w.cfg.Hash)
 				defer m.advance(int64(len(data)))
-				in, ra, mappedData = m, bytes.NewReader(data), data
+				in, ra, mappedData, hashedTo = m, bytes.NewReader(data), data, m.hashedTo
 			}
 		}
 		if in == nil {
@@ -260,7 +264,7 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 			var hashCtx context.Context
 			hashCtx, stopHash = context.WithCancel(ctx)
 			defer stopHash()
-			hashed = hashFile(hashCtx, ra, mappedData)
+			hashed = hashFile(hashCtx, ra, mappedData, hashedTo)
 		}
 	} else {
 		in = &countingReader{r, w.cfg.Progress}

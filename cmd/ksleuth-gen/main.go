@@ -8,6 +8,15 @@
 //
 // The output directory must be missing or empty. The same seed and
 // -segment-bytes always give byte-identical output.
+//
+// With -realistic BYTES it writes instead a log dir of production-shaped
+// segments for performance runs (docs/performance.md): -partitions
+// partitions of one segment each, BYTES uncompressed in all, codecs taken
+// in turn from -codecs; with -big-batch it writes one partition holding a
+// single batch of BYTES.
+//
+//	go run ./cmd/ksleuth-gen -out /tmp/perf-1g -realistic 1073741824 -partitions 6 -codecs none,none,none,none,lz4,lz4
+//	go run ./cmd/ksleuth-gen -out /tmp/perf-batch -realistic 67108864 -big-batch -codecs lz4
 package main
 
 import (
@@ -16,6 +25,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
@@ -34,8 +44,18 @@ func run(args []string, stderr io.Writer) error {
 	seed := fs.Int64("seed", 1, "seed for the scenario generator")
 	segBytes := fs.Int64("segment-bytes", segtest.DefaultSegmentBytes, "roll segments past this size (log.segment.bytes)")
 	multi := fs.Bool("multi-block", false, "add ~80 KiB snappy and lz4 batches spanning several chunks/blocks (grows manifest.json by ~200 KB)")
+	realistic := fs.Int64("realistic", 0, "write production-shaped segments of this many uncompressed bytes in all instead")
+	parts := fs.Int("partitions", 4, "with -realistic: partitions, one segment each")
+	codecs := fs.String("codecs", "none", "with -realistic: codecs (none, gzip, snappy, lz4, zstd) given to the partitions in turn")
+	bigBatch := fs.Bool("big-batch", false, "with -realistic: one partition holding a single batch")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *realistic > 0 {
+		if *out == "" || fs.NArg() > 0 {
+			return fmt.Errorf("usage: ksleuth-gen -out DIR -realistic BYTES [-partitions N] [-codecs LIST] [-big-batch]")
+		}
+		return writeRealistic(*out, *realistic, *parts, *codecs, *bigBatch, uint64(*seed), stderr)
 	}
 	if *out == "" || fs.NArg() > 0 {
 		fs.Usage()
@@ -63,4 +83,58 @@ func run(args []string, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "ksleuth-gen: wrote %d partitions, %d batches, %d records to %s\n", len(m.Partitions), batches, records, *out)
 	return nil
+}
+
+// writeRealistic writes the performance log dir of -realistic.
+func writeRealistic(out string, total int64, parts int, codecList string, bigBatch bool, seed uint64, stderr io.Writer) error {
+	var codecs []segtest.Codec
+	for _, name := range strings.Split(codecList, ",") {
+		c, ok := codecByName(strings.TrimSpace(name))
+		if !ok {
+			return fmt.Errorf("unknown codec %q", name)
+		}
+		codecs = append(codecs, c)
+	}
+	if parts < 1 || bigBatch {
+		parts = 1
+	}
+	if ents, err := os.ReadDir(out); err == nil && len(ents) > 0 {
+		return fmt.Errorf("%s is not empty", out)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	meta := "version=0\nbroker.id=0\ncluster.id=ksleuth-perf\n"
+	if err := os.WriteFile(filepath.Join(out, "meta.properties"), []byte(meta), 0o644); err != nil {
+		return err
+	}
+	var written int64
+	for i := range parts {
+		c := codecs[i%len(codecs)]
+		dir := filepath.Join(out, fmt.Sprintf("perf-%s-%d", c, i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		var seg []byte
+		if bigBatch {
+			seg = segtest.RealisticBatch(c, int(total), seed)
+		} else {
+			seg = segtest.RealisticSegment(c, int(total/int64(parts)), seed+uint64(i))
+		}
+		if err := os.WriteFile(filepath.Join(dir, segtest.SegmentFileName(0)), seg, 0o644); err != nil {
+			return err
+		}
+		written += int64(len(seg))
+	}
+	fmt.Fprintf(stderr, "ksleuth-gen: wrote %d partitions, %d bytes of segments, to %s\n", parts, written, out)
+	return nil
+}
+
+func codecByName(name string) (segtest.Codec, bool) {
+	for c := segtest.CodecNone; c <= segtest.CodecZstd; c++ {
+		if c.String() == name {
+			return c, true
+		}
+	}
+	return 0, false
 }
