@@ -226,3 +226,25 @@ func TestSortRecsMatchesCmp(t *testing.T) {
 		}
 	}
 }
+
+// TestReserveWithinBudget: Reserve grows the entry buffer up to the
+// memory budget and never past it, keeping what was added.
+func TestReserveWithinBudget(t *testing.T) {
+	d, err := New(Options{MemBudget: 1000 * memPerRec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	p := d.Partition(0, "in", "a", 0, "a-0")
+	if err := d.Add(&Record{Part: p, Offset: 7, Fingerprint: [16]byte{1}}); err != nil {
+		t.Fatal(err)
+	}
+	d.Reserve(10)
+	if cap(d.buf) != 11 || len(d.buf) != 1 || d.buf[0].off != 7 {
+		t.Fatalf("after Reserve(10): len %d cap %d", len(d.buf), cap(d.buf))
+	}
+	d.Reserve(1 << 30)
+	if cap(d.buf) != 1000 || d.buf[0].off != 7 {
+		t.Fatalf("Reserve past the budget: cap %d, want 1000", cap(d.buf))
+	}
+}
