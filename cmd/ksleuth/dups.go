@@ -327,7 +327,8 @@ func pluralS(n int64, one, many string) string {
 }
 
 // openDetector builds the duplicate detector the dup flags describe, after
-// refusing a --tmp inside an input, for scan, dups and report alike.
+// refusing a --tmp inside an input, for scan, dups and report alike, with
+// room reserved for the records the inputs probably hold.
 func (o *dupOptions) openDetector(cmdName string, inputs []*source.Input) (*dups.Detector, *dups.Hasher, error) {
 	dopts, hasher, err := o.detectorOptions(cmdName)
 	if err != nil {
@@ -340,6 +341,13 @@ func (o *dupOptions) openDetector(cmdName string, inputs []*source.Input) (*dups
 	if err != nil {
 		return nil, nil, err
 	}
+	// Reserve the detector's entries from the input size: a record rarely
+	// takes less than 256 bytes of segment on disk.
+	var size int64
+	for _, in := range inputs {
+		size += dirSize(in.Abs) // a file's own size for a file or an archive
+	}
+	det.Reserve(int(min(size/256, 1<<30)))
 	return det, hasher, nil
 }
 

@@ -254,14 +254,6 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		}
 	}
 	prog := newProgress(cmd.ErrOrStderr(), o.progress, total, inputs)
-	if det != nil {
-		// A record rarely takes less than 256 bytes of segment on disk.
-		var size int64
-		for _, in := range inputs {
-			size += dirSize(in.Abs) // a file's own size for a file or an archive
-		}
-		det.Reserve(int(min(size/256, 1<<30)))
-	}
 	defer prog.finish()
 
 	// Records are always read: duplicate detection needs them.
