@@ -195,6 +195,22 @@ func (s *recBuf) available(n int) []byte {
 // varint decoding (zigzag), as Kafka's ByteUtils: at most 5 bytes for an
 // int32 and 10 for an int64. n is 0 when the bytes do not hold a varint.
 func varint32(b []byte) (int32, int) {
+	// Most varints in a record (attributes aside: deltas, lengths of keys,
+	// headers and values up to 8 KiB) take one or two bytes.
+	if len(b) >= 2 {
+		if b[0] < 0x80 {
+			u := uint32(b[0])
+			return int32(u>>1) ^ -int32(u&1), 1
+		}
+		if b[1] < 0x80 {
+			u := uint32(b[0]&0x7f) | uint32(b[1])<<7
+			return int32(u>>1) ^ -int32(u&1), 2
+		}
+	}
+	return varint32Slow(b)
+}
+
+func varint32Slow(b []byte) (int32, int) {
 	var u uint32
 	for i := 0; i < len(b) && i < 5; i++ {
 		c := b[i]
