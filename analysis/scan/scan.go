@@ -4,10 +4,11 @@
 //
 // Files of directory inputs are processed by a bounded group of Jobs
 // workers; an archive is read as one stream, entry after entry. Inside a
-// segment, batches are framed in order by one goroutine while compressed or
-// large batches are decoded on a shared pool of Jobs decoders (each with its
-// own segment.Decoder), and results are merged back in file order, so a
-// single large segment does not pin the run to one core.
+// segment, batches are framed and checked in order by one goroutine while
+// they are decoded and fingerprinted, in runs of up to 256 KiB, on a shared
+// pool of Jobs decoders (each with its own segment.Decoder) when Jobs > 1;
+// results are merged back in file order, so a single large segment does
+// not pin the run to one core.
 //
 // Batch and record rows are streamed to Output as they are produced, in a
 // deterministic order that does not depend on Jobs: files in input order

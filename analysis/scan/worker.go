@@ -46,9 +46,18 @@ const (
 )
 
 // parallelBatchBytes: uncompressed batches smaller than this are decoded
-// inline by the framing goroutine; handing them to the pool costs more
-// than decoding them.
+// inline by the framing goroutine: copying them for the pool costs about
+// what fingerprinting them does, and the file's hasher already keeps a
+// second core busy.
 const parallelBatchBytes = 64 << 10
+
+// Batches go to the decode pool in groups of up to groupBytes of segment
+// or groupBatches batches: handing over one small batch at a time (a
+// channel send, a wake-up, a close) cost about as much as decoding it.
+const (
+	groupBytes   = 256 << 10
+	groupBatches = 64
+)
 
 // maxPrealloc caps the record rows preallocated from a batch's record
 // count, which comes from the wire.
@@ -529,8 +538,14 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 	var (
 		out      chunk
 		queue    []*decodeJob
-		maxQueue = 4 * w.cfg.Jobs
+		maxQueue = 4 * w.cfg.Jobs * groupBatches
+		group    *jobGroup // batches gathered for the pool, not yet handed over
 	)
+	submitGroup := func() error {
+		g := group
+		group = nil
+		return w.pool.submit(ctx, g)
+	}
 	send := func() error {
 		if len(out.batches) == 0 && out.nrecords == 0 {
 			return nil
@@ -547,6 +562,11 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		j := queue[0]
 		queue[0] = nil
 		queue = queue[1:]
+		if group != nil && j.done == group.done {
+			if err := submitGroup(); err != nil {
+				return err
+			}
+		}
 		if j.done != nil {
 			select {
 			case <-j.done:
@@ -574,10 +594,16 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		payload := w.cfg.Payload || w.cfg.Records && fc.internal
 		j := &decodeJob{fc: fc, row: batchRow(fc, b), deleteHorizon: b.HasDeleteHorizon(), records: w.cfg.Records, payload: payload, hexFP: w.cfg.HexFingerprints}
 		if w.pool != nil && !b.Streamed() && (b.Codec() != segment.CodecNone || b.Size() >= parallelBatchBytes) {
+			if group == nil {
+				group = &jobGroup{done: make(chan struct{})}
+			}
 			j.batch = b.Clone()
-			j.done = make(chan struct{})
-			if err := w.pool.submit(ctx, j); err != nil {
-				return err
+			j.done = group.done
+			group.jobs = append(group.jobs, j)
+			if group.bytes += b.Size(); group.bytes >= groupBytes || len(group.jobs) >= groupBatches {
+				if err := submitGroup(); err != nil {
+					return err
+				}
 			}
 		} else {
 			j.decode(rd.Records(), b, w.fp)
@@ -673,7 +699,7 @@ type decodeJob struct {
 	records, payload bool
 	hexFP            bool           // fill Fingerprint, not only FP
 	batch            *segment.Batch // clone, for the pool
-	done             chan struct{}  // closed by the pool; nil when inline
+	done             chan struct{}  // its group's, closed by the pool; nil when inline
 
 	n           int32
 	controlType string
@@ -810,16 +836,24 @@ func putRows(rows []analysis.PayloadRecordRow) {
 	rowSlices.Put(&rows)
 }
 
+// jobGroup is a run of batches of one segment decoded by one pool
+// goroutine; done is closed when all are.
+type jobGroup struct {
+	jobs  []*decodeJob
+	bytes int64
+	done  chan struct{}
+}
+
 // pool decodes batches on Jobs goroutines, each with its own Decoder.
 type pool struct {
-	jobs chan *decodeJob
+	jobs chan *jobGroup
 	quit chan struct{}
 	done chan struct{}
 	n    int
 }
 
 func newPool(ctx context.Context, cfg Config) *pool {
-	p := &pool{jobs: make(chan *decodeJob), quit: make(chan struct{}), done: make(chan struct{}, cfg.Jobs), n: cfg.Jobs}
+	p := &pool{jobs: make(chan *jobGroup), quit: make(chan struct{}), done: make(chan struct{}, cfg.Jobs), n: cfg.Jobs}
 	for range cfg.Jobs {
 		go func() {
 			defer func() { p.done <- struct{}{} }()
@@ -828,10 +862,12 @@ func newPool(ctx context.Context, cfg Config) *pool {
 			fp := analysis.NewFingerprinter()
 			for {
 				select {
-				case j := <-p.jobs:
-					j.decode(d.Records(j.batch), j.batch, fp)
-					j.batch = nil
-					close(j.done)
+				case g := <-p.jobs:
+					for _, j := range g.jobs {
+						j.decode(d.Records(j.batch), j.batch, fp)
+						j.batch = nil
+					}
+					close(g.done)
 				case <-p.quit:
 					return
 				case <-ctx.Done():
@@ -843,9 +879,9 @@ func newPool(ctx context.Context, cfg Config) *pool {
 	return p
 }
 
-func (p *pool) submit(ctx context.Context, j *decodeJob) error {
+func (p *pool) submit(ctx context.Context, g *jobGroup) error {
 	select {
-	case p.jobs <- j:
+	case p.jobs <- g:
 		return nil
 	case <-ctx.Done():
 		return context.Cause(ctx)
