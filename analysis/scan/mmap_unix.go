@@ -4,7 +4,8 @@ package scan
 
 import (
 	"os"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // mapFile maps size bytes of f read-only. The mapping is shared (no copy
@@ -16,15 +17,15 @@ func mapFile(f *os.File, size int64) (data []byte, unmap func(), err error) {
 	if size <= 0 || int64(int(size)) != size {
 		return nil, nil, errNoMap
 	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return nil, nil, err
 	}
-	_ = syscall.Madvise(b, syscall.MADV_SEQUENTIAL) // a hint; reading works without it
-	return b, func() { _ = syscall.Munmap(b) }, nil
+	_ = unix.Madvise(b, unix.MADV_SEQUENTIAL) // a hint; reading works without it
+	return b, func() { _ = unix.Munmap(b) }, nil
 }
 
 // dropPages releases the pages of b from this process (they stay in the
 // page cache; touching them again faults them back in). b must start on a
 // page boundary.
-func dropPages(b []byte) { _ = syscall.Madvise(b, syscall.MADV_DONTNEED) }
+func dropPages(b []byte) { _ = unix.Madvise(b, unix.MADV_DONTNEED) }
