@@ -49,6 +49,12 @@ type Config struct {
 	// Records produces record rows (Output.Records); Payload adds keys,
 	// values and headers to them.
 	Records, Payload bool
+	// Compact hands data records to Output.Entries as compact entries
+	// (what the duplicate detector needs) instead of Output.Records rows:
+	// no 272-byte row built, copied and cleared per record. Records of the
+	// internal topics whose keys and values attribution reads still come
+	// as rows. Set it when no records table is written.
+	Compact bool
 	// Hash computes the SHA-256 of every input file (files.parquet
 	// sha256, the report's input hashes); without it the column is empty.
 	Hash bool
@@ -72,6 +78,33 @@ type Config struct {
 type Output struct {
 	Batches func([]analysis.BatchRow) error
 	Records func([]analysis.PayloadRecordRow) error
+	Entries func([]EntryBatch) error // with Config.Compact
+}
+
+// Entry is one record as the duplicate detector needs it (Config.Compact).
+type Entry struct {
+	Offset    int64
+	Timestamp int64 // -1 when unknown
+	Sequence  int32
+	IsControl bool
+	// TxnState is none, committed, aborted or open, as in records.parquet.
+	TxnState string
+	FP       [16]byte // the fingerprint; zero for control records
+}
+
+// EntryBatch is the entries of one batch with what they share.
+type EntryBatch struct {
+	Input         int32
+	Source        string
+	Topic         string
+	Partition     int32
+	Segment       string
+	BatchPosition int64
+	ProducerID    int64
+	ProducerEpoch int32
+	// Damaged: the batch failed its CRC or not all its records decoded.
+	Damaged bool
+	Entries []Entry
 }
 
 // PartitionSummary is one line of the human summary.
@@ -130,7 +163,8 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, pending: map[txnKey][]analysis.PayloadRecordRow{},
-		sources: Sources(inputs), damaged: map[batchKey]bool{}}
+		pendingEntries: map[txnKey][]EntryBatch{},
+		sources:        Sources(inputs), damaged: map[batchKey]bool{}}
 	if cfg.Jobs > 1 {
 		s.pool = newPool(ctx, cfg)
 		defer s.pool.close()
@@ -182,8 +216,14 @@ type scanner struct {
 	brokers   map[string]int32 // log dir key -> broker.id/node.id
 	pending   map[txnKey][]analysis.PayloadRecordRow
 	pendOrder []txnKey
-	sources   []string
-	damaged   map[batchKey]bool // damaged batches, to mark their records
+	// The same for Config.Compact: entries, and the batches of entries of
+	// transactions not yet ended.
+	entryBuf       []EntryBatch
+	nEntries       int
+	pendingEntries map[txnKey][]EntryBatch
+	pendEntryOrder []txnKey
+	sources        []string
+	damaged        map[batchKey]bool // damaged batches, to mark their records
 }
 
 type batchKey struct {
@@ -337,6 +377,7 @@ func (s *scanner) runFiles(ctx context.Context, cancel context.CancelCauseFunc, 
 type chunk struct {
 	batches  []analysis.BatchRow
 	records  [][]analysis.PayloadRecordRow // per batch
+	entries  []EntryBatch                  // per batch, with Config.Compact
 	nrecords int
 	file     *fileDone
 }
@@ -403,7 +444,12 @@ func (s *scanner) collect(c chunk) error {
 		}
 		putRows(rows)
 	}
-	if len(s.batchBuf) >= 1024 || len(s.recordBuf) >= 4096 {
+	for _, eb := range c.entries {
+		eb.Source = s.sources[eb.Input]
+		eb.Damaged = len(s.damaged) > 0 && s.damaged[batchKey{eb.Input, eb.Segment, eb.BatchPosition}]
+		s.collectEntries(eb)
+	}
+	if len(s.batchBuf) >= 1024 || len(s.recordBuf) >= 4096 || len(s.entryBuf) >= 1024 || s.nEntries >= 4096 {
 		if err := s.flush(); err != nil {
 			return err
 		}
@@ -414,9 +460,60 @@ func (s *scanner) collect(c chunk) error {
 	return nil
 }
 
+// collectEntries is collect's transaction bookkeeping for one batch of
+// entries, as it is for rows: a transactional data batch is held until its
+// producer's marker in that partition, which sets the state of every held
+// entry; the marker's own batch follows them.
+func (s *scanner) collectEntries(eb EntryBatch) {
+	if len(eb.Entries) == 0 {
+		return
+	}
+	switch first := &eb.Entries[0]; {
+	case first.TxnState == txnPending:
+		key := txnKey{partKeyOf(eb.Input, eb.Segment), eb.ProducerID}
+		if _, ok := s.pendingEntries[key]; !ok {
+			s.pendEntryOrder = append(s.pendEntryOrder, key)
+		}
+		s.pendingEntries[key] = append(s.pendingEntries[key], eb)
+		return
+	case first.IsControl:
+		for _, e := range eb.Entries {
+			if e.IsControl && (e.TxnState == txnCommitted || e.TxnState == txnAborted) {
+				s.endEntries(txnKey{partKeyOf(eb.Input, eb.Segment), eb.ProducerID}, e.TxnState)
+			}
+		}
+	}
+	s.entryBuf = append(s.entryBuf, eb)
+	s.nEntries += len(eb.Entries)
+}
+
+// endEntries gives the held entries of a transaction their final state
+// and queues them for output.
+func (s *scanner) endEntries(key txnKey, state string) {
+	for _, held := range s.pendingEntries[key] {
+		for i := range held.Entries {
+			held.Entries[i].TxnState = state
+		}
+		s.entryBuf = append(s.entryBuf, held)
+		s.nEntries += len(held.Entries)
+	}
+	delete(s.pendingEntries, key)
+}
+
 // flushOpenTxns writes the records of transactions that never ended in the
 // input, in the order their transactions were first seen.
 func (s *scanner) flushOpenTxns() error {
+	for _, k := range s.pendEntryOrder {
+		if _, ok := s.pendingEntries[k]; ok {
+			s.endEntries(k, txnOpen)
+		}
+		if s.nEntries >= 4096 {
+			if err := s.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	s.pendEntryOrder = nil
 	for _, k := range s.pendOrder {
 		for _, p := range s.pending[k] {
 			p.TxnState = txnOpen
@@ -444,9 +541,15 @@ func (s *scanner) flush() error {
 			return err
 		}
 	}
+	if len(s.entryBuf) > 0 && s.out.Entries != nil {
+		if err := s.out.Entries(s.entryBuf); err != nil {
+			return err
+		}
+	}
 	clear(s.batchBuf)
 	clear(s.recordBuf)
-	s.batchBuf, s.recordBuf = s.batchBuf[:0], s.recordBuf[:0]
+	clear(s.entryBuf)
+	s.batchBuf, s.recordBuf, s.entryBuf, s.nEntries = s.batchBuf[:0], s.recordBuf[:0], s.entryBuf[:0], 0
 	return nil
 }
 

@@ -592,7 +592,8 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		// Records of __transaction_state and __cluster_metadata always carry
 		// their key and value: attribution (package topics) decodes them.
 		payload := w.cfg.Payload || w.cfg.Records && fc.internal
-		j := &decodeJob{fc: fc, row: batchRow(fc, b), deleteHorizon: b.HasDeleteHorizon(), records: w.cfg.Records, payload: payload, hexFP: w.cfg.HexFingerprints}
+		j := &decodeJob{fc: fc, row: batchRow(fc, b), deleteHorizon: b.HasDeleteHorizon(), records: w.cfg.Records, payload: payload,
+			hexFP: w.cfg.HexFingerprints, compact: w.cfg.Compact && w.cfg.Records && !payload}
 		if w.pool != nil && !b.Streamed() && (b.Codec() != segment.CodecNone || b.Size() >= parallelBatchBytes) {
 			if group == nil {
 				group = &jobGroup{done: make(chan struct{})}
@@ -656,6 +657,10 @@ func (w *worker) batchDone(fc *fileCtx, j *decodeJob, out *chunk) {
 		out.records = append(out.records, j.rows)
 		out.nrecords += len(j.rows)
 	}
+	if len(j.entries.Entries) > 0 {
+		out.entries = append(out.entries, j.entries)
+		out.nrecords += len(j.entries.Entries)
+	}
 	fd.row.Batches++
 	fd.row.Records += int64(j.n)
 	if fd.row.FirstOffset == nil || row.BaseOffset < *fd.row.FirstOffset {
@@ -698,12 +703,14 @@ type decodeJob struct {
 	deleteHorizon    bool
 	records, payload bool
 	hexFP            bool           // fill Fingerprint, not only FP
+	compact          bool           // entries instead of rows (Config.Compact)
 	batch            *segment.Batch // clone, for the pool
 	done             chan struct{}  // its group's, closed by the pool; nil when inline
 
 	n           int32
 	controlType string
 	rows        []analysis.PayloadRecordRow
+	entries     EntryBatch
 	err         *segment.CorruptionError
 }
 
@@ -725,6 +732,10 @@ func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysi
 	state := txnNone
 	if b.IsTransactional() && !b.IsControl() {
 		state = txnPending
+	}
+	if j.compact {
+		j.decodeEntries(it, b, fp, state)
+		return
 	}
 	var (
 		ts  []int64 // one allocation per batch for the rows' timestamps
@@ -749,15 +760,7 @@ func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysi
 		if !j.records {
 			continue
 		}
-		st := state
-		if rec.IsControl && b.IsTransactional() {
-			switch rec.ControlType {
-			case segment.ControlCommit:
-				st = txnCommitted
-			case segment.ControlAbort:
-				st = txnAborted
-			}
-		}
+		st := recordState(rec, b, state)
 		j.rows = append(j.rows, analysis.PayloadRecordRow{RecordRow: analysis.RecordRow{
 			Input: j.row.Input, Topic: j.row.Topic, Partition: j.row.Partition, Segment: j.row.Segment,
 			BatchPosition: j.row.Position, Offset: rec.Offset,
@@ -802,13 +805,54 @@ func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysi
 			}
 		}
 	}
-	if err := it.Err(); err != nil {
-		var ce *segment.CorruptionError
-		if errors.As(err, &ce) {
-			j.err = ce
-		} else {
-			j.err = &segment.CorruptionError{Path: j.row.Segment, Offset: b.Position, BaseOffset: b.BaseOffset, Err: err}
+	j.setErr(it.Err(), b)
+}
+
+// recordState is the txn_state of one record of b, whose data records
+// have state.
+func recordState(rec *segment.Record, b *segment.Batch, state string) string {
+	if rec.IsControl && b.IsTransactional() {
+		switch rec.ControlType {
+		case segment.ControlCommit:
+			return txnCommitted
+		case segment.ControlAbort:
+			return txnAborted
 		}
+	}
+	return state
+}
+
+// decodeEntries is decode for Config.Compact: one small entry per record.
+func (j *decodeJob) decodeEntries(it *segment.RecordIter, b *segment.Batch, fp *analysis.Fingerprinter, state string) {
+	es := make([]Entry, 0, min(max(int(b.NumRecords), 0), maxPrealloc))
+	for it.Next() {
+		rec := it.Record()
+		j.n++
+		if rec.IsControl && j.controlType == "" {
+			j.controlType = segment.ControlTypeName(rec.ControlType)
+		}
+		e := Entry{Offset: rec.Offset, Timestamp: rec.Timestamp, Sequence: rec.Sequence, IsControl: rec.IsControl,
+			TxnState: recordState(rec, b, state)}
+		if !rec.IsControl {
+			e.FP = fp.Record(rec)
+		}
+		es = append(es, e)
+	}
+	j.entries = EntryBatch{Input: j.row.Input, Topic: j.row.Topic, Partition: j.row.Partition, Segment: j.row.Segment,
+		BatchPosition: j.row.Position, ProducerID: b.ProducerID, ProducerEpoch: int32(b.ProducerEpoch), Entries: es}
+	j.setErr(it.Err(), b)
+}
+
+// setErr records the error that stopped b's records, as a finding.
+func (j *decodeJob) setErr(err error, b *segment.Batch) {
+	if err == nil {
+		return
+	}
+	var ce *segment.CorruptionError
+	if errors.As(err, &ce) {
+		j.err = ce
+	} else {
+		j.err = &segment.CorruptionError{Path: j.row.Segment, Offset: b.Position, BaseOffset: b.BaseOffset, Err: err}
 	}
 }
 

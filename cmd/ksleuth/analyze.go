@@ -10,6 +10,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/producers"
+	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/spf13/pflag"
 )
 
@@ -109,6 +110,31 @@ func (a *analyzer) batches(rows []analysis.BatchRow) error {
 // --ignore-header it replaces each row's fingerprint by the one over the
 // chosen parts, so that the records table holds what duplicates were judged
 // on (and dups --from-tables can judge them again).
+// entries feeds the detector from scan's compact entries (scan.Config.
+// Compact), exactly as records does from rows.
+func (a *analyzer) entries(bs []scan.EntryBatch) error {
+	if a.det == nil {
+		return nil
+	}
+	for i := range bs {
+		b := &bs[i]
+		part := a.det.Partition(b.Input, b.Source, b.Topic, b.Partition, producers.DirOf(b.Segment))
+		for j := range b.Entries {
+			e := &b.Entries[j]
+			if e.IsControl {
+				continue
+			}
+			rec := dups.Record{Part: part, Offset: e.Offset, Timestamp: e.Timestamp, ProducerID: b.ProducerID,
+				Epoch: int16(b.ProducerEpoch), Sequence: e.Sequence, Txn: dups.ParseTxnState(e.TxnState),
+				Damaged: b.Damaged, Fingerprint: e.FP}
+			if err := a.det.Add(&rec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 func (a *analyzer) records(rows []analysis.PayloadRecordRow) error {
 	if a.det == nil {
 		return nil

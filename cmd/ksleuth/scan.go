@@ -258,7 +258,10 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 
 	// Records are always read: duplicate detection needs them.
 	cfg := scan.Config{Jobs: o.jobs, Records: true, Payload: o.payload || an.needPayload(), HexFingerprints: o.records || o.payload, Hash: o.hash == "sha256",
-		Topic: topic, Progress: prog.add}
+		// Without a records table or the report, records only feed the
+		// duplicate detector: compact entries, not rows.
+		Compact: !o.records && !o.payload && o.html == "" && !an.needPayload(),
+		Topic:   topic, Progress: prog.add}
 	if scanFileDone != nil {
 		cfg.FileDone = func(p string) { scanFileDone(ctx, p) }
 	}
@@ -270,6 +273,7 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		}
 		return batches.write(rows)
 	}}
+	out.Entries = an.entries
 	out.Records = func(rows []analysis.PayloadRecordRow) error {
 		attr.records(rows)
 		rc.Records(rows)

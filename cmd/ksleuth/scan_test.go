@@ -811,3 +811,34 @@ func TestScanHashNone(t *testing.T) {
 		t.Errorf("--hash md5: exit %d, want 2", code)
 	}
 }
+
+// TestScanCompactEqualsRows: without --records the scan feeds the
+// duplicate detector compact entries instead of record rows; the
+// duplicates and producers tables must be exactly those of a scan that
+// builds the rows (--records), on the sample (transactions committed and
+// aborted) and on every duplicate scenario (txn-retry needs the aborted
+// state, damaged batches, PID -1).
+func TestScanCompactEqualsRows(t *testing.T) {
+	scenarios, _ := genDupScenarios(t)
+	for _, dir := range []string{generatedDir, scenarios} {
+		tmp := t.TempDir()
+		compact, rows := filepath.Join(tmp, "compact"), filepath.Join(tmp, "rows")
+		runOK(t, "scan", dir, "--out", compact, "--progress", "never")
+		runOK(t, "scan", dir, "--out", rows, "--progress", "never", "--records")
+		dc := readTable[analysis.DuplicateRow](t, filepath.Join(compact, tableDups))
+		dr := readTable[analysis.DuplicateRow](t, filepath.Join(rows, tableDups))
+		if len(dc) == 0 || !reflect.DeepEqual(dc, dr) {
+			t.Errorf("%s: %d duplicate rows from entries, %d from rows, or they differ", dir, len(dc), len(dr))
+		}
+		pc := readTable[analysis.ProducerRow](t, filepath.Join(compact, tableProducers))
+		pr := readTable[analysis.ProducerRow](t, filepath.Join(rows, tableProducers))
+		if len(pc) == 0 || !reflect.DeepEqual(pc, pr) {
+			t.Errorf("%s: %d producer rows from entries, %d from rows, or they differ", dir, len(pc), len(pr))
+		}
+		classes := map[string]int{}
+		for _, d := range dc {
+			classes[d.Class]++
+		}
+		t.Logf("%s: %d duplicate rows, classes %v", filepath.Base(dir), len(dc), classes)
+	}
+}
