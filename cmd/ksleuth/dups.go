@@ -77,8 +77,9 @@ func runAnalysis(ctx context.Context, cmd *cobra.Command, name string, o *common
 	}
 	prog := newProgress(cmd.ErrOrStderr(), o.progress, total, inputs)
 	defer prog.finish()
-	cfg := scan.Config{Jobs: o.jobs, Records: a.det != nil || attr != nil, Payload: a.needPayload(), Topic: topic, Progress: prog.add}
-	out := scan.Output{Batches: a.batches, Records: a.records}
+	cfg := scan.Config{Jobs: o.jobs, Records: a.det != nil || attr != nil, Payload: a.needPayload(), Topic: topic, Progress: prog.add,
+		Compact: !a.needPayload()}
+	out := scan.Output{Batches: a.batches, Records: a.records, Entries: a.entries}
 	if attr != nil {
 		out.Records = func(rows []analysis.PayloadRecordRow) error {
 			attr.records(rows)
