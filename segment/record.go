@@ -236,6 +236,20 @@ func varintLen(v int32) int {
 func minimalLen(v int32, n int) bool { return v >= -1 && varintLen(v) == n }
 
 func varint64(b []byte) (int64, int) {
+	if len(b) >= 2 { // timestamp deltas are mostly small, as in varint32
+		if b[0] < 0x80 {
+			u := uint64(b[0])
+			return int64(u>>1) ^ -int64(u&1), 1
+		}
+		if b[1] < 0x80 {
+			u := uint64(b[0]&0x7f) | uint64(b[1])<<7
+			return int64(u>>1) ^ -int64(u&1), 2
+		}
+	}
+	return varint64Slow(b)
+}
+
+func varint64Slow(b []byte) (int64, int) {
 	var u uint64
 	for i := 0; i < len(b) && i < 10; i++ {
 		c := b[i]
