@@ -174,8 +174,18 @@ func hashFile(ctx context.Context, f io.ReaderAt, mapped []byte, hashedTo func(i
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				n, err := f.ReadAt(buf[:], off)
-				h.Write(buf[:n])
+				var n int
+				var err error
+				if mapped != nil { // hash the pages in place, no copy
+					n = min(len(buf), len(mapped)-int(off))
+					h.Write(mapped[off : off+int64(n)])
+					if off+int64(n) == int64(len(mapped)) {
+						err = io.EOF
+					}
+				} else {
+					n, err = f.ReadAt(buf[:], off)
+					h.Write(buf[:n])
+				}
 				off += int64(n)
 				if hashedTo != nil {
 					hashedTo(off)
