@@ -34,6 +34,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -448,6 +449,42 @@ func (d *Detector) cmp(a, b *rec) int {
 	return cmp.Or(strings.Compare(pa.source, pb.source), strings.Compare(pa.dir, pb.dir), cmpInt(pa.input, pb.input))
 }
 
+// repeated moves to the front of rs, in order, every entry whose
+// fingerprint occurs more than once in rs, and returns them: only those
+// can form groups, and in a real log nearly every fingerprint is unique,
+// so sorting all of them was most of the detector's time. It counts
+// fingerprints in a table of 2-bit saturating counters (at least 8 slots
+// per entry, indexed by the fingerprint's low bits, so 2 to 4 bytes an
+// entry); an entry alone in its slot is certainly unique, and the few
+// unique entries that share a slot stay, harmlessly. rs must hold every
+// entry of each fingerprint in it (the whole buffer, or one spill
+// partition, which splits by fingerprint).
+func repeated(rs []rec) []rec {
+	if len(rs) < 1<<12 {
+		return rs
+	}
+	slots := 1 << bits.Len(uint(8*len(rs)-1))
+	counts := make([]byte, slots/4)
+	slot := func(r *rec) (int, uint) {
+		i := int(binary.BigEndian.Uint64(r.fp[8:]) & uint64(slots-1))
+		return i >> 2, uint(i&3) * 2
+	}
+	for i := range rs {
+		b, sh := slot(&rs[i])
+		if c := counts[b] >> sh & 3; c < 2 {
+			counts[b] += 1 << sh
+		}
+	}
+	n := 0
+	for i := range rs {
+		if b, sh := slot(&rs[i]); counts[b]>>sh&3 >= 2 {
+			rs[n] = rs[i]
+			n++
+		}
+	}
+	return rs[:n]
+}
+
 // radixBits is how many leading fingerprint bits sortRecs buckets by.
 const radixBits = 16
 
@@ -520,6 +557,7 @@ type grouper struct {
 
 func (g *grouper) process(rs []rec) error {
 	d := g.d
+	rs = repeated(rs)
 	d.sortRecs(rs)
 	for i := 0; i < len(rs); {
 		j := i + 1

@@ -248,3 +248,51 @@ func TestReserveWithinBudget(t *testing.T) {
 		t.Fatalf("Reserve past the budget: cap %d, want 1000", cap(d.buf))
 	}
 }
+
+// TestRepeatedKeepsEveryRepeat: the pre-sort filter keeps, in order,
+// every entry whose fingerprint occurs twice or more, and drops nearly
+// all unique ones.
+func TestRepeatedKeepsEveryRepeat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n = 50_000
+	rs := make([]rec, n)
+	count := map[[16]byte]int{}
+	for i := range rs {
+		if i > 0 && rng.IntN(10) == 0 {
+			rs[i].fp = rs[rng.IntN(i)].fp // a repeat
+		} else {
+			binary.BigEndian.PutUint64(rs[i].fp[:], rng.Uint64())
+			binary.BigEndian.PutUint64(rs[i].fp[8:], rng.Uint64())
+		}
+		rs[i].off = int64(i)
+		count[rs[i].fp]++
+	}
+	var want []int64
+	unique := 0
+	for i := range rs {
+		if count[rs[i].fp] > 1 {
+			want = append(want, rs[i].off)
+		} else {
+			unique++
+		}
+	}
+	got := repeated(slices.Clone(rs))
+	var kept []int64
+	j := 0
+	for _, r := range got {
+		if count[r.fp] > 1 {
+			kept = append(kept, r.off)
+		}
+		if j > 0 && r.off <= got[j-1].off {
+			t.Fatalf("order not kept at %d", j)
+		}
+		j++
+	}
+	if !slices.Equal(kept, want) {
+		t.Fatalf("kept %d repeated entries, want %d", len(kept), len(want))
+	}
+	if extra := len(got) - len(want); extra > unique/5 {
+		t.Errorf("%d of %d unique entries kept", extra, unique)
+	}
+	t.Logf("%d entries: %d repeated kept, %d of %d unique kept", n, len(want), len(got)-len(want), unique)
+}
