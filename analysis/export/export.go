@@ -74,6 +74,12 @@ type ParquetSink[T any] struct {
 	done  bool
 }
 
+// zstdCodec is shared by every table: the codec keeps a pool of encoders,
+// and one encoder per table and scan (each allocating its match tables)
+// was a fixed cost that showed on small scans. (The fastest level was
+// tried: 7 % larger tables for no CPU saving measurable here.)
+var zstdCodec = &zstd.Codec{}
+
 // NewParquet starts writing path (under a temporary name) with zstd
 // compression, capped row groups, CreatedBy "ksleuth <version>", and the
 // key-value metadata in meta as it is when Close is called.
@@ -82,9 +88,9 @@ func NewParquet[T any](path, version string, meta *Metadata) (*ParquetSink[T], e
 	if err != nil {
 		return nil, err
 	}
-	bw := bufio.NewWriterSize(f, 1<<20)
+	bw := bufio.NewWriterSize(f, 64<<10)
 	w := parquet.NewGenericWriter[T](bw,
-		parquet.Compression(&zstd.Codec{}),
+		parquet.Compression(zstdCodec),
 		parquet.MaxRowsPerRowGroup(MaxRowsPerRowGroup),
 		parquet.CreatedBy("ksleuth", version, ""),
 	)
