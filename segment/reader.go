@@ -366,7 +366,7 @@ func (r *Reader) fillBatch(b *Batch, pos int64, data []byte) {
 // (see likelyHeader) before paying for a checksum over the claimed length.
 func (r *Reader) validBatch(i int) bool {
 	w := &r.w
-	got := w.fill(max(i+BatchHeaderSize, 0)) - i
+	got := w.fill(i+BatchHeaderSize) - i
 	if got < 17 {
 		return false
 	}
@@ -381,7 +381,7 @@ func (r *Reader) validBatch(i int) bool {
 	if r.streams(total, h[16]) {
 		return r.ra != nil && r.raValid(w.pos+int64(i), total, h[16])
 	}
-	if int64(w.fill(max(i+int(total), 0))) < int64(i)+total {
+	if int64(w.fill(i+int(total))) < int64(i)+total {
 		return false
 	}
 	return checksumOK(w.span(i, int(total)))
