@@ -71,19 +71,7 @@ func loadCampaignDir(t testing.TB) *campaignDir {
 	if err := segtest.WriteState(dir, m, segtest.StateOptions{IndexIntervalBytes: 1}); err != nil {
 		t.Fatal(err)
 	}
-	mfs := fstest.MapFS{}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		mfs[filepath.ToSlash(rel)] = &fstest.MapFile{Data: data, Mode: 0o444}
-		return nil
-	})
+	mfs, err := segtest.LoadFS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,9 +2,6 @@ package verify
 
 import (
 	"encoding/binary"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -26,19 +23,7 @@ func generated(t *testing.T, seed int64) fstest.MapFS {
 	if err := segtest.WriteState(dir, m, segtest.StateOptions{IndexIntervalBytes: 256}); err != nil {
 		t.Fatal(err)
 	}
-	mfs := fstest.MapFS{}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		mfs[filepath.ToSlash(rel)] = &fstest.MapFile{Data: data, Mode: 0o444}
-		return nil
-	})
+	mfs, err := segtest.LoadFS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,11 @@ package segtest
 import (
 	"encoding/binary"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"testing/fstest"
 
 	"github.com/ksleuth/ksleuth/snapshot"
 )
@@ -185,4 +187,27 @@ func partitionState(p PartitionManifest, opts StateOptions) (map[string][]byte, 
 		takeSnapshot(at)
 	}
 	return files, nil
+}
+
+// LoadFS reads every file under dir into a MapFS (read-only modes, paths
+// with forward slashes), for tests that damage a generated log dir in
+// memory.
+func LoadFS(dir string) (fstest.MapFS, error) {
+	mfs := fstest.MapFS{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		mfs[filepath.ToSlash(rel)] = &fstest.MapFile{Data: data, Mode: 0o444}
+		return nil
+	})
+	return mfs, err
 }
