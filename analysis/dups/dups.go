@@ -275,11 +275,8 @@ func (d *Detector) Reserve(n int) {
 
 // Add adds one data record.
 func (d *Detector) Add(r *Record) error {
-	if d.finished {
-		return errors.New("dups: Add after Finish")
-	}
-	if int(r.Part) >= len(d.parts) {
-		return fmt.Errorf("dups: unregistered partition %d", r.Part)
+	if err := d.check(r.Part); err != nil {
+		return err
 	}
 	d.records++
 	e := rec{fp: r.Fingerprint, off: r.Offset, ts: r.Timestamp, pid: r.ProducerID, part: uint32(r.Part),
@@ -287,21 +284,97 @@ func (d *Detector) Add(r *Record) error {
 	if r.Damaged {
 		e.flags |= flagDamaged
 	}
-	// Records come in runs of one writer (a batch, usually several):
-	// the spans of the last writer skip the map.
-	if k := (spanKey{e.part, e.pid, int32(e.epoch)}); d.last.epoch == nil || k != d.last.key {
-		d.last.key = k
-		d.last.epoch = d.span(k, &e)
-		d.last.pid = d.span(spanKey{e.part, e.pid, anyEpoch}, &e)
-	} else {
-		d.last.epoch.add(&e)
-		d.last.pid.add(&e)
-	}
+	d.extend(&e, &e)
 	d.buf = append(d.buf, e)
 	if len(d.buf) >= d.maxBuf {
 		return d.spillBuf()
 	}
 	return nil
+}
+
+// Entry is one record of a batch, as AddBatch takes it.
+type Entry struct {
+	Fingerprint [16]byte
+	Offset      int64
+	Timestamp   int64 // -1 when unknown
+	Sequence    int32
+	Txn         TxnState
+	Control     bool // a control record: AddBatch skips it
+}
+
+// AddBatch adds the data records of one batch written by pid and epoch
+// into part; damaged marks them as read from a damaged batch. It is Add
+// for each non-control entry, with the writer's spans updated once.
+func (d *Detector) AddBatch(part PartID, pid int64, epoch int16, damaged bool, es []Entry) error {
+	if err := d.check(part); err != nil {
+		return err
+	}
+	var flags uint8
+	if damaged {
+		flags = flagDamaged
+	}
+	var lo, hi rec // the batch's least and greatest offset and timestamp
+	n := 0
+	for i := range es {
+		x := &es[i]
+		if x.Control {
+			continue
+		}
+		e := rec{fp: x.Fingerprint, off: x.Offset, ts: x.Timestamp, pid: pid, part: uint32(part),
+			seq: x.Sequence, epoch: epoch, flags: flags | uint8(x.Txn&3)}
+		if n == 0 {
+			lo, hi = e, e
+		} else {
+			lo.off, hi.off = min(lo.off, e.off), max(hi.off, e.off)
+			if e.ts >= 0 {
+				if lo.ts < 0 || e.ts < lo.ts {
+					lo.ts = e.ts
+				}
+				hi.ts = max(hi.ts, e.ts)
+			}
+		}
+		n++
+		d.buf = append(d.buf, e)
+		if len(d.buf) >= d.maxBuf {
+			if err := d.spillBuf(); err != nil {
+				return err
+			}
+		}
+	}
+	if n > 0 {
+		d.records += int64(n)
+		d.extend(&lo, &hi)
+	}
+	return nil
+}
+
+func (d *Detector) check(part PartID) error {
+	if d.finished {
+		return errors.New("dups: Add after Finish")
+	}
+	if int(part) >= len(d.parts) {
+		return fmt.Errorf("dups: unregistered partition %d", part)
+	}
+	return nil
+}
+
+// extend widens the spans of the writer of lo and hi (same part, PID and
+// epoch) to cover lo's and hi's offsets and timestamps.
+func (d *Detector) extend(lo, hi *rec) {
+	// Records come in runs of one writer (a batch, usually several):
+	// the spans of the last writer skip the map.
+	if k := (spanKey{lo.part, lo.pid, int32(lo.epoch)}); d.last.epoch == nil || k != d.last.key {
+		d.last.key = k
+		d.last.epoch = d.span(k, lo)
+		d.last.pid = d.span(spanKey{lo.part, lo.pid, anyEpoch}, lo)
+	} else {
+		d.last.epoch.add(lo)
+		d.last.pid.add(lo)
+	}
+	if hi != lo {
+		d.last.epoch.add(hi)
+		d.last.pid.add(hi)
+	}
 }
 
 // span adds e to the span of k, and returns it.

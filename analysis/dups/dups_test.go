@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -295,4 +296,111 @@ func TestRepeatedKeepsEveryRepeat(t *testing.T) {
 		t.Errorf("%d of %d unique entries kept", extra, unique)
 	}
 	t.Logf("%d entries: %d repeated kept, %d of %d unique kept", n, len(want), len(got)-len(want), unique)
+}
+
+// TestAddBatchEqualsAdd: AddBatch gives exactly the groups, classes and
+// stats of Add called per data record, with control entries skipped,
+// unknown timestamps, several writers per partition and a budget small
+// enough to spill in the middle of a batch.
+func TestAddBatchEqualsAdd(t *testing.T) {
+	type batch struct {
+		part    int
+		pid     int64
+		epoch   int16
+		damaged bool
+		es      []Entry
+	}
+	rng := rand.New(rand.NewPCG(11, 5))
+	var batches []batch
+	var fps [][16]byte
+	offs := make([]int64, 3)
+	ts := int64(1_000_000)
+	for i := range 600 {
+		b := batch{part: rng.IntN(3), pid: int64(100 + i/40), epoch: int16(i / 200), damaged: rng.IntN(20) == 0}
+		for range 1 + rng.IntN(12) {
+			var fp [16]byte
+			if len(fps) > 0 && rng.IntN(3) == 0 {
+				fp = fps[rng.IntN(len(fps))]
+			} else {
+				binary.BigEndian.PutUint64(fp[:], rng.Uint64())
+				fps = append(fps, fp)
+			}
+			ts += int64(rng.IntN(30_000))
+			e := Entry{Fingerprint: fp, Offset: offs[b.part], Timestamp: ts, Sequence: int32(i), Txn: TxnState(rng.IntN(4))}
+			if rng.IntN(10) == 0 {
+				e.Timestamp = -1
+			}
+			if rng.IntN(15) == 0 {
+				e.Control, e.Fingerprint = true, [16]byte{}
+			}
+			offs[b.part]++
+			b.es = append(b.es, e)
+		}
+		batches = append(batches, b)
+	}
+	run := func(budget int64, batched bool) (string, Stats) {
+		d, err := New(Options{MemBudget: budget, TmpDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		ids := []PartID{d.Partition(0, "in", "a", 0, "a-0"), d.Partition(0, "in", "a", 1, "a-1"), d.Partition(0, "in", "b", 0, "b-0")}
+		for _, b := range batches {
+			if batched {
+				if err := d.AddBatch(ids[b.part], b.pid, b.epoch, b.damaged, b.es); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			for _, e := range b.es {
+				if e.Control {
+					continue
+				}
+				r := Record{Part: ids[b.part], Offset: e.Offset, Timestamp: e.Timestamp, ProducerID: b.pid, Epoch: b.epoch,
+					Sequence: e.Sequence, Txn: e.Txn, Damaged: b.damaged, Fingerprint: e.Fingerprint}
+				if err := d.Add(&r); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		var out []byte
+		st, err := d.Finish(context.Background(), func(rows []analysis.DuplicateRow) error {
+			b, _ := json.Marshal(rows)
+			out = append(out, b...)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), st
+	}
+	for _, budget := range []int64{0, 4 << 10} {
+		want, wst := run(budget, false)
+		got, gst := run(budget, true)
+		if wst.Groups < 100 || wst.Records < 2000 {
+			t.Fatalf("budget %d: %+v: too few records or groups to compare", budget, wst)
+		}
+		if budget > 0 && gst.SpillFiles == 0 {
+			t.Errorf("budget %d: AddBatch never spilled", budget)
+		}
+		if got != want || gst != wst {
+			t.Errorf("budget %d: AddBatch %+v, Add %+v, or their groups differ", budget, gst, wst)
+		}
+		classes := map[string]bool{}
+		var rows []analysis.DuplicateRow
+		dec := json.NewDecoder(strings.NewReader(want))
+		for dec.More() {
+			var g []analysis.DuplicateRow
+			if err := dec.Decode(&g); err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, g...)
+		}
+		for _, r := range rows {
+			classes[r.Class] = true
+		}
+		if !classes[ClassRestartResend] || !classes[ClassRepeat] {
+			t.Errorf("budget %d: classes %v: the input should give restart-resend and repeat groups", budget, classes)
+		}
+	}
 }

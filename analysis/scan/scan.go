@@ -36,6 +36,7 @@ import (
 	"sync"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
@@ -78,19 +79,16 @@ type Config struct {
 type Output struct {
 	Batches func([]analysis.BatchRow) error
 	Records func([]analysis.PayloadRecordRow) error
-	Entries func([]EntryBatch) error // with Config.Compact
+	// Entries gets the data and control records with Config.Compact;
+	// their Entries slices are reused once it returns.
+	Entries func([]EntryBatch) error
 }
 
-// Entry is one record as the duplicate detector needs it (Config.Compact).
-type Entry struct {
-	Offset    int64
-	Timestamp int64 // -1 when unknown
-	Sequence  int32
-	IsControl bool
-	// TxnState is none, committed, aborted or open, as in records.parquet.
-	TxnState string
-	FP       [16]byte // the fingerprint; zero for control records
-}
+// Entry is one record as the duplicate detector needs it (Config.Compact):
+// offset, timestamp, sequence, fingerprint (zero for control records) and
+// final transaction state. A control record's Txn is committed or aborted
+// for a commit or abort marker of a transactional batch, else none.
+type Entry = dups.Entry
 
 // EntryBatch is the entries of one batch with what they share.
 type EntryBatch struct {
@@ -104,6 +102,9 @@ type EntryBatch struct {
 	ProducerEpoch int32
 	// Damaged: the batch failed its CRC or not all its records decoded.
 	Damaged bool
+	// pending: a transactional data batch, held by the collector until
+	// its producer's marker gives its entries their state.
+	pending bool
 	Entries []Entry
 }
 
@@ -400,6 +401,8 @@ type segAgg struct {
 	minTs, maxTs int64
 	codecs       map[string]bool
 	producers    map[int64]bool
+	lastCodec    string // the last batch's, already in codecs
+	lastPID      int64  // the last data batch's, already in producers
 }
 
 func (s *scanner) collect(c chunk) error {
@@ -469,17 +472,17 @@ func (s *scanner) collectEntries(eb EntryBatch) {
 		return
 	}
 	switch first := &eb.Entries[0]; {
-	case first.TxnState == txnPending:
+	case eb.pending:
 		key := txnKey{partKeyOf(eb.Input, eb.Segment), eb.ProducerID}
 		if _, ok := s.pendingEntries[key]; !ok {
 			s.pendEntryOrder = append(s.pendEntryOrder, key)
 		}
 		s.pendingEntries[key] = append(s.pendingEntries[key], eb)
 		return
-	case first.IsControl:
+	case first.Control:
 		for _, e := range eb.Entries {
-			if e.IsControl && (e.TxnState == txnCommitted || e.TxnState == txnAborted) {
-				s.endEntries(txnKey{partKeyOf(eb.Input, eb.Segment), eb.ProducerID}, e.TxnState)
+			if e.Control && (e.Txn == dups.TxnCommitted || e.Txn == dups.TxnAborted) {
+				s.endEntries(txnKey{partKeyOf(eb.Input, eb.Segment), eb.ProducerID}, e.Txn)
 			}
 		}
 	}
@@ -489,10 +492,10 @@ func (s *scanner) collectEntries(eb EntryBatch) {
 
 // endEntries gives the held entries of a transaction their final state
 // and queues them for output.
-func (s *scanner) endEntries(key txnKey, state string) {
+func (s *scanner) endEntries(key txnKey, state dups.TxnState) {
 	for _, held := range s.pendingEntries[key] {
 		for i := range held.Entries {
-			held.Entries[i].TxnState = state
+			held.Entries[i].Txn = state
 		}
 		s.entryBuf = append(s.entryBuf, held)
 		s.nEntries += len(held.Entries)
@@ -505,7 +508,7 @@ func (s *scanner) endEntries(key txnKey, state string) {
 func (s *scanner) flushOpenTxns() error {
 	for _, k := range s.pendEntryOrder {
 		if _, ok := s.pendingEntries[k]; ok {
-			s.endEntries(k, txnOpen)
+			s.endEntries(k, dups.TxnOpen)
 		}
 		if s.nEntries >= 4096 {
 			if err := s.flush(); err != nil {
@@ -545,6 +548,9 @@ func (s *scanner) flush() error {
 		if err := s.out.Entries(s.entryBuf); err != nil {
 			return err
 		}
+	}
+	for _, eb := range s.entryBuf {
+		putEntries(eb.Entries)
 	}
 	clear(s.batchBuf)
 	clear(s.recordBuf)

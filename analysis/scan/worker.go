@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
@@ -544,7 +545,7 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 	}
 	defer rd.Close()
 	fd := fc.done
-	fd.agg = segAgg{minTs: -1, maxTs: -1, codecs: map[string]bool{}, producers: map[int64]bool{}}
+	fd.agg = segAgg{minTs: -1, maxTs: -1, lastPID: -1, codecs: map[string]bool{}, producers: map[int64]bool{}}
 	var (
 		out      chunk
 		queue    []*decodeJob
@@ -686,9 +687,14 @@ func (w *worker) batchDone(fc *fileCtx, j *decodeJob, out *chunk) {
 	if row.MaxTimestamp != nil && *row.MaxTimestamp > a.maxTs {
 		a.maxTs = *row.MaxTimestamp
 	}
-	a.codecs[row.Codec] = true
-	if row.ProducerID >= 0 && !row.IsControl {
+	// Runs of batches share codec and producer: skip the maps for them.
+	if row.Codec != a.lastCodec {
+		a.codecs[row.Codec] = true
+		a.lastCodec = row.Codec
+	}
+	if row.ProducerID >= 0 && !row.IsControl && row.ProducerID != a.lastPID {
 		a.producers[row.ProducerID] = true
+		a.lastPID = row.ProducerID
 	}
 }
 
@@ -834,22 +840,32 @@ func recordState(rec *segment.Record, b *segment.Batch, state string) string {
 
 // decodeEntries is decode for Config.Compact: one small entry per record.
 func (j *decodeJob) decodeEntries(it *segment.RecordIter, b *segment.Batch, fp *analysis.Fingerprinter, state string) {
-	es := make([]Entry, 0, min(max(int(b.NumRecords), 0), maxPrealloc))
+	es := getEntries(min(max(int(b.NumRecords), 0), maxPrealloc))
+	txn := b.IsTransactional()
 	for it.Next() {
 		rec := it.Record()
 		j.n++
-		if rec.IsControl && j.controlType == "" {
-			j.controlType = segment.ControlTypeName(rec.ControlType)
-		}
-		e := Entry{Offset: rec.Offset, Timestamp: rec.Timestamp, Sequence: rec.Sequence, IsControl: rec.IsControl,
-			TxnState: recordState(rec, b, state)}
-		if !rec.IsControl {
-			e.FP = fp.Record(rec)
+		e := Entry{Offset: rec.Offset, Timestamp: rec.Timestamp, Sequence: rec.Sequence, Control: rec.IsControl}
+		if rec.IsControl {
+			if j.controlType == "" {
+				j.controlType = segment.ControlTypeName(rec.ControlType)
+			}
+			if txn {
+				switch rec.ControlType {
+				case segment.ControlCommit:
+					e.Txn = dups.TxnCommitted
+				case segment.ControlAbort:
+					e.Txn = dups.TxnAborted
+				}
+			}
+		} else {
+			e.Fingerprint = fp.Record(rec)
 		}
 		es = append(es, e)
 	}
 	j.entries = EntryBatch{Input: j.row.Input, Topic: j.row.Topic, Partition: j.row.Partition, Segment: j.row.Segment,
-		BatchPosition: j.row.Position, ProducerID: b.ProducerID, ProducerEpoch: int32(b.ProducerEpoch), Entries: es}
+		BatchPosition: j.row.Position, ProducerID: b.ProducerID, ProducerEpoch: int32(b.ProducerEpoch),
+		pending: state == txnPending, Entries: es}
 	j.setErr(it.Err(), b)
 }
 
@@ -888,6 +904,27 @@ func putRows(rows []analysis.PayloadRecordRow) {
 	clear(rows) // the capacity beyond len was cleared when it was last put
 	rows = rows[:0]
 	rowSlices.Put(&rows)
+}
+
+// entrySlices recycles the entry slices of batches, as rowSlices does
+// rows: the collector puts them back once Output.Entries has taken them.
+var entrySlices sync.Pool
+
+// getEntries returns an empty entry slice with room for n entries.
+func getEntries(n int) []Entry {
+	if p, ok := entrySlices.Get().(*[]Entry); ok && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]Entry, 0, max(n, 64))
+}
+
+// putEntries recycles es.
+func putEntries(es []Entry) {
+	if cap(es) == 0 || cap(es) > maxPrealloc {
+		return
+	}
+	es = es[:0]
+	entrySlices.Put(&es)
 }
 
 // jobGroup is a run of batches of one segment decoded by one pool

@@ -118,18 +118,12 @@ func (a *analyzer) entries(bs []scan.EntryBatch) error {
 	}
 	for i := range bs {
 		b := &bs[i]
-		part := a.det.Partition(b.Input, b.Source, b.Topic, b.Partition, producers.DirOf(b.Segment))
-		for j := range b.Entries {
-			e := &b.Entries[j]
-			if e.IsControl {
-				continue
-			}
-			rec := dups.Record{Part: part, Offset: e.Offset, Timestamp: e.Timestamp, ProducerID: b.ProducerID,
-				Epoch: int16(b.ProducerEpoch), Sequence: e.Sequence, Txn: dups.ParseTxnState(e.TxnState),
-				Damaged: b.Damaged, Fingerprint: e.FP}
-			if err := a.det.Add(&rec); err != nil {
-				return err
-			}
+		if b.Input != a.lastIn || b.Segment != a.lastSeg {
+			a.lastIn, a.lastSeg = b.Input, b.Segment
+			a.lastPart = a.det.Partition(b.Input, b.Source, b.Topic, b.Partition, producers.DirOf(b.Segment))
+		}
+		if err := a.det.AddBatch(a.lastPart, b.ProducerID, int16(b.ProducerEpoch), b.Damaged, b.Entries); err != nil {
+			return err
 		}
 	}
 	return nil
