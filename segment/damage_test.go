@@ -589,3 +589,41 @@ func TestStreamedFakeHeaderSwallows(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsOnFinding: asking for the records of a finding (no batch)
+// yields none instead of dereferencing the missing batch, on both readers.
+func TestRecordsOnFinding(t *testing.T) {
+	seg, pos := testSegment(t, 6)
+	bad := bytes.Clone(seg)
+	for i := pos[2]; i < pos[3]; i++ {
+		bad[i] = 0xA5
+	}
+	for name, r := range map[string]*Reader{
+		"ReaderAt": NewReader(bytes.NewReader(bad), Options{Size: int64(len(bad))}),
+		"Bytes":    NewReaderBytes(bad, Options{}),
+	} {
+		findings, batches := 0, 0
+		for r.Next() {
+			it := r.Records()
+			n := 0
+			for it.Next() {
+				n++
+			}
+			if r.Batch() == nil {
+				findings++
+				if n != 0 || it.Err() != nil {
+					t.Errorf("%s: a finding yielded %d records, err %v", name, n, it.Err())
+				}
+				continue
+			}
+			batches++
+			if n == 0 {
+				t.Errorf("%s: batch at %d yielded no records", name, r.Batch().Position)
+			}
+		}
+		r.Close()
+		if findings == 0 || batches != 5 {
+			t.Errorf("%s: %d findings, %d batches; want at least one and 5", name, findings, batches)
+		}
+	}
+}

@@ -75,12 +75,17 @@ func NewDecoder(opts Options) *Decoder {
 // Close releases the decompressors.
 func (d *Decoder) Close() { d.dc.close() }
 
-// Records returns an iterator over the records of b. The iterator and the
-// records it yields are reused by the next call to Records.
+// Records returns an iterator over the records of b (none when b is nil).
+// The iterator and the records it yields are reused by the next call to
+// Records.
 func (d *Decoder) Records(b *Batch) *RecordIter {
 	it := &d.it
 	*it = RecordIter{d: d, b: b, src: it.src, hdrs: it.hdrs[:0], rec: Record{}}
 	it.src.setBytes(nil)
+	if b == nil { // Reader.Records on a finding: nothing to iterate
+		it.done = true
+		return it
+	}
 	if b.Magic < 2 {
 		if b.Codec() == CodecNone {
 			it.single = true

@@ -111,8 +111,9 @@ func (r *Reader) Err() error { return r.err }
 // Offset is the byte position of the next unread byte.
 func (r *Reader) Offset() int64 { return r.w.pos }
 
-// Records iterates the records of the current batch with the reader's own
-// Decoder. For a streamed batch it must be called before the next Next.
+// Records iterates the records of the current batch (none after a
+// finding) with the reader's own Decoder. For a streamed batch it must be
+// called before the next Next.
 func (r *Reader) Records() *RecordIter { return r.dec.Records(r.cur) }
 
 // Decoder returns the reader's decoder.
