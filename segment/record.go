@@ -199,8 +199,7 @@ func varint32(b []byte) (int32, int) {
 	// headers and values up to 8 KiB) take one or two bytes.
 	if len(b) >= 2 {
 		if b[0] < 0x80 {
-			u := uint32(b[0])
-			return int32(u>>1) ^ -int32(u&1), 1
+			return zigzag1(b[0]), 1
 		}
 		if b[1] < 0x80 {
 			u := uint32(b[0]&0x7f) | uint32(b[1])<<7
@@ -209,6 +208,11 @@ func varint32(b []byte) (int32, int) {
 	}
 	return varint32Slow(b)
 }
+
+// zigzag1 is the value of the one-byte varint c (c < 0x80). parseV2 tests
+// for that case itself where varints are mostly one byte: varint32 is
+// too large to inline.
+func zigzag1(c byte) int32 { return int32(c>>1) ^ -int32(c&1) }
 
 func varint32Slow(b []byte) (int32, int) {
 	var u uint32
@@ -232,8 +236,9 @@ func varintLen(v int32) int {
 }
 
 // minimalLen reports whether a length field of n bytes holding v is in
-// canonical form: minimal, and -1 as the only negative (null).
-func minimalLen(v int32, n int) bool { return v >= -1 && varintLen(v) == n }
+// canonical form: minimal, and -1 as the only negative (null). A one-byte
+// varint is always minimal.
+func minimalLen(v int32, n int) bool { return v >= -1 && (n == 1 || varintLen(v) == n) }
 
 func varint64(b []byte) (int64, int) {
 	if len(b) >= 2 { // timestamp deltas are mostly small, as in varint32
@@ -367,18 +372,29 @@ func (it *RecordIter) parseV2(b []byte) string {
 	}
 	r.Attributes = int8(b[0])
 	p := 1
-	tsDelta, n := varint64(b[p:])
-	if n == 0 {
+	// One-byte varints, the usual case of every field but the value
+	// length, are decoded here without a call.
+	var tsDelta int64
+	n := 1
+	if p < len(b) && b[p] < 0x80 {
+		tsDelta = int64(zigzag1(b[p]))
+	} else if tsDelta, n = varint64(b[p:]); n == 0 {
 		return "bad timestamp delta"
 	}
 	p += n
-	offDelta, n := varint32(b[p:])
-	if n == 0 {
+	var offDelta int32
+	n = 1
+	if p < len(b) && b[p] < 0x80 {
+		offDelta = zigzag1(b[p])
+	} else if offDelta, n = varint32(b[p:]); n == 0 {
 		return "bad offset delta"
 	}
 	p += n
-	keyLen, n := varint32(b[p:])
-	if n == 0 {
+	var keyLen int32
+	n = 1
+	if p < len(b) && b[p] < 0x80 {
+		keyLen = zigzag1(b[p])
+	} else if keyLen, n = varint32(b[p:]); n == 0 {
 		return "bad key length"
 	}
 	start := p
@@ -406,25 +422,42 @@ func (it *RecordIter) parseV2(b []byte) string {
 		r.Value = b[p : p+int(valLen) : p+int(valLen)]
 		p += int(valLen)
 	}
-	hc, n := varint32(b[p:])
+	var hc int32
+	n = 1
+	if p < len(b) && b[p] < 0x80 {
+		hc = zigzag1(b[p])
+	} else {
+		hc, n = varint32(b[p:])
+		canonical = canonical && varintLen(hc) == n
+	}
 	if n == 0 || hc < 0 || int(hc) > len(b)-p-n {
 		return "bad header count"
 	}
-	canonical = canonical && varintLen(hc) == n
 	p += n
 	hdrs := it.hdrs[:0]
 	for i := int32(0); i < hc; i++ {
-		kl, n := varint32(b[p:])
+		kl := int32(0)
+		n = 1
+		if p < len(b) && b[p] < 0x80 {
+			kl = zigzag1(b[p])
+		} else {
+			kl, n = varint32(b[p:])
+			canonical = canonical && varintLen(kl) == n
+		}
 		if n == 0 || kl < 0 || int(kl) > len(b)-p-n {
 			return "bad header key"
 		}
-		canonical = canonical && varintLen(kl) == n
 		p += n
 		k := b[p : p+int(kl) : p+int(kl)]
 		p += int(kl)
-		vl, n := varint32(b[p:])
-		if n == 0 {
-			return "bad header value length"
+		vl := int32(0)
+		if p < len(b) && b[p] < 0x80 {
+			vl, n = zigzag1(b[p]), 1
+		} else {
+			vl, n = varint32(b[p:])
+			if n == 0 {
+				return "bad header value length"
+			}
 		}
 		canonical = canonical && minimalLen(vl, n)
 		p += n
