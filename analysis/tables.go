@@ -50,34 +50,34 @@ type FileRow struct {
 // top-level legacy (magic 0/1) message, of a segment (.log, also .deleted,
 // .cleaned, .swap) or KRaft snapshot file.
 type BatchRow struct {
-	Input     int32  `parquet:"input" json:"input"`
+	Input     int32  `parquet:"input,delta" json:"input"`
 	Source    string `parquet:"source,dict" json:"source"`
 	Topic     string `parquet:"topic,dict" json:"topic"`
-	Partition int32  `parquet:"partition" json:"partition"`
+	Partition int32  `parquet:"partition,delta" json:"partition"`
 	// Segment is the file's path relative to the input root.
 	Segment              string `parquet:"segment,dict" json:"segment"`
-	Position             int64  `parquet:"position" json:"position"`
-	BaseOffset           int64  `parquet:"base_offset" json:"base_offset"`
-	LastOffset           int64  `parquet:"last_offset" json:"last_offset"`
-	RecordCount          int32  `parquet:"record_count" json:"record_count"`
-	Magic                int32  `parquet:"magic" json:"magic"`
+	Position             int64  `parquet:"position,delta" json:"position"`
+	BaseOffset           int64  `parquet:"base_offset,delta" json:"base_offset"`
+	LastOffset           int64  `parquet:"last_offset,delta" json:"last_offset"`
+	RecordCount          int32  `parquet:"record_count,delta" json:"record_count"`
+	Magic                int32  `parquet:"magic,delta" json:"magic"`
 	Codec                string `parquet:"codec,dict" json:"codec"`
-	SizeBytes            int64  `parquet:"size_bytes" json:"size_bytes"`
+	SizeBytes            int64  `parquet:"size_bytes,delta" json:"size_bytes"`
 	CRC                  int64  `parquet:"crc" json:"crc"`
 	CRCValid             bool   `parquet:"crc_valid" json:"crc_valid"`
 	IsTransactional      bool   `parquet:"is_transactional" json:"is_transactional"`
 	IsControl            bool   `parquet:"is_control" json:"is_control"`
-	PartitionLeaderEpoch int32  `parquet:"partition_leader_epoch" json:"partition_leader_epoch"`
-	ProducerID           int64  `parquet:"producer_id" json:"producer_id"`
-	ProducerEpoch        int32  `parquet:"producer_epoch" json:"producer_epoch"`
-	BaseSequence         int32  `parquet:"base_sequence" json:"base_sequence"`
+	PartitionLeaderEpoch int32  `parquet:"partition_leader_epoch,delta" json:"partition_leader_epoch"`
+	ProducerID           int64  `parquet:"producer_id,delta" json:"producer_id"`
+	ProducerEpoch        int32  `parquet:"producer_epoch,delta" json:"producer_epoch"`
+	BaseSequence         int32  `parquet:"base_sequence,delta" json:"base_sequence"`
 	FirstTimestamp       *int64 `parquet:"first_timestamp,optional,timestamp(millisecond:utc)" json:"first_timestamp"`
 	MaxTimestamp         *int64 `parquet:"max_timestamp,optional,timestamp(millisecond:utc)" json:"max_timestamp"`
 	// TimestampType is CreateTime, LogAppendTime or NoTimestampType.
 	TimestampType string `parquet:"timestamp_type,dict" json:"timestamp_type"`
 	// DecodedRecords is how many records could be read; it differs from
 	// RecordCount only for a damaged batch.
-	DecodedRecords int32 `parquet:"decoded_records" json:"decoded_records"`
+	DecodedRecords int32 `parquet:"decoded_records,delta" json:"decoded_records"`
 	// ControlType names the control record of a control batch (COMMIT,
 	// ABORT, LEADER_CHANGE, ...), empty otherwise.
 	ControlType string `parquet:"control_type,dict" json:"control_type"`

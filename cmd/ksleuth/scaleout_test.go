@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -218,6 +219,23 @@ func TestDupsFromTablesFingerprintOptions(t *testing.T) {
 	}
 }
 
+// needDuckDB returns node and the node_modules dir holding
+// @duckdb/node-api. It skips the test, loudly, when they are missing, and
+// fails it in CI (.ci/run sets KSLEUTH_REQUIRE_DUCKDB).
+func needDuckDB(t *testing.T) (node, nodeModules string) {
+	t.Helper()
+	nodeModules, ok := duckDBNodePath()
+	node, err := exec.LookPath("node")
+	if !ok || err != nil {
+		msg := "DuckDB is not available: need node and @duckdb/node-api (run .ci/run, or npm install @duckdb/node-api in a dir and set KSLEUTH_DUCKDB_NODE to it)"
+		if os.Getenv("KSLEUTH_REQUIRE_DUCKDB") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip("SKIPPING THE DUCKDB TEST: " + msg)
+	}
+	return node, nodeModules
+}
+
 // duckDBNodePath finds the @duckdb/node-api package: $KSLEUTH_DUCKDB_NODE
 // (a dir holding node_modules), else the cache dir .ci/run installs it
 // into.
@@ -243,16 +261,7 @@ func duckDBNodePath() (string, bool) {
 // and reference copies with ksleuth's. In CI (.ci/run sets
 // KSLEUTH_REQUIRE_DUCKDB) a missing DuckDB fails the test.
 func TestDuplicatesSQLDuckDB(t *testing.T) {
-	required := os.Getenv("KSLEUTH_REQUIRE_DUCKDB") != ""
-	nodeModules, ok := duckDBNodePath()
-	node, err := exec.LookPath("node")
-	if !ok || err != nil {
-		msg := "DuckDB is not available: need node and @duckdb/node-api (run .ci/run, or npm install @duckdb/node-api in a dir and set KSLEUTH_DUCKDB_NODE to it)"
-		if required {
-			t.Fatal(msg)
-		}
-		t.Skip("SKIPPING THE SQL TEST: " + msg)
-	}
+	node, nodeModules := needDuckDB(t)
 	shards := dupShards(t)
 	outs := scanShards(t, shards)
 	for _, opts := range [][]string{nil, {"--ignore-header", "trace-id"}} {
@@ -315,4 +324,65 @@ func sqlLine(m *analysis.DuplicateRow) string {
 	return strings.Join([]string{fmt.Sprint(m.GroupID), m.Fingerprint, m.Source, m.Topic, fmt.Sprint(m.Partition), fmt.Sprint(m.Offset),
 		fmt.Sprint(m.ProducerID), fmt.Sprint(m.ProducerEpoch), fmt.Sprint(m.Sequence), opt(m.Timestamp), fmt.Sprint(m.Occurrence),
 		m.Class, m.TxnState, fmt.Sprint(m.Damaged), opt(m.RefTopic), opt(m.RefPartition), opt(m.RefOffset), opt(m.RefProducerID)}, "|")
+}
+
+// TestBatchesTableDuckDB reads batches.parquet (delta-encoded integer
+// columns, dictionary strings, optional timestamps) with DuckDB and
+// compares every column of every row with what ksleuth wrote, on the
+// generated log dir (every magic and codec, control batches) and a
+// realistic segment (hundreds of batches, so several pages per column).
+func TestBatchesTableDuckDB(t *testing.T) {
+	node, nodeModules := needDuckDB(t)
+	real := t.TempDir()
+	part := filepath.Join(real, "orders-0")
+	if err := os.MkdirAll(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(part, segtest.SegmentFileName(0)), segtest.RealisticSegment(segtest.CodecLZ4, 4<<20, 3), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cols := []string{"input", "source", "topic", "partition", "segment", "position", "base_offset", "last_offset",
+		"record_count", "magic", "codec", "size_bytes", "crc", "crc_valid", "is_transactional", "is_control",
+		"partition_leader_epoch", "producer_id", "producer_epoch", "base_sequence", "epoch_ms(first_timestamp)",
+		"epoch_ms(max_timestamp)", "timestamp_type", "decoded_records", "control_type"}
+	for name, dir := range map[string]string{"generated": generatedDir, "realistic lz4": real} {
+		out := filepath.Join(t.TempDir(), "out")
+		runOK(t, "scan", dir, "--out", out, "--progress", "never")
+		rows := readTable[analysis.BatchRow](t, filepath.Join(out, tableBatches))
+		sort.Slice(rows, func(i, j int) bool {
+			if rows[i].Segment != rows[j].Segment {
+				return rows[i].Segment < rows[j].Segment
+			}
+			return rows[i].Position < rows[j].Position
+		})
+		ts := func(p *int64) string {
+			if p == nil {
+				return ""
+			}
+			return fmt.Sprint(*p)
+		}
+		var want []string
+		for _, b := range rows {
+			want = append(want, strings.Join([]string{fmt.Sprint(b.Input), b.Source, b.Topic, fmt.Sprint(b.Partition), b.Segment,
+				fmt.Sprint(b.Position), fmt.Sprint(b.BaseOffset), fmt.Sprint(b.LastOffset), fmt.Sprint(b.RecordCount),
+				fmt.Sprint(b.Magic), b.Codec, fmt.Sprint(b.SizeBytes), fmt.Sprint(b.CRC), fmt.Sprint(b.CRCValid),
+				fmt.Sprint(b.IsTransactional), fmt.Sprint(b.IsControl), fmt.Sprint(b.PartitionLeaderEpoch),
+				fmt.Sprint(b.ProducerID), fmt.Sprint(b.ProducerEpoch), fmt.Sprint(b.BaseSequence), ts(b.FirstTimestamp),
+				ts(b.MaxTimestamp), b.TimestampType, fmt.Sprint(b.DecodedRecords), b.ControlType}, "|"))
+		}
+		args := append([]string{filepath.Join("testdata", "duckdb_rows.cjs"), filepath.Join(out, tableBatches),
+			"ORDER BY segment, position"}, cols...)
+		cmd := exec.Command(node, args...)
+		cmd.Env = append(os.Environ(), "NODE_PATH="+nodeModules)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s: duckdb: %v\n%s", name, err, stderr.String())
+		}
+		got := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+		if len(want) < 100 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: DuckDB reads %d batch rows, ksleuth wrote %d, or they differ:\n%s", name, len(got), len(want), firstDiff(want, got))
+		}
+		t.Logf("%s: %d batch rows identical in DuckDB", name, len(got))
+	}
 }
