@@ -58,16 +58,29 @@ type session struct {
 // Tracker accumulates sessions. Not safe for concurrent use.
 type Tracker struct {
 	sessions  map[sessionKey]*session
-	maxEpoch  map[dirKey]map[int64]int32
+	dirs      map[dirKey]*dirState
 	openTxn   map[pidKey]*session // the session whose transaction is open
 	anomalies []anomaly
-	// Compaction evidence per dir: offsets skipped between batches or
-	// records missing inside one. The cleaner removes whole batches
-	// while keeping the sequences of the rest, so sequence gaps there are
-	// expected and not reported as anomalies (they still count in
-	// sequence_gaps).
-	prevLast  map[dirKey]int64
-	compacted map[dirKey]bool
+	// Batches come in runs of one segment, and within it of one producer
+	// session: the last ones are kept to skip the maps for them.
+	lastIn      int32
+	lastSeg     string
+	lastDK      dirKey
+	lastDir     *dirState
+	lastSession *session
+	lastKey     sessionKey
+}
+
+// dirState is what the tracker keeps per partition dir.
+type dirState struct {
+	maxEpoch map[int64]int32 // per producer id
+	// Compaction evidence: offsets skipped between batches or records
+	// missing inside one. The cleaner removes whole batches while keeping
+	// the sequences of the rest, so sequence gaps there are expected and
+	// not reported as anomalies (they still count in sequence_gaps).
+	prevLast  int64 // the greatest last offset so far (at least 0)
+	seen      bool  // a batch was seen
+	compacted bool
 }
 
 type anomaly struct {
@@ -77,8 +90,7 @@ type anomaly struct {
 
 // New returns an empty Tracker.
 func New() *Tracker {
-	return &Tracker{sessions: map[sessionKey]*session{}, maxEpoch: map[dirKey]map[int64]int32{}, openTxn: map[pidKey]*session{},
-		prevLast: map[dirKey]int64{}, compacted: map[dirKey]bool{}}
+	return &Tracker{sessions: map[sessionKey]*session{}, dirs: map[dirKey]*dirState{}, openTxn: map[pidKey]*session{}}
 }
 
 // DirOf returns the partition dir of a segment path (its parent).
@@ -106,35 +118,43 @@ func incrementSequence(seq, delta int32) int32 {
 // Batch adds one batch. Batches of a partition dir must come in file
 // order; batches without a producer id (-1, legacy magic) are ignored.
 func (t *Tracker) Batch(b *analysis.BatchRow) {
-	dk := dirKey{b.Input, DirOf(b.Segment)}
-	if prev, ok := t.prevLast[dk]; ok && b.BaseOffset > prev+1 {
-		t.compacted[dk] = true
+	if t.lastDir == nil || b.Input != t.lastIn || b.Segment != t.lastSeg {
+		dk := dirKey{b.Input, DirOf(b.Segment)}
+		d := t.dirs[dk]
+		if d == nil {
+			d = &dirState{maxEpoch: map[int64]int32{}}
+			t.dirs[dk] = d
+		}
+		t.lastIn, t.lastSeg, t.lastDK, t.lastDir, t.lastSession = b.Input, b.Segment, dk, d, nil
+	}
+	dk, d := t.lastDK, t.lastDir
+	if d.seen && b.BaseOffset > d.prevLast+1 {
+		d.compacted = true
 	}
 	if b.Magic >= 2 && !b.IsControl && int64(b.RecordCount) < b.LastOffset-b.BaseOffset+1 {
-		t.compacted[dk] = true
+		d.compacted = true
 	}
-	t.prevLast[dk] = max(t.prevLast[dk], b.LastOffset)
+	d.prevLast, d.seen = max(d.prevLast, b.LastOffset), true
 	if b.ProducerID < 0 || b.Magic < 2 {
 		return
 	}
-	epochs := t.maxEpoch[dk]
-	if epochs == nil {
-		epochs = map[int64]int32{}
-		t.maxEpoch[dk] = epochs
-	}
-	if max, ok := epochs[b.ProducerID]; ok && b.ProducerEpoch < max {
+	if max, ok := d.maxEpoch[b.ProducerID]; ok && b.ProducerEpoch < max {
 		t.anomaly(dk, b, KindEpochRegression, fmt.Sprintf("producer %d: epoch %d after epoch %d at offset %d (a fenced or restored producer)",
 			b.ProducerID, b.ProducerEpoch, max, b.BaseOffset))
-	} else {
-		epochs[b.ProducerID] = b.ProducerEpoch
+	} else if !ok || b.ProducerEpoch != max {
+		d.maxEpoch[b.ProducerID] = b.ProducerEpoch
 	}
 	k := sessionKey{dk, b.ProducerID, b.ProducerEpoch}
-	s := t.sessions[k]
-	if s == nil {
-		s = &session{row: analysis.ProducerRow{Input: b.Input, Topic: b.Topic, Partition: b.Partition, Dir: dk.dir,
-			ProducerID: b.ProducerID, ProducerEpoch: b.ProducerEpoch, FirstOffset: b.BaseOffset, LastOffset: b.LastOffset,
-			FirstSequence: -1, LastSequence: -1}, lastSeq: -1}
-		t.sessions[k] = s
+	s := t.lastSession
+	if s == nil || k != t.lastKey {
+		s = t.sessions[k]
+		if s == nil {
+			s = &session{row: analysis.ProducerRow{Input: b.Input, Topic: b.Topic, Partition: b.Partition, Dir: dk.dir,
+				ProducerID: b.ProducerID, ProducerEpoch: b.ProducerEpoch, FirstOffset: b.BaseOffset, LastOffset: b.LastOffset,
+				FirstSequence: -1, LastSequence: -1}, lastSeq: -1}
+			t.sessions[k] = s
+		}
+		t.lastSession, t.lastKey = s, k
 	}
 	r := &s.row
 	damaged := Damaged(b)
@@ -264,7 +284,7 @@ func (t *Tracker) Finish(snaps []analysis.SnapshotRow) ([]analysis.ProducerRow, 
 	})
 	var anomalies []analysis.AnomalyRow
 	for _, a := range t.anomalies {
-		if a.row.Kind == KindSequenceGap && t.compacted[a.dk] {
+		if d := t.dirs[a.dk]; a.row.Kind == KindSequenceGap && d != nil && d.compacted {
 			continue
 		}
 		anomalies = append(anomalies, a.row)
