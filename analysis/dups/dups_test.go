@@ -135,13 +135,7 @@ func TestOrderIndependent(t *testing.T) {
 	var adds []add
 	var fps [][16]byte
 	for i := range 3000 {
-		var fp [16]byte
-		if len(fps) > 0 && rng.IntN(3) == 0 {
-			fp = fps[rng.IntN(len(fps))]
-		} else {
-			binary.BigEndian.PutUint64(fp[:], rng.Uint64())
-			fps = append(fps, fp)
-		}
+		fp := repeatingFP(rng, &fps)
 		p := rng.IntN(3)
 		r := Record{Offset: int64(i), Timestamp: 1_000_000 + int64(i/3)*10, ProducerID: int64(100 + i/400), Txn: TxnState(rng.IntN(3)), Fingerprint: fp}
 		adds = append(adds, add{p, r})
@@ -164,16 +158,8 @@ func TestOrderIndependent(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var out []byte
-		_, err := d.Finish(context.Background(), func(rows []analysis.DuplicateRow) error {
-			b, _ := json.Marshal(rows)
-			out = append(out, b...)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(out)
+		out, _ := finishJSON(t, d)
+		return out
 	}
 	fwd := make([]int, len(adds))
 	for i := range fwd {
@@ -298,6 +284,34 @@ func TestRepeatedKeepsEveryRepeat(t *testing.T) {
 	t.Logf("%d entries: %d repeated kept, %d of %d unique kept", n, len(want), len(got)-len(want), unique)
 }
 
+// repeatingFP returns one of the fingerprints in seen a third of the time,
+// else a new one, which it adds to seen.
+func repeatingFP(rng *rand.Rand, seen *[][16]byte) [16]byte {
+	var fp [16]byte
+	if len(*seen) > 0 && rng.IntN(3) == 0 {
+		return (*seen)[rng.IntN(len(*seen))]
+	}
+	binary.BigEndian.PutUint64(fp[:], rng.Uint64())
+	*seen = append(*seen, fp)
+	return fp
+}
+
+// finishJSON finishes d and returns its groups, each as a JSON array, one
+// after the other.
+func finishJSON(t *testing.T, d *Detector) (string, Stats) {
+	t.Helper()
+	var out []byte
+	st, err := d.Finish(context.Background(), func(rows []analysis.DuplicateRow) error {
+		b, _ := json.Marshal(rows)
+		out = append(out, b...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), st
+}
+
 // TestAddBatchEqualsAdd: AddBatch gives exactly the groups, classes and
 // stats of Add called per data record, with control entries skipped,
 // unknown timestamps, several writers per partition and a budget small
@@ -318,13 +332,7 @@ func TestAddBatchEqualsAdd(t *testing.T) {
 	for i := range 600 {
 		b := batch{part: rng.IntN(3), pid: int64(100 + i/40), epoch: int16(i / 200), damaged: rng.IntN(20) == 0}
 		for range 1 + rng.IntN(12) {
-			var fp [16]byte
-			if len(fps) > 0 && rng.IntN(3) == 0 {
-				fp = fps[rng.IntN(len(fps))]
-			} else {
-				binary.BigEndian.PutUint64(fp[:], rng.Uint64())
-				fps = append(fps, fp)
-			}
+			fp := repeatingFP(rng, &fps)
 			ts += int64(rng.IntN(30_000))
 			e := Entry{Fingerprint: fp, Offset: offs[b.part], Timestamp: ts, Sequence: int32(i), Txn: TxnState(rng.IntN(4))}
 			if rng.IntN(10) == 0 {
@@ -363,16 +371,7 @@ func TestAddBatchEqualsAdd(t *testing.T) {
 				}
 			}
 		}
-		var out []byte
-		st, err := d.Finish(context.Background(), func(rows []analysis.DuplicateRow) error {
-			b, _ := json.Marshal(rows)
-			out = append(out, b...)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(out), st
+		return finishJSON(t, d)
 	}
 	for _, budget := range []int64{0, 4 << 10} {
 		want, wst := run(budget, false)

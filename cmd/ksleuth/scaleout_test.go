@@ -236,6 +236,21 @@ func needDuckDB(t *testing.T) (node, nodeModules string) {
 	return node, nodeModules
 }
 
+// runNode runs a DuckDB script with node in dir ("" for the test's own)
+// and returns its output lines.
+func runNode(t *testing.T, node, nodeModules, dir string, args ...string) []string {
+	t.Helper()
+	cmd := exec.Command(node, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NODE_PATH="+nodeModules)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return strings.Split(strings.TrimSpace(stdout.String()), "\n")
+}
+
 // duckDBNodePath finds the @duckdb/node-api package: $KSLEUTH_DUCKDB_NODE
 // (a dir holding node_modules), else the cache dir .ci/run installs it
 // into.
@@ -286,15 +301,7 @@ func TestDuplicatesSQLDuckDB(t *testing.T) {
 		for _, d := range dirs {
 			args = append(args, filepath.Join(d, tableRecords))
 		}
-		cmd := exec.Command(node, args...)
-		cmd.Dir = filepath.Join("..", "..", "analysis", "sql")
-		cmd.Env = append(os.Environ(), "NODE_PATH="+nodeModules)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%v: duckdb: %v\n%s", opts, err, stderr.String())
-		}
-		got := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+		got := runNode(t, node, nodeModules, filepath.Join("..", "..", "analysis", "sql"), args...)
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%v: duplicates.sql on DuckDB differs from ksleuth (%d vs %d rows):\n%s", opts, len(got), len(want), firstDiff(want, got))
 		}
@@ -372,14 +379,7 @@ func TestBatchesTableDuckDB(t *testing.T) {
 		}
 		args := append([]string{filepath.Join("testdata", "duckdb_rows.cjs"), filepath.Join(out, tableBatches),
 			"ORDER BY segment, position"}, cols...)
-		cmd := exec.Command(node, args...)
-		cmd.Env = append(os.Environ(), "NODE_PATH="+nodeModules)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s: duckdb: %v\n%s", name, err, stderr.String())
-		}
-		got := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+		got := runNode(t, node, nodeModules, "", args...)
 		if len(want) < 100 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s: DuckDB reads %d batch rows, ksleuth wrote %d, or they differ:\n%s", name, len(got), len(want), firstDiff(want, got))
 		}
