@@ -46,11 +46,26 @@ const (
 	maxStateBytes = 4 << 20
 )
 
-// parallelBatchBytes: uncompressed batches smaller than this are decoded
-// inline by the framing goroutine: copying them for the pool costs about
-// what fingerprinting them does, and the file's hasher already keeps a
-// second core busy.
+// parallelBatchBytes: uncompressed and lz4 batches smaller than this are
+// decoded inline by the framing goroutine: copying them for the pool costs
+// about what fingerprinting them does, and the file's hasher already keeps
+// a second core busy.
 const parallelBatchBytes = 64 << 10
+
+// slowCodec reports whether batches of codec c go to the decode pool
+// whatever their size: gzip, zstd and snappy decode slowly enough that a
+// second core pays for the hand-over. LZ4 decodes at about 1 GB/s a core:
+// the copy, the wake-up and the cache misses of handing its small batches
+// over cost a third more CPU than decoding them inline, and on two vCPUs
+// a single lz4 segment scanned no faster with the pool than without
+// (docs/performance.md). Large batches of any codec still go to the pool.
+func slowCodec(c segment.Codec) bool {
+	switch c {
+	case segment.CodecGzip, segment.CodecZstd, segment.CodecSnappy:
+		return true
+	}
+	return false
+}
 
 // Batches go to the decode pool in groups of up to groupBytes of segment
 // or groupBatches batches: handing over one small batch at a time (a
@@ -605,7 +620,7 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		payload := w.cfg.Payload || w.cfg.Records && fc.internal
 		j := &decodeJob{fc: fc, row: batchRow(fc, b), deleteHorizon: b.HasDeleteHorizon(), records: w.cfg.Records, payload: payload,
 			hexFP: w.cfg.HexFingerprints, compact: w.cfg.Compact && w.cfg.Records && !payload}
-		if w.pool != nil && !b.Streamed() && (b.Codec() != segment.CodecNone || b.Size() >= parallelBatchBytes) {
+		if w.pool != nil && !b.Streamed() && (slowCodec(b.Codec()) || b.Size() >= parallelBatchBytes) {
 			if group == nil {
 				group = &jobGroup{done: make(chan struct{})}
 			}
