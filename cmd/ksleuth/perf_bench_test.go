@@ -18,6 +18,7 @@ import (
 	"github.com/ksleuth/ksleuth/segment/segtest/bench"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"golang.org/x/sys/unix"
 )
 
 var perfSize = flag.Int("segsize", 16<<20, "uncompressed bytes of the benchmark segment")
@@ -27,8 +28,9 @@ var perfCodecs = []segtest.Codec{segtest.CodecNone, segtest.CodecGzip, segtest.C
 // perfInput is one codec's benchmark segment, in memory and as a log dir
 // with one partition holding it.
 type perfInput struct {
-	seg []byte
-	dir string
+	codec segtest.Codec
+	seg   []byte
+	dir   string
 }
 
 var (
@@ -57,7 +59,7 @@ func perfSegments(b *testing.B) map[segtest.Codec]perfInput {
 			if err := os.WriteFile(filepath.Join(part, segtest.SegmentFileName(0)), seg, 0o644); err != nil {
 				b.Fatal(err)
 			}
-			perfInputs[c] = perfInput{seg: seg, dir: dir}
+			perfInputs[c] = perfInput{codec: c, seg: seg, dir: dir}
 		}
 	})
 	return perfInputs
@@ -83,6 +85,7 @@ func perfStages() []perfStage {
 		{"ceiling-lib", func(b *testing.B, in perfInput) { runCeiling(b, in, (*bench.Ceiling).Library) }},
 		{"reader", func(b *testing.B, in perfInput) { iterate(b, in.seg, nil) }},
 		{"iterate", func(b *testing.B, in perfInput) { iterate(b, in.seg, analysis.NewFingerprinter()) }},
+		{"iterate-mapped", func(b *testing.B, in perfInput) { iterateMapped(b, in) }},
 		{"kmsg", func(b *testing.B, in perfInput) { runKmsg(b, in.seg, nil) }},
 		{"kmsg-fp", func(b *testing.B, in perfInput) { runKmsg(b, in.seg, analysis.NewFingerprinter()) }},
 		{"scan", func(b *testing.B, in perfInput) { runScanOnce(b, in.dir, "1") }},
@@ -125,6 +128,24 @@ func iterate(b *testing.B, seg []byte, fp *analysis.Fingerprinter) {
 		}
 	}
 	_ = sink
+}
+
+// iterateMapped is iterate over the segment file mapped from the page
+// cache, as scan reads it: the bytes come from memory the CPU caches have
+// not seen (a fresh mapping faults its pages in), where iterate's
+// in-memory copy of a 64 MiB segment may still be in a large L3.
+func iterateMapped(b *testing.B, in perfInput) {
+	f, err := os.Open(filepath.Join(in.dir, fmt.Sprintf("perf-%s-0", in.codec), segtest.SegmentFileName(0)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	data, err := unix.Mmap(int(f.Fd()), 0, len(in.seg), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer unix.Munmap(data)
+	iterate(b, data, analysis.NewFingerprinter())
 }
 
 func runKmsg(b *testing.B, seg []byte, fp *analysis.Fingerprinter) {
@@ -192,6 +213,7 @@ func cpuTime() time.Duration {
 //	iterate/ceiling, iterate/ceiling-lib   (b)/(d): ≥ 0.9 for compressed codecs
 //	scan/ceiling-lib                       (c)/(d)
 //	scan/iterate, scan-nohash/iterate      ≥ 0.8
+//	scan-nohash/iterate-mapped             the same, both reading the file's pages
 //	iterate/kmsg, iterate/kmsg-fp          ≥ 2 (none, lz4), ≥ 1.5 (snappy), > 1 (gzip, zstd)
 func BenchmarkRatios(b *testing.B) {
 	ins := perfSegments(b)
@@ -224,6 +246,7 @@ func BenchmarkRatios(b *testing.B) {
 			b.ReportMetric(rate["scan"]/rate["ceiling-lib"], "scan/ceiling-lib")
 			b.ReportMetric(rate["scan"]/rate["iterate"], "scan/iterate")
 			b.ReportMetric(rate["scan-nohash"]/rate["iterate"], "scan-nohash/iterate")
+			b.ReportMetric(rate["scan-nohash"]/rate["iterate-mapped"], "scan-nohash/iterate-mapped")
 			b.ReportMetric(rate["iterate"]/rate["kmsg"], "iterate/kmsg")
 			b.ReportMetric(rate["iterate"]/rate["kmsg-fp"], "iterate/kmsg-fp")
 		})
