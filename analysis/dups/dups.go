@@ -192,6 +192,7 @@ type Detector struct {
 	spans    map[spanKey]*span
 	last     lastSpans
 	buf      []rec
+	arena    []byte // the mapping buf was allocated in, if any (allocRecs)
 	maxBuf   int
 	spill    *spill
 	records  int64
@@ -268,9 +269,10 @@ func (d *Detector) Reserve(n int) {
 	if n <= cap(d.buf) {
 		return
 	}
-	buf := make([]rec, len(d.buf), n)
-	copy(buf, d.buf)
-	d.buf = buf
+	buf, mem := allocRecs(n)
+	buf = append(buf, d.buf...)
+	freeRecs(d.arena)
+	d.buf, d.arena = buf, mem
 }
 
 // Add adds one data record.
@@ -429,6 +431,8 @@ func (d *Detector) Finish(ctx context.Context, emit func([]analysis.DuplicateRow
 		}
 	}
 	d.buf = nil
+	freeRecs(d.arena) // no slice of it outlives the grouping above
+	d.arena = nil
 	st := Stats{Records: d.records, Groups: g.groups, Members: g.members, Duplicates: g.members - g.groups}
 	if d.spill != nil {
 		st.SpillFiles, st.SpillBytes = d.spill.files, d.spill.bytes
@@ -438,6 +442,11 @@ func (d *Detector) Finish(ctx context.Context, emit func([]analysis.DuplicateRow
 
 // Close removes the temporary files. It is safe to call more than once.
 func (d *Detector) Close() error {
+	if d.arena != nil {
+		d.buf = nil
+		freeRecs(d.arena)
+		d.arena = nil
+	}
 	if d.spill != nil {
 		return d.spill.remove()
 	}

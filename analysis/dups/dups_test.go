@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -23,6 +24,12 @@ func synth(t *testing.T, opts Options, n int) ([][]analysis.DuplicateRow, Stats)
 		t.Fatal(err)
 	}
 	defer d.Close()
+	return synthOn(t, d, n)
+}
+
+// synthOn is synth on a detector of the caller's.
+func synthOn(t *testing.T, d *Detector, n int) ([][]analysis.DuplicateRow, Stats) {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(7, 7))
 	parts := []PartID{d.Partition(0, "in", "a", 0, "a-0"), d.Partition(0, "in", "a", 1, "a-1"), d.Partition(0, "in", "b", 0, "b-0"), d.Partition(0, "in", "b", 1, "b-1")}
 	offs := make([]int64, len(parts))
@@ -400,6 +407,79 @@ func TestAddBatchEqualsAdd(t *testing.T) {
 		}
 		if !classes[ClassRestartResend] || !classes[ClassRepeat] {
 			t.Errorf("budget %d: classes %v: the input should give restart-resend and repeat groups", budget, classes)
+		}
+	}
+}
+
+// TestReservedArena: a reserved buffer large enough to live outside the Go
+// heap (allocRecs) holds what was added before and after each Reserve, is
+// released by Finish, and gives the same groups as a detector that never
+// reserved, in memory and when it spills (the spill reuses the buffer).
+func TestReservedArena(t *testing.T) {
+	const n = 120_000
+	for _, budget := range []int64{0, 5 << 20} {
+		opts := Options{MemBudget: budget, TmpDir: t.TempDir()}
+		want, wst := synth(t, opts, n)
+		d, err := New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := d.Partition(9, "x", "x", 0, "x-0")
+		if err := d.Add(&Record{Part: p, Offset: 1, ProducerID: 1, Fingerprint: [16]byte{9}}); err != nil {
+			t.Fatal(err)
+		}
+		d.Reserve(70_000)
+		if err := d.Add(&Record{Part: p, Offset: 2, ProducerID: 2, Fingerprint: [16]byte{9}}); err != nil {
+			t.Fatal(err)
+		}
+		d.Reserve(2 * n)
+		if runtime.GOOS == "linux" && d.arena == nil {
+			t.Fatalf("budget %d: a %d-record reservation is on the heap", budget, cap(d.buf))
+		}
+		if len(d.buf) != 2 || d.buf[0].off != 1 || d.buf[1].off != 2 {
+			t.Fatalf("budget %d: records added before Reserve lost: %+v", budget, d.buf)
+		}
+		got, gst := synthOn(t, d, n)
+		if d.arena != nil || d.buf != nil {
+			t.Errorf("budget %d: Finish kept the buffer", budget)
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// The reserved run has the extra group of the two records above
+		// (same content, two producers).
+		if gst.Groups != wst.Groups+1 || len(got) != len(want)+1 {
+			t.Fatalf("budget %d: %d groups reserved, %d not", budget, gst.Groups, wst.Groups)
+		}
+		if budget > 0 && gst.SpillFiles == 0 {
+			t.Errorf("budget %d: never spilled", budget)
+		}
+		var extra int
+		for _, g := range got {
+			if g[0].Topic == "x" {
+				extra++
+			}
+		}
+		if extra != 1 {
+			t.Errorf("budget %d: %d groups of the records added around Reserve, want 1", budget, extra)
+		}
+		trim := func(gs [][]analysis.DuplicateRow) []string {
+			var out []string
+			for _, g := range gs {
+				if g[0].Topic == "x" {
+					continue
+				}
+				for _, r := range g {
+					out = append(out, fmt.Sprintf("%s/%d@%d %s %d", r.Topic, r.Partition, r.Offset, r.Class, r.Occurrence))
+				}
+			}
+			return out
+		}
+		if !slices.Equal(trim(got), trim(want)) {
+			t.Errorf("budget %d: groups differ from the unreserved run", budget)
 		}
 	}
 }
