@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ksleuth/ksleuth/segment/segtest"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // fuzzSeeds adds a few real and generated segments to a fuzz corpus.
@@ -164,17 +165,75 @@ func FuzzRecords(f *testing.F) {
 		}
 		it := r.Records()
 		n := int32(0)
+		var got []fuzzRec
 		for it.Next() {
 			rec := it.Record()
 			if len(rec.Key)+len(rec.Value) > len(b)*0+(4<<20) {
 				t.Fatal("record larger than the decompression limit")
 			}
 			n++
+			got = append(got, newFuzzRec(rec))
 		}
 		if it.Err() == nil && n != count {
 			t.Fatalf("no error but %d records for count %d", n, count)
 		}
+		if codec&7 == 0 && it.Err() == nil {
+			compareKmsgRecords(t, payload, got, attrs&0x08 != 0)
+		}
 	})
+}
+
+// fuzzRec is what FuzzRecords compares of a record.
+type fuzzRec struct {
+	tsDelta, offDelta int64
+	key, value        []byte
+	headers           []Header
+	canonical         bool
+}
+
+func newFuzzRec(r *Record) fuzzRec {
+	hs := make([]Header, len(r.Headers))
+	for i, h := range r.Headers {
+		hs[i] = Header{Key: bytes.Clone(h.Key), Value: bytes.Clone(h.Value)}
+	}
+	return fuzzRec{key: bytes.Clone(r.Key), value: bytes.Clone(r.Value), headers: hs, canonical: r.Content != nil,
+		offDelta: r.Offset, tsDelta: r.Timestamp} // base offset and first timestamp are 0
+}
+
+// compareKmsgRecords splits an uncompressed records area that the
+// iterator read without error into records by their length varints
+// (encoding/binary, not ours) and has franz-go's kmsg.Record parse each:
+// a record the iterator found canonical (every length minimal, -1 the
+// only negative) must come out of kmsg with the same deltas, key, value
+// and headers, nil and empty told apart (timestamps only when the batch
+// has CreateTime: with LogAppendTime they are the batch's).
+func compareKmsgRecords(t *testing.T, area []byte, got []fuzzRec, logAppendTime bool) {
+	t.Helper()
+	for i, g := range got {
+		l, n := binary.Varint(area)
+		if n <= 0 || l < 0 || int64(len(area)-n) < l {
+			t.Fatalf("record %d: the iterator read it, but its length varint does not frame it", i)
+		}
+		one := area[:n+int(l)]
+		area = area[n+int(l):]
+		if !g.canonical {
+			continue
+		}
+		var k kmsg.Record
+		if err := k.ReadFrom(one); err != nil {
+			t.Fatalf("record %d: canonical for ksleuth, kmsg: %v", i, err)
+		}
+		same := (logAppendTime || k.TimestampDelta64 == g.tsDelta) && int64(k.OffsetDelta) == g.offDelta &&
+			bytes.Equal(k.Key, g.key) && (k.Key == nil) == (g.key == nil) &&
+			bytes.Equal(k.Value, g.value) && (k.Value == nil) == (g.value == nil) && len(k.Headers) == len(g.headers)
+		for j := 0; same && j < len(k.Headers); j++ {
+			h, gh := k.Headers[j], g.headers[j]
+			same = h.Key == string(gh.Key) && bytes.Equal(h.Value, gh.Value) && (h.Value == nil) == (gh.Value == nil)
+		}
+		if !same {
+			t.Fatalf("record %d: kmsg reads %+v, ksleuth %+v", i, k, g)
+		}
+	}
 }
 
 // fuzzDecompress feeds arbitrary payloads to one codec: no panic, and
