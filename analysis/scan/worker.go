@@ -89,6 +89,10 @@ type worker struct {
 	pool *pool
 	fp   *analysis.Fingerprinter
 	hash hash.Hash
+	// Per batch, a decode job and the batch row's two timestamps: jobs
+	// are reused once their batch is done, timestamps come from slabs.
+	free []*decodeJob
+	ts   []int64
 }
 
 func newWorker(cfg Config, p *pool) *worker {
@@ -601,6 +605,7 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 			}
 		}
 		w.batchDone(fc, j, &out)
+		w.done(j)
 		if len(out.batches) >= 1024 || out.nrecords >= 4096 {
 			return send()
 		}
@@ -618,7 +623,8 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		// Records of __transaction_state and __cluster_metadata always carry
 		// their key and value: attribution (package topics) decodes them.
 		payload := w.cfg.Payload || w.cfg.Records && fc.internal
-		j := &decodeJob{fc: fc, row: batchRow(fc, b), deleteHorizon: b.HasDeleteHorizon(), records: w.cfg.Records, payload: payload,
+		j := w.job()
+		*j = decodeJob{fc: fc, row: batchRow(fc, b, w.millis), deleteHorizon: b.HasDeleteHorizon(), records: w.cfg.Records, payload: payload,
 			hexFP: w.cfg.HexFingerprints, compact: w.cfg.Compact && w.cfg.Records && !payload}
 		if w.pool != nil && !b.Streamed() && (slowCodec(b.Codec()) || b.Size() >= parallelBatchBytes) {
 			if group == nil {
@@ -708,12 +714,47 @@ func (w *worker) batchDone(fc *fileCtx, j *decodeJob, out *chunk) {
 		a.lastCodec = row.Codec
 	}
 	if row.ProducerID >= 0 && !row.IsControl && row.ProducerID != a.lastPID {
-		a.producers[row.ProducerID] = true
+		if !a.producers[row.ProducerID] { // a lookup is cheaper than a store
+			a.producers[row.ProducerID] = true
+		}
 		a.lastPID = row.ProducerID
 	}
 }
 
-func batchRow(fc *fileCtx, b *segment.Batch) analysis.BatchRow {
+// job returns a decode job to fill: a reused one when there is one.
+func (w *worker) job() *decodeJob {
+	if n := len(w.free); n > 0 {
+		j := w.free[n-1]
+		w.free = w.free[:n-1]
+		return j
+	}
+	return new(decodeJob)
+}
+
+// done takes back a job whose batch batchDone has handed on: nothing
+// refers to it any more (the pool closed its group's done before).
+func (w *worker) done(j *decodeJob) {
+	*j = decodeJob{} // drop its rows, entries and strings
+	if len(w.free) < 4096 {
+		w.free = append(w.free, j)
+	}
+}
+
+// millis is analysis.Millis with the value in a slab of the worker's: a
+// batch row's timestamps are two pointers, and an allocation each was a
+// noticeable part of the cost of a batch.
+func (w *worker) millis(ts int64) *int64 {
+	if ts == -1 {
+		return nil
+	}
+	if len(w.ts) == cap(w.ts) {
+		w.ts = make([]int64, 0, 512) // rows keep the old slab alive
+	}
+	w.ts = append(w.ts, ts)
+	return &w.ts[len(w.ts)-1]
+}
+
+func batchRow(fc *fileCtx, b *segment.Batch, millis func(int64) *int64) analysis.BatchRow {
 	return analysis.BatchRow{
 		Input: fc.input, Topic: fc.topic, Partition: fc.partition, Segment: fc.e.Path,
 		Position: b.Position, BaseOffset: b.BaseOffset, LastOffset: b.LastOffset(),
@@ -722,7 +763,7 @@ func batchRow(fc *fileCtx, b *segment.Batch) analysis.BatchRow {
 		IsTransactional: b.IsTransactional(), IsControl: b.IsControl(),
 		PartitionLeaderEpoch: b.PartitionLeaderEpoch, ProducerID: b.ProducerID,
 		ProducerEpoch: int32(b.ProducerEpoch), BaseSequence: b.BaseSequence,
-		FirstTimestamp: analysis.Millis(b.FirstTimestamp), MaxTimestamp: analysis.Millis(b.MaxTimestamp),
+		FirstTimestamp: millis(b.FirstTimestamp), MaxTimestamp: millis(b.MaxTimestamp),
 		TimestampType: b.TimestampType().String(),
 	}
 }
