@@ -440,7 +440,8 @@ func (d *Detector) Finish(ctx context.Context, emit func([]analysis.DuplicateRow
 	return st, err
 }
 
-// Close removes the temporary files. It is safe to call more than once.
+// Close removes the temporary files and releases a reserved buffer that
+// Finish has not. It is safe to call more than once.
 func (d *Detector) Close() error {
 	if d.arena != nil {
 		d.buf = nil
