@@ -190,7 +190,7 @@ type Detector struct {
 	topics   map[string]uint32
 	scopes   map[[2]uint32]uint32
 	spans    map[spanKey]*span
-	last     lastSpans
+	last     [8]lastSpans // by writer, see extend
 	buf      []rec
 	arena    []byte // the mapping buf was allocated in, if any (allocRecs)
 	maxBuf   int
@@ -199,7 +199,7 @@ type Detector struct {
 	finished bool
 }
 
-// lastSpans are the spans of the last record's writer.
+// lastSpans are the spans of a recent writer.
 type lastSpans struct {
 	key        spanKey
 	epoch, pid *span
@@ -363,19 +363,21 @@ func (d *Detector) check(part PartID) error {
 // extend widens the spans of the writer of lo and hi (same part, PID and
 // epoch) to cover lo's and hi's offsets and timestamps.
 func (d *Detector) extend(lo, hi *rec) {
-	// Records come in runs of one writer (a batch, usually several):
-	// the spans of the last writer skip the map.
-	if k := (spanKey{lo.part, lo.pid, int32(lo.epoch)}); d.last.epoch == nil || k != d.last.key {
-		d.last.key = k
-		d.last.epoch = d.span(k, lo)
-		d.last.pid = d.span(spanKey{lo.part, lo.pid, anyEpoch}, lo)
+	// Records come in runs of one writer (a batch), and the batches of a
+	// few producers interleave: the spans of recent writers, in slots
+	// chosen by producer and partition, skip the map.
+	c := &d.last[(uint64(lo.pid)*0x9e3779b97f4a7c15^uint64(lo.part))>>61]
+	if k := (spanKey{lo.part, lo.pid, int32(lo.epoch)}); c.epoch == nil || k != c.key {
+		c.key = k
+		c.epoch = d.span(k, lo)
+		c.pid = d.span(spanKey{lo.part, lo.pid, anyEpoch}, lo)
 	} else {
-		d.last.epoch.add(lo)
-		d.last.pid.add(lo)
+		c.epoch.add(lo)
+		c.pid.add(lo)
 	}
 	if hi != lo {
-		d.last.epoch.add(hi)
-		d.last.pid.add(hi)
+		c.epoch.add(hi)
+		c.pid.add(hi)
 	}
 }
 
