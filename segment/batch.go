@@ -140,6 +140,9 @@ type Batch struct {
 	innerErr error
 	// path of the file, for errors.
 	path string
+	// ahead are input bytes after the batch that its record iteration
+	// prefetches, spread over its records (see Reader.prefetchNext).
+	ahead []byte
 }
 
 // Size is the number of bytes the batch occupies in the file.
@@ -212,6 +215,7 @@ func (b *Batch) Bytes() []byte {
 // batch cannot be cloned with its records; its clone has header fields only.
 func (b *Batch) Clone() *Batch {
 	c := *b
+	c.ahead = nil // a clone is decoded elsewhere, maybe after the window moved on
 	c.data = append([]byte(nil), b.data...)
 	if b.inner != nil {
 		c.inner = append([]byte(nil), b.inner...)

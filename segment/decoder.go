@@ -117,6 +117,7 @@ func (d *Decoder) Records(b *Batch) *RecordIter {
 	body := b.data[BatchHeaderSize:]
 	if b.Codec() == CodecNone || (len(body) == 0 && b.NumRecords == 0) {
 		it.src.setBytes(body)
+		it.ahead, it.recTotal = b.ahead, len(body)
 		return it
 	}
 	direct, s, err := d.dc.openBytes(b.Codec(), b.Magic, body)
@@ -126,6 +127,7 @@ func (d *Decoder) Records(b *Batch) *RecordIter {
 	}
 	if s == nil {
 		it.src.setBytes(direct)
+		it.ahead, it.recTotal = b.ahead, len(direct)
 	} else {
 		it.src.setStream(s)
 	}

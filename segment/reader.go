@@ -33,18 +33,19 @@ type Reader struct {
 	base int64       // ReadAt offset of byte 0
 	size int64       // input size, -1 unknown
 
-	dec     *Decoder
-	batch   Batch
-	hdr     [BatchHeaderSize]byte
-	stream  batchStream
-	cur     *Batch
-	finding *CorruptionError
-	queued  bool  // r.batch is ready to be yielded after r.finding
-	consume int64 // bytes of the current batch still to drop from the window
-	keep    int   // bytes of the current (valid) batch to retain behind the window's start
-	scratch []byte
-	err     error
-	done    bool
+	dec        *Decoder
+	batch      Batch
+	hdr        [BatchHeaderSize]byte
+	stream     batchStream
+	cur        *Batch
+	finding    *CorruptionError
+	queued     bool  // r.batch is ready to be yielded after r.finding
+	consume    int64 // bytes of the current batch still to drop from the window
+	keep       int   // bytes of the current (valid) batch to retain behind the window's start
+	prefetched int64 // input position up to which ahead has handed out bytes to prefetch
+	scratch    []byte
+	err        error
+	done       bool
 }
 
 // NewReader returns a Reader over r. When r is an *os.File (or offers
@@ -246,12 +247,40 @@ func (r *Reader) step() bool {
 		return r.yieldBatch(b.corrupt(ErrCRC, "stored %#08x computed %#08x", b.CRC, b.ComputedCRC))
 	}
 	r.consume, r.keep = total, int(total)
+	b.ahead = r.ahead(total)
 	return r.yieldBatch(nil)
 }
 
 // maxKeep bounds how much of a valid batch the window retains after it,
 // and so how far back overlap looks for a batch starting inside it.
 const maxKeep = 1 << 20
+
+// prefetchAhead is how far past the end of a batch its record iteration
+// asks for the input to be brought into the cache.
+const prefetchAhead = 64 << 10
+
+// ahead returns the bytes after the batch of total bytes at the current
+// position that are to be prefetched while its records are read: up to
+// prefetchAhead past its end, less those an earlier batch asked for.
+//
+// Why: the CRC pass is the first to touch a batch's bytes, and a core
+// streams memory it has not asked for in advance at a few GB/s (the
+// hardware prefetcher stops at every 4 KiB page). Asked for a record at a
+// time while the previous batch is parsed and hashed, the next batch's
+// bytes are in the cache when its CRC runs. Measured on 64 MiB segments
+// read from memory (interleaved runs): uncompressed iteration about a
+// quarter faster, lz4 about a tenth; 16 KiB ahead gained less, 128 KiB
+// no more.
+func (r *Reader) ahead(total int64) []byte {
+	w := &r.w
+	from := max(r.prefetched, w.pos+total)
+	to := min(w.pos+total+prefetchAhead, w.pos+int64(w.end-w.off))
+	if from >= to {
+		return nil
+	}
+	r.prefetched = to
+	return w.buf[w.off+int(from-w.pos) : w.off+int(to-w.pos)]
+}
 
 // damaged handles damage found at pos: either a valid batch that starts
 // inside the valid batch just read explains it, or the reader skips to the

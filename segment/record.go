@@ -285,6 +285,12 @@ type RecordIter struct {
 	inner    []byte
 	innerPos int
 	single   bool // plain legacy message: one record from the batch bytes
+	// ahead is Batch.ahead, of which the first fetched bytes are
+	// prefetched: as much of it as the records read so far are of the
+	// records area (recTotal bytes, all in memory).
+	ahead    []byte
+	fetched  int
+	recTotal int
 }
 
 // Record returns the current record (valid until the next Next).
@@ -355,6 +361,13 @@ func (it *RecordIter) nextV2() bool {
 	}
 	body := s.buf[s.off+nb : s.off+nb+int(length)]
 	s.off += nb + int(length)
+	if len(it.ahead) > it.fetched && it.recTotal > 0 {
+		to := min(int(int64(len(it.ahead))*int64(s.off)/int64(it.recTotal)), len(it.ahead))
+		if to > it.fetched {
+			prefetch(it.ahead[it.fetched:to])
+			it.fetched = to
+		}
+	}
 	if err := it.parseV2(body); err != "" {
 		return it.fail(ErrBadRecord, "record %d: %s", it.n, err)
 	}
