@@ -9,21 +9,45 @@ import (
 )
 
 func main() {
-	// KSLEUTH_CPUPROFILE=FILE writes a CPU profile of the run, for
-	// docs/performance.md's profiles (go tool pprof FILE).
-	if p := os.Getenv("KSLEUTH_CPUPROFILE"); p != "" {
-		f, err := os.Create(p)
+	// KSLEUTH_CPUPROFILE=FILE writes a CPU profile of the run and
+	// KSLEUTH_MEMPROFILE=FILE a profile of what it allocated, for
+	// docs/performance.md's profiles (go tool pprof [-sample_index
+	// alloc_space] FILE).
+	cpu, mem := os.Getenv("KSLEUTH_CPUPROFILE"), os.Getenv("KSLEUTH_MEMPROFILE")
+	if cpu == "" && mem == "" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	fail := func(name string, err error) {
+		fmt.Fprintf(os.Stderr, "ksleuth: %s: %v\n", name, err)
+		os.Exit(exitFailed)
+	}
+	var cpuFile *os.File
+	if cpu != "" {
+		f, err := os.Create(cpu)
 		if err == nil {
 			err = pprof.StartCPUProfile(f)
 		}
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "ksleuth: KSLEUTH_CPUPROFILE: %v\n", err)
-			os.Exit(exitFailed)
+			fail("KSLEUTH_CPUPROFILE", err)
 		}
-		code := run(os.Args[1:], os.Stdout, os.Stderr)
-		pprof.StopCPUProfile()
-		f.Close()
-		os.Exit(code)
+		cpuFile = f
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	if cpuFile != nil {
+		pprof.StopCPUProfile()
+		cpuFile.Close()
+	}
+	if mem != "" {
+		f, err := os.Create(mem)
+		if err == nil {
+			err = pprof.Lookup("allocs").WriteTo(f, 0)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fail("KSLEUTH_MEMPROFILE", err)
+		}
+	}
+	os.Exit(code)
 }
