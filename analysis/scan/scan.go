@@ -414,6 +414,7 @@ func (s *scanner) collect(c chunk) error {
 		}
 	}
 	s.batchBuf = append(s.batchBuf, c.batches...)
+	putBatches(c.batches)
 	for _, rows := range c.records {
 		// The rows of one batch share input, segment, batch and producer.
 		r0 := &rows[0]

@@ -680,7 +680,7 @@ func (w *worker) batchDone(fc *fileCtx, j *decodeJob, out *chunk) {
 		fc.anomaly(j.err.Kind(), j.err.Severity(), ptr(j.err.Offset), ptr(row.BaseOffset), pid, j.err.Error())
 	}
 	if out.batches == nil {
-		out.batches = make([]analysis.BatchRow, 0, 64)
+		out.batches = getBatches()
 	}
 	out.batches = append(out.batches, row)
 	if len(j.rows) > 0 {
@@ -960,6 +960,29 @@ func putRows(rows []analysis.PayloadRecordRow) {
 	clear(rows) // the capacity beyond len was cleared when it was last put
 	rows = rows[:0]
 	rowSlices.Put(&rows)
+}
+
+// batchSlices recycles the batch-row slices of chunks, which collect
+// copies out: they were half of what a scan allocated, each new one
+// zeroed and faulted in.
+var batchSlices sync.Pool
+
+// getBatches returns an empty batch-row slice.
+func getBatches() []analysis.BatchRow {
+	if p, ok := batchSlices.Get().(*[]analysis.BatchRow); ok {
+		return (*p)[:0]
+	}
+	return make([]analysis.BatchRow, 0, 256)
+}
+
+// putBatches recycles rows, cleared so that it holds no strings alive.
+func putBatches(rows []analysis.BatchRow) {
+	if cap(rows) == 0 || cap(rows) > 4096 {
+		return
+	}
+	clear(rows)
+	rows = rows[:0]
+	batchSlices.Put(&rows)
 }
 
 // entrySlices recycles the entry slices of batches, as rowSlices does
