@@ -322,10 +322,19 @@ func (d *Detector) AddBatch(part PartID, pid int64, epoch int16, damaged bool, e
 		if x.Control {
 			continue
 		}
-		e := rec{fp: x.Fingerprint, off: x.Offset, ts: x.Timestamp, pid: pid, part: uint32(part),
-			seq: x.Sequence, epoch: epoch, flags: flags | uint8(x.Txn&3)}
+		// The record is written field by field in place: a rec literal
+		// appended whole is assembled on the stack and copied with wide
+		// loads that cannot be forwarded from its narrow stores (a third
+		// of this function's time in profiles).
+		if len(d.buf) == cap(d.buf) {
+			d.buf = append(d.buf, rec{})[:len(d.buf)]
+		}
+		d.buf = d.buf[:len(d.buf)+1]
+		e := &d.buf[len(d.buf)-1]
+		e.fp, e.off, e.ts, e.pid, e.part = x.Fingerprint, x.Offset, x.Timestamp, pid, uint32(part)
+		e.seq, e.epoch, e.flags = x.Sequence, epoch, flags|uint8(x.Txn&3)
 		if n == 0 {
-			lo, hi = e, e
+			lo, hi = *e, *e
 		} else {
 			lo.off, hi.off = min(lo.off, e.off), max(hi.off, e.off)
 			if e.ts >= 0 {
@@ -336,7 +345,6 @@ func (d *Detector) AddBatch(part PartID, pid int64, epoch int16, damaged bool, e
 			}
 		}
 		n++
-		d.buf = append(d.buf, e)
 		if len(d.buf) >= d.maxBuf {
 			if err := d.spillBuf(); err != nil {
 				return err

@@ -901,7 +901,15 @@ func (j *decodeJob) decodeEntries(it *segment.RecordIter, b *segment.Batch, fp *
 	for it.Next() {
 		rec := it.Record()
 		j.n++
-		e := Entry{Offset: rec.Offset, Timestamp: rec.Timestamp, Sequence: rec.Sequence, Control: rec.IsControl}
+		// Written in place, field by field, for the reason dups.AddBatch
+		// gives.
+		if len(es) == cap(es) {
+			es = append(es, Entry{})[:len(es)]
+		}
+		es = es[:len(es)+1]
+		e := &es[len(es)-1]
+		e.Offset, e.Timestamp, e.Sequence, e.Control = rec.Offset, rec.Timestamp, rec.Sequence, rec.IsControl
+		e.Txn, e.Fingerprint = 0, [16]byte{}
 		if rec.IsControl {
 			if j.controlType == "" {
 				j.controlType = segment.ControlTypeName(rec.ControlType)
@@ -917,7 +925,6 @@ func (j *decodeJob) decodeEntries(it *segment.RecordIter, b *segment.Batch, fp *
 		} else {
 			e.Fingerprint = fp.Record(rec)
 		}
-		es = append(es, e)
 	}
 	j.entries = EntryBatch{Input: j.row.Input, Topic: j.row.Topic, Partition: j.row.Partition, Segment: j.row.Segment,
 		BatchPosition: j.row.Position, ProducerID: b.ProducerID, ProducerEpoch: int32(b.ProducerEpoch),
