@@ -453,6 +453,7 @@ func (s *scanner) collect(c chunk) error {
 		eb.Damaged = len(s.damaged) > 0 && s.damaged[batchKey{eb.Input, eb.Segment, eb.BatchPosition}]
 		s.collectEntries(eb)
 	}
+	putEntryBatches(c.entries)
 	if len(s.batchBuf) >= 1024 || len(s.recordBuf) >= 4096 || len(s.entryBuf) >= 1024 || s.nEntries >= 4096 {
 		if err := s.flush(); err != nil {
 			return err

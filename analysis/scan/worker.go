@@ -567,7 +567,7 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 	fd.agg = segAgg{minTs: -1, maxTs: -1, lastPID: -1, codecs: map[string]bool{}, producers: map[int64]bool{}}
 	var (
 		out      chunk
-		queue    []*decodeJob
+		queue    jobQueue
 		maxQueue = 4 * w.cfg.Jobs * groupBatches
 		group    *jobGroup // batches gathered for the pool, not yet handed over
 	)
@@ -589,9 +589,7 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 	// finish moves the head of the queue into the output, waiting for its
 	// decode when it runs on the pool.
 	finish := func() error {
-		j := queue[0]
-		queue[0] = nil
-		queue = queue[1:]
+		j := queue.pop()
 		if group != nil && j.done == group.done {
 			if err := submitGroup(); err != nil {
 				return err
@@ -641,14 +639,14 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		} else {
 			j.decode(rd.Records(), b, w.fp)
 		}
-		queue = append(queue, j)
-		for len(queue) > 0 && (len(queue) >= maxQueue || queue[0].ready()) {
+		queue.push(j)
+		for queue.len() > 0 && (queue.len() >= maxQueue || queue.front().ready()) {
 			if err := finish(); err != nil {
 				return err
 			}
 		}
 	}
-	for len(queue) > 0 {
+	for queue.len() > 0 {
 		if err := finish(); err != nil {
 			return err
 		}
@@ -690,6 +688,9 @@ func (w *worker) batchDone(fc *fileCtx, j *decodeJob, out *chunk) {
 		out.nrecords += len(j.rows)
 	}
 	if len(j.entries.Entries) > 0 {
+		if out.entries == nil {
+			out.entries = getEntryBatches()
+		}
 		out.entries = append(out.entries, j.entries)
 		out.nrecords += len(j.entries.Entries)
 	}
@@ -992,6 +993,26 @@ func putBatches(rows []analysis.BatchRow) {
 	batchSlices.Put(&rows)
 }
 
+// entryBatchSlices recycles the per-chunk slices of entry batches, as
+// batchSlices does batch rows.
+var entryBatchSlices sync.Pool
+
+func getEntryBatches() []EntryBatch {
+	if p, ok := entryBatchSlices.Get().(*[]EntryBatch); ok {
+		return (*p)[:0]
+	}
+	return make([]EntryBatch, 0, 512)
+}
+
+func putEntryBatches(ebs []EntryBatch) {
+	if cap(ebs) == 0 || cap(ebs) > 4096 {
+		return
+	}
+	clear(ebs)
+	ebs = ebs[:0]
+	entryBatchSlices.Put(&ebs)
+}
+
 // entrySlices recycles the entry slices of batches, as rowSlices does
 // rows: the collector puts them back once Output.Entries has taken them.
 var entrySlices sync.Pool
@@ -1011,6 +1032,35 @@ func putEntries(es []Entry) {
 	}
 	es = es[:0]
 	entrySlices.Put(&es)
+}
+
+// jobQueue is the FIFO of a segment's batches in decode. It reuses its
+// array: taking the head by reslicing (queue = queue[1:]) left no room to
+// append in, so every batch decoded inline allocated a new one.
+type jobQueue struct {
+	jobs []*decodeJob
+	head int
+}
+
+func (q *jobQueue) len() int          { return len(q.jobs) - q.head }
+func (q *jobQueue) front() *decodeJob { return q.jobs[q.head] }
+
+func (q *jobQueue) push(j *decodeJob) {
+	if q.head > 0 && len(q.jobs) == cap(q.jobs) {
+		n := copy(q.jobs, q.jobs[q.head:])
+		clear(q.jobs[n:])
+		q.jobs, q.head = q.jobs[:n], 0
+	}
+	q.jobs = append(q.jobs, j)
+}
+
+func (q *jobQueue) pop() *decodeJob {
+	j := q.jobs[q.head]
+	q.jobs[q.head] = nil
+	if q.head++; q.head == len(q.jobs) {
+		q.jobs, q.head = q.jobs[:0], 0
+	}
+	return j
 }
 
 // jobGroup is a run of batches of one segment decoded by one pool
