@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var mappedSink byte
@@ -70,15 +71,16 @@ func TestGuardFaultsTruncatedMapping(t *testing.T) {
 func TestMappedRelease(t *testing.T) {
 	data := make([]byte, 80<<20) // zeros: a released page reads back as zeros
 	m := newMappedInput(data, nil, true)
-	m.advance(60 << 20)
+	m.advance(30 << 20) // within maxLead of the hasher: no wait
 	if d := m.dropped.Load(); d != 0 {
 		t.Fatalf("released %d bytes before the hasher started", d)
 	}
-	m.hashedTo(30 << 20) // slower of the two: 30 MiB - 4 MiB lag, down to 16 MiB
+	m.hashedTo(20 << 20) // slower of the two: 20 MiB - 4 MiB lag = 16 MiB
 	if d := m.dropped.Load(); d != 16<<20 {
 		t.Fatalf("released %d MiB, want 16", d>>20)
 	}
-	m.hashedTo(80 << 20) // now the reader at 60 MiB is slower: 56 MiB down to 48
+	m.hashedTo(80 << 20)
+	m.advance(60 << 20) // now the reader is slower: 56 MiB, down to 48
 	if d := m.dropped.Load(); d != 48<<20 {
 		t.Fatalf("released %d MiB, want 48", d>>20)
 	}
@@ -86,5 +88,46 @@ func TestMappedRelease(t *testing.T) {
 	n.advance(40 << 20)
 	if d := n.dropped.Load(); d != 32<<20 {
 		t.Fatalf("without hashing released %d MiB, want 32", d>>20)
+	}
+}
+
+// TestMappedLead: the reader waits while it is more than maxLead ahead of
+// the hasher, and goes on as soon as the hasher catches up or stops.
+func TestMappedLead(t *testing.T) {
+	data := make([]byte, 100<<20)
+	m := newMappedInput(data, nil, true)
+	advanced := func(off int64) chan struct{} {
+		done := make(chan struct{})
+		go func() { m.advance(off); close(done) }()
+		return done
+	}
+	finished := func(done chan struct{}) bool {
+		select {
+		case <-done:
+			return true
+		case <-time.After(50 * time.Millisecond):
+			return false
+		}
+	}
+	m.hashedTo(10 << 20)
+	done := advanced(10<<20 + maxLead + 1)
+	if finished(done) {
+		t.Fatal("the reader went on more than maxLead ahead of the hasher")
+	}
+	m.hashedTo(11 << 20) // exactly maxLead behind now
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reader still waits after the hasher caught up")
+	}
+	done = advanced(int64(len(data)))
+	if finished(done) {
+		t.Fatal("the reader went to the end with the hasher at 11 MiB")
+	}
+	m.hashDone() // the hasher stopped early (an error): no more waiting
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reader still waits after the hasher stopped")
 	}
 }

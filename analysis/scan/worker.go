@@ -182,7 +182,9 @@ func isSegmentKind(k snapshot.Kind) bool {
 
 // hashFile computes the SHA-256 of a file (or its mapping) from its first
 // byte to its end, with ReadAt on its own goroutine, and delivers it once.
-func hashFile(ctx context.Context, f io.ReaderAt, mapped []byte, hashedTo func(int64)) <-chan hashResult {
+// It reports its progress to hashedTo and calls done when it stops, at
+// the end or early.
+func hashFile(ctx context.Context, f io.ReaderAt, mapped []byte, hashedTo func(int64), done func()) <-chan hashResult {
 	out := make(chan hashResult, 1)
 	go func() {
 		buf := hashBufs.Get().(*[1 << 20]byte)
@@ -218,6 +220,9 @@ func hashFile(ctx context.Context, f io.ReaderAt, mapped []byte, hashedTo func(i
 				}
 			}
 		})
+		if done != nil {
+			done() // before the result: its receiver may wait on it
+		}
 		if err != nil {
 			out <- hashResult{err: err}
 			return
@@ -285,13 +290,14 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 			ra         io.ReaderAt = f
 			mappedData []byte
 			hashedTo   func(int64)
+			hashDone   func()
 		)
 		if isSegmentKind(e.Name.Kind) {
 			if data, unmap, err := mapFile(f, st.Size()); err == nil {
 				defer unmap()
 				m := newMappedInput(data, w.cfg.Progress, w.cfg.Hash)
 				defer m.advance(int64(len(data)))
-				in, ra, mappedData, hashedTo = m, bytes.NewReader(data), data, m.hashedTo
+				in, ra, mappedData, hashedTo, hashDone = m, bytes.NewReader(data), data, m.hashedTo, m.hashDone
 			}
 		}
 		if in == nil {
@@ -303,7 +309,7 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 			var hashCtx context.Context
 			hashCtx, stopHash = context.WithCancel(ctx)
 			defer stopHash()
-			hashed = hashFile(hashCtx, ra, mappedData, hashedTo)
+			hashed = hashFile(hashCtx, ra, mappedData, hashedTo, hashDone)
 		}
 	} else {
 		in = &countingReader{r, w.cfg.Progress}
