@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -17,8 +18,8 @@ var errNoMap = errors.New("scan: file not mapped")
 // decodes batches straight from the pages, and the hasher reads the same
 // pages, so the file's bytes are never copied. Progress is reported as
 // the reader advances. Pages both have left behind are released as they
-// go (dropPages), and the reader waits when it is maxLead ahead of the
-// hasher, so a mapped segment of any size adds some tens of MiB to the
+// go (dropPages), and whichever of the two is maxLead ahead of the other
+// waits, so a mapped segment of any size adds some tens of MiB to the
 // process's resident set, not its size.
 type mappedInput struct {
 	data     []byte
@@ -29,6 +30,7 @@ type mappedInput struct {
 	dropped        atomic.Int64  // pages before this were released
 	mu             sync.Mutex    // serialises releases
 	hashMoved      chan struct{} // a token each time the hasher advances
+	readMoved      chan struct{} // and each time the reader does
 }
 
 // Pages are released in steps of dropStep, dropLag behind the slower of
@@ -39,16 +41,16 @@ const (
 	dropLag  = 4 << 20
 )
 
-// maxLead is how far the reader may run ahead of the hasher. On
-// uncompressed data the reader is about twice as fast as SHA-256, and
-// every page between the two stays resident: without a bound, one 1 GiB
-// segment (Kafka's default size) held half a GiB of its pages at the
-// peak. Waiting costs no wall time, since the file is not done before its
-// hash is.
+// maxLead is how far the reader and the hasher may run ahead of each
+// other: every page between the two stays resident. On uncompressed data
+// the reader is about twice as fast as SHA-256, on compressed data the
+// hasher is faster; without a bound, one 1 GiB uncompressed segment
+// (Kafka's default size) held half a GiB of its pages at the peak.
+// Waiting costs no wall time, since the file is done only when both are.
 const maxLead = 32 << 20
 
 func newMappedInput(data []byte, progress func(int64), hashing bool) *mappedInput {
-	m := &mappedInput{data: data, progress: progress, hashMoved: make(chan struct{}, 1)}
+	m := &mappedInput{data: data, progress: progress, hashMoved: make(chan struct{}, 1), readMoved: make(chan struct{}, 1)}
 	if !hashing {
 		m.hashed.Store(int64(len(data)))
 	}
@@ -69,6 +71,7 @@ func (m *mappedInput) advance(off int64) {
 	}
 	m.parsed.Store(off)
 	m.release()
+	wake(m.readMoved)
 	// The hasher always ends at the end of the data, even when it stops
 	// early (hashDone), so this wait ends.
 	for off-m.hashed.Load() > maxLead {
@@ -76,14 +79,39 @@ func (m *mappedInput) advance(off int64) {
 	}
 }
 
+// readDone records that the reader is done with the file, at its end or
+// not: the hasher no longer waits for it.
+func (m *mappedInput) readDone() {
+	m.parsed.Store(int64(len(m.data)))
+	m.release()
+	wake(m.readMoved)
+}
+
+// waitReader is the hasher's wait while it is maxLead ahead of the reader
+// at off; it ends early when ctx is done.
+func (m *mappedInput) waitReader(ctx context.Context, off int64) {
+	for off-m.parsed.Load() > maxLead {
+		select {
+		case <-m.readMoved:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// wake leaves a token in c unless one is already there.
+func wake(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
 // hashedTo records that the hasher has read the first off bytes.
 func (m *mappedInput) hashedTo(off int64) {
 	m.hashed.Store(off)
 	m.release()
-	select {
-	case m.hashMoved <- struct{}{}:
-	default: // a token is already waiting
-	}
+	wake(m.hashMoved)
 }
 
 // hashDone records that the hasher stopped, at the end or early (an error,

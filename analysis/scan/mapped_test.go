@@ -3,6 +3,7 @@
 package scan
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -129,5 +130,46 @@ func TestMappedLead(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the reader still waits after the hasher stopped")
+	}
+
+	// The other way round: the hasher waits for a slower reader (a
+	// compressed segment), until it catches up, stops, or the scan ends.
+	h := newMappedInput(data, nil, true)
+	hashed := func(ctx context.Context, off int64) chan struct{} {
+		done := make(chan struct{})
+		go func() { h.hashedTo(off); h.waitReader(ctx, off); close(done) }()
+		return done
+	}
+	h.advance(5 << 20)
+	done = hashed(context.Background(), 5<<20+maxLead+1)
+	if finished(done) {
+		t.Fatal("the hasher went on more than maxLead ahead of the reader")
+	}
+	h.advance(6 << 20)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the hasher still waits after the reader caught up")
+	}
+	done = hashed(context.Background(), 80<<20)
+	if finished(done) {
+		t.Fatal("the hasher went to 80 MiB with the reader at 6 MiB")
+	}
+	h.readDone()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the hasher still waits after the reader finished")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	g := newMappedInput(data, nil, true)
+	g.hashedTo(90 << 20)
+	stopped := make(chan struct{})
+	go func() { g.waitReader(ctx, 90<<20); close(stopped) }()
+	cancel()
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the hasher still waits after the scan was cancelled")
 	}
 }

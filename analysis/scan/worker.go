@@ -182,9 +182,14 @@ func isSegmentKind(k snapshot.Kind) bool {
 
 // hashFile computes the SHA-256 of a file (or its mapping) from its first
 // byte to its end, with ReadAt on its own goroutine, and delivers it once.
-// It reports its progress to hashedTo and calls done when it stops, at
-// the end or early.
-func hashFile(ctx context.Context, f io.ReaderAt, mapped []byte, hashedTo func(int64), done func()) <-chan hashResult {
+// With m (a mapped segment) it hashes the mapping, reports its progress
+// to m and keeps within maxLead of the reader, and tells m when it stops,
+// at the end or early.
+func hashFile(ctx context.Context, f io.ReaderAt, m *mappedInput) <-chan hashResult {
+	var mapped []byte
+	if m != nil {
+		mapped = m.data
+	}
 	out := make(chan hashResult, 1)
 	go func() {
 		buf := hashBufs.Get().(*[1 << 20]byte)
@@ -209,8 +214,9 @@ func hashFile(ctx context.Context, f io.ReaderAt, mapped []byte, hashedTo func(i
 					h.Write(buf[:n])
 				}
 				off += int64(n)
-				if hashedTo != nil {
-					hashedTo(off)
+				if m != nil {
+					m.hashedTo(off)
+					m.waitReader(ctx, off)
 				}
 				if err == io.EOF {
 					return nil
@@ -220,8 +226,8 @@ func hashFile(ctx context.Context, f io.ReaderAt, mapped []byte, hashedTo func(i
 				}
 			}
 		})
-		if done != nil {
-			done() // before the result: its receiver may wait on it
+		if m != nil {
+			m.hashDone() // before the result: its receiver may wait on it
 		}
 		if err != nil {
 			out <- hashResult{err: err}
@@ -287,17 +293,15 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		// the hasher then work on the page cache's own pages, no read(2)
 		// copy for either.
 		var (
-			ra         io.ReaderAt = f
-			mappedData []byte
-			hashedTo   func(int64)
-			hashDone   func()
+			ra     io.ReaderAt = f
+			mapped *mappedInput
 		)
 		if isSegmentKind(e.Name.Kind) {
 			if data, unmap, err := mapFile(f, st.Size()); err == nil {
 				defer unmap()
 				m := newMappedInput(data, w.cfg.Progress, w.cfg.Hash)
 				defer m.advance(int64(len(data)))
-				in, ra, mappedData, hashedTo, hashDone = m, bytes.NewReader(data), data, m.hashedTo, m.hashDone
+				in, ra, mapped = m, bytes.NewReader(data), m
 			}
 		}
 		if in == nil {
@@ -309,7 +313,7 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 			var hashCtx context.Context
 			hashCtx, stopHash = context.WithCancel(ctx)
 			defer stopHash()
-			hashed = hashFile(hashCtx, ra, mappedData, hashedTo, hashDone)
+			hashed = hashFile(hashCtx, ra, mapped)
 		}
 	} else {
 		in = &countingReader{r, w.cfg.Progress}
@@ -333,6 +337,9 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		err = w.producerSnapshot(fc, in)
 	case k.IsText():
 		err = w.stateFile(fc, in)
+	}
+	if m, ok := in.(*mappedInput); ok {
+		m.readDone() // the hasher may be waiting for the reader
 	}
 	var sum []byte
 	switch {
