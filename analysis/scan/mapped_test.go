@@ -3,13 +3,11 @@
 package scan
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 var mappedSink byte
@@ -72,7 +70,7 @@ func TestGuardFaultsTruncatedMapping(t *testing.T) {
 func TestMappedRelease(t *testing.T) {
 	data := make([]byte, 80<<20) // zeros: a released page reads back as zeros
 	m := newMappedInput(data, nil, true)
-	m.advance(30 << 20) // within maxLead of the hasher: no wait
+	m.advance(30 << 20)
 	if d := m.dropped.Load(); d != 0 {
 		t.Fatalf("released %d bytes before the hasher started", d)
 	}
@@ -92,84 +90,35 @@ func TestMappedRelease(t *testing.T) {
 	}
 }
 
-// TestMappedLead: the reader waits while it is more than maxLead ahead of
-// the hasher, and goes on as soon as the hasher catches up or stops.
-func TestMappedLead(t *testing.T) {
-	data := make([]byte, 100<<20)
-	m := newMappedInput(data, nil, true)
-	advanced := func(off int64) chan struct{} {
-		done := make(chan struct{})
-		go func() { m.advance(off); close(done) }()
-		return done
-	}
-	finished := func(done chan struct{}) bool {
-		select {
-		case <-done:
-			return true
-		case <-time.After(50 * time.Millisecond):
-			return false
+// TestMappedGap: when reader and hasher are more than maxLead apart, the
+// pages between them are released too, in dropStep steps, from maxLead/2
+// ahead of the slower to dropLag behind the faster, each range once.
+func TestMappedGap(t *testing.T) {
+	const mib = 1 << 20
+	data := make([]byte, 200*mib)
+	check := func(m *mappedInput, dropped, gap int64) {
+		t.Helper()
+		if d, g := m.dropped.Load(), m.gapDropped.Load(); d != dropped*mib || g != gap*mib {
+			t.Fatalf("released up to %d MiB and the gap up to %d MiB, want %d and %d", d/mib, g/mib, dropped, gap)
 		}
 	}
-	m.hashedTo(10 << 20)
-	done := advanced(10<<20 + maxLead + 1)
-	if finished(done) {
-		t.Fatal("the reader went on more than maxLead ahead of the hasher")
-	}
-	m.hashedTo(11 << 20) // exactly maxLead behind now
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the reader still waits after the hasher caught up")
-	}
-	done = advanced(int64(len(data)))
-	if finished(done) {
-		t.Fatal("the reader went to the end with the hasher at 11 MiB")
-	}
-	m.hashDone() // the hasher stopped early (an error): no more waiting
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the reader still waits after the hasher stopped")
-	}
+	near := newMappedInput(data, nil, true)
+	near.advance(30 * mib) // within maxLead: nothing between them goes
+	check(near, 0, 0)
 
-	// The other way round: the hasher waits for a slower reader (a
-	// compressed segment), until it catches up, stops, or the scan ends.
-	h := newMappedInput(data, nil, true)
-	hashed := func(ctx context.Context, off int64) chan struct{} {
-		done := make(chan struct{})
-		go func() { h.hashedTo(off); h.waitReader(ctx, off); close(done) }()
-		return done
-	}
-	h.advance(5 << 20)
-	done = hashed(context.Background(), 5<<20+maxLead+1)
-	if finished(done) {
-		t.Fatal("the hasher went on more than maxLead ahead of the reader")
-	}
-	h.advance(6 << 20)
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the hasher still waits after the reader caught up")
-	}
-	done = hashed(context.Background(), 80<<20)
-	if finished(done) {
-		t.Fatal("the hasher went to 80 MiB with the reader at 6 MiB")
-	}
-	h.readDone()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the hasher still waits after the reader finished")
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	g := newMappedInput(data, nil, true)
-	g.hashedTo(90 << 20)
-	stopped := make(chan struct{})
-	go func() { g.waitReader(ctx, 90<<20); close(stopped) }()
-	cancel()
-	select {
-	case <-stopped:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the hasher still waits after the scan was cancelled")
-	}
+	m := newMappedInput(data, nil, true)
+	m.advance(100 * mib) // the hasher has not started: 16 MiB ahead of it to 96
+	check(m, 0, 96)
+	m.hashedTo(10 * mib) // nothing new: the gap up to 96 is gone already
+	check(m, 0, 96)
+	m.advance(150 * mib) // the gap grows: 96 to 144
+	check(m, 0, 144)
+	m.hashedTo(150 * mib) // caught up: everything behind both, to 144
+	check(m, 144, 144)
+
+	h := newMappedInput(data, nil, true) // the hasher ahead (compressed data)
+	h.hashedTo(200 * mib)
+	check(h, 0, 192)
+	h.advance(200 * mib)
+	check(h, 192, 192)
 }

@@ -182,9 +182,8 @@ func isSegmentKind(k snapshot.Kind) bool {
 
 // hashFile computes the SHA-256 of a file (or its mapping) from its first
 // byte to its end, with ReadAt on its own goroutine, and delivers it once.
-// With m (a mapped segment) it hashes the mapping, reports its progress
-// to m and keeps within maxLead of the reader, and tells m when it stops,
-// at the end or early.
+// With m (a mapped segment) it hashes the mapping and reports its
+// progress to m.
 func hashFile(ctx context.Context, f io.ReaderAt, m *mappedInput) <-chan hashResult {
 	var mapped []byte
 	if m != nil {
@@ -216,7 +215,6 @@ func hashFile(ctx context.Context, f io.ReaderAt, m *mappedInput) <-chan hashRes
 				off += int64(n)
 				if m != nil {
 					m.hashedTo(off)
-					m.waitReader(ctx, off)
 				}
 				if err == io.EOF {
 					return nil
@@ -226,9 +224,6 @@ func hashFile(ctx context.Context, f io.ReaderAt, m *mappedInput) <-chan hashRes
 				}
 			}
 		})
-		if m != nil {
-			m.hashDone() // before the result: its receiver may wait on it
-		}
 		if err != nil {
 			out <- hashResult{err: err}
 			return
@@ -337,9 +332,6 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		err = w.producerSnapshot(fc, in)
 	case k.IsText():
 		err = w.stateFile(fc, in)
-	}
-	if m, ok := in.(*mappedInput); ok {
-		m.readDone() // the hasher may be waiting for the reader
 	}
 	var sum []byte
 	switch {
