@@ -414,7 +414,7 @@ func (s *scanner) collect(c chunk) error {
 		}
 	}
 	s.batchBuf = append(s.batchBuf, c.batches...)
-	putBatches(c.batches)
+	batchSlices.put(c.batches)
 	for _, rows := range c.records {
 		// The rows of one batch share input, segment, batch and producer.
 		r0 := &rows[0]
@@ -446,14 +446,14 @@ func (s *scanner) collect(c chunk) error {
 			}
 			s.recordBuf = append(s.recordBuf, *r)
 		}
-		putRows(rows)
+		rowSlices.put(rows)
 	}
 	for _, eb := range c.entries {
 		eb.Source = s.sources[eb.Input]
 		eb.Damaged = len(s.damaged) > 0 && s.damaged[batchKey{eb.Input, eb.Segment, eb.BatchPosition}]
 		s.collectEntries(eb)
 	}
-	putEntryBatches(c.entries)
+	entryBatchSlices.put(c.entries)
 	if len(s.batchBuf) >= 1024 || len(s.recordBuf) >= 4096 || len(s.entryBuf) >= 1024 || s.nEntries >= 4096 {
 		if err := s.flush(); err != nil {
 			return err
@@ -552,7 +552,7 @@ func (s *scanner) flush() error {
 		}
 	}
 	for _, eb := range s.entryBuf {
-		putEntries(eb.Entries)
+		entrySlices.put(eb.Entries)
 	}
 	clear(s.batchBuf)
 	clear(s.recordBuf)

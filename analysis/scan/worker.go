@@ -683,7 +683,7 @@ func (w *worker) batchDone(fc *fileCtx, j *decodeJob, out *chunk) {
 		fc.anomaly(j.err.Kind(), j.err.Severity(), ptr(j.err.Offset), ptr(row.BaseOffset), pid, j.err.Error())
 	}
 	if out.batches == nil {
-		out.batches = getBatches()
+		out.batches = batchSlices.get(0)
 	}
 	out.batches = append(out.batches, row)
 	if len(j.rows) > 0 {
@@ -694,7 +694,7 @@ func (w *worker) batchDone(fc *fileCtx, j *decodeJob, out *chunk) {
 	}
 	if len(j.entries.Entries) > 0 {
 		if out.entries == nil {
-			out.entries = getEntryBatches()
+			out.entries = entryBatchSlices.get(0)
 		}
 		out.entries = append(out.entries, j.entries)
 		out.nrecords += len(j.entries.Entries)
@@ -823,7 +823,7 @@ func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysi
 		// NumRecords comes from the wire: cap what it preallocates (more
 		// records, if any, grow the slices as usual).
 		n := min(int(b.NumRecords), maxPrealloc)
-		j.rows = getRows(n)
+		j.rows = rowSlices.get(n)
 		ts = make([]int64, 0, n)
 		if j.hexFP {
 			fps = make([]byte, 0, n*hexLen)
@@ -902,7 +902,7 @@ func recordState(rec *segment.Record, b *segment.Batch, state string) string {
 
 // decodeEntries is decode for Config.Compact: one small entry per record.
 func (j *decodeJob) decodeEntries(it *segment.RecordIter, b *segment.Batch, fp *analysis.Fingerprinter, state string) {
-	es := getEntries(min(max(int(b.NumRecords), 0), maxPrealloc))
+	es := entrySlices.get(min(max(int(b.NumRecords), 0), maxPrealloc))
 	txn := b.IsTransactional()
 	for it.Next() {
 		rec := it.Record()
@@ -951,93 +951,50 @@ func (j *decodeJob) setErr(err error, b *segment.Batch) {
 	}
 }
 
-// rowSlices recycles the row slices of batches: collect copies the rows
-// out, so a slice is free once its chunk is collected. Allocating them
-// fresh (zeroed, 272 bytes a record) was a tenth of the scan's CPU.
-var rowSlices sync.Pool
+// slicePool recycles slices of one kind whose contents have been copied
+// out: allocating them fresh (zeroed, and faulted in when the heap grows)
+// was a noticeable part of a scan. Slices of more than maxCap elements
+// are left to the collector; with clearOld, a slice is cleared when put
+// back, so that it holds no strings or payload alive.
+type slicePool[T any] struct {
+	pool           sync.Pool
+	minCap, maxCap int
+	clearOld       bool
+}
 
-// getRows returns an empty row slice with room for n rows.
-func getRows(n int) []analysis.PayloadRecordRow {
-	if p, ok := rowSlices.Get().(*[]analysis.PayloadRecordRow); ok && cap(*p) >= n {
+// get returns an empty slice with room for n elements.
+func (sp *slicePool[T]) get(n int) []T {
+	if p, ok := sp.pool.Get().(*[]T); ok && cap(*p) >= n {
 		return (*p)[:0]
 	}
-	return make([]analysis.PayloadRecordRow, 0, max(n, 64))
+	return make([]T, 0, max(n, sp.minCap))
 }
 
-// putRows recycles rows. The rows are cleared so a recycled slice holds
-// no payload or strings alive.
-func putRows(rows []analysis.PayloadRecordRow) {
-	if cap(rows) == 0 || cap(rows) > maxPrealloc {
+// put recycles s. Only its length is cleared: the capacity beyond it was
+// cleared when it was last put.
+func (sp *slicePool[T]) put(s []T) {
+	if cap(s) == 0 || cap(s) > sp.maxCap {
 		return
 	}
-	clear(rows) // the capacity beyond len was cleared when it was last put
-	rows = rows[:0]
-	rowSlices.Put(&rows)
-}
-
-// batchSlices recycles the batch-row slices of chunks, which collect
-// copies out: they were half of what a scan allocated, each new one
-// zeroed and faulted in.
-var batchSlices sync.Pool
-
-// getBatches returns an empty batch-row slice.
-func getBatches() []analysis.BatchRow {
-	if p, ok := batchSlices.Get().(*[]analysis.BatchRow); ok {
-		return (*p)[:0]
+	if sp.clearOld {
+		clear(s)
 	}
-	return make([]analysis.BatchRow, 0, 256)
+	s = s[:0]
+	sp.pool.Put(&s)
 }
 
-// putBatches recycles rows, cleared so that it holds no strings alive.
-func putBatches(rows []analysis.BatchRow) {
-	if cap(rows) == 0 || cap(rows) > 4096 {
-		return
-	}
-	clear(rows)
-	rows = rows[:0]
-	batchSlices.Put(&rows)
-}
-
-// entryBatchSlices recycles the per-chunk slices of entry batches, as
-// batchSlices does batch rows.
-var entryBatchSlices sync.Pool
-
-func getEntryBatches() []EntryBatch {
-	if p, ok := entryBatchSlices.Get().(*[]EntryBatch); ok {
-		return (*p)[:0]
-	}
-	return make([]EntryBatch, 0, 512)
-}
-
-func putEntryBatches(ebs []EntryBatch) {
-	if cap(ebs) == 0 || cap(ebs) > 4096 {
-		return
-	}
-	clear(ebs)
-	ebs = ebs[:0]
-	entryBatchSlices.Put(&ebs)
-}
-
-// entrySlices recycles the entry slices of batches, as rowSlices does
-// rows: the collector puts them back once Output.Entries has taken them.
-var entrySlices sync.Pool
-
-// getEntries returns an empty entry slice with room for n entries.
-func getEntries(n int) []Entry {
-	if p, ok := entrySlices.Get().(*[]Entry); ok && cap(*p) >= n {
-		return (*p)[:0]
-	}
-	return make([]Entry, 0, max(n, 64))
-}
-
-// putEntries recycles es.
-func putEntries(es []Entry) {
-	if cap(es) == 0 || cap(es) > maxPrealloc {
-		return
-	}
-	es = es[:0]
-	entrySlices.Put(&es)
-}
+var (
+	// Record rows of batches (272 bytes each; fresh ones were a tenth of
+	// the scan's CPU), put back by collect once it has copied them.
+	rowSlices = slicePool[analysis.PayloadRecordRow]{minCap: 64, maxCap: maxPrealloc, clearOld: true}
+	// Entries of batches (Config.Compact), put back once Output.Entries
+	// has taken them.
+	entrySlices = slicePool[Entry]{minCap: 64, maxCap: maxPrealloc}
+	// Batch rows of chunks, half of what a scan allocated before.
+	batchSlices = slicePool[analysis.BatchRow]{minCap: 256, maxCap: 4096, clearOld: true}
+	// The entry batches of chunks.
+	entryBatchSlices = slicePool[EntryBatch]{minCap: 512, maxCap: 4096, clearOld: true}
+)
 
 // jobQueue is the FIFO of a segment's batches in decode. It reuses its
 // array: taking the head by reslicing (queue = queue[1:]) left no room to
