@@ -141,7 +141,7 @@ type Batch struct {
 	// path of the file, for errors.
 	path string
 	// ahead are input bytes after the batch that its record iteration
-	// prefetches, spread over its records (see Reader.prefetchNext).
+	// prefetches, spread over its records (see Reader.ahead).
 	ahead []byte
 }
 

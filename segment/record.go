@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math/bits"
+	"slices"
 )
 
 // Header is one record header. Key and Value are views into the decoder's
@@ -486,10 +487,7 @@ func (it *RecordIter) parseV2(b []byte) string {
 		// built on the stack with 8-byte stores and copied with 16-byte
 		// loads, which cannot be forwarded from them and stall (a tenth
 		// of the record parse in profiles).
-		if len(hdrs) == cap(hdrs) {
-			hdrs = append(hdrs, Header{})[:len(hdrs)]
-		}
-		hdrs = hdrs[:len(hdrs)+1]
+		hdrs = slices.Grow(hdrs, 1)[:len(hdrs)+1]
 		h := &hdrs[len(hdrs)-1]
 		h.Key, h.Value = k, v
 	}

@@ -326,10 +326,7 @@ func (d *Detector) AddBatch(part PartID, pid int64, epoch int16, damaged bool, e
 		// appended whole is assembled on the stack and copied with wide
 		// loads that cannot be forwarded from its narrow stores (a third
 		// of this function's time in profiles).
-		if len(d.buf) == cap(d.buf) {
-			d.buf = append(d.buf, rec{})[:len(d.buf)]
-		}
-		d.buf = d.buf[:len(d.buf)+1]
+		d.buf = slices.Grow(d.buf, 1)[:len(d.buf)+1]
 		e := &d.buf[len(d.buf)-1]
 		e.fp, e.off, e.ts, e.pid, e.part = x.Fingerprint, x.Offset, x.Timestamp, pid, uint32(part)
 		e.seq, e.epoch, e.flags = x.Sequence, epoch, flags|uint8(x.Txn&3)

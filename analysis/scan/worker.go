@@ -10,6 +10,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -909,10 +910,7 @@ func (j *decodeJob) decodeEntries(it *segment.RecordIter, b *segment.Batch, fp *
 		j.n++
 		// Written in place, field by field, for the reason dups.AddBatch
 		// gives.
-		if len(es) == cap(es) {
-			es = append(es, Entry{})[:len(es)]
-		}
-		es = es[:len(es)+1]
+		es = slices.Grow(es, 1)[:len(es)+1]
 		e := &es[len(es)-1]
 		e.Offset, e.Timestamp, e.Sequence, e.Control = rec.Offset, rec.Timestamp, rec.Sequence, rec.IsControl
 		e.Txn, e.Fingerprint = 0, [16]byte{}
