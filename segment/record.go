@@ -387,7 +387,10 @@ func (it *RecordIter) parseV2(b []byte) string {
 	r.Attributes = int8(b[0])
 	p := 1
 	// One-byte varints, the usual case of every field but the value
-	// length, are decoded here without a call.
+	// length, are decoded here without a call. The blocks below repeat
+	// on purpose: varint32 is too large to inline, and an inlinable
+	// helper for the one-byte case with the call as fallback made this
+	// function execute 23 % more instructions (cachegrind, 40 MB scan).
 	var tsDelta int64
 	n := 1
 	if p < len(b) && b[p] < 0x80 {
