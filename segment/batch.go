@@ -2,7 +2,6 @@ package segment
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 )
 
 // Codec is a compression codec id as stored in the low three attribute bits.
@@ -75,8 +74,6 @@ const (
 	attrControl       = 0x20
 	attrDeleteHorizon = 0x40
 )
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Batch is one entry of a segment: a v2 record batch, or for magic 0/1 one
 // top-level message (a plain message, or a compressed wrapper holding inner

@@ -376,7 +376,7 @@ func (r *Reader) fillBatch(b *Batch, pos int64, data []byte) {
 	*b = Batch{Position: pos, path: r.opts.Path, data: data}
 	if data[16] == 2 {
 		b.parseV2Header(data)
-		b.ComputedCRC = crc32.Checksum(data[crcStartV2:], castagnoli)
+		b.ComputedCRC = crc32c(0, data[crcStartV2:])
 		b.CRCValid = b.ComputedCRC == b.CRC
 		return
 	}
@@ -456,7 +456,7 @@ func plausible(h []byte, maxLen int64) (int64, bool) {
 
 func checksumOK(data []byte) bool {
 	if data[16] == 2 {
-		return crc32.Checksum(data[crcStartV2:], castagnoli) == binary.BigEndian.Uint32(data[17:])
+		return crc32c(0, data[crcStartV2:]) == binary.BigEndian.Uint32(data[17:])
 	}
 	return crc32.ChecksumIEEE(data[crcStartLegacy:]) == binary.BigEndian.Uint32(data[12:])
 }
@@ -652,7 +652,7 @@ func (r *Reader) raCRC(pos, n int64) (uint32, error) {
 			k = n
 		}
 		m, err := r.ra.ReadAt(buf[:k], r.base+pos)
-		crc = crc32.Update(crc, castagnoli, buf[:m])
+		crc = crc32c(crc, buf[:m])
 		if int64(m) < k {
 			if err == nil || err == io.EOF {
 				err = io.ErrUnexpectedEOF
@@ -752,7 +752,7 @@ func (s *batchStream) start(b *Batch, n int64, deferred bool) {
 	s.b = *b
 	s.active, s.remaining, s.deferred, s.ioErr = true, n, deferred, nil
 	// The CRC covers the header from byte 21 on.
-	s.crc = crc32.Checksum(s.r.hdr[crcStartV2:], castagnoli)
+	s.crc = crc32c(0, s.r.hdr[crcStartV2:])
 }
 
 func (s *batchStream) Read(p []byte) (int, error) {
@@ -764,7 +764,7 @@ func (s *batchStream) Read(p []byte) (int, error) {
 	}
 	n, err := s.r.w.read(p)
 	if s.deferred {
-		s.crc = crc32.Update(s.crc, castagnoli, p[:n])
+		s.crc = crc32c(s.crc, p[:n])
 	}
 	s.remaining -= int64(n)
 	if err == io.EOF && s.remaining > 0 {
