@@ -1,0 +1,61 @@
+package export_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/export"
+)
+
+// batchRows returns n rows shaped like a scan's: a handful of segments of
+// one partition, so the string columns repeat in long runs, and offsets,
+// positions and timestamps that grow.
+func batchRows(n int) []analysis.BatchRow {
+	rows := make([]analysis.BatchRow, n)
+	pos, off, ts := int64(0), int64(0), int64(1_700_000_000_000)
+	for i := range rows {
+		if i%4096 == 0 {
+			pos = 0
+		}
+		cnt := int32(1 + i%16)
+		size := int64(61 + 900*int(cnt) + i%97)
+		first, max := ts, ts+int64(cnt)
+		rows[i] = analysis.BatchRow{
+			Input: 0, Source: "/var/lib/kafka/data#broker=1", Topic: "orders", Partition: 3,
+			Segment:  "orders-3/" + []string{"00000000000000000000.log", "00000000000000231456.log", "00000000000000462912.log", "00000000000000694368.log"}[i/4096%4],
+			Position: pos, BaseOffset: off, LastOffset: off + int64(cnt) - 1, RecordCount: cnt, Magic: 2,
+			Codec: "lz4", SizeBytes: size, CRC: int64(uint32(i * 2654435761)), CRCValid: true,
+			PartitionLeaderEpoch: 7, ProducerID: int64(1000 + i%8), ProducerEpoch: 0, BaseSequence: int32(i / 8 * 16),
+			FirstTimestamp: &first, MaxTimestamp: &max, TimestampType: "CreateTime", DecodedRecords: cnt,
+		}
+		pos += size
+		off += int64(cnt)
+		ts += 3
+	}
+	return rows
+}
+
+// BenchmarkBatchesTable is the cost of the batches table per row, the
+// largest per-batch cost of a scan on top of reading the segment.
+func BenchmarkBatchesTable(b *testing.B) {
+	rows := batchRows(1 << 17)
+	dir := b.TempDir()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		s, err := export.NewParquet[analysis.BatchRow](filepath.Join(dir, "batches.parquet"), "bench", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < len(rows); i += 1024 {
+			if err := s.Write(rows[i:min(i+1024, len(rows))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(rows)), "ns/row")
+}
