@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ksleuth/ksleuth/segment"
+	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
 var mappedSink byte
@@ -121,4 +124,55 @@ func TestMappedGap(t *testing.T) {
 	check(h, 0, 192)
 	h.advance(200 * mib)
 	check(h, 192, 192)
+}
+
+// TestGuardFaultsInCRCFold: a batch's CRC-32C is folded in assembly
+// (segment/crc32c_amd64.s) straight from the mapped pages; a file
+// truncated after its first page faults inside that code, and the fault
+// is still recovered as changed evidence, not a crash.
+func TestGuardFaultsInCRCFold(t *testing.T) {
+	value := make([]byte, 1<<20)
+	for i := range value {
+		value[i] = byte(i * 31)
+	}
+	seg := segtest.Batch{Magic: 2, Records: []segtest.Record{{Key: []byte("k"), Value: value}}}.Encode()
+	p := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	if err := os.WriteFile(p, seg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	data, unmap, err := mapFile(f, int64(len(seg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unmap()
+	read := func() error {
+		r := segment.NewReaderBytes(data, segment.Options{Path: p})
+		defer r.Close()
+		for r.Next() {
+			if r.Batch() == nil {
+				return fmt.Errorf("finding: %v", r.Finding())
+			}
+			if !r.Batch().CRCValid {
+				return fmt.Errorf("CRC mismatch")
+			}
+		}
+		return nil
+	}
+	if err := guardFaults(data, read); err != nil {
+		t.Fatalf("intact file: %v", err)
+	}
+	// Keep the header's page: framing succeeds, the CRC pass faults.
+	if err := os.Truncate(p, 4096); err != nil {
+		t.Fatal(err)
+	}
+	dropPages(data) // as if the reader had never seen the pages
+	err = guardFaults(data, read)
+	if err == nil || !strings.Contains(err.Error(), "changed while it was read") {
+		t.Fatalf("truncated under the reader: %v, want the file-changed error", err)
+	}
 }
