@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -37,25 +38,41 @@ func batchRows(n int) []analysis.BatchRow {
 }
 
 // BenchmarkBatchesTable is the cost of the batches table per row, the
-// largest per-batch cost of a scan on top of reading the segment.
+// largest per-batch cost of a scan on top of reading the segment: through
+// parquet-go's generic writer and through the columnar writer the scan
+// uses, side by side.
 func BenchmarkBatchesTable(b *testing.B) {
 	rows := batchRows(1 << 17)
 	dir := b.TempDir()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		s, err := export.NewParquet[analysis.BatchRow](filepath.Join(dir, "batches.parquet"), "bench", nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := 0; i < len(rows); i += 1024 {
-			if err := s.Write(rows[i:min(i+1024, len(rows))]); err != nil {
-				b.Fatal(err)
+	for _, w := range []struct {
+		name string
+		open func(path string) (export.Sink[analysis.BatchRow], error)
+	}{
+		{"generic", func(p string) (export.Sink[analysis.BatchRow], error) {
+			return export.NewParquet[analysis.BatchRow](p, "bench", nil)
+		}},
+		{"columnar", func(p string) (export.Sink[analysis.BatchRow], error) { return export.NewBatches(p, "bench", nil) }},
+	} {
+		b.Run(w.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s, err := w.open(filepath.Join(dir, "batches.parquet"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i := 0; i < len(rows); i += 1024 {
+					if err := s.Write(rows[i:min(i+1024, len(rows))]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-		if err := s.Close(); err != nil {
-			b.Fatal(err)
-		}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(rows)), "ns/row")
+			if st, err := os.Stat(filepath.Join(dir, "batches.parquet")); err == nil {
+				b.ReportMetric(float64(st.Size())/float64(len(rows)), "file-B/row")
+			}
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(rows)), "ns/row")
 }

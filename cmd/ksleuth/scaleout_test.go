@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/export"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
@@ -333,11 +335,13 @@ func sqlLine(m *analysis.DuplicateRow) string {
 		m.Class, m.TxnState, fmt.Sprint(m.Damaged), opt(m.RefTopic), opt(m.RefPartition), opt(m.RefOffset), opt(m.RefProducerID)}, "|")
 }
 
-// TestBatchesTableDuckDB reads batches.parquet (delta-encoded integer
-// columns, dictionary strings, optional timestamps) with DuckDB and
-// compares every column of every row with what ksleuth wrote, on the
-// generated log dir (every magic and codec, control batches) and a
-// realistic segment (hundreds of batches, so several pages per column).
+// TestBatchesTableDuckDB reads batches.parquet (written column by column:
+// delta-encoded integer columns, dictionary strings, optional timestamps)
+// with DuckDB and compares every column of every row with what ksleuth
+// reads back, on the generated log dir (every magic and codec, control
+// batches), a realistic segment (hundreds of batches), and a file of
+// edge values (extreme integers, nulls, empty and non-ASCII strings) cut
+// into pages of 7 rows and row groups of 50.
 func TestBatchesTableDuckDB(t *testing.T) {
 	node, nodeModules := needDuckDB(t)
 	real := t.TempDir()
@@ -352,11 +356,16 @@ func TestBatchesTableDuckDB(t *testing.T) {
 		"record_count", "magic", "codec", "size_bytes", "crc", "crc_valid", "is_transactional", "is_control",
 		"partition_leader_epoch", "producer_id", "producer_epoch", "base_sequence", "epoch_ms(first_timestamp)",
 		"epoch_ms(max_timestamp)", "timestamp_type", "decoded_records", "control_type"}
+	files := map[string]string{"edge values, small pages": filepath.Join(t.TempDir(), "edge.parquet")}
+	writeEdgeBatches(t, files["edge values, small pages"])
 	for name, dir := range map[string]string{"generated": generatedDir, "realistic lz4": real} {
 		out := filepath.Join(t.TempDir(), "out")
 		runOK(t, "scan", dir, "--out", out, "--progress", "never")
-		rows := readTable[analysis.BatchRow](t, filepath.Join(out, tableBatches))
-		sort.Slice(rows, func(i, j int) bool {
+		files[name] = filepath.Join(out, tableBatches)
+	}
+	for name, file := range files {
+		rows := readTable[analysis.BatchRow](t, file)
+		sort.SliceStable(rows, func(i, j int) bool {
 			if rows[i].Segment != rows[j].Segment {
 				return rows[i].Segment < rows[j].Segment
 			}
@@ -377,12 +386,53 @@ func TestBatchesTableDuckDB(t *testing.T) {
 				fmt.Sprint(b.ProducerID), fmt.Sprint(b.ProducerEpoch), fmt.Sprint(b.BaseSequence), ts(b.FirstTimestamp),
 				ts(b.MaxTimestamp), b.TimestampType, fmt.Sprint(b.DecodedRecords), b.ControlType}, "|"))
 		}
-		args := append([]string{filepath.Join("testdata", "duckdb_rows.cjs"), filepath.Join(out, tableBatches),
+		args := append([]string{filepath.Join("testdata", "duckdb_rows.cjs"), file,
 			"ORDER BY segment, position"}, cols...)
 		got := runNode(t, node, nodeModules, "", args...)
 		if len(want) < 100 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s: DuckDB reads %d batch rows, ksleuth wrote %d, or they differ:\n%s", name, len(got), len(want), firstDiff(want, got))
 		}
 		t.Logf("%s: %d batch rows identical in DuckDB", name, len(got))
+	}
+}
+
+// writeEdgeBatches writes a batches table of 600 rows of edge values in
+// pages of 7 rows and row groups of 50, positions unique so that DuckDB's
+// order is the test's.
+func writeEdgeBatches(t *testing.T, path string) {
+	t.Helper()
+	strs := []string{"", "orders", "paiements-é", "z", "a/b c", "orders-3/00000000000000000000.log"}
+	ints := []int64{0, 1, -1, math.MaxInt64, math.MinInt64, math.MaxInt32, math.MinInt32, 1 << 40, 12345}
+	// Timestamps DuckDB can hold (microseconds in an int64): year 1 to 9999.
+	times := []int64{0, -1, 1_700_000_000_000, -62_135_596_800_000, 253_402_300_799_999}
+	rows := make([]analysis.BatchRow, 600)
+	for i := range rows {
+		v := ints[i%len(ints)]
+		w := ints[(i*7+3)%len(ints)]
+		var first, max *int64
+		if i%5 != 0 {
+			first = &times[i%len(times)]
+		}
+		if i%7 != 0 {
+			max = &times[(i/3)%len(times)]
+		}
+		rows[i] = analysis.BatchRow{Input: int32(v), Source: strs[i/100%len(strs)], Topic: strs[i%len(strs)], Partition: int32(w),
+			Segment: strs[i/40%len(strs)], Position: int64(i), BaseOffset: v, LastOffset: w, RecordCount: int32(w),
+			Magic: int32(i % 3), Codec: strs[(i/3)%len(strs)], SizeBytes: w, CRC: int64(uint32(i * 2654435761)),
+			CRCValid: i%11 != 0, IsTransactional: i%2 == 0, IsControl: i%13 == 0, PartitionLeaderEpoch: int32(v),
+			ProducerID: w, ProducerEpoch: int32(v), BaseSequence: int32(w), FirstTimestamp: first, MaxTimestamp: max,
+			TimestampType: strs[i%2], DecodedRecords: int32(v), ControlType: strs[(i*5)%len(strs)]}
+	}
+	s, err := export.NewColumnar[analysis.BatchRow](path, "test", nil, 7, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(rows); i += 64 {
+		if err := s.Write(rows[i:min(i+64, len(rows))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
