@@ -71,6 +71,23 @@ func writeBatches(t *testing.T, path string, rows []analysis.BatchRow, pageRows,
 	}
 }
 
+// writeGeneric writes rows with parquet-go's generic writer, the
+// reference the columnar writer is compared with.
+func writeGeneric(t *testing.T, path string, rows []analysis.BatchRow) string {
+	t.Helper()
+	g, err := NewParquet[analysis.BatchRow](path, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 func openParquet(t *testing.T, path string) *parquet.File {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -91,17 +108,7 @@ func openParquet(t *testing.T, path string) *parquet.File {
 func TestColumnarRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	rows := randomBatchRows(5000, 1)
-	ref := filepath.Join(dir, "generic.parquet")
-	g, err := NewParquet[analysis.BatchRow](ref, "test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
+	ref := writeGeneric(t, filepath.Join(dir, "generic.parquet"), rows)
 	refFile := openParquet(t, ref)
 	for _, tc := range []struct{ page, group, chunk, n int }{
 		{0, 0, 1024, 5000}, {7, 50, 13, 5000}, {1, 1, 3, 40}, {1000, 3000, 999, 5000}, {64, 0, 5000, 5000}, {0, 0, 1, 0},
@@ -147,17 +154,7 @@ func TestColumnarRoundTrip(t *testing.T) {
 func TestColumnarStatistics(t *testing.T) {
 	dir := t.TempDir()
 	rows := randomBatchRows(3000, 2)
-	ref := filepath.Join(dir, "generic.parquet")
-	g, err := NewParquet[analysis.BatchRow](ref, "test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
-	}
+	ref := writeGeneric(t, filepath.Join(dir, "generic.parquet"), rows)
 	p := filepath.Join(dir, "columnar.parquet")
 	writeBatches(t, p, rows, 100, 0, 512)
 	want := openParquet(t, ref).Metadata().RowGroups[0].Columns
