@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"flag"
 	"fmt"
 	"io"
@@ -88,6 +89,7 @@ func perfStages() []perfStage {
 		{"iterate-mapped", func(b *testing.B, in perfInput) { iterateMapped(b, in) }},
 		{"kmsg", func(b *testing.B, in perfInput) { runKmsg(b, in.seg, nil) }},
 		{"kmsg-fp", func(b *testing.B, in perfInput) { runKmsg(b, in.seg, analysis.NewFingerprinter()) }},
+		{"sha256", func(b *testing.B, in perfInput) { sha256.Sum256(in.seg) }},
 		{"scan", func(b *testing.B, in perfInput) { runScanOnce(b, in.dir, "1") }},
 		{"scan-nohash", func(b *testing.B, in perfInput) { runScanOnce(b, in.dir, "1", "--hash", "none") }},
 	}
@@ -177,7 +179,8 @@ func runScanOnce(b *testing.B, dir, jobs string, flags ...string) {
 // (each library's one-shot API, the issue's ceiling), reader (records
 // decoded, CRC checked), iterate (reader + a fingerprint per record),
 // kmsg and kmsg-fp (franz-go's path without and with the same
-// fingerprint), scan (`ksleuth scan --jobs 1`, Parquet tables, no
+// fingerprint), sha256 (the segment's SHA-256 alone, what scan spends on
+// files.sha256), scan (`ksleuth scan --jobs 1`, Parquet tables, no
 // --records) and scan-nohash (the same with --hash none). Throughput is MB of segment on disk per second; run with
 // -cpu 1 for per-core figures. BenchmarkRatios prints the ratios.
 func BenchmarkPipeline(b *testing.B) {
@@ -214,6 +217,8 @@ func cpuTime() time.Duration {
 //	scan/ceiling-lib                       (c)/(d)
 //	scan/iterate, scan-nohash/iterate      ≥ 0.8
 //	scan-nohash/iterate-mapped             the same, both reading the file's pages
+//	scan/iterate+sha256                    scan against iteration plus the file's SHA-256
+//	                                       alone, the least a scan that hashes can cost
 //	iterate/kmsg, iterate/kmsg-fp          ≥ 2 (none, lz4), ≥ 1.5 (snappy), > 1 (gzip, zstd)
 func BenchmarkRatios(b *testing.B) {
 	ins := perfSegments(b)
@@ -247,6 +252,7 @@ func BenchmarkRatios(b *testing.B) {
 			b.ReportMetric(rate["scan"]/rate["iterate"], "scan/iterate")
 			b.ReportMetric(rate["scan-nohash"]/rate["iterate"], "scan-nohash/iterate")
 			b.ReportMetric(rate["scan-nohash"]/rate["iterate-mapped"], "scan-nohash/iterate-mapped")
+			b.ReportMetric(rate["scan"]*(1/rate["iterate"]+1/rate["sha256"]), "scan/iterate+sha256")
 			b.ReportMetric(rate["iterate"]/rate["kmsg"], "iterate/kmsg")
 			b.ReportMetric(rate["iterate"]/rate["kmsg-fp"], "iterate/kmsg-fp")
 		})
