@@ -176,3 +176,20 @@ func TestGuardFaultsInCRCFold(t *testing.T) {
 		t.Fatalf("truncated under the reader: %v, want the file-changed error", err)
 	}
 }
+
+// TestMappedTouchAhead: the reader's touch runs touchAhead ahead of it,
+// never past the data, and reaches its end.
+func TestMappedTouchAhead(t *testing.T) {
+	data := make([]byte, 1<<20+123)
+	m := newMappedInput(data, nil, false)
+	for off := int64(0); off <= int64(len(data)); off += 40000 {
+		m.advance(off)
+		if want := min(off+touchAhead, int64(len(data))); m.touched != want {
+			t.Fatalf("at %d: touched to %d, want %d", off, m.touched, want)
+		}
+	}
+	m.advance(int64(len(data)))
+	if m.touched != int64(len(data)) {
+		t.Fatalf("touched to %d of %d", m.touched, len(data))
+	}
+}
