@@ -26,7 +26,7 @@ func batchRows(n int) []analysis.BatchRow {
 			Input: 0, Source: "/var/lib/kafka/data#broker=1", Topic: "orders", Partition: 3,
 			Segment:  "orders-3/" + []string{"00000000000000000000.log", "00000000000000231456.log", "00000000000000462912.log", "00000000000000694368.log"}[i/4096%4],
 			Position: pos, BaseOffset: off, LastOffset: off + int64(cnt) - 1, RecordCount: cnt, Magic: 2,
-			Codec: "lz4", SizeBytes: size, CRC: int64(uint32(i * 2654435761)), CRCValid: true,
+			Codec: "lz4", SizeBytes: size, CRC: int64(uint32(i) * 2654435761), CRCValid: true,
 			PartitionLeaderEpoch: 7, ProducerID: int64(1000 + i%8), ProducerEpoch: 0, BaseSequence: int32(i / 8 * 16),
 			FirstTimestamp: &first, MaxTimestamp: &max, TimestampType: "CreateTime", DecodedRecords: cnt,
 		}

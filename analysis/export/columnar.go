@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding/delta"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -193,6 +194,9 @@ func NewColumnar[T any](path, version string, meta *Metadata, pageRows, groupRow
 		if el.Name != c.name || nc != 0 || !ok1 || !ok2 || typ != c.phys || r != rep {
 			return nil, fmt.Errorf("export: column %d (%q) is not what parquet-go makes of field %q", i, el.Name, c.name)
 		}
+		if !signedOrder(&el) {
+			return nil, fmt.Errorf("export: column %q has logical type %s, whose statistics this writer does not order", el.Name, el.LogicalType.String())
+		}
 		c.reset(s.pageRows)
 	}
 	f, err := tempFile(path)
@@ -204,10 +208,33 @@ func NewColumnar[T any](path, version string, meta *Metadata, pageRows, groupRow
 	return s, nil
 }
 
+// signedOrder reports whether the column's statistics order as this
+// writer computes them: integers signed (plain, signed INT, TIMESTAMP),
+// strings byte by byte (STRING). An unsigned integer, say, would need
+// unsigned min and max.
+func signedOrder(el *format.SchemaElement) bool {
+	if ct, ok := el.ConvertedType.Get(); ok {
+		switch ct {
+		case deprecated.UTF8, deprecated.TimestampMillis, deprecated.TimestampMicros,
+			deprecated.Int8, deprecated.Int16, deprecated.Int32, deprecated.Int64:
+		default:
+			return false
+		}
+	}
+	switch v := el.LogicalType.Value.(type) {
+	case nil, *format.StringType, *format.TimestampType:
+		return true
+	case *format.IntType:
+		return v.IsSigned
+	}
+	return false
+}
+
 // reset empties the column chunk, keeping the page buffers (sized for
 // pageRows values).
 func (c *column) reset(pageRows int) {
-	*c = column{name: c.name, kind: c.kind, off: c.off, phys: c.phys,
+	pages := c.pages.Bytes()[:0]
+	*c = column{pages: *bytes.NewBuffer(pages), name: c.name, kind: c.kind, off: c.off, phys: c.phys,
 		ints: c.ints[:0], bools: c.bools[:0], idx: c.idx[:0], defs: c.defs[:0]}
 	switch c.kind {
 	case int32Delta, int32Plain, int64Delta, int64Plain:
@@ -246,6 +273,9 @@ func (s *ColumnarSink[T]) write(b []byte) {
 
 // Write appends rows.
 func (s *ColumnarSink[T]) Write(rows []T) error {
+	if s.done {
+		return errors.New("export: write to a closed table")
+	}
 	for len(rows) > 0 && s.err == nil {
 		n := min(len(rows), s.pageRows-s.inPage, s.groupRows-s.inGroup)
 		s.add(rows[:n])
@@ -357,10 +387,17 @@ func (s *ColumnarSink[T]) flushPage() {
 			return
 		}
 		var enc format.Encoding
+		nulls := int64(len(c.defs) - len(c.ints)) // optInt64 only; zero elsewhere
+		if c.kind != optInt64 {
+			nulls = 0
+		}
 		s.scratch, enc = c.encodePage(s.scratch[:0], &s.v32)
+		// The header's statistics are always written (parquet-go's format
+		// marks them so): their null count must be the page's.
 		hdr := format.PageHeader{Type: format.DataPage, UncompressedPageSize: int32(len(s.scratch)),
 			DataPageHeader: thrift.New(format.DataPageHeader{NumValues: int32(s.inPage), Encoding: enc,
-				DefinitionLevelEncoding: format.RLE, RepetitionLevelEncoding: format.RLE})}
+				DefinitionLevelEncoding: format.RLE, RepetitionLevelEncoding: format.RLE,
+				Statistics: format.Statistics{NullCount: nulls}})}
 		n, err := s.appendPage(&c.pages, &hdr)
 		if err != nil {
 			s.err = err
@@ -557,7 +594,10 @@ func (s *ColumnarSink[T]) flushGroup() {
 		if c.hasMinMax {
 			md.Statistics.MinValue, md.Statistics.MaxValue = plainValue(c.phys, c.min), plainValue(c.phys, c.max)
 		}
-		md.Encoding = []format.Encoding{dataEnc, format.RLE}
+		md.Encoding = []format.Encoding{dataEnc}
+		if c.kind == optInt64 {
+			md.Encoding = append(md.Encoding, format.RLE) // definition levels
+		}
 		if c.kind == dictString {
 			md.Encoding = []format.Encoding{format.Plain, format.RLE, format.RLEDictionary}
 		}
@@ -565,7 +605,8 @@ func (s *ColumnarSink[T]) flushGroup() {
 		s.write(c.pages.Bytes())
 		md.TotalUncompressedSize = total
 		md.TotalCompressedSize = s.off - start
-		rg.Columns = append(rg.Columns, format.ColumnChunk{FileOffset: start, MetaData: md})
+		// file_offset is deprecated; writers leave it 0, as parquet-go does.
+		rg.Columns = append(rg.Columns, format.ColumnChunk{MetaData: md})
 		rg.TotalByteSize += total
 		rg.TotalCompressedSize += md.TotalCompressedSize
 		c.reset(s.pageRows)

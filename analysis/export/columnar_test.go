@@ -12,6 +12,8 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // randomBatchRows returns n rows with what the columnar writer must get
@@ -257,4 +259,92 @@ func FuzzColumnarRoundTrip(f *testing.F) {
 			t.Fatalf("%d rows read back differ from the %d written", len(got), len(rows))
 		}
 	})
+}
+
+// TestColumnarPageHeaders: every data page header's null count (written
+// always, as parquet-go's format has it) is the page's, and the pages of
+// a chunk add up to its values.
+func TestColumnarPageHeaders(t *testing.T) {
+	rows := randomBatchRows(3000, 4)
+	p := filepath.Join(t.TempDir(), "c.parquet")
+	writeBatches(t, p, rows, 101, 1000, 250)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := openParquet(t, p)
+	for g, rg := range f.Metadata().RowGroups {
+		for _, cc := range rg.Columns {
+			md := cc.MetaData
+			name := md.PathInSchema[0]
+			var nulls, values int64
+			pos := md.DataPageOffset
+			if md.DictionaryPageOffset > 0 {
+				pos = md.DictionaryPageOffset
+			}
+			end := pos + md.TotalCompressedSize
+			page := 0
+			for pos < end {
+				var h format.PageHeader
+				r := bytes.NewReader(data[pos:end])
+				if err := thrift.NewDecoder(new(thrift.CompactProtocol).NewReader(r)).Decode(&h); err != nil {
+					t.Fatalf("group %d %s: page header at %d: %v", g, name, pos, err)
+				}
+				hdrLen := int64(len(data[pos:end])) - int64(r.Len())
+				if dp, ok := h.DataPageHeader.Get(); ok {
+					// The page's rows: pages hold 101 rows but for the last
+					// of a row group.
+					first := int64(g)*1000 + int64(page)*101
+					n := int64(dp.NumValues)
+					var want int64
+					for i := first; i < first+n; i++ {
+						r := &rows[i]
+						if name == "first_timestamp" && r.FirstTimestamp == nil || name == "max_timestamp" && r.MaxTimestamp == nil {
+							want++
+						}
+					}
+					if dp.Statistics.NullCount != want {
+						t.Errorf("group %d %s page %d: header says %d nulls, the page has %d", g, name, page, dp.Statistics.NullCount, want)
+					}
+					nulls += want
+					values += n
+					page++
+				}
+				pos += hdrLen + int64(h.CompressedPageSize)
+			}
+			if values != md.NumValues || nulls != md.Statistics.NullCount {
+				t.Errorf("group %d %s: pages hold %d values, %d nulls; chunk says %d, %d", g, name, values, nulls, md.NumValues, md.Statistics.NullCount)
+			}
+		}
+	}
+}
+
+// TestColumnarRejectsUnsignedAndClosed: a column whose statistics would
+// order unsigned is refused, and writing to a closed or aborted table is
+// an error, not a silent loss.
+func TestColumnarRejectsUnsignedAndClosed(t *testing.T) {
+	dir := t.TempDir()
+	type unsigned struct {
+		A int64 `parquet:"a,uint(64)"`
+	}
+	if err := tryColumnar[unsigned](dir); err == nil {
+		t.Error("an unsigned column was accepted")
+	}
+	for _, end := range []string{"close", "abort"} {
+		s, err := NewColumnar[analysis.BatchRow](filepath.Join(dir, end+".parquet"), "test", nil, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if end == "close" {
+			err = s.Close()
+		} else {
+			s.Abort()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Write(randomBatchRows(3, 5)); err == nil {
+			t.Errorf("write after %s accepted", end)
+		}
+	}
 }

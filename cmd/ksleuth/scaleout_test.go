@@ -418,7 +418,7 @@ func writeEdgeBatches(t *testing.T, path string) {
 		}
 		rows[i] = analysis.BatchRow{Input: int32(v), Source: strs[i/100%len(strs)], Topic: strs[i%len(strs)], Partition: int32(w),
 			Segment: strs[i/40%len(strs)], Position: int64(i), BaseOffset: v, LastOffset: w, RecordCount: int32(w),
-			Magic: int32(i % 3), Codec: strs[(i/3)%len(strs)], SizeBytes: w, CRC: int64(uint32(i * 2654435761)),
+			Magic: int32(i % 3), Codec: strs[(i/3)%len(strs)], SizeBytes: w, CRC: int64(uint32(i) * 2654435761),
 			CRCValid: i%11 != 0, IsTransactional: i%2 == 0, IsControl: i%13 == 0, PartitionLeaderEpoch: int32(v),
 			ProducerID: w, ProducerEpoch: int32(v), BaseSequence: int32(w), FirstTimestamp: first, MaxTimestamp: max,
 			TimestampType: strs[i%2], DecodedRecords: int32(v), ControlType: strs[(i*5)%len(strs)]}
