@@ -594,12 +594,13 @@ func (s *ColumnarSink[T]) flushGroup() {
 		if c.hasMinMax {
 			md.Statistics.MinValue, md.Statistics.MaxValue = plainValue(c.phys, c.min), plainValue(c.phys, c.max)
 		}
-		md.Encoding = []format.Encoding{dataEnc}
-		if c.kind == optInt64 {
-			md.Encoding = append(md.Encoding, format.RLE) // definition levels
-		}
-		if c.kind == dictString {
+		switch c.kind {
+		case dictString: // a PLAIN dictionary page, indices in the RLE hybrid
 			md.Encoding = []format.Encoding{format.Plain, format.RLE, format.RLEDictionary}
+		case optInt64: // RLE definition levels
+			md.Encoding = []format.Encoding{dataEnc, format.RLE}
+		default:
+			md.Encoding = []format.Encoding{dataEnc}
 		}
 		md.DataPageOffset = s.off
 		s.write(c.pages.Bytes())
