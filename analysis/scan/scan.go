@@ -17,8 +17,9 @@
 // exception is records of transactions: they are held until the
 // transaction's COMMIT or ABORT marker is read (or the end of the run, when
 // they are "open") so that their txn_state is known when they are written.
-// Memory is bounded by Jobs and by the records of unfinished transactions,
-// not by the size of the input. The smaller tables (files, anomalies,
+// Memory is bounded by Jobs and Config.HeldBudget, not by the size of the
+// input: records of unfinished transactions beyond that budget wait in a
+// temporary file under Config.TmpDir. The smaller tables (files, anomalies,
 // snapshots) are returned whole, sorted. Every row carries its input's
 // Source (see Sources).
 package scan
@@ -72,6 +73,12 @@ type Config struct {
 	FileDone func(path string)
 	// Segment holds reader limits; Path is set per file.
 	Segment segment.Options
+	// HeldBudget bounds the memory holding the records of transactions
+	// whose marker has not been read yet (DefaultHeldBudget when 0);
+	// beyond it they are moved to a temporary file in TmpDir ("" = the
+	// system's), removed when Run returns.
+	HeldBudget int64
+	TmpDir     string
 }
 
 // Output receives the streamed tables. A nil func discards its rows.
@@ -152,6 +159,9 @@ type Result struct {
 	Errors, Unreadable int64
 	// Batches, Records and Bytes are totals over all inputs.
 	Batches, Records, Bytes int64
+	// HeldSpilled is how many bytes of records of unfinished transactions
+	// went to the temporary file beyond Config.HeldBudget (0: none).
+	HeldSpilled int64
 }
 
 // Run scans the inputs. It returns ctx.Err() when cancelled, and an error
@@ -163,9 +173,18 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, pending: map[txnKey][]analysis.PayloadRecordRow{},
-		pendingEntries: map[txnKey][]EntryBatch{},
+	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{},
+		// Rows and entries are never both produced for one record, so
+		// each may take the whole budget.
+		pending:        newHeld(cfg.HeldBudget, cfg.TmpDir, rowCodec),
+		pendingEntries: newHeld(cfg.HeldBudget, cfg.TmpDir, entryCodec),
 		sources:        Sources(inputs), damaged: map[batchKey]bool{}}
+	if err := TmpOutside(cfg.TmpDir, inputs); err != nil {
+		// Refused only when a spill is needed: most scans hold little.
+		s.pending.refuse, s.pendingEntries.refuse = err, err
+	}
+	defer s.pending.close()
+	defer s.pendingEntries.close()
 	if cfg.Jobs > 1 {
 		s.pool = newPool(ctx, cfg)
 		defer s.pool.close()
@@ -194,6 +213,20 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 	return s.result(), nil
 }
 
+// TmpOutside refuses a temporary dir ("" = the system's) inside a
+// directory input: ksleuth never writes into its inputs.
+func TmpOutside(tmp string, inputs []*source.Input) error {
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	for _, in := range inputs {
+		if in.Kind == source.Dir && source.Within(in.Abs, tmp) {
+			return fmt.Errorf("the temporary dir %s is inside the input %s, and ksleuth never writes into its inputs: choose another with --tmp or TMPDIR", tmp, in.Path)
+		}
+	}
+	return nil
+}
+
 type txnKey struct {
 	part string
 	pid  int64
@@ -215,14 +248,12 @@ type scanner struct {
 	snapshots []analysis.SnapshotRow
 	parts     map[string]*PartitionSummary
 	brokers   map[string]int32 // log dir key -> broker.id/node.id
-	pending   map[txnKey][]analysis.PayloadRecordRow
-	pendOrder []txnKey
+	pending   *heldTxns[analysis.PayloadRecordRow]
 	// The same for Config.Compact: entries, and the batches of entries of
 	// transactions not yet ended.
 	entryBuf       []EntryBatch
 	nEntries       int
-	pendingEntries map[txnKey][]EntryBatch
-	pendEntryOrder []txnKey
+	pendingEntries *heldTxns[EntryBatch]
 	sources        []string
 	damaged        map[batchKey]bool // damaged batches, to mark their records
 }
@@ -429,20 +460,17 @@ func (s *scanner) collect(c chunk) error {
 				if key.part == "" {
 					key = txnKey{partKeyOf(r.Input, r.Segment), r.ProducerID}
 				}
-				if _, ok := s.pending[key]; !ok {
-					s.pendOrder = append(s.pendOrder, key)
+				if err := s.pending.add(key, *r); err != nil {
+					return err
 				}
-				s.pending[key] = append(s.pending[key], *r)
 				continue
 			case r.IsControl && (r.TxnState == txnCommitted || r.TxnState == txnAborted):
 				if key.part == "" {
 					key = txnKey{partKeyOf(r.Input, r.Segment), r.ProducerID}
 				}
-				for _, p := range s.pending[key] {
-					p.TxnState = r.TxnState
-					s.recordBuf = append(s.recordBuf, p)
+				if err := s.endRows(key, r.TxnState); err != nil {
+					return err
 				}
-				delete(s.pending, key)
 			}
 			s.recordBuf = append(s.recordBuf, *r)
 		}
@@ -451,7 +479,9 @@ func (s *scanner) collect(c chunk) error {
 	for _, eb := range c.entries {
 		eb.Source = s.sources[eb.Input]
 		eb.Damaged = len(s.damaged) > 0 && s.damaged[batchKey{eb.Input, eb.Segment, eb.BatchPosition}]
-		s.collectEntries(eb)
+		if err := s.collectEntries(eb); err != nil {
+			return err
+		}
 	}
 	entryBatchSlices.put(c.entries)
 	if len(s.batchBuf) >= 1024 || len(s.recordBuf) >= 4096 || len(s.entryBuf) >= 1024 || s.nEntries >= 4096 {
@@ -469,70 +499,73 @@ func (s *scanner) collect(c chunk) error {
 // entries, as it is for rows: a transactional data batch is held until its
 // producer's marker in that partition, which sets the state of every held
 // entry; the marker's own batch follows them.
-func (s *scanner) collectEntries(eb EntryBatch) {
+func (s *scanner) collectEntries(eb EntryBatch) error {
 	if len(eb.Entries) == 0 {
-		return
+		return nil
 	}
 	switch first := &eb.Entries[0]; {
 	case eb.pending:
-		key := txnKey{partKeyOf(eb.Input, eb.Segment), eb.ProducerID}
-		if _, ok := s.pendingEntries[key]; !ok {
-			s.pendEntryOrder = append(s.pendEntryOrder, key)
-		}
-		s.pendingEntries[key] = append(s.pendingEntries[key], eb)
-		return
+		return s.pendingEntries.add(txnKey{partKeyOf(eb.Input, eb.Segment), eb.ProducerID}, eb)
 	case first.Control:
 		for _, e := range eb.Entries {
 			if e.Control && (e.Txn == dups.TxnCommitted || e.Txn == dups.TxnAborted) {
-				s.endEntries(txnKey{partKeyOf(eb.Input, eb.Segment), eb.ProducerID}, e.Txn)
+				if err := s.endEntries(txnKey{partKeyOf(eb.Input, eb.Segment), eb.ProducerID}, e.Txn); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	s.entryBuf = append(s.entryBuf, eb)
 	s.nEntries += len(eb.Entries)
+	return nil
 }
 
 // endEntries gives the held entries of a transaction their final state
 // and queues them for output.
-func (s *scanner) endEntries(key txnKey, state dups.TxnState) {
-	for _, held := range s.pendingEntries[key] {
+func (s *scanner) endEntries(key txnKey, state dups.TxnState) error {
+	return s.pendingEntries.take(key, s.entriesEnded(state))
+}
+
+// endRows is endEntries for record rows.
+func (s *scanner) endRows(key txnKey, state string) error {
+	return s.pending.take(key, s.rowsEnded(state))
+}
+
+// entriesEnded returns what queues a held batch of entries with state,
+// flushing as the queue fills: a transaction may hold more than fits in
+// memory.
+func (s *scanner) entriesEnded(state dups.TxnState) func(*EntryBatch) error {
+	return func(held *EntryBatch) error {
 		for i := range held.Entries {
 			held.Entries[i].Txn = state
 		}
-		s.entryBuf = append(s.entryBuf, held)
-		s.nEntries += len(held.Entries)
+		held.pending = false
+		s.entryBuf = append(s.entryBuf, *held)
+		if s.nEntries += len(held.Entries); s.nEntries >= 4096 {
+			return s.flush()
+		}
+		return nil
 	}
-	delete(s.pendingEntries, key)
+}
+
+// rowsEnded is entriesEnded for record rows.
+func (s *scanner) rowsEnded(state string) func(*analysis.PayloadRecordRow) error {
+	return func(r *analysis.PayloadRecordRow) error {
+		r.TxnState = state
+		if s.recordBuf = append(s.recordBuf, *r); len(s.recordBuf) >= 4096 {
+			return s.flush()
+		}
+		return nil
+	}
 }
 
 // flushOpenTxns writes the records of transactions that never ended in the
 // input, in the order their transactions were first seen.
 func (s *scanner) flushOpenTxns() error {
-	for _, k := range s.pendEntryOrder {
-		if _, ok := s.pendingEntries[k]; ok {
-			s.endEntries(k, dups.TxnOpen)
-		}
-		if s.nEntries >= 4096 {
-			if err := s.flush(); err != nil {
-				return err
-			}
-		}
+	if err := s.pendingEntries.takeOpen(s.entriesEnded(dups.TxnOpen)); err != nil {
+		return err
 	}
-	s.pendEntryOrder = nil
-	for _, k := range s.pendOrder {
-		for _, p := range s.pending[k] {
-			p.TxnState = txnOpen
-			s.recordBuf = append(s.recordBuf, p)
-		}
-		delete(s.pending, k)
-		if len(s.recordBuf) >= 4096 {
-			if err := s.flush(); err != nil {
-				return err
-			}
-		}
-	}
-	s.pendOrder = nil
-	return nil
+	return s.pending.takeOpen(s.rowsEnded(txnOpen))
 }
 
 func (s *scanner) flush() error {
@@ -609,7 +642,7 @@ func (s *scanner) fileDone(f *fileDone) {
 }
 
 func (s *scanner) result() *Result {
-	r := &Result{Files: s.files, Anomalies: s.anomalies, Snapshots: s.snapshots}
+	r := &Result{Files: s.files, Anomalies: s.anomalies, Snapshots: s.snapshots, HeldSpilled: s.pending.end + s.pendingEntries.end}
 	for i := range r.Anomalies {
 		r.Anomalies[i].Source = s.sources[r.Anomalies[i].Input]
 	}

@@ -85,6 +85,7 @@ type analyzer struct {
 	tracker *producers.Tracker
 	det     *dups.Detector // nil: no duplicate detection
 	hasher  *dups.Hasher
+	tmp     string // --tmp: where the scan may spill held transactions
 
 	lastSeg  string
 	lastIn   int32
@@ -94,6 +95,10 @@ type analyzer struct {
 func newAnalyzer(det *dups.Detector, h *dups.Hasher) *analyzer {
 	return &analyzer{tracker: producers.New(), det: det, hasher: h, lastIn: -1}
 }
+
+// heldBudget is scan.Config.HeldBudget for every command (0: the
+// default); tests lower it to make the scan spill.
+var heldBudget int64
 
 // needPayload tells whether records must carry keys, values and headers.
 func (a *analyzer) needPayload() bool { return a.det != nil && !a.hasher.Default() }

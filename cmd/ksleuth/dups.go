@@ -78,7 +78,7 @@ func runAnalysis(ctx context.Context, cmd *cobra.Command, name string, o *common
 	prog := newProgress(cmd.ErrOrStderr(), o.progress, total, inputs)
 	defer prog.finish()
 	cfg := scan.Config{Jobs: o.jobs, Records: a.det != nil || attr != nil, Payload: a.needPayload(), Topic: topic, Progress: prog.add,
-		Compact: !a.needPayload()}
+		Compact: !a.needPayload(), TmpDir: a.tmp, HeldBudget: heldBudget}
 	out := scan.Output{Batches: a.batches, Records: a.records, Entries: a.entries}
 	if attr != nil {
 		out.Records = func(rows []analysis.PayloadRecordRow) error {
@@ -190,6 +190,7 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := newAnalyzer(det, hasher)
+	a.tmp = d.tmp
 	attr := newAttributor()
 	res, err := runAnalysis(ctx, cmd, "dups", o, topic, inputs, a, attr)
 	if err != nil {
@@ -354,13 +355,8 @@ func (o *dupOptions) openDetector(cmdName string, inputs []*source.Input) (*dups
 
 // checkTmp refuses a spill dir inside a directory input.
 func checkTmp(tmp string, inputs []*source.Input) error {
-	if tmp == "" {
-		tmp = os.TempDir()
-	}
-	for _, in := range inputs {
-		if in.Kind == source.Dir && source.Within(in.Abs, tmp) {
-			return usageError{fmt.Errorf("--tmp %s is inside the input %s; ksleuth never writes into its inputs", tmp, in.Path)}
-		}
+	if err := scan.TmpOutside(tmp, inputs); err != nil {
+		return usageError{err}
 	}
 	return nil
 }

@@ -89,7 +89,8 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	}
 	prog := newProgress(cmd.ErrOrStderr(), o.progress, total, inputs)
 	defer prog.finish()
-	cfg := scan.Config{Jobs: o.jobs, Records: true, Payload: a.needPayload(), Hash: true, Topic: topic, Progress: prog.add}
+	cfg := scan.Config{Jobs: o.jobs, Records: true, Payload: a.needPayload(), Hash: true, Topic: topic, Progress: prog.add,
+		TmpDir: d.tmp, HeldBudget: heldBudget}
 	res, err := scan.Run(ctx, inputs, cfg, scan.Output{
 		Batches: func(rows []analysis.BatchRow) error { rc.Batches(rows); return a.batches(rows) },
 		Records: func(rows []analysis.PayloadRecordRow) error { rc.Records(rows); return a.records(rows) },

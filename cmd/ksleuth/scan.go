@@ -263,7 +263,7 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		// Without a records table or the report, records only feed the
 		// duplicate detector: compact entries, not rows.
 		Compact: !o.records && !o.payload && o.html == "" && !an.needPayload(),
-		Topic:   topic, Progress: prog.add}
+		Topic:   topic, Progress: prog.add, TmpDir: o.dup.tmp, HeldBudget: heldBudget}
 	if scanFileDone != nil {
 		cfg.FileDone = func(p string) { scanFileDone(ctx, p) }
 	}

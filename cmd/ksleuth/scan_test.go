@@ -842,3 +842,28 @@ func TestScanCompactEqualsRows(t *testing.T) {
 		t.Logf("%s: %d duplicate rows, classes %v", filepath.Base(dir), len(dc), classes)
 	}
 }
+
+// TestScanHeldSpill: with a one-byte budget for the records of unfinished
+// transactions, every held record goes through the temporary file, and
+// the tables (records with payload, duplicates, transactions) are the
+// same as with everything held in memory; --tmp gets the file and is
+// left empty.
+func TestScanHeldSpill(t *testing.T) {
+	in := "../../../shared/corpus/thirdparty/v2-aborted-txn-franz"
+	tmp := t.TempDir()
+	for _, flags := range [][]string{{"--payload"}, nil} {
+		t.Run(strings.Join(append([]string{"flags"}, flags...), " "), func(t *testing.T) {
+			base := filepath.Join(tmp, "base")
+			mustScan(t, append([]string{"scan", in, "--out", base, "--force"}, flags...)...)
+			spillDir := t.TempDir()
+			heldBudget = 1
+			defer func() { heldBudget = 0 }()
+			out := filepath.Join(tmp, "spill")
+			mustScan(t, append([]string{"scan", in, "--out", out, "--force", "--tmp", spillDir}, flags...)...)
+			sameTables(t, "held in a file", allTables(t, base), allTables(t, out))
+			if left, _ := os.ReadDir(spillDir); len(left) != 0 {
+				t.Fatalf("the scan left %d files in --tmp", len(left))
+			}
+		})
+	}
+}
