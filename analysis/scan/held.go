@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"unsafe"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
@@ -51,9 +52,13 @@ type heldCodec[T any] struct {
 type heldList[T any] struct {
 	seq     int64
 	spilled []heldExtent // written before mem, in order
-	mem     []T
-	bytes   int64
+	// mem is in chunks of heldChunk items: one growing slice would
+	// briefly need three times its size each time it doubled.
+	mem   [][]T
+	bytes int64
 }
+
+const heldChunk = 256
 
 type heldExtent struct {
 	off, n int64
@@ -75,7 +80,11 @@ func (h *heldTxns[T]) add(key txnKey, v T) error {
 		h.seq++
 		h.lists[key] = l
 	}
-	l.mem = append(l.mem, v)
+	if k := len(l.mem); k == 0 || len(l.mem[k-1]) == heldChunk {
+		l.mem = append(l.mem, make([]T, 0, heldChunk))
+	}
+	c := &l.mem[len(l.mem)-1]
+	*c = append(*c, v)
 	n := h.codec.size(&v)
 	l.bytes += n
 	h.mem += n
@@ -110,17 +119,19 @@ func (h *heldTxns[T]) spillLargest() error {
 		}
 		h.f = f
 	}
-	b := h.buf[:0]
-	for i := range big.mem {
-		b = h.codec.encode(b, &big.mem[i])
+	// Chunk by chunk, so the buffer stays the size of one chunk.
+	for _, c := range big.mem {
+		b := h.buf[:0]
+		for i := range c {
+			b = h.codec.encode(b, &c[i])
+		}
+		h.buf = b
+		if _, err := h.f.WriteAt(b, h.end); err != nil {
+			return fmt.Errorf("scan: holding the records of unfinished transactions: %w", err)
+		}
+		big.spilled = append(big.spilled, heldExtent{off: h.end, n: int64(len(b)), count: len(c)})
+		h.end += int64(len(b))
 	}
-	h.buf = b
-	if _, err := h.f.WriteAt(b, h.end); err != nil {
-		return fmt.Errorf("scan: holding the records of unfinished transactions: %w", err)
-	}
-	big.spilled = append(big.spilled, heldExtent{off: h.end, n: int64(len(b)), count: len(big.mem)})
-	h.end += int64(len(b))
-	clear(big.mem)
 	big.mem = nil
 	h.mem -= big.bytes
 	big.bytes = 0
@@ -145,9 +156,11 @@ func (h *heldTxns[T]) take(key txnKey, fn func(*T) error) error {
 			return err
 		}
 	}
-	for i := range l.mem {
-		if err := fn(&l.mem[i]); err != nil {
-			return err
+	for _, c := range l.mem {
+		for i := range c {
+			if err := fn(&c[i]); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -309,9 +322,9 @@ func (d *heldDecoder) bool() bool {
 // rowCodec serializes record rows (Config.Records).
 var rowCodec = heldCodec[analysis.PayloadRecordRow]{
 	size: func(r *analysis.PayloadRecordRow) int64 {
-		n := int64(320 + len(r.Key) + len(r.Value))
+		n := int64(unsafe.Sizeof(*r)) + 8 + int64(len(r.Key)+len(r.Value)) // 8: the timestamp
 		for _, h := range r.Headers {
-			n += int64(40 + len(h.Key) + len(h.Value))
+			n += int64(unsafe.Sizeof(h)) + int64(len(h.Key)+len(h.Value))
 		}
 		return n
 	},
@@ -396,7 +409,9 @@ const entryBytes = 16 + 8 + 8 + 4 + 1 + 1
 
 // entryCodec serializes the batches of entries of Config.Compact.
 var entryCodec = heldCodec[EntryBatch]{
-	size: func(eb *EntryBatch) int64 { return int64(160 + 48*len(eb.Entries)) },
+	size: func(eb *EntryBatch) int64 {
+		return int64(unsafe.Sizeof(*eb)) + int64(cap(eb.Entries))*int64(unsafe.Sizeof(Entry{}))
+	},
 	encode: func(b []byte, eb *EntryBatch) []byte {
 		b = binary.AppendVarint(b, int64(eb.Input))
 		b = appendHeldString(b, eb.Source)

@@ -13,10 +13,12 @@
 // segments for performance runs (docs/performance.md): -partitions
 // partitions of one segment each, BYTES uncompressed in all, codecs taken
 // in turn from -codecs; with -big-batch it writes one partition holding a
-// single batch of BYTES.
+// single batch of BYTES; with -open-txn every batch comes from one
+// transactional producer whose transaction never ends.
 //
 //	go run ./cmd/ksleuth-gen -out /tmp/perf-1g -realistic 1073741824 -partitions 6 -codecs none,none,none,none,lz4,lz4
 //	go run ./cmd/ksleuth-gen -out /tmp/perf-batch -realistic 67108864 -big-batch -codecs lz4
+//	go run ./cmd/ksleuth-gen -out /tmp/perf-txn -realistic 536870912 -partitions 2 -open-txn
 package main
 
 import (
@@ -48,14 +50,15 @@ func run(args []string, stderr io.Writer) error {
 	parts := fs.Int("partitions", 4, "with -realistic: partitions, one segment each")
 	codecs := fs.String("codecs", "none", "with -realistic: codecs (none, gzip, snappy, lz4, zstd) given to the partitions in turn")
 	bigBatch := fs.Bool("big-batch", false, "with -realistic: one partition holding a single batch")
+	openTxn := fs.Bool("open-txn", false, "with -realistic: every batch from one transactional producer, in a transaction that never ends")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *realistic > 0 {
 		if *out == "" || fs.NArg() > 0 {
-			return fmt.Errorf("usage: ksleuth-gen -out DIR -realistic BYTES [-partitions N] [-codecs LIST] [-big-batch]")
+			return fmt.Errorf("usage: ksleuth-gen -out DIR -realistic BYTES [-partitions N] [-codecs LIST] [-big-batch | -open-txn]")
 		}
-		return writeRealistic(*out, *realistic, *parts, *codecs, *bigBatch, uint64(*seed), stderr)
+		return writeRealistic(*out, *realistic, *parts, *codecs, *bigBatch, *openTxn, uint64(*seed), stderr)
 	}
 	if *out == "" || fs.NArg() > 0 {
 		fs.Usage()
@@ -86,7 +89,7 @@ func run(args []string, stderr io.Writer) error {
 }
 
 // writeRealistic writes the performance log dir of -realistic.
-func writeRealistic(out string, total int64, parts int, codecList string, bigBatch bool, seed uint64, stderr io.Writer) error {
+func writeRealistic(out string, total int64, parts int, codecList string, bigBatch, openTxn bool, seed uint64, stderr io.Writer) error {
 	var codecs []segtest.Codec
 	for _, name := range strings.Split(codecList, ",") {
 		c, ok := codecByName(strings.TrimSpace(name))
@@ -116,9 +119,12 @@ func writeRealistic(out string, total int64, parts int, codecList string, bigBat
 			return err
 		}
 		var seg []byte
-		if bigBatch {
+		switch {
+		case bigBatch:
 			seg = segtest.RealisticBatch(c, int(total), seed)
-		} else {
+		case openTxn:
+			seg = segtest.RealisticOpenTxn(c, int(total/int64(parts)), seed+uint64(i))
+		default:
 			seg = segtest.RealisticSegment(c, int(total/int64(parts)), seed+uint64(i))
 		}
 		if err := os.WriteFile(filepath.Join(dir, segtest.SegmentFileName(0)), seg, 0o644); err != nil {

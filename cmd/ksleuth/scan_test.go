@@ -867,3 +867,40 @@ func TestScanHeldSpill(t *testing.T) {
 		})
 	}
 }
+
+// TestScanHangingTransaction: a partition written by one transactional
+// producer whose transaction never ends (segtest.RealisticOpenTxn). Every
+// record is held to the end of the run, through the temporary file with a
+// small budget, and comes out once, in offset order, as open.
+func TestScanHangingTransaction(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "logs")
+	part := filepath.Join(in, "orders-0")
+	if err := os.MkdirAll(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	seg := segtest.RealisticOpenTxn(segtest.CodecLZ4, 600<<10, 3)
+	if err := os.WriteFile(filepath.Join(part, segtest.SegmentFileName(0)), seg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	heldBudget = 16 << 10
+	defer func() { heldBudget = 0 }()
+	out := filepath.Join(t.TempDir(), "out")
+	mustScan(t, "scan", in, "--out", out, "--records", "--tmp", t.TempDir())
+	batches := readTable[analysis.BatchRow](t, filepath.Join(out, tableBatches))
+	var want int64
+	for _, b := range batches {
+		if !b.IsTransactional || b.ProducerID != 7000 {
+			t.Fatalf("batch at %d: transactional %v, producer %d", b.Position, b.IsTransactional, b.ProducerID)
+		}
+		want += int64(b.RecordCount)
+	}
+	recs := readTable[analysis.RecordRow](t, filepath.Join(out, tableRecords))
+	if int64(len(recs)) != want || want < 100 {
+		t.Fatalf("%d record rows, the batches hold %d", len(recs), want)
+	}
+	for i, r := range recs {
+		if r.TxnState != "open" || r.Offset != int64(i) {
+			t.Fatalf("row %d: offset %d, txn_state %q", i, r.Offset, r.TxnState)
+		}
+	}
+}

@@ -41,6 +41,18 @@ func realisticRecords(rng *rand.Rand, target int) ([]Record, int) {
 // compression, as one segment starting at offset 0. Seeded, so every run
 // measures the same bytes.
 func RealisticSegment(codec Codec, size int, seed uint64) []byte {
+	return realisticSegment(codec, size, seed, false)
+}
+
+// RealisticOpenTxn is RealisticSegment with every batch written by one
+// transactional producer (PID 7000) in a transaction that never ends: no
+// marker follows. It is the hanging transaction an incident can leave,
+// whose records a scan must hold until the end of the input.
+func RealisticOpenTxn(codec Codec, size int, seed uint64) []byte {
+	return realisticSegment(codec, size, seed, true)
+}
+
+func realisticSegment(codec Codec, size int, seed uint64, openTxn bool) []byte {
 	rng := rand.New(rand.NewPCG(seed, uint64(codec)))
 	var seg []byte
 	var raw int
@@ -52,6 +64,10 @@ func RealisticSegment(codec Codec, size int, seed uint64) []byte {
 		b := Batch{Magic: 2, BaseOffset: off, PartitionLeaderEpoch: 3, Codec: codec, AutoDeltas: true,
 			FirstTimestamp: 1_700_000_000_000 + off, Records: recs,
 			Producer: &Producer{ID: int64(5000 + p), Epoch: 0, BaseSequence: seqs[p]}}
+		if openTxn {
+			p = 0
+			b.Transactional, b.Producer = true, &Producer{ID: 7000, BaseSequence: seqs[0]}
+		}
 		seg = append(seg, b.Encode()...)
 		seqs[p] += int32(len(recs))
 		off += int64(len(recs))
