@@ -26,7 +26,7 @@ func manySessions(n int, topic string) *Run {
 	dir := topic + "-0"
 	for i := range n {
 		first := int64(i * 10)
-		ts := int64(1_700_000_000_000 + i*1000)
+		ts := 1_700_000_000_000 + int64(i)*1000
 		sessions = append(sessions, analysis.ProducerRow{Topic: topic, Partition: 0, Dir: dir, ProducerID: int64(1000 + i),
 			FirstOffset: first, LastOffset: first + 9, FirstTimestamp: ptr(ts), LastTimestamp: ptr(ts + 900), Records: 10, Batches: 1})
 		if i > 0 {

@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -52,10 +51,7 @@ func evidenceState(t *testing.T, root string) map[string]fileState {
 			return err
 		}
 		st := fileState{size: fi.Size(), mode: fi.Mode(), mtime: fi.ModTime().UnixNano()}
-		if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-			st.ctime = sys.Ctim.Sec*1e9 + sys.Ctim.Nsec
-			st.nlink = uint64(sys.Nlink)
-		}
+		st.ctime, st.nlink = statCtimeNlink(fi)
 		if fi.Mode().IsRegular() {
 			f, err := os.Open(p)
 			if err != nil {
@@ -266,7 +262,7 @@ func TestEvidenceReadOnlyUnprivileged(t *testing.T) {
 		{"dups", logDir},
 	} {
 		cmd := exec.Command(bin, args...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		asNobody(t, cmd)
 		outb, err := cmd.CombinedOutput()
 		code := cmd.ProcessState.ExitCode()
 		if strings.Contains(string(outb), "unknown command") {
