@@ -418,6 +418,10 @@ type Stats struct {
 	// SpillBytes their total size.
 	SpillFiles int
 	SpillBytes int64
+	// SortedRuns counts the runs of spill files that one fingerprint made
+	// too large to split, sorted and merged on disk (SpillFiles counts
+	// them too).
+	SortedRuns int
 }
 
 // Finish groups the records and calls emit once per group with its rows,
@@ -442,7 +446,7 @@ func (d *Detector) Finish(ctx context.Context, emit func([]analysis.DuplicateRow
 	d.arena = nil
 	st := Stats{Records: d.records, Groups: g.groups, Members: g.members, Duplicates: g.members - g.groups}
 	if d.spill != nil {
-		st.SpillFiles, st.SpillBytes = d.spill.files, d.spill.bytes
+		st.SpillFiles, st.SpillBytes, st.SortedRuns = d.spill.files, d.spill.bytes, d.spill.runs
 	}
 	return st, err
 }
@@ -669,67 +673,163 @@ func (g *grouper) process(rs []rec) error {
 	return nil
 }
 
-// group handles one run of entries sharing fingerprint and scope.
+// group handles one run of entries sharing fingerprint and scope, in
+// memory.
 func (g *grouper) group(ms []rec) error {
-	d := g.d
-	// Replicas of one record (the same offset copied from two brokers, or
-	// a -future dir) are one record: keep the first, the undamaged one.
-	out := ms[:1]
-	for k := 1; k < len(ms); k++ {
-		p, q := &d.parts[out[len(out)-1].part], &d.parts[ms[k].part]
-		if ms[k].off == out[len(out)-1].off && p.topicIdx == q.topicIdx && p.partition == q.partition {
-			continue
-		}
-		out = append(out, ms[k])
-	}
-	ms = out
-	if len(ms) < 2 {
-		return nil
-	}
-	multi := false
-	for k := 1; k < len(ms); k++ {
-		if ms[k].pid != ms[0].pid {
-			multi = true
-			break
-		}
-	}
-	if !multi && !d.opts.SamePID {
-		return nil
-	}
-	g.groups++
-	fp := hex.EncodeToString(ms[0].fp[:])
-	g.rows = g.rows[:0]
+	var st groupStats
+	f := memberFilter{d: g.d}
 	for k := range ms {
-		m := &ms[k]
-		pi := &d.parts[m.part]
-		row := analysis.DuplicateRow{Input: pi.input, Source: pi.source, GroupID: g.groups, Fingerprint: fp, Topic: pi.topic, Partition: pi.partition,
-			Offset: m.off, ProducerID: m.pid, ProducerEpoch: int32(m.epoch), Sequence: m.seq, Timestamp: analysis.Millis(m.ts),
-			Occurrence: int32(k + 1), TxnState: m.txn().String(), Damaged: m.damaged()}
-		if k == 0 {
-			row.Explanation = d.firstExplanation(ms)
-		} else {
-			ref := &ms[refOf(ms, k)]
-			rp := &d.parts[ref.part]
-			row.Class, row.Explanation, row.GapMillis = d.classify(m, ref)
-			// Copies: the entries are reused after emit returns.
-			topic, part, off, pid := rp.topic, rp.partition, ref.off, ref.pid
-			row.RefTopic, row.RefPartition, row.RefOffset, row.RefProducerID = &topic, &part, &off, &pid
+		if f.keep(&ms[k]) {
+			st.add(&ms[k])
 		}
-		g.rows = append(g.rows, row)
 	}
-	g.members += int64(len(g.rows))
-	return g.emit(g.rows)
+	if !st.reported(g.d.opts.SamePID) {
+		return nil
+	}
+	w := g.start(&st)
+	f = memberFilter{d: g.d}
+	for k := range ms {
+		if f.keep(&ms[k]) {
+			if err := g.add(w.row(&ms[k])); err != nil {
+				return err
+			}
+		}
+	}
+	return g.flush()
 }
 
-// refOf picks the earlier occurrence member k is compared with: the
-// latest earlier copy by another writer, else the latest earlier copy.
-func refOf(ms []rec, k int) int {
-	for j := k - 1; j >= 0; j-- {
-		if !ms[j].writerEq(&ms[k]) {
-			return j
+// add queues a row, emitting the queue when it holds emitRows.
+func (g *grouper) add(row analysis.DuplicateRow) error {
+	if g.rows = append(g.rows, row); len(g.rows) >= emitRows {
+		return g.flush()
+	}
+	return nil
+}
+
+// emitRows is how many rows are emitted at once: a group of more members
+// (a constant heartbeat repeated by millions of records) comes in parts,
+// so its rows, a few hundred bytes each with the explanation, are never
+// all in memory.
+const emitRows = 4096
+
+// memberFilter drops replicas of a record (the same offset copied from two
+// brokers, or a -future dir), which are one record: of the entries of a
+// group in order, the first copy, the undamaged one, is the member.
+type memberFilter struct {
+	d    *Detector
+	last rec
+	any  bool
+}
+
+// keep reports whether m is a member, not a replica of the last member.
+func (f *memberFilter) keep(m *rec) bool {
+	if f.any {
+		p, q := &f.d.parts[f.last.part], &f.d.parts[m.part]
+		if m.off == f.last.off && p.topicIdx == q.topicIdx && p.partition == q.partition {
+			return false
 		}
 	}
-	return k - 1
+	f.last, f.any = *m, true
+	return true
+}
+
+// groupStats is what a first pass over a group's members learns: their
+// number, the first, and the PIDs of the later ones that differ from the
+// first's, in order of appearance.
+type groupStats struct {
+	n     int
+	first rec
+	pids  []int64
+	seen  map[int64]bool // pids as a set, once there are many
+}
+
+func (s *groupStats) add(m *rec) {
+	if s.n++; s.n == 1 {
+		s.first = *m
+		return
+	}
+	if m.pid == s.first.pid {
+		return
+	}
+	switch {
+	case s.seen != nil:
+		if s.seen[m.pid] {
+			return
+		}
+		s.seen[m.pid] = true
+	case slices.Contains(s.pids, m.pid):
+		return
+	case len(s.pids) >= 16:
+		s.seen = map[int64]bool{}
+		for _, p := range s.pids {
+			s.seen[p] = true
+		}
+		s.seen[m.pid] = true
+	}
+	s.pids = append(s.pids, m.pid)
+}
+
+// reported: a group is two members or more written under two PIDs at
+// least, or under one with --same-pid.
+func (s *groupStats) reported(samePID bool) bool {
+	return s.n >= 2 && (len(s.pids) > 0 || samePID)
+}
+
+// start numbers a reported group and returns what makes its rows.
+func (g *grouper) start(st *groupStats) *groupRows {
+	g.groups++
+	g.rows = g.rows[:0]
+	return &groupRows{d: g.d, group: g.groups, fp: hex.EncodeToString(st.first.fp[:]), first: g.d.firstExplanation(st)}
+}
+
+// flush emits the rows made so far.
+func (g *grouper) flush() error {
+	if len(g.rows) == 0 {
+		return nil
+	}
+	g.members += int64(len(g.rows))
+	err := g.emit(g.rows)
+	g.rows = g.rows[:0]
+	return err
+}
+
+// groupRows makes the rows of a group's members, given one at a time in
+// order. Each later member is compared with the latest earlier member
+// by another writer, else the latest earlier member: the last member
+// (lastA), or the latest one whose writer differs from lastA's (lastB).
+type groupRows struct {
+	d            *Detector
+	group        int64
+	fp, first    string
+	k            int
+	lastA, lastB rec
+	hasB         bool
+}
+
+func (w *groupRows) row(m *rec) analysis.DuplicateRow {
+	d := w.d
+	pi := &d.parts[m.part]
+	w.k++
+	row := analysis.DuplicateRow{Input: pi.input, Source: pi.source, GroupID: w.group, Fingerprint: w.fp, Topic: pi.topic, Partition: pi.partition,
+		Offset: m.off, ProducerID: m.pid, ProducerEpoch: int32(m.epoch), Sequence: m.seq, Timestamp: analysis.Millis(m.ts),
+		Occurrence: int32(w.k), TxnState: m.txn().String(), Damaged: m.damaged()}
+	if w.k == 1 {
+		row.Explanation = w.first
+	} else {
+		ref := &w.lastA
+		if w.lastA.writerEq(m) && w.hasB {
+			ref = &w.lastB
+		}
+		rp := &d.parts[ref.part]
+		row.Class, row.Explanation, row.GapMillis = d.classify(m, ref)
+		topic, part, off, pid := rp.topic, rp.partition, ref.off, ref.pid
+		row.RefTopic, row.RefPartition, row.RefOffset, row.RefProducerID = &topic, &part, &off, &pid
+		if !w.lastA.writerEq(m) {
+			w.lastB, w.hasB = w.lastA, true
+		}
+	}
+	w.lastA = *m
+	return row
 }
 
 func (d *Detector) name(r *rec) string {
@@ -756,18 +856,11 @@ func pidName(r *rec) string {
 	return fmt.Sprintf("PID %d", r.pid)
 }
 
-func (d *Detector) firstExplanation(ms []rec) string {
-	seen := map[int64]bool{ms[0].pid: true}
-	var pids []int64
-	for k := 1; k < len(ms); k++ {
-		if !seen[ms[k].pid] {
-			seen[ms[k].pid] = true
-			pids = append(pids, ms[k].pid)
-		}
-	}
-	s := fmt.Sprintf("first copy, written by %s at %s; %d later cop%s", who(&ms[0]), d.name(&ms[0]), len(ms)-1, plural(len(ms)-1, "y", "ies"))
-	if len(pids) > 0 {
-		s += fmt.Sprintf(" by PID %s", joinInts(pids))
+func (d *Detector) firstExplanation(st *groupStats) string {
+	first, later := &st.first, st.n-1
+	s := fmt.Sprintf("first copy, written by %s at %s; %d later cop%s", who(first), d.name(first), later, plural(later, "y", "ies"))
+	if len(st.pids) > 0 {
+		s += fmt.Sprintf(" by PID %s", joinInts(st.pids))
 	} else {
 		s += " by the same producer"
 	}

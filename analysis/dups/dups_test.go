@@ -483,3 +483,89 @@ func TestReservedArena(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeGroupMatchesMemory: one fingerprint repeated by far more
+// records than the budget holds (a constant heartbeat), across topics,
+// partitions, replicas, writers and transaction states, among ordinary
+// groups. Spilled, splitting cannot divide it: it goes through sorted runs
+// and a streamed merge, and its rows, emitted in several parts, must equal
+// the in-memory run's in every scope and with --same-pid.
+func TestLargeGroupMatchesMemory(t *testing.T) {
+	const n = 20000
+	run := func(opts Options) ([]analysis.DuplicateRow, []int64, Stats) {
+		d, err := New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		rng := rand.New(rand.NewPCG(9, 9))
+		parts := []PartID{d.Partition(0, "in", "hb", 0, "hb-0"), d.Partition(0, "in", "hb", 1, "hb-1"), d.Partition(0, "in", "other", 0, "other-0"),
+			d.Partition(1, "replica", "hb", 0, "hb-0")} // a second copy of hb-0
+		var hot, other [16]byte
+		hot[0], other[0] = 0x42, 0x42 // both in the same spill buckets
+		other[15] = 1
+		offs := make([]int64, 3)
+		for i := range n {
+			p := rng.IntN(3)
+			fp := hot
+			switch k := rng.IntN(10); {
+			case k == 0:
+				fp = other
+			case k == 1:
+				binary.BigEndian.PutUint64(fp[8:], rng.Uint64()) // unique
+			}
+			r := Record{Part: parts[p], Offset: offs[p], Timestamp: 1_000_000 + int64(i)*10, ProducerID: int64(100 + i/700),
+				Epoch: int16(i / 5000), Sequence: int32(i % 700), Txn: TxnState(rng.IntN(4)), Damaged: rng.IntN(50) == 0, Fingerprint: fp}
+			if i%3000 == 2999 {
+				r.ProducerID = -1
+			}
+			offs[p]++
+			if err := d.Add(&r); err != nil {
+				t.Fatal(err)
+			}
+			if p == 0 && rng.IntN(4) == 0 { // the replica holds some of hb-0's records
+				r.Part, r.Damaged = parts[3], rng.IntN(3) == 0
+				if err := d.Add(&r); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		var rows []analysis.DuplicateRow
+		var emits []int64
+		st, err := d.Finish(context.Background(), func(g []analysis.DuplicateRow) error {
+			rows = append(rows, g...)
+			emits = append(emits, g[0].GroupID)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows, emits, st
+	}
+	for _, opts := range []Options{{Scope: ScopeTopic}, {Scope: ScopePartition}, {Scope: ScopeAll}, {Scope: ScopeTopic, SamePID: true}} {
+		want, wantEmits, st := run(opts)
+		small := opts
+		small.MemBudget, small.TmpDir = 64*memPerRec, t.TempDir()
+		got, gotEmits, st2 := run(small)
+		if st.SpillFiles != 0 || st2.SortedRuns < 2 {
+			t.Fatalf("%+v: spill files %d in memory; %d sorted runs with the small budget", opts, st.SpillFiles, st2.SortedRuns)
+		}
+		// The large group comes in parts (emitRows rows each), in memory
+		// too, under one group id.
+		if !slices.Equal(wantEmits, gotEmits) || len(wantEmits) <= int(st.Groups) {
+			t.Errorf("%+v: emits by group %v, spilled %v, for %d groups", opts, wantEmits, gotEmits, st.Groups)
+		}
+		a, _ := json.Marshal(want)
+		b, _ := json.Marshal(got)
+		if string(a) != string(b) {
+			t.Errorf("%+v: rows differ (%d vs %d)", opts, len(want), len(got))
+		}
+		if st.Groups != st2.Groups || st.Members != st2.Members || st.Groups == 0 {
+			t.Errorf("%+v: stats %+v vs %+v", opts, st, st2)
+		}
+		if ents, _ := os.ReadDir(small.TmpDir); len(ents) != 0 {
+			t.Errorf("%+v: %d entries left in the spill dir", opts, len(ents))
+		}
+		t.Logf("%+v: %d groups, %d rows, %d emits, %d sorted runs", opts, st2.Groups, len(got), len(gotEmits), st2.SortedRuns)
+	}
+}

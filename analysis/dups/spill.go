@@ -16,7 +16,8 @@ import (
 // budget is split again on the next 6 bits; files are processed in bucket
 // order, so groups come out in fingerprint order just as in memory. A
 // file still too large after maxLevels splits holds (nearly) one huge
-// group and is grouped in memory anyway.
+// group, such as millions of identical heartbeats: it is sorted in runs
+// of the budget's size and merged, twice, as a stream (processLarge).
 const (
 	fanout     = 64
 	fanoutBits = 6
@@ -25,6 +26,7 @@ const (
 )
 
 type spill struct {
+	runs  int // sorted runs of files too large to split (processLarge)
 	dir   string
 	ws    [fanout]*bufio.Writer
 	fs    [fanout]*os.File
@@ -157,6 +159,9 @@ func (s *spill) processFile(ctx context.Context, d *Detector, g *grouper, path s
 		return fmt.Errorf("dups: spill: %w", err)
 	}
 	n := fi.Size() / recordBytes
+	if n > int64(d.maxBuf) && level+1 >= maxLevels {
+		return s.processLarge(ctx, d, g, path, n)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("dups: spill: %w", err)
@@ -164,7 +169,7 @@ func (s *spill) processFile(ctx context.Context, d *Detector, g *grouper, path s
 	defer f.Close()
 	r := bufio.NewReaderSize(f, spillBuf)
 	var b [recordBytes]byte
-	if n <= int64(d.maxBuf) || level+1 >= maxLevels {
+	if n <= int64(d.maxBuf) {
 		buf := d.buf[:0]
 		for range n {
 			if _, err := io.ReadFull(r, b[:]); err != nil {
@@ -207,6 +212,252 @@ func (s *spill) processFile(ctx context.Context, d *Detector, g *grouper, path s
 		if err := s.processFile(ctx, d, g, s.path(prefix, i), level+1); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// processLarge groups a file of n entries larger than the budget that
+// splitting cannot divide: one fingerprint, or a few, with more entries
+// than fit. Its entries are sorted in runs of the budget's size, then the
+// runs are merged twice: once to learn each group's members (their number
+// and writers, which the first row explains), once to make the rows.
+// Memory: the budget for the runs, then a buffer per run.
+func (s *spill) processLarge(ctx context.Context, d *Detector, g *grouper, path string, n int64) error {
+	runs, err := s.sortRuns(d, path, n)
+	s.runs += len(runs)
+	defer func() {
+		for _, r := range runs {
+			os.Remove(r)
+		}
+	}()
+	// At most mergeFanIn runs are merged at once (open files, buffers):
+	// more are merged into longer runs first.
+	for level := 0; err == nil && len(runs) > mergeFanIn; level++ {
+		var longer []string
+		for i := 0; i < len(runs) && err == nil; i += mergeFanIn {
+			part := runs[i:min(i+mergeFanIn, len(runs))]
+			out := fmt.Sprintf("%s.merge%d-%d", path, level, len(longer))
+			longer = append(longer, out)
+			err = s.mergeInto(ctx, d, part, out)
+			for _, r := range part {
+				os.Remove(r)
+			}
+		}
+		runs = longer
+	}
+	if err != nil {
+		return err
+	}
+	var (
+		stats []groupStats
+		key   rec
+		f     memberFilter
+	)
+	first := true
+	err = s.mergeRuns(ctx, d, runs, func(r *rec) error {
+		if first || r.fp != key.fp || d.parts[r.part].scope != d.parts[key.part].scope {
+			first = false
+			stats = append(stats, groupStats{})
+			key, f = *r, memberFilter{d: d}
+		}
+		if f.keep(r) {
+			stats[len(stats)-1].add(r)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var w *groupRows
+	i := -1
+	first = true
+	err = s.mergeRuns(ctx, d, runs, func(r *rec) error {
+		if first || r.fp != key.fp || d.parts[r.part].scope != d.parts[key.part].scope {
+			first = false
+			if err := g.flush(); err != nil {
+				return err
+			}
+			i++
+			key, f, w = *r, memberFilter{d: d}, nil
+			if stats[i].reported(d.opts.SamePID) {
+				w = g.start(&stats[i])
+			}
+		}
+		if w == nil || !f.keep(r) {
+			return nil
+		}
+		return g.add(w.row(r))
+	})
+	if err != nil {
+		return err
+	}
+	return g.flush()
+}
+
+// sortRuns reads the n entries of path in runs of the budget's size,
+// sorts each in d.cmp order into a file of its own, and removes path.
+func (s *spill) sortRuns(d *Detector, path string, n int64) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("dups: spill: %w", err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, spillBuf)
+	var runs []string
+	var b [recordBytes]byte
+	for left := n; left > 0; {
+		buf := d.buf[:0]
+		for ; left > 0 && len(buf) < d.maxBuf; left-- {
+			if _, err := io.ReadFull(r, b[:]); err != nil {
+				return runs, fmt.Errorf("dups: spill: %s: %w", path, err)
+			}
+			var e rec
+			decodeRec(b[:], &e)
+			buf = append(buf, e)
+		}
+		d.buf = buf[:0]
+		d.sortRecs(buf)
+		run := fmt.Sprintf("%s.run%d", path, len(runs))
+		runs = append(runs, run)
+		if err := s.writeRun(run, buf); err != nil {
+			return runs, err
+		}
+	}
+	f.Close()
+	os.Remove(path)
+	return runs, nil
+}
+
+func (s *spill) writeRun(path string, rs []rec) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("dups: spill: %w", err)
+	}
+	s.files++
+	w := bufio.NewWriterSize(f, spillBuf)
+	var b [recordBytes]byte
+	for i := range rs {
+		encodeRec(b[:], &rs[i])
+		if _, err := w.Write(b[:]); err != nil {
+			f.Close()
+			return fmt.Errorf("dups: spill: %w", err)
+		}
+	}
+	s.bytes += int64(len(rs)) * recordBytes
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		return fmt.Errorf("dups: spill: %w", err)
+	}
+	return nil
+}
+
+// mergeFanIn is how many sorted runs are merged at once.
+const mergeFanIn = 128
+
+// mergeInto merges sorted runs into one at path.
+func (s *spill) mergeInto(ctx context.Context, d *Detector, runs []string, path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("dups: spill: %w", err)
+	}
+	s.files++
+	w := bufio.NewWriterSize(f, spillBuf)
+	var b [recordBytes]byte
+	err = s.mergeRuns(ctx, d, runs, func(r *rec) error {
+		encodeRec(b[:], r)
+		s.bytes += recordBytes
+		_, err := w.Write(b[:])
+		return err
+	})
+	if err = errors.Join(err, w.Flush(), f.Close()); err != nil {
+		return fmt.Errorf("dups: spill: %w", err)
+	}
+	return nil
+}
+
+// runCursor is the next entry of a sorted run file.
+type runCursor struct {
+	f   *os.File
+	r   *bufio.Reader
+	cur rec
+}
+
+func (c *runCursor) next() (bool, error) {
+	var b [recordBytes]byte
+	if _, err := io.ReadFull(c.r, b[:]); err != nil {
+		if err == io.EOF {
+			return false, nil
+		}
+		return false, fmt.Errorf("dups: spill: %s: %w", c.f.Name(), err)
+	}
+	decodeRec(b[:], &c.cur)
+	return true, nil
+}
+
+// mergeRuns calls fn with every entry of the sorted runs, in d.cmp order:
+// a binary heap of the runs' next entries.
+func (s *spill) mergeRuns(ctx context.Context, d *Detector, runs []string, fn func(*rec) error) error {
+	var h []*runCursor
+	defer func() {
+		for _, c := range h {
+			c.f.Close()
+		}
+	}()
+	for _, p := range runs {
+		f, err := os.Open(p)
+		if err != nil {
+			return fmt.Errorf("dups: spill: %w", err)
+		}
+		c := &runCursor{f: f, r: bufio.NewReaderSize(f, spillBuf)}
+		ok, err := c.next()
+		if err != nil {
+			f.Close()
+			return err
+		}
+		if !ok {
+			f.Close()
+			continue
+		}
+		h = append(h, c)
+	}
+	less := func(i, j int) bool { return d.cmp(&h[i].cur, &h[j].cur) < 0 }
+	down := func(i int) {
+		for {
+			m := i
+			if l := 2*i + 1; l < len(h) && less(l, m) {
+				m = l
+			}
+			if r := 2*i + 2; r < len(h) && less(r, m) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for n := 0; len(h) > 0; n++ {
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := fn(&h[0].cur); err != nil {
+			return err
+		}
+		ok, err := h[0].next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			h[0].f.Close()
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		down(0)
 	}
 	return nil
 }

@@ -211,6 +211,10 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	emit := func(rows []analysis.DuplicateRow) error {
 		for _, r := range rows {
 			if r.Class != "" {
+				// Runs need neither text: a row is then about a hundred
+				// bytes, not a few hundred (the report holds every later
+				// copy until it has grouped them into runs).
+				r.Explanation, r.Fingerprint = "", ""
 				later = append(later, r)
 				if classGroups[r.Class] == nil {
 					classGroups[r.Class] = map[int64]bool{}
