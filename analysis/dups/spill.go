@@ -328,26 +328,16 @@ func (s *spill) sortRuns(d *Detector, path string, n int64) ([]string, error) {
 	return runs, nil
 }
 
+// writeRun writes sorted entries to a run file at path.
 func (s *spill) writeRun(path string, rs []rec) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return fmt.Errorf("dups: spill: %w", err)
-	}
-	s.files++
-	w := bufio.NewWriterSize(f, spillBuf)
-	var b [recordBytes]byte
-	for i := range rs {
-		encodeRec(b[:], &rs[i])
-		if _, err := w.Write(b[:]); err != nil {
-			f.Close()
-			return fmt.Errorf("dups: spill: %w", err)
+	return s.writeFile(path, func(put func(*rec) error) error {
+		for i := range rs {
+			if err := put(&rs[i]); err != nil {
+				return err
+			}
 		}
-	}
-	s.bytes += int64(len(rs)) * recordBytes
-	if err := errors.Join(w.Flush(), f.Close()); err != nil {
-		return fmt.Errorf("dups: spill: %w", err)
-	}
-	return nil
+		return nil
+	})
 }
 
 // mergeFanIn is how many sorted runs are merged at once.
@@ -355,6 +345,12 @@ const mergeFanIn = 128
 
 // mergeInto merges sorted runs into one at path.
 func (s *spill) mergeInto(ctx context.Context, d *Detector, runs []string, path string) error {
+	return s.writeFile(path, func(put func(*rec) error) error { return s.mergeRuns(ctx, d, runs, put) })
+}
+
+// writeFile creates a spill file at path and writes to it the entries fill
+// puts.
+func (s *spill) writeFile(path string, fill func(put func(*rec) error) error) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return fmt.Errorf("dups: spill: %w", err)
@@ -362,7 +358,7 @@ func (s *spill) mergeInto(ctx context.Context, d *Detector, runs []string, path 
 	s.files++
 	w := bufio.NewWriterSize(f, spillBuf)
 	var b [recordBytes]byte
-	err = s.mergeRuns(ctx, d, runs, func(r *rec) error {
+	err = fill(func(r *rec) error {
 		encodeRec(b[:], r)
 		s.bytes += recordBytes
 		_, err := w.Write(b[:])
