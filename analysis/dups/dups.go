@@ -856,12 +856,20 @@ func pidName(r *rec) string {
 	return fmt.Sprintf("PID %d", r.pid)
 }
 
+// maxNamedPIDs is how many later writers a first row's explanation names.
+const maxNamedPIDs = 16
+
 func (d *Detector) firstExplanation(st *groupStats) string {
 	first, later := &st.first, st.n-1
 	s := fmt.Sprintf("first copy, written by %s at %s; %d later cop%s", who(first), d.name(first), later, plural(later, "y", "ies"))
-	if len(st.pids) > 0 {
+	switch n := len(st.pids); {
+	case n > maxNamedPIDs:
+		// A heartbeat repeated across a year of producer restarts is
+		// written under thousands of PIDs: name the first few.
+		s += fmt.Sprintf(" by PID %s and %d other PIDs", joinInts(st.pids[:maxNamedPIDs]), n-maxNamedPIDs)
+	case n > 0:
 		s += fmt.Sprintf(" by PID %s", joinInts(st.pids))
-	} else {
+	default:
 		s += " by the same producer"
 	}
 	return s

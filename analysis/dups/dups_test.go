@@ -569,3 +569,34 @@ func TestLargeGroupMatchesMemory(t *testing.T) {
 		t.Logf("%+v: %d groups, %d rows, %d emits, %d sorted runs", opts, st2.Groups, len(got), len(gotEmits), st2.SortedRuns)
 	}
 }
+
+// TestFirstExplanationNamesFewPIDs: a group written under many PIDs names
+// the first few in its first row and counts the rest.
+func TestFirstExplanationNamesFewPIDs(t *testing.T) {
+	d, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	p := d.Partition(0, "in", "hb", 0, "hb-0")
+	var fp [16]byte
+	fp[3] = 9
+	for i := range 40 {
+		r := Record{Part: p, Offset: int64(i), Timestamp: int64(i) * 1000, ProducerID: int64(1000 + i), Fingerprint: fp}
+		if err := d.Add(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var first string
+	if _, err := d.Finish(context.Background(), func(rows []analysis.DuplicateRow) error {
+		if rows[0].Occurrence == 1 {
+			first = rows[0].Explanation
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(first, "39 later copies by PID 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 1015, 1016 and 23 other PIDs") {
+		t.Fatalf("first row: %q", first)
+	}
+}
