@@ -375,6 +375,11 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 
 	sum := newScanSummary(inputs, o, res, ts, end.Sub(start))
 	sum.DuplicateGroups, sum.Duplicates, sum.ProducerSessions = dst.Groups, dst.Duplicates, len(prodRows)
+	for i := range prodRows {
+		if prodRows[i].OpenTxn {
+			sum.OpenTransactions++
+		}
+	}
 	w := cmd.OutOrStdout()
 	if o.json {
 		enc := json.NewEncoder(w)
@@ -716,7 +721,11 @@ type scanSummary struct {
 	Out        string                   `json:"out"`
 	// Producer sessions and duplicates (ksleuth producers / dups report
 	// them in full).
-	ProducerSessions int         `json:"producer_sessions"`
+	ProducerSessions int `json:"producer_sessions"`
+	// OpenTransactions counts sessions whose transaction has no marker in
+	// the input: a hanging transaction holds back read_committed
+	// consumers (its records are txn_state open).
+	OpenTransactions int         `json:"open_transactions"`
 	DuplicateGroups  int64       `json:"duplicate_groups"`
 	Duplicates       int64       `json:"duplicates"`
 	Tables           []scanTable `json:"tables"`
@@ -829,8 +838,12 @@ func (s *scanSummary) writeText(w io.Writer) error {
 	if s.Unreadable > 0 {
 		fmt.Fprintf(ew, "unreadable files: %d\n", s.Unreadable)
 	}
-	fmt.Fprintf(ew, "producer sessions: %d; duplicates: %d group(s), %d later cop%s (ksleuth dups for the report)\n",
-		s.ProducerSessions, s.DuplicateGroups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"))
+	open := ""
+	if s.OpenTransactions > 0 {
+		open = fmt.Sprintf(", %d with a transaction still open at the end of the input (ksleuth producers)", s.OpenTransactions)
+	}
+	fmt.Fprintf(ew, "producer sessions: %d%s; duplicates: %d group(s), %d later cop%s (ksleuth dups for the report)\n",
+		s.ProducerSessions, open, s.DuplicateGroups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"))
 	fmt.Fprintf(ew, "\ntables in %s:\n", s.Out)
 	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	for _, t := range s.Tables {

@@ -885,7 +885,10 @@ func TestScanHangingTransaction(t *testing.T) {
 	heldBudget = 16 << 10
 	defer func() { heldBudget = 0 }()
 	out := filepath.Join(t.TempDir(), "out")
-	mustScan(t, "scan", in, "--out", out, "--records", "--tmp", t.TempDir())
+	stdout := mustScan(t, "scan", in, "--out", out, "--records", "--tmp", t.TempDir())
+	if !strings.Contains(stdout, "producer sessions: 1, 1 with a transaction still open at the end of the input") {
+		t.Errorf("the summary does not point at the open transaction:\n%s", stdout)
+	}
 	batches := readTable[analysis.BatchRow](t, filepath.Join(out, tableBatches))
 	var want int64
 	for _, b := range batches {
