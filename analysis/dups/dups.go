@@ -424,8 +424,10 @@ type Stats struct {
 	SortedRuns int
 }
 
-// Finish groups the records and calls emit once per group with its rows,
-// in group order; the slice is reused after emit returns.
+// Finish groups the records and calls emit with their rows, in group
+// order: once per group, or for a group of more than emitRows members
+// once per emitRows of them, in member order; the slice is reused after
+// emit returns.
 func (d *Detector) Finish(ctx context.Context, emit func([]analysis.DuplicateRow) error) (Stats, error) {
 	if d.finished {
 		return Stats{}, errors.New("dups: Finish called twice")
@@ -645,7 +647,6 @@ type grouper struct {
 	groups  int64
 	members int64
 	rows    []analysis.DuplicateRow
-	refs    []int
 	n       int
 }
 
@@ -735,12 +736,13 @@ func (f *memberFilter) keep(m *rec) bool {
 
 // groupStats is what a first pass over a group's members learns: their
 // number, the first, and the PIDs of the later ones that differ from the
-// first's, in order of appearance.
+// first's, in order of appearance, the first maxNamedPIDs of them (a
+// heartbeat written under millions of PIDs must not hold them all).
 type groupStats struct {
 	n     int
 	first rec
 	pids  []int64
-	seen  map[int64]bool // pids as a set, once there are many
+	more  bool // PIDs beyond pids
 }
 
 func (s *groupStats) add(m *rec) {
@@ -748,23 +750,12 @@ func (s *groupStats) add(m *rec) {
 		s.first = *m
 		return
 	}
-	if m.pid == s.first.pid {
+	if m.pid == s.first.pid || s.more || slices.Contains(s.pids, m.pid) {
 		return
 	}
-	switch {
-	case s.seen != nil:
-		if s.seen[m.pid] {
-			return
-		}
-		s.seen[m.pid] = true
-	case slices.Contains(s.pids, m.pid):
+	if len(s.pids) == maxNamedPIDs {
+		s.more = true
 		return
-	case len(s.pids) >= 16:
-		s.seen = map[int64]bool{}
-		for _, p := range s.pids {
-			s.seen[p] = true
-		}
-		s.seen[m.pid] = true
 	}
 	s.pids = append(s.pids, m.pid)
 }
@@ -862,12 +853,12 @@ const maxNamedPIDs = 16
 func (d *Detector) firstExplanation(st *groupStats) string {
 	first, later := &st.first, st.n-1
 	s := fmt.Sprintf("first copy, written by %s at %s; %d later cop%s", who(first), d.name(first), later, plural(later, "y", "ies"))
-	switch n := len(st.pids); {
-	case n > maxNamedPIDs:
+	switch {
+	case st.more:
 		// A heartbeat repeated across a year of producer restarts is
-		// written under thousands of PIDs: name the first few.
-		s += fmt.Sprintf(" by PID %s and %d other PIDs", joinInts(st.pids[:maxNamedPIDs]), n-maxNamedPIDs)
-	case n > 0:
+		// written under thousands of PIDs: the first few are named.
+		s += fmt.Sprintf(" by PID %s and others", joinInts(st.pids))
+	case len(st.pids) > 0:
 		s += fmt.Sprintf(" by PID %s", joinInts(st.pids))
 	default:
 		s += " by the same producer"

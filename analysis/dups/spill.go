@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Spilling: entries are written to fanout files by 6 bits of their
@@ -223,10 +224,11 @@ func (s *spill) processFile(ctx context.Context, d *Detector, g *grouper, path s
 // and writers, which the first row explains), once to make the rows.
 // Memory: the budget for the runs, then a buffer per run.
 func (s *spill) processLarge(ctx context.Context, d *Detector, g *grouper, path string, n int64) error {
-	runs, err := s.sortRuns(d, path, n)
+	runs, err := s.sortRuns(ctx, d, path, n)
 	s.runs += len(runs)
+	created := slices.Clone(runs) // every run file, removed on return
 	defer func() {
-		for _, r := range runs {
+		for _, r := range created {
 			os.Remove(r)
 		}
 	}()
@@ -237,7 +239,7 @@ func (s *spill) processLarge(ctx context.Context, d *Detector, g *grouper, path 
 		for i := 0; i < len(runs) && err == nil; i += mergeFanIn {
 			part := runs[i:min(i+mergeFanIn, len(runs))]
 			out := fmt.Sprintf("%s.merge%d-%d", path, level, len(longer))
-			longer = append(longer, out)
+			longer, created = append(longer, out), append(created, out)
 			err = s.mergeInto(ctx, d, part, out)
 			for _, r := range part {
 				os.Remove(r)
@@ -296,7 +298,7 @@ func (s *spill) processLarge(ctx context.Context, d *Detector, g *grouper, path 
 
 // sortRuns reads the n entries of path in runs of the budget's size,
 // sorts each in d.cmp order into a file of its own, and removes path.
-func (s *spill) sortRuns(d *Detector, path string, n int64) ([]string, error) {
+func (s *spill) sortRuns(ctx context.Context, d *Detector, path string, n int64) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("dups: spill: %w", err)
@@ -306,6 +308,9 @@ func (s *spill) sortRuns(d *Detector, path string, n int64) ([]string, error) {
 	var runs []string
 	var b [recordBytes]byte
 	for left := n; left > 0; {
+		if err := ctx.Err(); err != nil {
+			return runs, err
+		}
 		buf := d.buf[:0]
 		for ; left > 0 && len(buf) < d.maxBuf; left-- {
 			if _, err := io.ReadFull(r, b[:]); err != nil {

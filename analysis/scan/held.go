@@ -41,7 +41,8 @@ type heldTxns[T any] struct {
 	buf []byte // encode and read buffer
 }
 
-// heldCodec sizes and serializes one item. decode must reject, never
+// heldCodec sizes and serializes one item: size is the memory the item
+// refers to beyond its own slot in a chunk. decode must reject, never
 // panic on, bytes it did not write.
 type heldCodec[T any] struct {
 	size   func(*T) int64
@@ -80,35 +81,49 @@ func (h *heldTxns[T]) add(key txnKey, v T) error {
 		h.seq++
 		h.lists[key] = l
 	}
-	if k := len(l.mem); k == 0 || len(l.mem[k-1]) == heldChunk {
+	// A transaction's first chunk starts small and doubles up to
+	// heldChunk: a log dir copied from a live broker has an open
+	// transaction at the tail of many partitions, each holding a few
+	// records. The capacity is what is counted against the budget.
+	switch k := len(l.mem); {
+	case k == 0:
+		l.mem = append(l.mem, make([]T, 0, 4))
+		h.grow(l, 4)
+	case len(l.mem[k-1]) < cap(l.mem[k-1]):
+	case cap(l.mem[k-1]) < heldChunk: // 4, 8, ... 256
+		old := l.mem[k-1]
+		l.mem[k-1] = append(make([]T, 0, 2*cap(old)), old...)
+		h.grow(l, int64(cap(old)))
+	default:
 		l.mem = append(l.mem, make([]T, 0, heldChunk))
+		h.grow(l, heldChunk)
 	}
 	c := &l.mem[len(l.mem)-1]
 	*c = append(*c, v)
 	n := h.codec.size(&v)
 	l.bytes += n
 	h.mem += n
-	for h.mem > h.budget {
-		if err := h.spillLargest(); err != nil {
-			return err
-		}
+	if h.mem > h.budget {
+		return h.spill()
 	}
 	return nil
 }
 
-// spillLargest moves the in-memory items of the list holding the most
-// bytes to the file.
-func (h *heldTxns[T]) spillLargest() error {
-	var big *heldList[T]
-	for _, l := range h.lists {
-		if big == nil || l.bytes > big.bytes {
-			big = l
-		}
-	}
-	if big == nil || len(big.mem) == 0 {
-		h.mem = 0 // nothing left in memory: the estimate drifted
-		return nil
-	}
+// grow counts n more (or fewer) item slots of l's chunks.
+func (h *heldTxns[T]) grow(l *heldList[T], n int64) {
+	n *= int64(unsafe.Sizeof(*new(T)))
+	l.bytes += n
+	h.mem += n
+}
+
+// heldWriteBuf is how much spilled data is gathered before a write.
+const heldWriteBuf = 1 << 20
+
+// spill moves the in-memory items of every transaction to the file, a
+// chunk an extent: all of them, so that the next spill is a budget's
+// worth of records away (choosing one transaction at a time cost a pass
+// over all of them for each record added past the budget).
+func (h *heldTxns[T]) spill() error {
 	if h.f == nil {
 		if h.refuse != nil {
 			return h.refuse
@@ -119,27 +134,37 @@ func (h *heldTxns[T]) spillLargest() error {
 		}
 		h.f = f
 	}
-	// Chunk by chunk, so the buffer stays the size of one chunk.
-	for _, c := range big.mem {
-		b := h.buf[:0]
-		for i := range c {
-			b = h.codec.encode(b, &c[i])
-		}
-		h.buf = b
-		if _, err := h.f.WriteAt(b, h.end); err != nil {
+	b := h.buf[:0]
+	start := h.end // file offset of b[0]
+	write := func() error {
+		if _, err := h.f.WriteAt(b, start); err != nil {
 			return fmt.Errorf("scan: holding the records of unfinished transactions: %w", err)
 		}
-		big.spilled = append(big.spilled, heldExtent{off: h.end, n: int64(len(b)), count: len(c)})
-		h.end += int64(len(b))
+		start += int64(len(b))
+		b = b[:0]
+		return nil
 	}
-	big.mem = nil
-	h.mem -= big.bytes
-	big.bytes = 0
-	return nil
+	for _, l := range h.lists {
+		for _, c := range l.mem {
+			from := len(b)
+			for i := range c {
+				b = h.codec.encode(b, &c[i])
+			}
+			l.spilled = append(l.spilled, heldExtent{off: start + int64(from), n: int64(len(b) - from), count: len(c)})
+			h.end += int64(len(b) - from)
+			if len(b) >= heldWriteBuf {
+				if err := write(); err != nil {
+					return err
+				}
+			}
+		}
+		h.mem -= l.bytes
+		l.mem, l.bytes = nil, 0
+	}
+	err := write()
+	h.buf = b[:0]
+	return err
 }
-
-// has reports whether key holds records.
-func (h *heldTxns[T]) has(key txnKey) bool { return h.lists[key] != nil }
 
 // take calls fn with every item held for key, in the order added, and
 // forgets them. fn may keep what the item holds: items read back from
@@ -321,8 +346,10 @@ func (d *heldDecoder) bool() bool {
 
 // rowCodec serializes record rows (Config.Records).
 var rowCodec = heldCodec[analysis.PayloadRecordRow]{
+	// What a row holds beyond its own slot: the timestamp, the
+	// fingerprint's digits, the payload.
 	size: func(r *analysis.PayloadRecordRow) int64 {
-		n := int64(unsafe.Sizeof(*r)) + 8 + int64(len(r.Key)+len(r.Value)) // 8: the timestamp
+		n := int64(8 + len(r.Fingerprint) + len(r.Key) + len(r.Value))
 		for _, h := range r.Headers {
 			n += int64(unsafe.Sizeof(h)) + int64(len(h.Key)+len(h.Value))
 		}
@@ -409,9 +436,7 @@ const entryBytes = 16 + 8 + 8 + 4 + 1 + 1
 
 // entryCodec serializes the batches of entries of Config.Compact.
 var entryCodec = heldCodec[EntryBatch]{
-	size: func(eb *EntryBatch) int64 {
-		return int64(unsafe.Sizeof(*eb)) + int64(cap(eb.Entries))*int64(unsafe.Sizeof(Entry{}))
-	},
+	size: func(eb *EntryBatch) int64 { return int64(cap(eb.Entries)) * int64(unsafe.Sizeof(Entry{})) },
 	encode: func(b []byte, eb *EntryBatch) []byte {
 		b = binary.AppendVarint(b, int64(eb.Input))
 		b = appendHeldString(b, eb.Source)
@@ -466,7 +491,7 @@ var entryCodec = heldCodec[EntryBatch]{
 			e.Timestamp = int64(binary.LittleEndian.Uint64(p[24:]))
 			e.Sequence = int32(binary.LittleEndian.Uint32(p[32:]))
 			e.Txn = dups.TxnState(p[36])
-			if p[37] > 1 {
+			if p[36] > byte(dups.TxnOpen) || p[37] > 1 {
 				d.fail()
 			}
 			e.Control = p[37] == 1

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -85,7 +86,7 @@ func checkHeld[T any](t *testing.T, h *heldTxns[T], items []T) {
 	if !reflect.DeepEqual(*got, want[keys[1]]) {
 		t.Fatalf("ended transaction: got %d items back, want %d, or they differ", len(*got), len(want[keys[1]]))
 	}
-	if h.has(keys[1]) {
+	if h.lists[keys[1]] != nil {
 		t.Fatal("the ended transaction is still held")
 	}
 	fn, got = collect()
@@ -294,5 +295,51 @@ func TestScanHeldSpillSameOutput(t *testing.T) {
 			}
 			t.Logf("%d rows %v, %d entry batches; %d bytes spilled", len(sp.records), sp.txn, len(sp.entries), sp.spilled)
 		})
+	}
+}
+
+// TestHeldManySmallTransactions: a log dir copied from a live broker has
+// an open transaction at the tail of many partitions, each holding a few
+// records. The budget must count what their chunks take, not only the
+// records in them: 20,000 transactions of one row each under 4 MiB stay
+// within a few budgets of heap, spill, and come back whole and in order.
+func TestHeldManySmallTransactions(t *testing.T) {
+	const budget, keys = 4 << 20, 20000
+	row := heldRows()[2]
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	h := newHeld(budget, t.TempDir(), rowCodec)
+	defer h.close()
+	for i := range keys {
+		r := row
+		r.Offset = int64(i)
+		if err := h.add(txnKey{fmt.Sprint("p-", i), int64(i)}, r); err != nil {
+			t.Fatal(err)
+		}
+		if h.mem > budget {
+			t.Fatalf("after %d transactions: %d bytes counted in memory, budget %d", i+1, h.mem, budget)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 4*budget {
+		t.Errorf("the heap grew by %d MiB for a %d MiB budget", grew>>20, budget>>20)
+	}
+	if h.end == 0 {
+		t.Fatal("nothing was spilled")
+	}
+	next := int64(0)
+	if err := h.takeOpen(func(r *analysis.PayloadRecordRow) error {
+		if r.Offset != next || !reflect.DeepEqual(r.Value, row.Value) {
+			t.Fatalf("row %d came back as offset %d", next, r.Offset)
+		}
+		next++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if next != keys {
+		t.Fatalf("%d rows came back, %d were held", next, keys)
 	}
 }
