@@ -87,8 +87,12 @@ func (h *heldTxns[T]) add(key txnKey, v T) error {
 	// records. The capacity is what is counted against the budget.
 	switch k := len(l.mem); {
 	case k == 0:
-		l.mem = append(l.mem, make([]T, 0, 4))
-		h.grow(l, 4)
+		size := 4
+		if len(l.spilled) > 0 { // a large transaction, spilled before
+			size = heldChunk
+		}
+		l.mem = append(l.mem, make([]T, 0, size))
+		h.grow(l, int64(size))
 	case len(l.mem[k-1]) < cap(l.mem[k-1]):
 	case cap(l.mem[k-1]) < heldChunk: // 4, 8, ... 256
 		old := l.mem[k-1]
