@@ -236,3 +236,58 @@ func TestScanDupTables(t *testing.T) {
 		}
 	}
 }
+
+// TestDupsHeartbeat: one payload repeated by three producers, 9,000
+// records in one group. Its rows come in parts of 4,096 under one
+// group_id; with a budget of 64 records the group goes through sorted
+// runs on disk, and the parts together equal the in-memory run's.
+func TestDupsHeartbeat(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	part := filepath.Join(dir, "heartbeats-0")
+	if err := os.MkdirAll(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var seg []byte
+	off := int64(0)
+	for p := range 3 {
+		for b := range 100 {
+			recs := make([]segtest.Record, 30)
+			for i := range recs {
+				recs[i] = segtest.Record{TimestampDelta: int64(i), Value: []byte(`{"alive":true}`)}
+			}
+			seg = append(seg, segtest.Batch{Magic: 2, BaseOffset: off, AutoDeltas: true, FirstTimestamp: 1_700_000_000_000 + off*100,
+				Records: recs, Producer: &segtest.Producer{ID: int64(4000 + p), BaseSequence: int32(b * 30)}}.Encode()...)
+			off += 30
+		}
+	}
+	if err := os.WriteFile(filepath.Join(part, segtest.SegmentFileName(0)), seg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	merge := func(groups []dupGroup) map[int64][]analysis.DuplicateRow {
+		m := map[int64][]analysis.DuplicateRow{}
+		for _, g := range groups {
+			m[g.GroupID] = append(m[g.GroupID], g.Members...)
+		}
+		return m
+	}
+	inMem, sum := dupsJSON(t, dir)
+	tmp := t.TempDir()
+	spilled, sum2 := dupsJSON(t, dir, "--mem", "4KiB", "--tmp", tmp)
+	if sum.Groups != 1 || sum.Duplicates != 8999 || sum2.Groups != 1 || sum2.SpillFiles == 0 {
+		t.Fatalf("summaries: %+v / %+v", sum, sum2)
+	}
+	if len(inMem) != 3 || len(spilled) != 3 {
+		t.Errorf("the group came in %d and %d parts, want 3 (4,096 rows each at most)", len(inMem), len(spilled))
+	}
+	a, _ := json.Marshal(merge(inMem))
+	b, _ := json.Marshal(merge(spilled))
+	if string(a) != string(b) {
+		t.Error("the spilled group differs from the in-memory one")
+	}
+	if m := merge(inMem)[1]; len(m) != 9000 || m[0].Occurrence != 1 || m[8999].Occurrence != 9000 || !strings.Contains(m[0].Explanation, "8999 later copies by PID 4001, 4002") {
+		t.Errorf("members: %d, first explanation %q", len(m), m[0].Explanation)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("%d entries left in --tmp", len(ents))
+	}
+}
