@@ -21,16 +21,16 @@ const DefaultHeldBudget = 64 << 20
 // heldTxns keeps the records of transactions not yet ended, per partition
 // dir and producer, in arrival order, until the marker gives them their
 // txn_state. Up to its budget they stay in memory. Beyond it the records
-// of the transaction holding the most are moved to a temporary file
-// (created on first need, removed by close) and read back when the marker
-// comes: a transaction that never ends, the hanging transaction an
-// incident can leave in a partition, costs disk, not memory.
+// in memory are moved to a temporary file (created on first need, removed
+// by close) and read back when the marker comes: a transaction that never
+// ends, the hanging transaction an incident can leave in a partition,
+// costs disk, not memory.
 //
 // Not safe for concurrent use: the collector owns it.
 type heldTxns[T any] struct {
 	lists  map[txnKey]*heldList[T]
 	seq    int64 // first-seen order of the lists, for takeOpen
-	mem    int64 // estimated bytes of the lists' in-memory items
+	mem    int64 // bytes of the lists' chunks and what their items refer to
 	budget int64
 	tmpDir string
 	refuse error // set when tmpDir may not be written (inside an input)
@@ -53,7 +53,7 @@ type heldCodec[T any] struct {
 type heldList[T any] struct {
 	seq     int64
 	spilled []heldExtent // written before mem, in order
-	// mem is in chunks of heldChunk items: one growing slice would
+	// mem is in chunks of up to heldChunk items: one growing slice would
 	// briefly need three times its size each time it doubled.
 	mem   [][]T
 	bytes int64
