@@ -2,9 +2,13 @@ package dups
 
 import (
 	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
-	"slices"
+	"math"
 	"strings"
+	"unsafe"
 
 	"github.com/ksleuth/ksleuth/analysis"
 )
@@ -47,56 +51,324 @@ type Run struct {
 const maxRunStep = 2
 
 // Runs collapses later occurrences (rows with a class) into runs, sorted
-// by impact: most records first, then topic, partition, offset. rows is
-// reordered.
+// by impact: most records first, then topic, partition, offset. It holds
+// them all in memory; RunBuilder does the same within a budget.
 func Runs(rows []analysis.DuplicateRow) []Run {
-	later := rows[:0:0]
-	for _, r := range rows {
-		if r.Class != "" {
-			later = append(later, r)
+	b := NewRunBuilder("", math.MaxInt/2)
+	defer b.Close()
+	ctx := context.Background()
+	for i := range rows {
+		if err := b.Add(&rows[i]); err != nil {
+			panic(err) // in memory: nothing can fail
 		}
 	}
-	slices.SortFunc(later, func(a, b analysis.DuplicateRow) int {
-		return cmp.Or(cmp.Compare(a.Input, b.Input), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition),
-			cmp.Compare(a.ProducerID, b.ProducerID), cmp.Compare(a.ProducerEpoch, b.ProducerEpoch), cmp.Compare(a.Offset, b.Offset))
-	})
 	var runs []Run
-	for i := range later {
-		r := &later[i]
-		ref := *r.RefOffset
-		if n := len(runs); n > 0 {
-			u := &runs[n-1]
-			if u.Input == r.Input && u.Topic == r.Topic && u.Partition == r.Partition && u.ProducerID == r.ProducerID &&
-				u.Epoch == r.ProducerEpoch && u.Class == r.Class && u.RefTopic == *r.RefTopic && u.RefPart == *r.RefPartition &&
-				u.RefPID == *r.RefProducerID && u.PIDChange == r.PIDChange && r.Offset-u.Last <= maxRunStep && ref > u.RefLast-maxRunStep && ref-u.RefLast <= maxRunStep && ref != u.RefLast {
-				u.Last = r.Offset
-				u.RefFirst, u.RefLast = min(u.RefFirst, ref), ref
-				u.Records++
-				u.count(r)
-				continue
-			}
-		}
-		runs = append(runs, Run{Input: r.Input, Topic: r.Topic, Partition: r.Partition, ProducerID: r.ProducerID, Epoch: r.ProducerEpoch,
-			Class: r.Class, RefTopic: *r.RefTopic, RefPart: *r.RefPartition, RefPID: *r.RefProducerID,
-			First: r.Offset, Last: r.Offset, RefFirst: ref, RefLast: ref, Records: 1, GapMillis: r.GapMillis,
-			TransactionalID: r.TransactionalID, AllocatedByBroker: r.AllocatedByBroker, RefTransactionalID: r.RefTransactionalID,
-			RefAllocatedByBroker: r.RefAllocatedByBroker, PIDChange: r.PIDChange})
-		runs[len(runs)-1].count(r)
+	if _, err := b.Finish(ctx); err != nil {
+		panic(err)
 	}
-	slices.SortStableFunc(runs, func(a, b Run) int {
-		return cmp.Or(cmp.Compare(b.Records, a.Records), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition),
-			cmp.Compare(a.First, b.First), cmp.Compare(a.Input, b.Input))
-	})
+	if err := b.Each(ctx, 0, func(u *Run) error { runs = append(runs, *u); return nil }); err != nil {
+		panic(err)
+	}
 	return runs
 }
 
-func (u *Run) count(r *analysis.DuplicateRow) {
+// DefaultRunBudget is the memory a RunBuilder holds later copies and runs
+// in before it sorts them on disk.
+const DefaultRunBudget = 64 << 20
+
+// RunBuilder makes runs of later occurrences taken in any order (as
+// Detector.Finish emits them, by fingerprint) in bounded memory: the
+// copies are sorted by writer and offset, in memory up to half the
+// budget and on disk beyond it, the runs formed in one pass, and the
+// runs sorted by impact the same way.
+//
+//	b := NewRunBuilder(tmp, DefaultRunBudget)
+//	defer b.Close()
+//	... b.Add(&row) for every emitted row ...
+//	total, err := b.Finish(ctx)
+//	err = b.Each(ctx, limit, func(u *Run) error { ... })
+type RunBuilder struct {
+	names []string
+	ids   map[string]uint32
+	later *extSorter[laterCopy]
+	runs  *extSorter[runAcc]
+	seq   int64
+	total int
+}
+
+// laterCopy is a later occurrence as a run needs it; strings are indexes
+// into the builder's names.
+type laterCopy struct {
+	input     int32
+	topic     uint32
+	partition int32
+	pid       int64
+	epoch     int32
+	offset    int64
+	class     uint32
+	refTopic  uint32
+	refPart   int32
+	refPID    int64
+	refOffset int64
+	gap       int64
+	txnID     uint32
+	alloc     int32
+	refTxnID  uint32
+	refAlloc  int32
+	pidChange uint32
+	flags     uint8
+	seq       int64 // order of arrival: the last key, so the order is total
+}
+
+const (
+	lcGap = 1 << iota
+	lcDamaged
+	lcAborted
+	lcAlloc
+	lcRefAlloc
+)
+
+const laterCopyBytes = 101
+
+func encodeLater(b []byte, c *laterCopy) {
+	le := binary.LittleEndian
+	le.PutUint32(b[0:], uint32(c.input))
+	le.PutUint32(b[4:], c.topic)
+	le.PutUint32(b[8:], uint32(c.partition))
+	le.PutUint64(b[12:], uint64(c.pid))
+	le.PutUint32(b[20:], uint32(c.epoch))
+	le.PutUint64(b[24:], uint64(c.offset))
+	le.PutUint32(b[32:], c.class)
+	le.PutUint32(b[36:], c.refTopic)
+	le.PutUint32(b[40:], uint32(c.refPart))
+	le.PutUint64(b[44:], uint64(c.refPID))
+	le.PutUint64(b[52:], uint64(c.refOffset))
+	le.PutUint64(b[60:], uint64(c.gap))
+	le.PutUint32(b[68:], c.txnID)
+	le.PutUint32(b[72:], uint32(c.alloc))
+	le.PutUint32(b[76:], c.refTxnID)
+	le.PutUint32(b[80:], uint32(c.refAlloc))
+	le.PutUint32(b[84:], c.pidChange)
+	b[88] = c.flags
+	le.PutUint64(b[89:], uint64(c.seq))
+	_ = b[laterCopyBytes-1]
+}
+
+func decodeLater(b []byte, c *laterCopy) {
+	le := binary.LittleEndian
+	_ = b[laterCopyBytes-1]
+	c.input = int32(le.Uint32(b[0:]))
+	c.topic = le.Uint32(b[4:])
+	c.partition = int32(le.Uint32(b[8:]))
+	c.pid = int64(le.Uint64(b[12:]))
+	c.epoch = int32(le.Uint32(b[20:]))
+	c.offset = int64(le.Uint64(b[24:]))
+	c.class = le.Uint32(b[32:])
+	c.refTopic = le.Uint32(b[36:])
+	c.refPart = int32(le.Uint32(b[40:]))
+	c.refPID = int64(le.Uint64(b[44:]))
+	c.refOffset = int64(le.Uint64(b[52:]))
+	c.gap = int64(le.Uint64(b[60:]))
+	c.txnID = le.Uint32(b[68:])
+	c.alloc = int32(le.Uint32(b[72:]))
+	c.refTxnID = le.Uint32(b[76:])
+	c.refAlloc = int32(le.Uint32(b[80:]))
+	c.pidChange = le.Uint32(b[84:])
+	c.flags = b[88]
+	c.seq = int64(le.Uint64(b[89:]))
+}
+
+// runAcc is a run being formed, or formed: its first copy and how far it
+// reaches.
+type runAcc struct {
+	head                      laterCopy
+	last, refFirst, refLast   int64
+	records, damaged, aborted int64
+}
+
+const runAccBytes = laterCopyBytes + 6*8
+
+func encodeRun(b []byte, u *runAcc) {
+	encodeLater(b, &u.head)
+	le := binary.LittleEndian
+	p := b[laterCopyBytes:]
+	le.PutUint64(p[0:], uint64(u.last))
+	le.PutUint64(p[8:], uint64(u.refFirst))
+	le.PutUint64(p[16:], uint64(u.refLast))
+	le.PutUint64(p[24:], uint64(u.records))
+	le.PutUint64(p[32:], uint64(u.damaged))
+	le.PutUint64(p[40:], uint64(u.aborted))
+}
+
+func decodeRun(b []byte, u *runAcc) {
+	decodeLater(b, &u.head)
+	le := binary.LittleEndian
+	p := b[laterCopyBytes:]
+	u.last = int64(le.Uint64(p[0:]))
+	u.refFirst = int64(le.Uint64(p[8:]))
+	u.refLast = int64(le.Uint64(p[16:]))
+	u.records = int64(le.Uint64(p[24:]))
+	u.damaged = int64(le.Uint64(p[32:]))
+	u.aborted = int64(le.Uint64(p[40:]))
+}
+
+// NewRunBuilder returns a RunBuilder holding up to budget bytes of copies
+// and runs in memory, sorting beyond that in a directory of its own
+// under tmpDir (removed by Close).
+func NewRunBuilder(tmpDir string, budget int64) *RunBuilder {
+	b := &RunBuilder{ids: map[string]uint32{}}
+	half := budget / 2
+	b.later = newExtSorter(tmpDir, "runs", int(min(half/int64(unsafe.Sizeof(laterCopy{})), math.MaxInt32)),
+		codec[laterCopy]{laterCopyBytes, encodeLater, decodeLater}, b.cmpLater)
+	b.runs = newExtSorter(tmpDir, "runs", int(min(half/int64(unsafe.Sizeof(runAcc{})), math.MaxInt32)),
+		codec[runAcc]{runAccBytes, encodeRun, decodeRun}, b.cmpImpact)
+	return b
+}
+
+func (b *RunBuilder) id(s string) uint32 {
+	if i, ok := b.ids[s]; ok {
+		return i
+	}
+	i := uint32(len(b.names))
+	b.names = append(b.names, s)
+	b.ids[s] = i
+	return i
+}
+
+// Add takes a row of a duplicate group; a first occurrence (no class) is
+// ignored.
+func (b *RunBuilder) Add(r *analysis.DuplicateRow) error {
+	if r.Class == "" || r.RefOffset == nil || r.RefTopic == nil || r.RefPartition == nil || r.RefProducerID == nil {
+		return nil
+	}
+	c := laterCopy{input: r.Input, topic: b.id(r.Topic), partition: r.Partition, pid: r.ProducerID, epoch: r.ProducerEpoch,
+		offset: r.Offset, class: b.id(r.Class), refTopic: b.id(*r.RefTopic), refPart: *r.RefPartition, refPID: *r.RefProducerID,
+		refOffset: *r.RefOffset, txnID: b.id(r.TransactionalID), refTxnID: b.id(r.RefTransactionalID), pidChange: b.id(r.PIDChange), seq: b.seq}
+	b.seq++
+	if r.GapMillis != nil {
+		c.flags |= lcGap
+		c.gap = *r.GapMillis
+	}
 	if r.Damaged {
-		u.Damaged++
+		c.flags |= lcDamaged
 	}
 	if r.TxnState == "aborted" {
-		u.Aborted++
+		c.flags |= lcAborted
 	}
+	if r.AllocatedByBroker != nil {
+		c.flags |= lcAlloc
+		c.alloc = *r.AllocatedByBroker
+	}
+	if r.RefAllocatedByBroker != nil {
+		c.flags |= lcRefAlloc
+		c.refAlloc = *r.RefAllocatedByBroker
+	}
+	return b.later.add(&c)
+}
+
+// cmpLater orders copies by writer and offset: input, topic, partition,
+// PID, epoch, offset.
+func (b *RunBuilder) cmpLater(x, y *laterCopy) int {
+	return cmp.Or(cmp.Compare(x.input, y.input), cmp.Compare(b.names[x.topic], b.names[y.topic]), cmp.Compare(x.partition, y.partition),
+		cmp.Compare(x.pid, y.pid), cmp.Compare(x.epoch, y.epoch), cmp.Compare(x.offset, y.offset), cmp.Compare(x.seq, y.seq))
+}
+
+// cmpImpact orders runs by impact: most records first, then topic,
+// partition, first offset, input, and the order they were formed in.
+func (b *RunBuilder) cmpImpact(x, y *runAcc) int {
+	return cmp.Or(cmp.Compare(y.records, x.records), cmp.Compare(b.names[x.head.topic], b.names[y.head.topic]),
+		cmp.Compare(x.head.partition, y.head.partition), cmp.Compare(x.head.offset, y.head.offset), cmp.Compare(x.head.input, y.head.input),
+		b.cmpLater(&x.head, &y.head))
+}
+
+// Finish forms the runs and returns how many there are.
+func (b *RunBuilder) Finish(ctx context.Context) (int, error) {
+	var u runAcc
+	open := false
+	err := b.later.each(ctx, func(c *laterCopy) error {
+		h := &u.head
+		if open && h.input == c.input && h.topic == c.topic && h.partition == c.partition && h.pid == c.pid && h.epoch == c.epoch &&
+			h.class == c.class && h.refTopic == c.refTopic && h.refPart == c.refPart && h.refPID == c.refPID && h.pidChange == c.pidChange &&
+			c.offset-u.last <= maxRunStep && c.refOffset > u.refLast-maxRunStep && c.refOffset-u.refLast <= maxRunStep && c.refOffset != u.refLast {
+			u.last = c.offset
+			u.refFirst, u.refLast = min(u.refFirst, c.refOffset), c.refOffset
+			u.records++
+			u.count(c)
+			return nil
+		}
+		if open {
+			if err := b.runs.add(&u); err != nil {
+				return err
+			}
+			b.total++
+		}
+		u = runAcc{head: *c, last: c.offset, refFirst: c.refOffset, refLast: c.refOffset, records: 1}
+		u.count(c)
+		open = true
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if open {
+		if err := b.runs.add(&u); err != nil {
+			return 0, err
+		}
+		b.total++
+	}
+	return b.total, nil
+}
+
+func (u *runAcc) count(c *laterCopy) {
+	if c.flags&lcDamaged != 0 {
+		u.damaged++
+	}
+	if c.flags&lcAborted != 0 {
+		u.aborted++
+	}
+}
+
+var errEnough = errors.New("enough runs")
+
+// Each calls fn with the runs, most records first, at most limit of them
+// (0: all). The Run is reused between calls.
+func (b *RunBuilder) Each(ctx context.Context, limit int, fn func(*Run) error) error {
+	n := 0
+	var u Run
+	err := b.runs.each(ctx, func(a *runAcc) error {
+		if limit > 0 && n >= limit {
+			return errEnough
+		}
+		n++
+		h := &a.head
+		u = Run{Input: h.input, Topic: b.names[h.topic], Partition: h.partition, ProducerID: h.pid, Epoch: h.epoch,
+			Class: b.names[h.class], RefTopic: b.names[h.refTopic], RefPart: h.refPart, RefPID: h.refPID,
+			First: h.offset, Last: a.last, RefFirst: a.refFirst, RefLast: a.refLast, Records: a.records,
+			Damaged: a.damaged, Aborted: a.aborted, TransactionalID: b.names[h.txnID], RefTransactionalID: b.names[h.refTxnID],
+			PIDChange: b.names[h.pidChange]}
+		if h.flags&lcGap != 0 {
+			u.GapMillis = &h.gap
+		}
+		if h.flags&lcAlloc != 0 {
+			u.AllocatedByBroker = &h.alloc
+		}
+		if h.flags&lcRefAlloc != 0 {
+			u.RefAllocatedByBroker = &h.refAlloc
+		}
+		return fn(&u)
+	})
+	if err == errEnough {
+		err = nil
+	}
+	return err
+}
+
+// SpillBytes is how many bytes the builder wrote to disk.
+func (b *RunBuilder) SpillBytes() int64 { return b.later.bytes + b.runs.bytes }
+
+// Close removes what the builder wrote to disk.
+func (b *RunBuilder) Close() error {
+	return errors.Join(b.later.close(), b.runs.close())
 }
 
 // String is the report line of a run, e.g.
@@ -211,3 +483,6 @@ func AttributionNote(r *analysis.DuplicateRow) string {
 	}
 	return s
 }
+
+// SpillFiles is how many files the builder wrote.
+func (b *RunBuilder) SpillFiles() int { return b.later.files + b.runs.files }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -197,30 +198,52 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 		return err
 	}
 	attr.finish() // its decode findings are scan's and producers' to report
-	return reportDups(ctx, cmd, o, det, limit, len(inputs), res.Errors, res.Unreadable, attr)
+	return reportDups(ctx, cmd, o, det, d.tmp, limit, len(inputs), res.Errors, res.Unreadable, attr)
 }
 
 // reportDups finishes the detector and prints the report; findings and
 // unreadable count the inputs' damage findings and unreadable files.
-// attr, when not nil and finished, names the PIDs' owners.
-func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, limit, inputs int, findings, unreadable int64, attr *attributor) error {
+// attr, when not nil and finished, names the PIDs' owners. The later
+// copies are made into runs by a dups.RunBuilder, on disk under tmp
+// beyond its budget, and the totals are counted as the groups stream by:
+// the report's memory does not grow with the number of duplicates.
+func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, tmp string, limit, inputs int, findings, unreadable int64, attr *attributor) (err error) {
 	w := cmd.OutOrStdout()
 	enc := json.NewEncoder(w)
-	var later []analysis.DuplicateRow
-	classGroups := map[string]map[int64]bool{}
+	rb := dups.NewRunBuilder(tmp, runBudget)
+	defer func() { err = errors.Join(err, rb.Close()) }()
+	byClass := map[string]*classTotal{}
+	lastGroup := map[string]int64{}
+	topics := map[string]*topicTotal{}
 	emit := func(rows []analysis.DuplicateRow) error {
-		for _, r := range rows {
-			if r.Class != "" {
-				// Runs need neither text: a row is then about a hundred
-				// bytes, not a few hundred (the report holds every later
-				// copy until it has grouped them into runs).
-				r.Explanation, r.Fingerprint = "", ""
-				later = append(later, r)
-				if classGroups[r.Class] == nil {
-					classGroups[r.Class] = map[int64]bool{}
-				}
-				classGroups[r.Class][r.GroupID] = true
+		for i := range rows {
+			r := &rows[i]
+			if r.Class == "" {
+				continue
 			}
+			if err := rb.Add(r); err != nil {
+				return err
+			}
+			c := byClass[r.Class]
+			if c == nil {
+				c = &classTotal{Class: r.Class}
+				byClass[r.Class] = c
+				lastGroup[r.Class] = -1
+			}
+			c.Records++
+			// Groups come out in group id order, the parts of one
+			// together: a new id is a new group.
+			if lastGroup[r.Class] != r.GroupID {
+				lastGroup[r.Class] = r.GroupID
+				c.Groups++
+			}
+			t := topics[r.Topic]
+			if t == nil {
+				t = &topicTotal{Topic: r.Topic, ByClass: map[string]int64{}}
+				topics[r.Topic] = t
+			}
+			t.Records++
+			t.ByClass[r.Class]++
 		}
 		if o.json {
 			return enc.Encode(dupGroup{Type: "group", GroupID: rows[0].GroupID, Fingerprint: rows[0].Fingerprint, Members: rows})
@@ -230,30 +253,28 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	if attr != nil {
 		emit = attr.duplicates(emit)
 	}
-	st, err := det.Finish(ctx, emit)
-	if err != nil {
+	interrupted := func(err error) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("dups interrupted: %w", context.Cause(ctx))
 		}
 		return err
 	}
-	sum := dupSummary{Type: "summary", Records: st.Records, Groups: st.Groups, Duplicates: st.Duplicates,
-		SpillFiles: st.SpillFiles, SpillBytes: st.SpillBytes, Findings: findings, Unreadable: unreadable}
-	byClass := map[string]int64{}
-	topics := map[string]*topicTotal{}
-	for i := range later {
-		r := &later[i]
-		byClass[r.Class]++
-		t := topics[r.Topic]
-		if t == nil {
-			t = &topicTotal{Topic: r.Topic, ByClass: map[string]int64{}}
-			topics[r.Topic] = t
-		}
-		t.Records++
-		t.ByClass[r.Class]++
+	st, err := det.Finish(ctx, emit)
+	if err != nil {
+		return interrupted(err)
 	}
+	nruns, err := rb.Finish(ctx)
+	if err != nil {
+		return interrupted(err)
+	}
+	sum := dupSummary{Type: "summary", Records: st.Records, Groups: st.Groups, Duplicates: st.Duplicates, Runs: nruns,
+		SpillFiles: st.SpillFiles + rb.SpillFiles(), SpillBytes: st.SpillBytes + rb.SpillBytes(), Findings: findings, Unreadable: unreadable}
 	for _, c := range dupClasses {
-		sum.ByClass = append(sum.ByClass, classTotal{Class: c, Records: byClass[c], Groups: int64(len(classGroups[c]))})
+		t := classTotal{Class: c}
+		if byClass[c] != nil {
+			t = *byClass[c]
+		}
+		sum.ByClass = append(sum.ByClass, t)
 	}
 	for _, t := range topics {
 		sum.ByTopic = append(sum.ByTopic, *t)
@@ -264,15 +285,13 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	if sum.ByTopic == nil {
 		sum.ByTopic = []topicTotal{}
 	}
-	runs := dups.Runs(later)
-	sum.Runs = len(runs)
 	if o.json {
 		err = enc.Encode(sum)
 	} else {
-		err = writeDupsText(w, &sum, runs, limit, inputs)
+		err = writeDupsText(ctx, w, &sum, rb, limit, inputs)
 	}
 	if err != nil {
-		return err
+		return interrupted(err)
 	}
 	if unreadable > 0 {
 		return fmt.Errorf("dups: %d input file(s) could not be read", unreadable)
@@ -283,24 +302,30 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	return nil
 }
 
-func writeDupsText(w io.Writer, s *dupSummary, runs []dups.Run, limit, inputs int) error {
+// runBudget is the memory the report's RunBuilder may hold (a variable
+// for tests).
+var runBudget int64 = dups.DefaultRunBudget
+
+func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.RunBuilder, limit, inputs int) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "%d records in %d input(s): %d duplicate group(s), %d later cop%s in %d run(s)\n",
-		s.Records, inputs, s.Groups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"), len(runs))
+		s.Records, inputs, s.Groups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"), s.Runs)
 	if s.Findings > 0 {
 		fmt.Fprintf(ew, "note: the inputs hold %d damage finding(s); records of damaged batches are marked \"damaged\" (ksleuth verify PATH for details)\n", s.Findings)
 	}
-	if len(runs) > 0 {
+	if s.Runs > 0 {
 		fmt.Fprintln(ew)
-		n := len(runs)
-		if limit > 0 && n > limit {
-			n = limit
-		}
-		for _, r := range runs[:n] {
+		n := 0
+		err := rb.Each(ctx, limit, func(r *dups.Run) error {
+			n++
 			fmt.Fprintln(ew, r.String())
+			return ew.err
+		})
+		if err != nil {
+			return err
 		}
-		if n < len(runs) {
-			fmt.Fprintf(ew, "... %d more run(s); --limit 0 shows all, --json every group\n", len(runs)-n)
+		if n < s.Runs {
+			fmt.Fprintf(ew, "... %d more run(s); --limit 0 shows all, --json every group\n", s.Runs-n)
 		}
 	}
 	fmt.Fprintln(ew)

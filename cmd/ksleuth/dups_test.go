@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
@@ -289,5 +291,52 @@ func TestDupsHeartbeat(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Errorf("%d entries left in --tmp", len(ents))
+	}
+}
+
+// TestDupsRunsSpill: the runs of the text report and the totals of the
+// --json summary are the same when the report sorts its later copies on
+// disk (a budget of a few dozen copies) as in memory, and nothing is left
+// in --tmp.
+func TestDupsRunsSpill(t *testing.T) {
+	dir, _ := genDupScenarios(t)
+	args := []string{"dups", "--progress", "never", "--same-pid", "--limit", "0", dir}
+	memText, _, code := scanCmd(t, args...)
+	_, memSum := dupsJSON(t, dir, "--same-pid")
+	if code != exitFindings && code != exitOK || memSum.Runs < 10 || memSum.SpillFiles != 0 {
+		t.Fatalf("exit %d, summary %+v", code, memSum)
+	}
+	runBudget = 4000
+	defer func() { runBudget = dups.DefaultRunBudget }()
+	tmp := t.TempDir()
+	text, _, _ := scanCmd(t, append(args, "--tmp", tmp)...)
+	_, sum := dupsJSON(t, dir, "--same-pid", "--tmp", tmp)
+	if sum.SpillFiles == 0 || sum.SpillBytes == 0 {
+		t.Fatalf("nothing spilled: %+v", sum)
+	}
+	spillLine := regexp.MustCompile(`\n\(spilled \d+ bytes to \d+ temporary file\(s\), since removed\)\n`)
+	if !spillLine.MatchString(text) {
+		t.Errorf("no spill line in:\n%s", text)
+	}
+	if got := spillLine.ReplaceAllString(text, "\n"); got != memText+"\n" {
+		t.Errorf("text differs when the runs spill:\n%s\n--- in memory:\n%s", got, memText)
+	}
+	sum.SpillFiles, sum.SpillBytes = 0, 0
+	a, _ := json.Marshal(memSum)
+	b, _ := json.Marshal(sum)
+	if string(a) != string(b) {
+		t.Errorf("summary differs:\n%s\n%s", a, b)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("%d entries left in --tmp", len(ents))
+	}
+	// --limit cuts the list, not the count.
+	limited, _, _ := scanCmd(t, "dups", "--progress", "never", "--same-pid", "--limit", "3", dir)
+	runLine := regexp.MustCompile(`(?m)^\S+-\d+: .* \[(restart-resend|txn-retry|repeat)\]$`)
+	if n, all := len(runLine.FindAllString(limited, -1)), runLine.FindAllString(memText, -1); n != 3 || len(all) != memSum.Runs {
+		t.Errorf("--limit 3 printed %d runs, --limit 0 %d of %d", n, len(all), memSum.Runs)
+	}
+	if !strings.Contains(limited, fmt.Sprintf("... %d more run(s)", memSum.Runs-3)) {
+		t.Errorf("no '... more' line:\n%s", limited)
 	}
 }

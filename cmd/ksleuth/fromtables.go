@@ -232,7 +232,7 @@ func runDupsFromTables(cmd *cobra.Command, dirs []string, o *commonOptions, d *d
 			return err
 		}
 	}
-	return reportDups(ctx, cmd, o, det, limit, int(inputs), findings, unreadable, nil)
+	return reportDups(ctx, cmd, o, det, d.tmp, limit, int(inputs), findings, unreadable, nil)
 }
 
 // addShard adds the data records of one shard's records table.
