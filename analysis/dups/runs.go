@@ -44,6 +44,16 @@ type Run struct {
 	RefTransactionalID   string `json:"ref_transactional_id"`
 	RefAllocatedByBroker *int32 `json:"ref_allocated_by_broker"`
 	PIDChange            string `json:"pid_change"`
+	// Times are the timestamps of the run's first and last copies and of
+	// the earliest and latest copies they repeat, where the builder was
+	// given them (RunBuilder.AddWith); Note is the head's note.
+	Times RunTimes `json:"-"`
+	Note  uint64   `json:"-"`
+}
+
+// RunTimes are the timestamps around a run; nil where unknown.
+type RunTimes struct {
+	First, Last, RefFirst, RefLast *int64
 }
 
 // maxRunStep is how far apart two consecutive members of a run may be:
@@ -118,6 +128,8 @@ type laterCopy struct {
 	pidChange uint32
 	flags     uint8
 	seq       int64 // order of arrival: the last key, so the order is total
+	ts, refTs int64
+	note      uint64
 }
 
 const (
@@ -126,9 +138,11 @@ const (
 	lcAborted
 	lcAlloc
 	lcRefAlloc
+	lcTs
+	lcRefTs
 )
 
-const laterCopyBytes = 101
+const laterCopyBytes = 125
 
 func encodeLater(b []byte, c *laterCopy) {
 	le := binary.LittleEndian
@@ -151,6 +165,9 @@ func encodeLater(b []byte, c *laterCopy) {
 	le.PutUint32(b[84:], c.pidChange)
 	b[88] = c.flags
 	le.PutUint64(b[89:], uint64(c.seq))
+	le.PutUint64(b[97:], uint64(c.ts))
+	le.PutUint64(b[105:], uint64(c.refTs))
+	le.PutUint64(b[113:], c.note)
 	_ = b[laterCopyBytes-1]
 }
 
@@ -176,17 +193,28 @@ func decodeLater(b []byte, c *laterCopy) {
 	c.pidChange = le.Uint32(b[84:])
 	c.flags = b[88]
 	c.seq = int64(le.Uint64(b[89:]))
+	c.ts = int64(le.Uint64(b[97:]))
+	c.refTs = int64(le.Uint64(b[105:]))
+	c.note = le.Uint64(b[113:])
 }
 
 // runAcc is a run being formed, or formed: its first copy and how far it
 // reaches.
 type runAcc struct {
-	head                      laterCopy
-	last, refFirst, refLast   int64
-	records, damaged, aborted int64
+	head                          laterCopy
+	last, refFirst, refLast       int64
+	records, damaged, aborted     int64
+	lastTs, refFirstTs, refLastTs int64
+	tflags                        uint8 // rtLast, rtRefFirst, rtRefLast: the three are known
 }
 
-const runAccBytes = laterCopyBytes + 6*8
+const (
+	rtLast = 1 << iota
+	rtRefFirst
+	rtRefLast
+)
+
+const runAccBytes = laterCopyBytes + 9*8 + 1
 
 func encodeRun(b []byte, u *runAcc) {
 	encodeLater(b, &u.head)
@@ -198,6 +226,10 @@ func encodeRun(b []byte, u *runAcc) {
 	le.PutUint64(p[24:], uint64(u.records))
 	le.PutUint64(p[32:], uint64(u.damaged))
 	le.PutUint64(p[40:], uint64(u.aborted))
+	le.PutUint64(p[48:], uint64(u.lastTs))
+	le.PutUint64(p[56:], uint64(u.refFirstTs))
+	le.PutUint64(p[64:], uint64(u.refLastTs))
+	p[72] = u.tflags
 }
 
 func decodeRun(b []byte, u *runAcc) {
@@ -210,6 +242,10 @@ func decodeRun(b []byte, u *runAcc) {
 	u.records = int64(le.Uint64(p[24:]))
 	u.damaged = int64(le.Uint64(p[32:]))
 	u.aborted = int64(le.Uint64(p[40:]))
+	u.lastTs = int64(le.Uint64(p[48:]))
+	u.refFirstTs = int64(le.Uint64(p[56:]))
+	u.refLastTs = int64(le.Uint64(p[64:]))
+	u.tflags = p[72]
 }
 
 // NewRunBuilder returns a RunBuilder holding up to budget bytes of copies
@@ -237,14 +273,27 @@ func (b *RunBuilder) id(s string) uint32 {
 
 // Add takes a row of a duplicate group; a first occurrence (no class) is
 // ignored.
-func (b *RunBuilder) Add(r *analysis.DuplicateRow) error {
+func (b *RunBuilder) Add(r *analysis.DuplicateRow) error { return b.AddWith(r, nil, 0) }
+
+// AddWith is Add with the timestamp of the copy r repeats (its ref), when
+// known, and a note of the caller's that the run comes back with when r
+// is its first copy (Run.Note).
+func (b *RunBuilder) AddWith(r *analysis.DuplicateRow, refTs *int64, note uint64) error {
 	if r.Class == "" || r.RefOffset == nil || r.RefTopic == nil || r.RefPartition == nil || r.RefProducerID == nil {
 		return nil
 	}
 	c := laterCopy{input: r.Input, topic: b.id(r.Topic), partition: r.Partition, pid: r.ProducerID, epoch: r.ProducerEpoch,
 		offset: r.Offset, class: b.id(r.Class), refTopic: b.id(*r.RefTopic), refPart: *r.RefPartition, refPID: *r.RefProducerID,
-		refOffset: *r.RefOffset, txnID: b.id(r.TransactionalID), refTxnID: b.id(r.RefTransactionalID), pidChange: b.id(r.PIDChange), seq: b.seq}
+		refOffset: *r.RefOffset, txnID: b.id(r.TransactionalID), refTxnID: b.id(r.RefTransactionalID), pidChange: b.id(r.PIDChange), seq: b.seq, note: note}
 	b.seq++
+	if r.Timestamp != nil {
+		c.flags |= lcTs
+		c.ts = *r.Timestamp
+	}
+	if refTs != nil {
+		c.flags |= lcRefTs
+		c.refTs = *refTs
+	}
 	if r.GapMillis != nil {
 		c.flags |= lcGap
 		c.gap = *r.GapMillis
@@ -291,7 +340,13 @@ func (b *RunBuilder) Finish(ctx context.Context) (int, error) {
 			h.class == c.class && h.refTopic == c.refTopic && h.refPart == c.refPart && h.refPID == c.refPID && h.pidChange == c.pidChange &&
 			c.offset-u.last <= maxRunStep && c.refOffset > u.refLast-maxRunStep && c.refOffset-u.refLast <= maxRunStep && c.refOffset != u.refLast {
 			u.last = c.offset
-			u.refFirst, u.refLast = min(u.refFirst, c.refOffset), c.refOffset
+			if c.refOffset < u.refFirst {
+				u.refFirst = c.refOffset
+				u.refFirstTs, u.tflags = c.refTs, u.tflags&^rtRefFirst|refTsFlag(c, rtRefFirst)
+			}
+			u.refLast, u.refLastTs = c.refOffset, c.refTs
+			u.lastTs = c.ts
+			u.tflags = u.tflags&^(rtLast|rtRefLast) | tsFlag(c, rtLast) | refTsFlag(c, rtRefLast)
 			u.records++
 			u.count(c)
 			return nil
@@ -302,7 +357,8 @@ func (b *RunBuilder) Finish(ctx context.Context) (int, error) {
 			}
 			b.total++
 		}
-		u = runAcc{head: *c, last: c.offset, refFirst: c.refOffset, refLast: c.refOffset, records: 1}
+		u = runAcc{head: *c, last: c.offset, refFirst: c.refOffset, refLast: c.refOffset, records: 1,
+			lastTs: c.ts, refFirstTs: c.refTs, refLastTs: c.refTs, tflags: tsFlag(c, rtLast) | refTsFlag(c, rtRefFirst|rtRefLast)}
 		u.count(c)
 		open = true
 		return nil
@@ -319,6 +375,20 @@ func (b *RunBuilder) Finish(ctx context.Context) (int, error) {
 	return b.total, nil
 }
 
+func tsFlag(c *laterCopy, f uint8) uint8 {
+	if c.flags&lcTs != 0 {
+		return f
+	}
+	return 0
+}
+
+func refTsFlag(c *laterCopy, f uint8) uint8 {
+	if c.flags&lcRefTs != 0 {
+		return f
+	}
+	return 0
+}
+
 func (u *runAcc) count(c *laterCopy) {
 	if c.flags&lcDamaged != 0 {
 		u.damaged++
@@ -331,7 +401,8 @@ func (u *runAcc) count(c *laterCopy) {
 var errEnough = errors.New("enough runs")
 
 // Each calls fn with the runs, most records first, at most limit of them
-// (0: all). The Run is reused between calls.
+// (0: all). The Run is reused between calls; what its pointers point to
+// is not.
 func (b *RunBuilder) Each(ctx context.Context, limit int, fn func(*Run) error) error {
 	n := 0
 	var u Run
@@ -345,16 +416,25 @@ func (b *RunBuilder) Each(ctx context.Context, limit int, fn func(*Run) error) e
 			Class: b.names[h.class], RefTopic: b.names[h.refTopic], RefPart: h.refPart, RefPID: h.refPID,
 			First: h.offset, Last: a.last, RefFirst: a.refFirst, RefLast: a.refLast, Records: a.records,
 			Damaged: a.damaged, Aborted: a.aborted, TransactionalID: b.names[h.txnID], RefTransactionalID: b.names[h.refTxnID],
-			PIDChange: b.names[h.pidChange]}
-		if h.flags&lcGap != 0 {
-			u.GapMillis = &h.gap
+			PIDChange: b.names[h.pidChange], Note: h.note}
+		// Pointers are the Run's own: a and h belong to the sorter.
+		ptr := func(ok bool, v int64) *int64 {
+			if ok {
+				return &v
+			}
+			return nil
 		}
+		u.GapMillis = ptr(h.flags&lcGap != 0, h.gap)
 		if h.flags&lcAlloc != 0 {
-			u.AllocatedByBroker = &h.alloc
+			v := h.alloc
+			u.AllocatedByBroker = &v
 		}
 		if h.flags&lcRefAlloc != 0 {
-			u.RefAllocatedByBroker = &h.refAlloc
+			v := h.refAlloc
+			u.RefAllocatedByBroker = &v
 		}
+		u.Times = RunTimes{First: ptr(h.flags&lcTs != 0, h.ts), Last: ptr(a.tflags&rtLast != 0, a.lastTs),
+			RefFirst: ptr(a.tflags&rtRefFirst != 0, a.refFirstTs), RefLast: ptr(a.tflags&rtRefLast != 0, a.refLastTs)}
 		return fn(&u)
 	})
 	if err == errEnough {

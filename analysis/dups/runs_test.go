@@ -279,3 +279,42 @@ func TestRunsMatchOracle(t *testing.T) {
 		}
 	}
 }
+
+// TestRunTimes: a run carries the timestamps of its first and last copies
+// and of the earliest and latest copies they repeat, and its head's note.
+func TestRunTimes(t *testing.T) {
+	b := NewRunBuilder(t.TempDir(), 1<<20)
+	defer b.Close()
+	// 10..13 repeat 5, 4, 6, 7 (the earliest repeated is the second's);
+	// the third copy's ref time is unknown.
+	refs := []int64{5, 4, 6, 7}
+	for i := 3; i >= 0; i-- {
+		r := later("t", 0, 2, int64(10+i), ClassRestartResend, 1, refs[i])
+		ts := int64(1000 + i)
+		r.Timestamp = &ts
+		var refTs *int64
+		if i != 2 {
+			v := 500 + refs[i]
+			refTs = &v
+		}
+		if err := b.AddWith(&r, refTs, uint64(100+i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.Finish(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var got []Run
+	b.Each(context.Background(), 0, func(u *Run) error { got = append(got, *u); return nil })
+	val := func(p *int64) any {
+		if p == nil {
+			return nil
+		}
+		return *p
+	}
+	if len(got) != 1 || got[0].Note != 100 || got[0].RefFirst != 4 || got[0].RefLast != 7 ||
+		val(got[0].Times.First) != int64(1000) || val(got[0].Times.Last) != int64(1003) ||
+		val(got[0].Times.RefFirst) != int64(504) || val(got[0].Times.RefLast) != int64(507) {
+		t.Fatalf("runs %+v, times %v %v %v %v", got, val(got[0].Times.First), val(got[0].Times.Last), val(got[0].Times.RefFirst), val(got[0].Times.RefLast))
+	}
+}

@@ -1,7 +1,14 @@
 package report
 
 import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/producers"
 )
 
@@ -12,16 +19,24 @@ const (
 	maxAbortSpans    = 20000 // aborted transaction spans, over all sessions
 	maxAbortMarkers  = 20000 // ABORT control batches
 	maxDamagedRanges = 20000 // damaged batches
+	// maxGroupTimes bounds the timestamps of one duplicate group kept to
+	// date the copies its later copies repeat; past it (a heartbeat of
+	// millions) a repeated copy's time may be unknown on the page.
+	maxGroupTimes = 1 << 17
 )
 
 // Collector gathers, from the streamed rows of a scan, what the report
 // needs beyond the returned tables: aborted transactions per producer
 // session, the byte ranges of damaged batches, and the later occurrences
-// of duplicate groups with the timestamps of every member.
+// of duplicate groups made into runs (dups.RunBuilder: on disk under
+// tmpDir beyond its budget, with their explanations in a file beside).
 //
-//	c := report.NewCollector()
+//	c := report.NewCollector(tmp)
+//	defer c.Close()
 //	scan.Output{Batches: ... c.Batches(rows) ..., Records: ... c.Records(rows) ...}
-//	det.Finish(ctx, func(g []analysis.DuplicateRow) error { c.Duplicates(g); ... })
+//	det.Finish(ctx, func(g []analysis.DuplicateRow) error { return c.Duplicates(g) })
+//	c.Finish(ctx)
+//	report.Build(&report.Run{..., Collected: c})
 //
 // Not safe for concurrent use; the scan calls its outputs from one
 // goroutine. A nil *Collector ignores everything.
@@ -30,8 +45,21 @@ type Collector struct {
 	inAbort map[SessionKey]bool // the session's last record was aborted
 	markers map[SessionKey][]Marker
 	damaged map[segKey][]byteRange
-	later   []analysis.DuplicateRow
-	times   map[recKey]int64
+
+	tmpDir string
+	runs   *dups.RunBuilder
+	expl   *os.File // explanations of later copies, one after another
+	explW  *bufio.Writer
+	explAt int64
+	// The current group's member timestamps, to date what a later copy
+	// repeats (members come in time order, a group's parts together).
+	group      int64
+	groupTimes map[recKey]int64
+	anyTimes   map[recKey]int64 // the same without the input
+	dupTopics  map[string]map[string]int64
+	negParts   map[recKey]bool // partitions with later copies by PID -1 (offset 0)
+	topRuns    []RunDetail
+	runsTotal  int
 
 	nSpans, nMarkers, nDamaged int
 	// Omitted counts what was left out past the limits.
@@ -75,10 +103,18 @@ type recKey struct {
 	offset    int64
 }
 
-// NewCollector returns an empty Collector.
-func NewCollector() *Collector {
+// NewCollector returns an empty Collector keeping what outgrows memory
+// under tmpDir ("" for the system's).
+func NewCollector(tmpDir string) *Collector {
 	return &Collector{spans: map[SessionKey][]Span{}, inAbort: map[SessionKey]bool{}, markers: map[SessionKey][]Marker{},
-		damaged: map[segKey][]byteRange{}, times: map[recKey]int64{}}
+		damaged: map[segKey][]byteRange{}, tmpDir: tmpDir, runs: dups.NewRunBuilder(tmpDir, dups.DefaultRunBudget), group: -1,
+		groupTimes: map[recKey]int64{}, anyTimes: map[recKey]int64{}, dupTopics: map[string]map[string]int64{}, negParts: map[recKey]bool{}}
+}
+
+// RunDetail is a run with the explanation of its first copy.
+type RunDetail struct {
+	dups.Run
+	Explanation string
 }
 
 // Batches takes batch rows in file order.
@@ -156,23 +192,117 @@ func (c *Collector) Records(rows []analysis.PayloadRecordRow) {
 
 // Duplicates takes one duplicate group as dups.Detector.Finish emits it
 // (the slice may be reused afterwards).
-func (c *Collector) Duplicates(group []analysis.DuplicateRow) {
+func (c *Collector) Duplicates(group []analysis.DuplicateRow) error {
 	if c == nil {
-		return
+		return nil
 	}
 	for i := range group {
-		r := group[i]
-		if r.Timestamp != nil {
-			c.times[recKey{r.Input, r.Topic, r.Partition, r.Offset}] = *r.Timestamp
+		r := &group[i]
+		if r.GroupID != c.group {
+			c.group = r.GroupID
+			clear(c.groupTimes)
+			clear(c.anyTimes)
 		}
-		if r.Class == "" {
+		if r.Timestamp != nil && len(c.groupTimes) < maxGroupTimes {
+			c.groupTimes[recKey{r.Input, r.Topic, r.Partition, r.Offset}] = *r.Timestamp
+			if k := (recKey{-1, r.Topic, r.Partition, r.Offset}); len(c.anyTimes) < maxGroupTimes {
+				if _, ok := c.anyTimes[k]; !ok {
+					c.anyTimes[k] = *r.Timestamp
+				}
+			}
+		}
+		if r.Class == "" || r.RefTopic == nil || r.RefPartition == nil || r.RefOffset == nil {
 			continue
 		}
-		r.Timestamp = copyPtr(r.Timestamp)
-		r.RefTopic, r.RefPartition, r.RefOffset = copyPtr(r.RefTopic), copyPtr(r.RefPartition), copyPtr(r.RefOffset)
-		r.RefProducerID, r.GapMillis = copyPtr(r.RefProducerID), copyPtr(r.GapMillis)
-		c.later = append(c.later, r)
+		byClass := c.dupTopics[r.Topic]
+		if byClass == nil {
+			byClass = map[string]int64{}
+			c.dupTopics[r.Topic] = byClass
+		}
+		byClass[r.Class]++
+		if r.ProducerID < 0 {
+			c.negParts[recKey{r.Input, r.Topic, r.Partition, 0}] = true
+		}
+		var refTs *int64
+		if t, ok := c.groupTimes[recKey{r.Input, *r.RefTopic, *r.RefPartition, *r.RefOffset}]; ok {
+			refTs = &t
+		} else if t, ok := c.anyTimes[recKey{-1, *r.RefTopic, *r.RefPartition, *r.RefOffset}]; ok {
+			refTs = &t
+		}
+		note, err := c.explain(r.Explanation)
+		if err != nil {
+			return err
+		}
+		if err := c.runs.AddWith(r, refTs, note); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// explain writes a later copy's explanation to the file beside the runs
+// and returns where it is: offset << 24 | length.
+func (c *Collector) explain(s string) (uint64, error) {
+	if len(s) >= 1<<24 {
+		s = s[:1<<24-1]
+	}
+	if c.expl == nil {
+		f, err := os.CreateTemp(c.tmpDir, "ksleuth-explanations-")
+		if err != nil {
+			return 0, fmt.Errorf("report: %w", err)
+		}
+		c.expl, c.explW = f, bufio.NewWriterSize(f, 64<<10)
+	}
+	note := uint64(c.explAt)<<24 | uint64(len(s))
+	n, err := c.explW.WriteString(s)
+	c.explAt += int64(n)
+	if err != nil {
+		return 0, fmt.Errorf("report: %w", err)
+	}
+	return note, nil
+}
+
+// Finish forms the duplicate runs and keeps the maxRuns with the most
+// records, with their explanations, for Build.
+func (c *Collector) Finish(ctx context.Context) error {
+	if c == nil {
+		return nil
+	}
+	total, err := c.runs.Finish(ctx)
+	if err != nil {
+		return err
+	}
+	c.runsTotal = total
+	if c.explW != nil {
+		if err := c.explW.Flush(); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	return c.runs.Each(ctx, maxRuns, func(u *dups.Run) error {
+		d := RunDetail{Run: *u}
+		if n := int(u.Note & (1<<24 - 1)); n > 0 && c.expl != nil {
+			b := make([]byte, n)
+			if _, err := c.expl.ReadAt(b, int64(u.Note>>24)); err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+			d.Explanation = string(b)
+		}
+		c.topRuns = append(c.topRuns, d)
+		return nil
+	})
+}
+
+// Close removes the collector's temporary files.
+func (c *Collector) Close() error {
+	if c == nil {
+		return nil
+	}
+	err := c.runs.Close()
+	if c.expl != nil {
+		err = errors.Join(err, c.expl.Close(), os.Remove(c.expl.Name()))
+		c.expl = nil
+	}
+	return err
 }
 
 func copyPtr[T any](p *T) *T {

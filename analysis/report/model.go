@@ -186,7 +186,7 @@ func Build(r *Run) *Model {
 	}
 	c := r.Collected
 	if c == nil {
-		c = NewCollector()
+		c = NewCollector("")
 	}
 	m := &Model{Schema: 1, Version: r.Version, Generated: r.Generated.UTC().Format(time.RFC3339), CommandLine: r.CommandLine,
 		Files: len(res.Files), Bytes: res.Bytes, Batches: res.Batches, Records: res.Records,
@@ -246,10 +246,12 @@ func Build(r *Run) *Model {
 	for _, tl := range m.Timelines {
 		topic(tl.Topic).Sessions += len(tl.Sessions)
 	}
-	for i := range c.later {
-		t := topic(c.later[i].Topic)
-		t.Duplicates++
-		t.ByClass[c.later[i].Class]++
+	for name, byClass := range c.dupTopics {
+		t := topic(name)
+		for class, n := range byClass {
+			t.Duplicates += n
+			t.ByClass[class] += n
+		}
 	}
 	m.Runs, m.RunsTotal = buildRuns(c, m.Timelines)
 	for i := range m.Runs {
@@ -416,13 +418,10 @@ func buildTimelines(parts []*scan.PartitionSummary, sessions []analysis.Producer
 	}
 	// Partitions with duplicates but no session (written only by PID -1)
 	// get a timeline too, so that their links have somewhere to go.
-	for _, r := range c.later {
-		if r.ProducerID >= 0 {
-			continue
-		}
+	for r := range c.negParts {
 		found := false
 		for _, tl := range out {
-			if tl.Input == r.Input && tl.Topic == r.Topic && tl.Partition == r.Partition {
+			if tl.Input == r.input && tl.Topic == r.topic && tl.Partition == r.partition {
 				found = true
 				break
 			}
@@ -431,7 +430,7 @@ func buildTimelines(parts []*scan.PartitionSummary, sessions []analysis.Producer
 			continue
 		}
 		for _, p := range parts {
-			if p.Input == r.Input && p.Topic == r.Topic && p.Partition == r.Partition && p.DirState == "" {
+			if p.Input == r.input && p.Topic == r.topic && p.Partition == r.partition && p.DirState == "" {
 				index[dirKey{p.Input, p.Dir}] = len(out)
 				out = append(out, Timeline{Input: p.Input, Topic: p.Topic, Partition: p.Partition, Dir: p.Dir,
 					FirstOffset: copyPtr(p.First), LastOffset: copyPtr(p.Last), FirstTimestamp: copyPtr(p.FirstTime), LastTimestamp: copyPtr(p.LastTime)})
@@ -480,38 +479,26 @@ func packRows(lanes []SessionLane) {
 }
 
 func buildRuns(c *Collector, tls []Timeline) ([]RunInfo, int) {
-	explain := map[recKey]string{}
-	for _, r := range c.later {
-		explain[recKey{r.Input, r.Topic, r.Partition, r.Offset}] = r.Explanation
-	}
-	runs := dups.Runs(slices.Clone(c.later))
-	total := len(runs)
-	if len(runs) > maxRuns {
-		runs = runs[:maxRuns]
-	}
-	out := make([]RunInfo, len(runs))
-	for i, u := range runs {
-		ri := RunInfo{Run: u, ID: i, Text: u.String(), Explanation: explain[recKey{u.Input, u.Topic, u.Partition, u.First}], Lane: -1, RefLane: -1}
-		ri.FirstTimestamp = c.time(u.Input, u.Topic, u.Partition, u.First)
-		ri.LastTimestamp = c.time(u.Input, u.Topic, u.Partition, u.Last)
+	out := make([]RunInfo, len(c.topRuns))
+	for i, d := range c.topRuns {
+		u := d.Run
+		ri := RunInfo{Run: u, ID: i, Text: u.String(), Explanation: d.Explanation, Lane: -1, RefLane: -1,
+			FirstTimestamp: u.Times.First, LastTimestamp: u.Times.Last, RefFirstTimestamp: u.Times.RefFirst, RefLastTimestamp: u.Times.RefLast}
 		ri.Timeline, ri.Lane = findLane(tls, u.Input, u.Topic, u.Partition, u.ProducerID, u.Epoch, u.First)
 		// The original copies: same input first, then any (scope topic
 		// or all may reach across inputs).
 		ri.RefTimeline, ri.RefLane = findLane(tls, u.Input, u.RefTopic, u.RefPart, u.RefPID, -1, u.RefFirst)
-		refInput := u.Input
 		if ri.RefTimeline == "" {
 			for _, tl := range tls {
 				if id, lane := findLane([]Timeline{tl}, tl.Input, u.RefTopic, u.RefPart, u.RefPID, -1, u.RefFirst); id != "" {
-					ri.RefTimeline, ri.RefLane, refInput = id, lane, tl.Input
+					ri.RefTimeline, ri.RefLane = id, lane
 					break
 				}
 			}
 		}
-		ri.RefFirstTimestamp = c.time(refInput, u.RefTopic, u.RefPart, u.RefFirst)
-		ri.RefLastTimestamp = c.time(refInput, u.RefTopic, u.RefPart, u.RefLast)
 		out[i] = ri
 	}
-	return out, total
+	return out, c.runsTotal
 }
 
 // findLane finds the timeline of a partition and the lane of the session
@@ -532,13 +519,6 @@ func findLane(tls []Timeline, input int32, topic string, partition int32, pid in
 		}
 	}
 	return id, -1
-}
-
-func (c *Collector) time(input int32, topic string, partition int32, offset int64) *int64 {
-	if t, ok := c.times[recKey{input, topic, partition, offset}]; ok {
-		return &t
-	}
-	return nil
 }
 
 func minPtr(a, b *int64) *int64 {

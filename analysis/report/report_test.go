@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"regexp"
@@ -20,8 +21,9 @@ func ptr[T any](v T) *T { return &v }
 
 // manySessions is one partition written by n producers in turn, each
 // restart resending the last record of the one before.
-func manySessions(n int, topic string) *Run {
-	c := NewCollector()
+func manySessions(t *testing.T, n int, topic string) *Run {
+	c := NewCollector(t.TempDir())
+	t.Cleanup(func() { c.Close() })
 	var sessions []analysis.ProducerRow
 	dir := topic + "-0"
 	for i := range n {
@@ -30,13 +32,19 @@ func manySessions(n int, topic string) *Run {
 		sessions = append(sessions, analysis.ProducerRow{Topic: topic, Partition: 0, Dir: dir, ProducerID: int64(1000 + i),
 			FirstOffset: first, LastOffset: first + 9, FirstTimestamp: ptr(ts), LastTimestamp: ptr(ts + 900), Records: 10, Batches: 1})
 		if i > 0 {
-			c.Duplicates([]analysis.DuplicateRow{
-				{Topic: topic, Offset: first - 1, ProducerID: int64(999 + i), Timestamp: ptr(ts - 100), Occurrence: 1},
-				{Topic: topic, Offset: first, ProducerID: int64(1000 + i), Timestamp: ptr(ts), Occurrence: 2, Class: "restart-resend",
+			err := c.Duplicates([]analysis.DuplicateRow{
+				{GroupID: int64(i), Topic: topic, Offset: first - 1, ProducerID: int64(999 + i), Timestamp: ptr(ts - 100), Occurrence: 1},
+				{GroupID: int64(i), Topic: topic, Offset: first, ProducerID: int64(1000 + i), Timestamp: ptr(ts), Occurrence: 2, Class: "restart-resend",
 					Explanation: "resent <b>after</b> a restart", RefTopic: ptr(topic), RefPartition: ptr(int32(0)), RefOffset: ptr(first - 1),
 					RefProducerID: ptr(int64(999 + i)), GapMillis: ptr(int64(100))},
 			})
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
+	}
+	if err := c.Finish(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 	res := &scan.Result{Partitions: []*scan.PartitionSummary{{Topic: topic, Dir: dir, First: ptr(int64(0)), Last: ptr(int64(n*10 - 1))}}}
 	return &Run{Version: "test", Generated: time.Unix(0, 0), Inputs: []Input{{Path: "in", Kind: "dir"}}, Result: res,
@@ -56,7 +64,7 @@ func render(t *testing.T, r *Run) (string, *Model) {
 // TestManySessions: 500 sessions draw 500 lanes, collapsed into few rows,
 // and 499 links.
 func TestManySessions(t *testing.T) {
-	page, m := render(t, manySessions(500, "orders"))
+	page, m := render(t, manySessions(t, 500, "orders"))
 	if p := os.Getenv("KSLEUTH_REPORT_DUMP"); p != "" { // to look at it in a browser
 		if err := os.WriteFile(p, []byte(page), 0o644); err != nil {
 			t.Fatal(err)
@@ -87,7 +95,7 @@ func TestManySessions(t *testing.T) {
 // or its data section.
 func TestHostileNames(t *testing.T) {
 	evil := `x</script><script>alert(1)</script><img src=x onerror=alert(2)>`
-	r := manySessions(3, evil)
+	r := manySessions(t, 3, evil)
 	r.Result.Anomalies = []analysis.AnomalyRow{{Kind: "crc-mismatch", Severity: "error", File: evil + "/0.log", Position: ptr(int64(0)), Message: evil}}
 	page, _ := render(t, r)
 	if strings.Contains(page, "<script>alert") || strings.Contains(page, "<img src=x") {
@@ -126,7 +134,7 @@ func TestEmpty(t *testing.T) {
 }
 
 func TestCollectorAbortSpans(t *testing.T) {
-	c := NewCollector()
+	c := NewCollector("")
 	rec := func(off int64, state string) analysis.PayloadRecordRow {
 		return analysis.PayloadRecordRow{RecordRow: analysis.RecordRow{Segment: "t-0/0.log", Offset: off, ProducerID: 7, TxnState: state}}
 	}

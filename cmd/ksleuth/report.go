@@ -78,7 +78,8 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := newAnalyzer(det, hasher)
-	rc := report.NewCollector()
+	rc := report.NewCollector(d.tmp)
+	defer rc.Close()
 	hashes := hashInputs(ctx, inputs, true)
 
 	var total int64
@@ -103,7 +104,10 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 		return err
 	}
 	sessions, anomalies := a.tracker.Finish(res.Snapshots)
-	st, err := det.Finish(ctx, func(g []analysis.DuplicateRow) error { rc.Duplicates(g); return nil })
+	st, err := det.Finish(ctx, rc.Duplicates)
+	if err == nil {
+		err = rc.Finish(ctx)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("report interrupted: %w; no report written", context.Cause(ctx))
@@ -251,6 +255,9 @@ func writeScanReport(ctx context.Context, cmd *cobra.Command, args []string, htm
 	sessions []analysis.ProducerRow, st dups.Stats, rc *report.Collector, hash bool) error {
 	ins, err := hashInputs(ctx, inputs, hash)()
 	if err != nil {
+		return fmt.Errorf("scan: --html: %w", err)
+	}
+	if err := rc.Finish(ctx); err != nil {
 		return fmt.Errorf("scan: --html: %w", err)
 	}
 	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: reportNow(), CommandLine: commandLine(cmd, args),

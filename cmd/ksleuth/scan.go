@@ -194,7 +194,8 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		if err := checkHTML("scan", o.html, inputs); err != nil {
 			return err
 		}
-		rc = report.NewCollector()
+		rc = report.NewCollector(o.dup.tmp)
+		defer rc.Close()
 	}
 	det, hasher, err := o.dup.openDetector("scan", inputs)
 	if err != nil {
@@ -333,7 +334,12 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		}
 		return derefPos(a.Position) < derefPos(b.Position)
 	})
-	dst, err := det.Finish(ctx, attr.duplicates(func(g []analysis.DuplicateRow) error { rc.Duplicates(g); return dupTab.write(g) }))
+	dst, err := det.Finish(ctx, attr.duplicates(func(g []analysis.DuplicateRow) error {
+		if err := rc.Duplicates(g); err != nil {
+			return err
+		}
+		return dupTab.write(g)
+	}))
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("scan interrupted: %w; no tables written", context.Cause(ctx))
