@@ -107,9 +107,13 @@ type recKey struct {
 // under tmpDir ("" for the system's).
 func NewCollector(tmpDir string) *Collector {
 	return &Collector{spans: map[SessionKey][]Span{}, inAbort: map[SessionKey]bool{}, markers: map[SessionKey][]Marker{},
-		damaged: map[segKey][]byteRange{}, tmpDir: tmpDir, runs: dups.NewRunBuilder(tmpDir, dups.DefaultRunBudget), group: -1,
+		damaged: map[segKey][]byteRange{}, tmpDir: tmpDir, runs: dups.NewRunBuilder(tmpDir, runBudget), group: -1,
 		groupTimes: map[recKey]int64{}, anyTimes: map[recKey]int64{}, dupTopics: map[string]map[string]int64{}, negParts: map[recKey]bool{}}
 }
+
+// runBudget is the memory the collector's RunBuilder may hold (a variable
+// for tests).
+var runBudget int64 = dups.DefaultRunBudget
 
 // RunDetail is a run with the explanation of its first copy.
 type RunDetail struct {

@@ -148,3 +148,31 @@ func TestCollectorAbortSpans(t *testing.T) {
 		t.Errorf("markers %+v", mk)
 	}
 }
+
+// TestCollectorSpillSameModel: with a budget of a few dozen copies the
+// collector sorts its runs on disk, and the page's model is the one made
+// in memory; Close leaves nothing in the temporary directory.
+func TestCollectorSpillSameModel(t *testing.T) {
+	want, _ := json.Marshal(Build(manySessions(t, 500, "orders")))
+	runBudget = 4000
+	defer func() { runBudget = dups.DefaultRunBudget }()
+	r := manySessions(t, 500, "orders")
+	got, _ := json.Marshal(Build(r))
+	if r.Collected.runs.SpillFiles() == 0 {
+		t.Fatal("nothing spilled")
+	}
+	if string(got) != string(want) {
+		t.Error("the model differs when the runs spill")
+	}
+	m := Build(r)
+	if m.RunsTotal != 499 || len(m.Runs) != 499 || m.Runs[0].RefFirstTimestamp == nil || m.Runs[0].Explanation != "resent <b>after</b> a restart" {
+		t.Errorf("runs %d of %d, first %+v", len(m.Runs), m.RunsTotal, m.Runs[0])
+	}
+	tmp := r.Collected.tmpDir
+	if err := r.Collected.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in tmp: %v", left)
+	}
+}
