@@ -33,6 +33,7 @@ type extSorter[T any] struct {
 	buf   []T
 	dir   string
 	runs  []string
+	sizes []int64 // of each run file as written
 	files int
 	bytes int64
 }
@@ -64,7 +65,7 @@ func (s *extSorter[T]) flush() error {
 	}
 	s.sort()
 	path := filepath.Join(s.dir, fmt.Sprintf("run-%d", s.files))
-	err := s.writeFile(path, func(put func(*T) error) error {
+	size, err := s.writeFile(path, func(put func(*T) error) error {
 		for i := range s.buf {
 			if err := put(&s.buf[i]); err != nil {
 				return err
@@ -75,29 +76,33 @@ func (s *extSorter[T]) flush() error {
 	if err != nil {
 		return err
 	}
-	s.runs = append(s.runs, path)
+	s.runs, s.sizes = append(s.runs, path), append(s.sizes, size)
 	s.buf = s.buf[:0]
 	return nil
 }
 
-func (s *extSorter[T]) writeFile(path string, fill func(put func(*T) error) error) error {
+// writeFile writes the values fill puts to a new file at path and
+// returns its size.
+func (s *extSorter[T]) writeFile(path string, fill func(put func(*T) error) error) (int64, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
-		return fmt.Errorf("%s: spill: %w", s.prefix, err)
+		return 0, fmt.Errorf("%s: spill: %w", s.prefix, err)
 	}
 	s.files++
 	w := bufio.NewWriterSize(f, spillBuf)
 	b := make([]byte, s.codec.size)
+	var size int64
 	err = fill(func(v *T) error {
 		s.codec.enc(b, v)
-		s.bytes += int64(len(b))
+		size += int64(len(b))
 		_, err := w.Write(b)
 		return err
 	})
+	s.bytes += size
 	if err = errors.Join(err, w.Flush(), f.Close()); err != nil {
-		return fmt.Errorf("%s: spill: %w", s.prefix, err)
+		return 0, fmt.Errorf("%s: spill: %w", s.prefix, err)
 	}
-	return nil
+	return size, nil
 }
 
 func (s *extSorter[T]) sort() {
@@ -128,28 +133,31 @@ func (s *extSorter[T]) each(ctx context.Context, fn func(*T) error) error {
 	s.buf = nil // the memory goes to the merge's readers
 	for len(s.runs) > mergeFanIn {
 		var next []string
+		var sizes []int64
 		for i := 0; i < len(s.runs); i += mergeFanIn {
-			group := s.runs[i:min(i+mergeFanIn, len(s.runs))]
+			j := min(i+mergeFanIn, len(s.runs))
 			path := filepath.Join(s.dir, fmt.Sprintf("run-%d", s.files))
-			if err := s.writeFile(path, func(put func(*T) error) error { return s.merge(ctx, group, put) }); err != nil {
+			size, err := s.writeFile(path, func(put func(*T) error) error { return s.merge(ctx, s.runs[i:j], s.sizes[i:j], put) })
+			if err != nil {
 				return err
 			}
-			for _, p := range group {
+			for _, p := range s.runs[i:j] {
 				os.Remove(p)
 			}
-			next = append(next, path)
+			next, sizes = append(next, path), append(sizes, size)
 		}
-		s.runs = next
+		s.runs, s.sizes = next, sizes
 	}
-	return s.merge(ctx, s.runs, fn)
+	return s.merge(ctx, s.runs, s.sizes, fn)
 }
 
 // cursor is the next value of a sorted run file.
 type cursor[T any] struct {
-	f   *os.File
-	r   *bufio.Reader
-	b   []byte
-	cur T
+	f      *os.File
+	r      *bufio.Reader
+	b      []byte
+	prefix string
+	cur    T
 }
 
 func (c *cursor[T]) next(dec func([]byte, *T)) (bool, error) {
@@ -157,32 +165,40 @@ func (c *cursor[T]) next(dec func([]byte, *T)) (bool, error) {
 		if err == io.EOF {
 			return false, nil
 		}
-		return false, fmt.Errorf("spill: %s: %w", c.f.Name(), err)
+		return false, fmt.Errorf("%s: spill: %s: %w", c.prefix, c.f.Name(), err)
 	}
 	dec(c.b, &c.cur)
 	return true, nil
 }
 
 // merge calls fn with every value of the sorted runs, in cmp order.
-func (s *extSorter[T]) merge(ctx context.Context, runs []string, fn func(*T) error) error {
-	return mergeSorted(ctx, runs, s.codec, s.cmp, fn)
+func (s *extSorter[T]) merge(ctx context.Context, runs []string, sizes []int64, fn func(*T) error) error {
+	return mergeSorted(ctx, s.prefix, runs, sizes, s.codec, s.cmp, fn)
 }
 
 // mergeSorted calls fn with every value of the sorted run files, in cmp
-// order: a binary heap of the runs' next values.
-func mergeSorted[T any](ctx context.Context, runs []string, c codec[T], cmp func(a, b *T) int, fn func(*T) error) error {
+// order: a binary heap of the runs' next values. sizes, when not nil, are
+// the files' sizes as written: a file found shorter (or longer) is an
+// error, not fewer values. prefix begins error messages.
+func mergeSorted[T any](ctx context.Context, prefix string, runs []string, sizes []int64, c codec[T], cmp func(a, b *T) int, fn func(*T) error) error {
 	var h []*cursor[T]
 	defer func() {
 		for _, cur := range h {
 			cur.f.Close()
 		}
 	}()
-	for _, p := range runs {
+	for i, p := range runs {
 		f, err := os.Open(p)
 		if err != nil {
-			return fmt.Errorf("spill: %w", err)
+			return fmt.Errorf("%s: spill: %w", prefix, err)
 		}
-		cur := &cursor[T]{f: f, r: bufio.NewReaderSize(f, spillBuf), b: make([]byte, c.size)}
+		if sizes != nil {
+			if fi, err := f.Stat(); err != nil || fi.Size() != sizes[i] {
+				f.Close()
+				return fmt.Errorf("%s: spill: %s is no longer the %d bytes written", prefix, p, sizes[i])
+			}
+		}
+		cur := &cursor[T]{f: f, r: bufio.NewReaderSize(f, spillBuf), b: make([]byte, c.size), prefix: prefix}
 		ok, err := cur.next(c.dec)
 		if err != nil || !ok {
 			f.Close()

@@ -142,7 +142,7 @@ const (
 	lcRefTs
 )
 
-const laterCopyBytes = 125
+const laterCopyBytes = 121
 
 func encodeLater(b []byte, c *laterCopy) {
 	le := binary.LittleEndian

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -316,5 +317,26 @@ func TestRunTimes(t *testing.T) {
 		val(got[0].Times.First) != int64(1000) || val(got[0].Times.Last) != int64(1003) ||
 		val(got[0].Times.RefFirst) != int64(504) || val(got[0].Times.RefLast) != int64(507) {
 		t.Fatalf("runs %+v, times %v %v %v %v", got, val(got[0].Times.First), val(got[0].Times.Last), val(got[0].Times.RefFirst), val(got[0].Times.RefLast))
+	}
+}
+
+// TestRunBuilderTruncatedRun: a run file cut short on disk, even at a
+// record boundary, is an error, not fewer runs.
+func TestRunBuilderTruncatedRun(t *testing.T) {
+	b := NewRunBuilder(t.TempDir(), 4000)
+	defer b.Close()
+	for _, r := range randomLater(1000, 3) {
+		if err := b.Add(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(b.later.runs) < 2 {
+		t.Fatalf("%d run files", len(b.later.runs))
+	}
+	if err := os.Truncate(b.later.runs[1], laterCopyBytes*3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Finish(context.Background()); err == nil || !strings.Contains(err.Error(), "no longer the") {
+		t.Fatalf("Finish: %v", err)
 	}
 }

@@ -377,5 +377,5 @@ func (s *spill) writeFile(path string, fill func(put func(*rec) error) error) er
 
 // mergeRuns calls fn with every entry of the sorted runs, in d.cmp order.
 func (s *spill) mergeRuns(ctx context.Context, d *Detector, runs []string, fn func(*rec) error) error {
-	return mergeSorted(ctx, runs, codec[rec]{recordBytes, encodeRec, decodeRec}, d.cmp, fn)
+	return mergeSorted(ctx, "dups", runs, nil, codec[rec]{recordBytes, encodeRec, decodeRec}, d.cmp, fn)
 }

@@ -19,10 +19,6 @@ const (
 	maxAbortSpans    = 20000 // aborted transaction spans, over all sessions
 	maxAbortMarkers  = 20000 // ABORT control batches
 	maxDamagedRanges = 20000 // damaged batches
-	// maxGroupTimes bounds the timestamps of one duplicate group kept to
-	// date the copies its later copies repeat; past it (a heartbeat of
-	// millions) a repeated copy's time may be unknown on the page.
-	maxGroupTimes = 1 << 17
 )
 
 // Collector gathers, from the streamed rows of a scan, what the report
@@ -51,15 +47,16 @@ type Collector struct {
 	expl   *os.File // explanations of later copies, one after another
 	explW  *bufio.Writer
 	explAt int64
-	// The current group's member timestamps, to date what a later copy
-	// repeats (members come in time order, a group's parts together).
-	group      int64
-	groupTimes map[recKey]int64
-	anyTimes   map[recKey]int64 // the same without the input
-	dupTopics  map[string]map[string]int64
-	negParts   map[recKey]bool // partitions with later copies by PID -1 (offset 0)
-	topRuns    []RunDetail
-	runsTotal  int
+	// The current group's last member and the last one by another
+	// writer: the detector compares a later copy with one of the two
+	// (dups.groupRows), so they date the copy it repeats.
+	group        int64
+	lastA, lastB member
+	hasA, hasB   bool
+	dupTopics    map[string]map[string]int64
+	negParts     map[recKey]bool // partitions with later copies by PID -1 (offset 0)
+	topRuns      []RunDetail
+	runsTotal    int
 
 	nSpans, nMarkers, nDamaged int
 	// Omitted counts what was left out past the limits.
@@ -108,7 +105,7 @@ type recKey struct {
 func NewCollector(tmpDir string) *Collector {
 	return &Collector{spans: map[SessionKey][]Span{}, inAbort: map[SessionKey]bool{}, markers: map[SessionKey][]Marker{},
 		damaged: map[segKey][]byteRange{}, tmpDir: tmpDir, runs: dups.NewRunBuilder(tmpDir, runBudget), group: -1,
-		groupTimes: map[recKey]int64{}, anyTimes: map[recKey]int64{}, dupTopics: map[string]map[string]int64{}, negParts: map[recKey]bool{}}
+		dupTopics: map[string]map[string]int64{}, negParts: map[recKey]bool{}}
 }
 
 // runBudget is the memory the collector's RunBuilder may hold (a variable
@@ -203,19 +200,27 @@ func (c *Collector) Duplicates(group []analysis.DuplicateRow) error {
 	for i := range group {
 		r := &group[i]
 		if r.GroupID != c.group {
-			c.group = r.GroupID
-			clear(c.groupTimes)
-			clear(c.anyTimes)
+			c.group, c.hasA, c.hasB = r.GroupID, false, false
 		}
-		if r.Timestamp != nil && len(c.groupTimes) < maxGroupTimes {
-			c.groupTimes[recKey{r.Input, r.Topic, r.Partition, r.Offset}] = *r.Timestamp
-			if k := (recKey{-1, r.Topic, r.Partition, r.Offset}); len(c.anyTimes) < maxGroupTimes {
-				if _, ok := c.anyTimes[k]; !ok {
-					c.anyTimes[k] = *r.Timestamp
-				}
-			}
+		// Members come in time order, a group's parts one after another.
+		ref := &c.lastA
+		if c.hasA && c.lastA.pid == r.ProducerID && c.hasB {
+			ref = &c.lastB
 		}
-		if r.Class == "" || r.RefTopic == nil || r.RefPartition == nil || r.RefOffset == nil {
+		var refTs *int64
+		if r.Class != "" && c.hasA && ref.hasTs && r.RefTopic != nil && r.RefPartition != nil && r.RefOffset != nil &&
+			ref.topic == *r.RefTopic && ref.partition == *r.RefPartition && ref.offset == *r.RefOffset {
+			ts := ref.ts
+			refTs = &ts
+		}
+		if c.hasA && c.lastA.pid != r.ProducerID {
+			c.lastB, c.hasB = c.lastA, true
+		}
+		c.lastA, c.hasA = member{topic: r.Topic, partition: r.Partition, offset: r.Offset, pid: r.ProducerID}, true
+		if r.Timestamp != nil {
+			c.lastA.ts, c.lastA.hasTs = *r.Timestamp, true
+		}
+		if r.Class == "" || r.RefTopic == nil || r.RefPartition == nil || r.RefOffset == nil || r.RefProducerID == nil {
 			continue
 		}
 		byClass := c.dupTopics[r.Topic]
@@ -227,12 +232,6 @@ func (c *Collector) Duplicates(group []analysis.DuplicateRow) error {
 		if r.ProducerID < 0 {
 			c.negParts[recKey{r.Input, r.Topic, r.Partition, 0}] = true
 		}
-		var refTs *int64
-		if t, ok := c.groupTimes[recKey{r.Input, *r.RefTopic, *r.RefPartition, *r.RefOffset}]; ok {
-			refTs = &t
-		} else if t, ok := c.anyTimes[recKey{-1, *r.RefTopic, *r.RefPartition, *r.RefOffset}]; ok {
-			refTs = &t
-		}
 		note, err := c.explain(r.Explanation)
 		if err != nil {
 			return err
@@ -242,6 +241,16 @@ func (c *Collector) Duplicates(group []analysis.DuplicateRow) error {
 		}
 	}
 	return nil
+}
+
+// member is what the collector keeps of a group's member.
+type member struct {
+	topic     string
+	partition int32
+	offset    int64
+	pid       int64
+	ts        int64
+	hasTs     bool
 }
 
 // explain writes a later copy's explanation to the file beside the runs
@@ -256,6 +265,9 @@ func (c *Collector) explain(s string) (uint64, error) {
 			return 0, fmt.Errorf("report: %w", err)
 		}
 		c.expl, c.explW = f, bufio.NewWriterSize(f, 64<<10)
+	}
+	if c.explAt >= 1<<40 { // past what a note can point to: no more explanations
+		return 0, nil
 	}
 	note := uint64(c.explAt)<<24 | uint64(len(s))
 	n, err := c.explW.WriteString(s)

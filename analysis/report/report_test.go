@@ -176,3 +176,39 @@ func TestCollectorSpillSameModel(t *testing.T) {
 		t.Errorf("left in tmp: %v", left)
 	}
 }
+
+// TestCollectorDatesRefsInLargeGroups: a group of 140,000 members by two
+// PIDs in turn, each repeating the one before, comes in parts of 4,096;
+// the page knows when every repeated copy was written.
+func TestCollectorDatesRefsInLargeGroups(t *testing.T) {
+	const n = 140000
+	c := NewCollector(t.TempDir())
+	defer c.Close()
+	var rows []analysis.DuplicateRow
+	for k := range int64(n) {
+		r := analysis.DuplicateRow{GroupID: 1, Topic: "t", Offset: k, ProducerID: 1 + k%2, Timestamp: ptr(1000 + k), Occurrence: int32(k + 1)}
+		if k > 0 {
+			r.Class, r.RefTopic, r.RefPartition, r.RefOffset, r.RefProducerID = dups.ClassRepeat, ptr("t"), ptr(int32(0)), ptr(k-1), ptr(1+(k-1)%2)
+		}
+		rows = append(rows, r)
+		if len(rows) == 4096 || k == n-1 {
+			if err := c.Duplicates(rows); err != nil {
+				t.Fatal(err)
+			}
+			rows = rows[:0]
+		}
+	}
+	if err := c.Finish(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.topRuns) != 2 {
+		t.Fatalf("%d runs, want one per PID", len(c.topRuns))
+	}
+	for _, u := range c.topRuns {
+		tm := u.Times
+		if tm.First == nil || tm.RefFirst == nil || tm.RefLast == nil || tm.Last == nil ||
+			*tm.First != 1000+u.First || *tm.Last != 1000+u.Last || *tm.RefFirst != 1000+u.RefFirst || *tm.RefLast != 1000+u.RefLast {
+			t.Errorf("run %d–%d repeating %d–%d: times %+v", u.First, u.Last, u.RefFirst, u.RefLast, tm)
+		}
+	}
+}

@@ -258,6 +258,9 @@ func writeScanReport(ctx context.Context, cmd *cobra.Command, args []string, htm
 		return fmt.Errorf("scan: --html: %w", err)
 	}
 	if err := rc.Finish(ctx); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("scan interrupted: %w; tables written, no --html report", context.Cause(ctx))
+		}
 		return fmt.Errorf("scan: --html: %w", err)
 	}
 	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: reportNow(), CommandLine: commandLine(cmd, args),
