@@ -118,6 +118,10 @@ type Options struct {
 	MemBudget int64
 	// TmpDir is where the spill directory is created ("" = os.TempDir()).
 	TmpDir string
+	// NoExplanations leaves the explanation of every row empty, for a
+	// report that does not show them: formatting them is half the time
+	// of a group with millions of members.
+	NoExplanations bool
 }
 
 // PartID names a partition dir registered with Detector.Partition.
@@ -770,7 +774,11 @@ func (s *groupStats) reported(samePID bool) bool {
 func (g *grouper) start(st *groupStats) *groupRows {
 	g.groups++
 	g.rows = g.rows[:0]
-	return &groupRows{d: g.d, group: g.groups, fp: hex.EncodeToString(st.first.fp[:]), first: g.d.firstExplanation(st)}
+	w := &groupRows{d: g.d, group: g.groups, fp: hex.EncodeToString(st.first.fp[:])}
+	if !g.d.opts.NoExplanations {
+		w.first = g.d.firstExplanation(st)
+	}
+	return w
 }
 
 // flush emits the rows made so far.
@@ -866,8 +874,40 @@ func (d *Detector) firstExplanation(st *groupStats) string {
 	return s
 }
 
-// classify judges member m against its earlier copy ref.
+// classify judges member m against its earlier copy ref; the
+// explanation is "" under Options.NoExplanations.
 func (d *Detector) classify(m, ref *rec) (class, expl string, gap *int64) {
+	v := d.judge(m, ref)
+	if d.opts.NoExplanations {
+		return v.class, "", v.gap
+	}
+	return v.class, d.explain(m, ref, &v), v.gap
+}
+
+// reasonKind is why a later copy is not a restart-resend (or is).
+type reasonKind uint8
+
+const (
+	reasonAborted     reasonKind = iota // txn-retry: the earlier copy was aborted
+	reasonRestart                       // restart-resend
+	reasonSameSession                   // the rest are repeats
+	reasonNoPID
+	reasonNoSession
+	reasonNoTimestamps
+	reasonConcurrent
+	reasonBeyondWindow
+)
+
+// verdict is a later copy's class, the gap it was judged on and why;
+// sessionGap is the gap between the sessions where they were compared.
+type verdict struct {
+	class      string
+	gap        *int64
+	reason     reasonKind
+	sessionGap int64
+}
+
+func (d *Detector) judge(m, ref *rec) verdict {
 	copyGap := func() *int64 {
 		if m.ts < 0 || ref.ts < 0 {
 			return nil
@@ -875,7 +915,51 @@ func (d *Detector) classify(m, ref *rec) (class, expl string, gap *int64) {
 		v := m.ts - ref.ts
 		return &v
 	}
-	head := fmt.Sprintf("%s wrote %s again, first written by %s at %s", who(m), d.name(m), who(ref), d.name(ref))
+	if ref.txn() == TxnAborted {
+		return verdict{class: ClassTxnRetry, gap: copyGap(), reason: reasonAborted}
+	}
+	// Restart: the later writer's session in its partition began after
+	// the earlier writer's last write in the earlier copy's partition.
+	v := verdict{class: ClassRepeat}
+	laterKey := spanKey{m.part, m.pid, int32(m.epoch)}
+	earlierKey := spanKey{ref.part, ref.pid, anyEpoch}
+	sameSession := false
+	if m.pid == ref.pid {
+		earlierKey.epoch = int32(ref.epoch)
+		sameSession = m.pid < 0 || m.epoch == ref.epoch
+	}
+	later, earlier := d.spans[laterKey], d.spans[earlierKey]
+	switch {
+	case sameSession:
+		v.reason = reasonSameSession
+	case m.pid < 0:
+		v.reason = reasonNoPID
+	case later == nil || earlier == nil:
+		v.reason = reasonNoSession
+	case later.firstTs < 0 || earlier.lastTs < 0:
+		v.reason = reasonNoTimestamps
+	default:
+		g := later.firstTs - earlier.lastTs
+		v.sessionGap = g
+		after := g >= 0
+		if m.part == ref.part {
+			after = later.firstOff > earlier.lastOff
+		}
+		switch {
+		case !after:
+			v.reason = reasonConcurrent
+		case g > d.opts.RestartWindow.Milliseconds():
+			v.reason = reasonBeyondWindow
+		default:
+			return verdict{class: ClassRestartResend, gap: &g, reason: reasonRestart, sessionGap: g}
+		}
+	}
+	v.gap = copyGap()
+	return v
+}
+
+// explain is the explanation of a later copy m of ref judged v.
+func (d *Detector) explain(m, ref *rec, v *verdict) string {
 	var tail string
 	if m.damaged() {
 		tail += "; this copy is in a damaged batch (content unverified)"
@@ -889,54 +973,34 @@ func (d *Detector) classify(m, ref *rec) (class, expl string, gap *int64) {
 	case TxnOpen:
 		tail += "; this copy's transaction has no marker in the input"
 	}
-	if ref.txn() == TxnAborted {
-		gap = copyGap()
-		return ClassTxnRetry, fmt.Sprintf("%s wrote %s again%s; the earlier copy by %s at %s was in an aborted transaction, invisible to read_committed consumers%s",
-			who(m), d.name(m), afterGap(gap), who(ref), d.name(ref), tail), gap
+	if v.reason == reasonAborted {
+		return fmt.Sprintf("%s wrote %s again%s; the earlier copy by %s at %s was in an aborted transaction, invisible to read_committed consumers%s",
+			who(m), d.name(m), afterGap(v.gap), who(ref), d.name(ref), tail)
 	}
-	// Restart: the later writer's session in its partition began after
-	// the earlier writer's last write in the earlier copy's partition.
+	head := fmt.Sprintf("%s wrote %s again, first written by %s at %s", who(m), d.name(m), who(ref), d.name(ref))
 	var reason string
-	laterKey := spanKey{m.part, m.pid, int32(m.epoch)}
-	earlierKey := spanKey{ref.part, ref.pid, anyEpoch}
-	sameSession := false
-	if m.pid == ref.pid {
-		earlierKey.epoch = int32(ref.epoch)
-		sameSession = m.pid < 0 || m.epoch == ref.epoch
-	}
-	later, earlier := d.spans[laterKey], d.spans[earlierKey]
-	switch {
-	case sameSession:
+	switch v.reason {
+	case reasonRestart:
+		where := "there"
+		if m.part != ref.part {
+			where = "in " + d.pname(ref)
+		}
+		return fmt.Sprintf("%s; %s's session in %s began %s after %s's last write %s%s",
+			head, pidName(m), d.pname(m), fmtGap(v.sessionGap), pidName(ref), where, tail)
+	case reasonSameSession:
 		reason = "the same producer session wrote it twice"
-	case m.pid < 0:
+	case reasonNoPID:
 		reason = "PID -1 (no idempotence) has no producer session to date a restart by"
-	case later == nil || earlier == nil:
+	case reasonNoSession:
 		reason = "no session information"
-	case later.firstTs < 0 || earlier.lastTs < 0:
+	case reasonNoTimestamps:
 		reason = "no timestamps to compare the sessions"
-	default:
-		g := later.firstTs - earlier.lastTs
-		gap = &g
-		after := g >= 0
-		if m.part == ref.part {
-			after = later.firstOff > earlier.lastOff
-		}
-		switch {
-		case !after:
-			reason = fmt.Sprintf("%s was still writing to %s when %s's session began (concurrent producers)", pidName(ref), d.pname(ref), pidName(m))
-		case g > d.opts.RestartWindow.Milliseconds():
-			reason = fmt.Sprintf("%s's session began %s after %s's last write, beyond the %s restart window", pidName(m), fmtGap(g), pidName(ref), d.opts.RestartWindow)
-		default:
-			where := "there"
-			if m.part != ref.part {
-				where = "in " + d.pname(ref)
-			}
-			return ClassRestartResend, fmt.Sprintf("%s; %s's session in %s began %s after %s's last write %s%s",
-				head, pidName(m), d.pname(m), fmtGap(g), pidName(ref), where, tail), gap
-		}
+	case reasonConcurrent:
+		reason = fmt.Sprintf("%s was still writing to %s when %s's session began (concurrent producers)", pidName(ref), d.pname(ref), pidName(m))
+	case reasonBeyondWindow:
+		reason = fmt.Sprintf("%s's session began %s after %s's last write, beyond the %s restart window", pidName(m), fmtGap(v.sessionGap), pidName(ref), d.opts.RestartWindow)
 	}
-	gap = copyGap()
-	return ClassRepeat, fmt.Sprintf("%s%s; not a restart: %s%s", head, afterGap(gap), reason, tail), gap
+	return fmt.Sprintf("%s%s; not a restart: %s%s", head, afterGap(v.gap), reason, tail)
 }
 
 func afterGap(gap *int64) string {

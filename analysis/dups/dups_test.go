@@ -600,3 +600,36 @@ func TestFirstExplanationNamesFewPIDs(t *testing.T) {
 		t.Fatalf("first row: %q", first)
 	}
 }
+
+// TestNoExplanations: without explanations every row is the same, class,
+// gap and reference included, and its explanation is empty; with them
+// every row has one.
+func TestNoExplanations(t *testing.T) {
+	full, _ := synth(t, Options{SamePID: true}, 6000)
+	terse, _ := synth(t, Options{SamePID: true, NoExplanations: true}, 6000)
+	if len(full) != len(terse) || len(full) < 100 {
+		t.Fatalf("%d groups, %d without explanations", len(full), len(terse))
+	}
+	classes := map[string]int{}
+	for i := range full {
+		if len(full[i]) != len(terse[i]) {
+			t.Fatalf("group %d: %d rows, %d without explanations", i, len(full[i]), len(terse[i]))
+		}
+		for j := range full[i] {
+			f, r := full[i][j], terse[i][j]
+			if f.Explanation == "" || r.Explanation != "" {
+				t.Fatalf("group %d row %d: explanations %q / %q", i, j, f.Explanation, r.Explanation)
+			}
+			f.Explanation = ""
+			a, _ := json.Marshal(f)
+			b, _ := json.Marshal(r)
+			if string(a) != string(b) {
+				t.Fatalf("group %d row %d differs:\n%s\n%s", i, j, a, b)
+			}
+			classes[f.Class]++
+		}
+	}
+	if classes[ClassRepeat] == 0 || classes[ClassTxnRetry] == 0 || classes[ClassRestartResend] == 0 {
+		t.Errorf("classes %v: the test should see every class", classes)
+	}
+}

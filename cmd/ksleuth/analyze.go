@@ -23,6 +23,9 @@ type dupOptions struct {
 	restartWindow time.Duration
 	mem           string
 	tmp           string
+	// terse: the command shows no explanations (dups without --json),
+	// so the detector does not write them.
+	terse bool
 }
 
 func addDupFlags(f *pflag.FlagSet, o *dupOptions) {
@@ -52,7 +55,7 @@ func (o *dupOptions) detectorOptions(cmdName string) (dups.Options, *dups.Hasher
 	if o.restartWindow < 0 {
 		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --restart-window must not be negative", cmdName)}
 	}
-	return dups.Options{Scope: scope, SamePID: o.samePID, RestartWindow: o.restartWindow, MemBudget: mem, TmpDir: o.tmp},
+	return dups.Options{Scope: scope, SamePID: o.samePID, RestartWindow: o.restartWindow, MemBudget: mem, TmpDir: o.tmp, NoExplanations: o.terse},
 		dups.NewHasher(match, o.ignoreHeaders), nil
 }
 

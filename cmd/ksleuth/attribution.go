@@ -91,7 +91,9 @@ func (t *attributor) duplicates(write func([]analysis.DuplicateRow) error) func(
 			if r.PIDChange == analysis.PIDChangeIdempotentRestart && r.Class != dups.ClassRestartResend {
 				r.PIDChange = "" // no restart, whatever the PIDs
 			}
-			r.Explanation += dups.AttributionNote(r)
+			if r.Explanation != "" { // none under dups.Options.NoExplanations
+				r.Explanation += dups.AttributionNote(r)
+			}
 		}
 		return write(rows)
 	}

@@ -183,6 +183,7 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 	if err != nil {
 		return err
 	}
+	d.terse = !o.json // the text report's run lines need no explanations
 	det, hasher, err := d.openDetector("dups", inputs)
 	if err != nil {
 		return err

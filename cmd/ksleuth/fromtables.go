@@ -157,6 +157,7 @@ func runDupsFromTables(cmd *cobra.Command, dirs []string, o *commonOptions, d *d
 		}
 		topic = re
 	}
+	d.terse = !o.json
 	dopts, _, err := d.detectorOptions("dups")
 	if err != nil {
 		return err
