@@ -104,6 +104,12 @@ type DuplicateRow struct {
 	RefTransactionalID   string `parquet:"ref_transactional_id,dict" json:"ref_transactional_id"`
 	RefAllocatedByBroker *int32 `parquet:"ref_allocated_by_broker,optional" json:"ref_allocated_by_broker"`
 	PIDChange            string `parquet:"pid_change,dict" json:"pid_change"`
+	// Dir and RefDir are the partition dirs of the copy and of the earlier
+	// one, within their inputs: not written anywhere, they keep apart the
+	// runs of two dirs of one partition in one input (two brokers' copies
+	// in one tarball).
+	Dir    string `parquet:"-" json:"-"`
+	RefDir string `parquet:"-" json:"-"`
 }
 
 // Values of DuplicateRow.PIDChange: how a later writer's PID relates to

@@ -811,7 +811,7 @@ func (w *groupRows) row(m *rec) analysis.DuplicateRow {
 	w.k++
 	row := analysis.DuplicateRow{Input: pi.input, Source: pi.source, GroupID: w.group, Fingerprint: w.fp, Topic: pi.topic, Partition: pi.partition,
 		Offset: m.off, ProducerID: m.pid, ProducerEpoch: int32(m.epoch), Sequence: m.seq, Timestamp: analysis.Millis(m.ts),
-		Occurrence: int32(w.k), TxnState: m.txn().String(), Damaged: m.damaged()}
+		Occurrence: int32(w.k), TxnState: m.txn().String(), Damaged: m.damaged(), Dir: pi.dir}
 	if w.k == 1 {
 		row.Explanation = w.first
 	} else {
@@ -823,6 +823,7 @@ func (w *groupRows) row(m *rec) analysis.DuplicateRow {
 		row.Class, row.Explanation, row.GapMillis = d.classify(m, ref)
 		topic, part, off, pid := rp.topic, rp.partition, ref.off, ref.pid
 		row.RefTopic, row.RefPartition, row.RefOffset, row.RefProducerID = &topic, &part, &off, &pid
+		row.RefDir = rp.dir
 		if !w.lastA.writerEq(m) {
 			w.lastB, w.hasB = w.lastA, true
 		}

@@ -130,6 +130,8 @@ type laterCopy struct {
 	seq       int64 // order of arrival: the last key, so the order is total
 	ts, refTs int64
 	note      uint64
+	dir       uint32
+	refDir    uint32
 }
 
 const (
@@ -142,7 +144,7 @@ const (
 	lcRefTs
 )
 
-const laterCopyBytes = 121
+const laterCopyBytes = 129
 
 func encodeLater(b []byte, c *laterCopy) {
 	le := binary.LittleEndian
@@ -168,6 +170,8 @@ func encodeLater(b []byte, c *laterCopy) {
 	le.PutUint64(b[97:], uint64(c.ts))
 	le.PutUint64(b[105:], uint64(c.refTs))
 	le.PutUint64(b[113:], c.note)
+	le.PutUint32(b[121:], c.dir)
+	le.PutUint32(b[125:], c.refDir)
 	_ = b[laterCopyBytes-1]
 }
 
@@ -196,6 +200,8 @@ func decodeLater(b []byte, c *laterCopy) {
 	c.ts = int64(le.Uint64(b[97:]))
 	c.refTs = int64(le.Uint64(b[105:]))
 	c.note = le.Uint64(b[113:])
+	c.dir = le.Uint32(b[121:])
+	c.refDir = le.Uint32(b[125:])
 }
 
 // runAcc is a run being formed, or formed: its first copy and how far it
@@ -284,7 +290,8 @@ func (b *RunBuilder) AddWith(r *analysis.DuplicateRow, refTs *int64, note uint64
 	}
 	c := laterCopy{input: r.Input, topic: b.id(r.Topic), partition: r.Partition, pid: r.ProducerID, epoch: r.ProducerEpoch,
 		offset: r.Offset, class: b.id(r.Class), refTopic: b.id(*r.RefTopic), refPart: *r.RefPartition, refPID: *r.RefProducerID,
-		refOffset: *r.RefOffset, txnID: b.id(r.TransactionalID), refTxnID: b.id(r.RefTransactionalID), pidChange: b.id(r.PIDChange), seq: b.seq, note: note}
+		refOffset: *r.RefOffset, txnID: b.id(r.TransactionalID), refTxnID: b.id(r.RefTransactionalID), pidChange: b.id(r.PIDChange), seq: b.seq, note: note,
+		dir: b.id(r.Dir), refDir: b.id(r.RefDir)}
 	b.seq++
 	if r.Timestamp != nil {
 		c.flags |= lcTs
@@ -316,10 +323,11 @@ func (b *RunBuilder) AddWith(r *analysis.DuplicateRow, refTs *int64, note uint64
 }
 
 // cmpLater orders copies by writer and offset: input, topic, partition,
-// PID, epoch, offset.
+// partition dir, PID, epoch, offset.
 func (b *RunBuilder) cmpLater(x, y *laterCopy) int {
 	return cmp.Or(cmp.Compare(x.input, y.input), cmp.Compare(b.names[x.topic], b.names[y.topic]), cmp.Compare(x.partition, y.partition),
-		cmp.Compare(x.pid, y.pid), cmp.Compare(x.epoch, y.epoch), cmp.Compare(x.offset, y.offset), cmp.Compare(x.seq, y.seq))
+		cmp.Compare(b.names[x.dir], b.names[y.dir]), cmp.Compare(x.pid, y.pid), cmp.Compare(x.epoch, y.epoch), cmp.Compare(x.offset, y.offset),
+		cmp.Compare(x.seq, y.seq))
 }
 
 // cmpImpact orders runs by impact: most records first, then topic,
@@ -336,7 +344,8 @@ func (b *RunBuilder) Finish(ctx context.Context) (int, error) {
 	open := false
 	err := b.later.each(ctx, func(c *laterCopy) error {
 		h := &u.head
-		if open && h.input == c.input && h.topic == c.topic && h.partition == c.partition && h.pid == c.pid && h.epoch == c.epoch &&
+		if open && h.input == c.input && h.topic == c.topic && h.partition == c.partition && h.dir == c.dir && h.refDir == c.refDir &&
+			h.pid == c.pid && h.epoch == c.epoch &&
 			h.class == c.class && h.refTopic == c.refTopic && h.refPart == c.refPart && h.refPID == c.refPID && h.pidChange == c.pidChange &&
 			c.offset-u.last <= maxRunStep && c.refOffset > u.refLast-maxRunStep && c.refOffset-u.refLast <= maxRunStep && c.refOffset != u.refLast {
 			u.last = c.offset

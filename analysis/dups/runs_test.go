@@ -340,3 +340,22 @@ func TestRunBuilderTruncatedRun(t *testing.T) {
 		t.Fatalf("Finish: %v", err)
 	}
 }
+
+// TestRunsKeepDirsApart: one input holding two brokers' dirs of the same
+// partition (a tarball of a cluster) has the same offsets twice; each
+// dir's resend is one run, not six copies in turn.
+func TestRunsKeepDirsApart(t *testing.T) {
+	var rows []analysis.DuplicateRow
+	for _, dir := range []string{"b1/t-0", "b2/t-0"} {
+		for o := int64(30); o < 33; o++ {
+			r := later("t", 0, 5, o, ClassRestartResend, 4, o-10)
+			r.Dir, r.RefDir = dir, dir
+			rows = append(rows, r)
+		}
+	}
+	rows[0], rows[3] = rows[3], rows[0]
+	got := Runs(rows)
+	if len(got) != 2 || got[0].Records != 3 || got[1].Records != 3 {
+		t.Fatalf("runs %+v", got)
+	}
+}
