@@ -173,7 +173,7 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{},
+	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, omitted: map[[2]string]int64{},
 		// Rows and entries are never both produced for one record, so
 		// each may take the whole budget.
 		pending:        newHeld(cfg.HeldBudget, cfg.TmpDir, rowCodec),
@@ -245,6 +245,7 @@ type scanner struct {
 	files     []analysis.FileRow
 	fileDirs  []string // log dir key of each file row, for broker ids
 	anomalies []analysis.AnomalyRow
+	omitted   map[[2]string]int64 // findings counted but not listed (MaxFileAnomalies)
 	snapshots []analysis.SnapshotRow
 	parts     map[string]*PartitionSummary
 	brokers   map[string]int32 // log dir key -> broker.id/node.id
@@ -424,7 +425,12 @@ type fileDone struct {
 	anomalies []analysis.AnomalyRow
 	snapshots []analysis.SnapshotRow
 	brokerID  *int32
-	agg       segAgg
+	// omitted counts findings past MaxFileAnomalies by kind and
+	// severity; omitFirst and omitLast are their first and last byte
+	// positions (omitFirst -1: none known).
+	omitted             map[[2]string]int64
+	omitFirst, omitLast int64
+	agg                 segAgg
 }
 
 // segAgg aggregates a segment's batches for the summary.
@@ -598,6 +604,9 @@ func (s *scanner) fileDone(f *fileDone) {
 	s.files = append(s.files, f.row)
 	s.fileDirs = append(s.fileDirs, f.logDir)
 	s.anomalies = append(s.anomalies, f.anomalies...)
+	for k, n := range f.omitted {
+		s.omitted[k] += n
+	}
 	s.snapshots = append(s.snapshots, f.snapshots...)
 	if f.brokerID != nil {
 		s.brokers[f.logDir] = *f.brokerID
@@ -687,9 +696,16 @@ func (s *scanner) result() *Result {
 	})
 	counts := map[[2]string]int64{}
 	for _, a := range r.Anomalies {
-		counts[[2]string{a.Kind, a.Severity}]++
-		if a.Severity == "error" {
-			r.Errors++
+		if a.Kind != KindFindingsOmitted {
+			counts[[2]string{a.Kind, a.Severity}]++
+		}
+	}
+	for k, n := range s.omitted {
+		counts[k] += n
+	}
+	for k, n := range counts {
+		if k[1] == "error" {
+			r.Errors += n
 		}
 	}
 	for k, n := range counts {

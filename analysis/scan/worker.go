@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,8 +10,10 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -114,12 +117,71 @@ type fileCtx struct {
 }
 
 func (fc *fileCtx) anomaly(kind, severity string, pos, off, pid *int64, msg string) {
+	if d := fc.done; len(d.anomalies) >= MaxFileAnomalies && kind != "io-error" {
+		if d.omitted == nil {
+			d.omitted = map[[2]string]int64{}
+			d.omitFirst = -1
+		}
+		d.omitted[[2]string{kind, severity}]++
+		if pos != nil {
+			if d.omitFirst < 0 {
+				d.omitFirst = *pos
+			}
+			d.omitLast = *pos
+		}
+		return
+	}
 	a := analysis.AnomalyRow{Input: fc.input, Kind: kind, Severity: severity, File: fc.e.Path,
 		Position: pos, Offset: off, ProducerID: pid, Message: msg}
 	if fc.e.Partition != nil {
 		a.Topic, a.Partition = &fc.topic, &fc.partition
 	}
 	fc.done.anomalies = append(fc.done.anomalies, a)
+}
+
+// MaxFileAnomalies is how many findings of one file are listed; past it
+// they are counted (FindingCount, the file's findings) and said in one
+// row of kind KindFindingsOmitted. A segment whose every batch is
+// damaged has two findings a batch, millions in a large file; each of
+// its batches still has a row in the batches table.
+var MaxFileAnomalies = 10000
+
+// KindFindingsOmitted is the anomaly kind of the row that stands for the
+// findings of a file past MaxFileAnomalies; it is not itself counted.
+const KindFindingsOmitted = "findings-omitted"
+
+// omittedRow appends the row saying what was not listed, if anything.
+func (fc *fileCtx) omittedRow() {
+	d := fc.done
+	if len(d.omitted) == 0 {
+		return
+	}
+	var total int64
+	var parts []string
+	severity := "note"
+	keys := slices.Collect(maps.Keys(d.omitted))
+	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1])) })
+	for _, k := range keys {
+		total += d.omitted[k]
+		parts = append(parts, fmt.Sprintf("%d %s", d.omitted[k], k[0]))
+		if k[1] == "error" {
+			severity = "error"
+		}
+	}
+	where := ""
+	if d.omitFirst >= 0 {
+		where = fmt.Sprintf(", at bytes %d to %d", d.omitFirst, d.omitLast)
+	}
+	msg := fmt.Sprintf("%d more findings in this file are not listed (%s)%s: the first %d are; the batches table has a row for every batch, crc_valid included",
+		total, strings.Join(parts, ", "), where, MaxFileAnomalies)
+	a := analysis.AnomalyRow{Input: fc.input, Kind: KindFindingsOmitted, Severity: severity, File: fc.e.Path, Message: msg}
+	if d.omitFirst >= 0 {
+		a.Position = ptr(d.omitFirst)
+	}
+	if fc.e.Partition != nil {
+		a.Topic, a.Partition = &fc.topic, &fc.partition
+	}
+	d.anomalies = append(d.anomalies, a)
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -363,15 +425,22 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		fd.row.SHA256 = hex.EncodeToString(sum)
 	}
 	fd.row.Status = statusOK
-	for _, a := range fd.anomalies {
-		fd.row.Findings++
+	count := func(severity string, n int64) {
+		fd.row.Findings += n
 		switch {
-		case a.Severity == "error":
+		case severity == "error":
 			fd.row.Status = statusDamaged
 		case fd.row.Status == statusOK:
 			fd.row.Status = statusNotes
 		}
 	}
+	for _, a := range fd.anomalies {
+		count(a.Severity, 1)
+	}
+	for k, n := range fd.omitted {
+		count(k[1], n)
+	}
+	fc.omittedRow()
 	return emit(chunk{file: fd})
 }
 
