@@ -414,6 +414,12 @@ func (r *Reader) validBatch(i int) bool {
 	if r.streams(total, h[16]) {
 		return r.ra != nil && r.raValid(w.pos+int64(i), total, h[16])
 	}
+	if r.ra != nil && total > probeSlack {
+		// A length read from damaged bytes must not grow the window: a
+		// long candidate is checked where it lies, and only a valid one is
+		// then read into the window.
+		return r.raCandidateValid(i, h, total)
+	}
 	if int64(w.fill(i+int(total))) < int64(i)+total {
 		return false
 	}
@@ -673,7 +679,61 @@ func (r *Reader) stepStreamed(pos, total int64) bool {
 }
 
 // raCRC computes the v2 CRC of n bytes at pos with ReadAt, in chunks.
-func (r *Reader) raCRC(pos, n int64) (uint32, error) {
+// probeSlack is the longest candidate batch read into the window to check
+// it while resynchronizing; longer ones are checked with ReadAt where the
+// input allows it.
+const probeSlack = 1 << 20
+
+// raCandidateValid is validBatch for a candidate at window position i of
+// total bytes, checked with ReadAt: a legacy entry's shape (from the
+// window where its length fields are near, with ReadAt beyond), then the
+// CRC of either kind.
+func (r *Reader) raCandidateValid(i int, h []byte, total int64) bool {
+	w := &r.w
+	pos := w.pos + int64(i)
+	magic := h[16]
+	if magic == 2 {
+		r.probed += total
+		return r.raValid(pos, total, 2)
+	}
+	if r.size >= 0 && pos+total > r.size {
+		return false
+	}
+	p := int64(18)
+	if magic == 1 {
+		p += 8
+	}
+	if int64(len(h)) < p+4 {
+		return false
+	}
+	kl := int64(int32(binary.BigEndian.Uint32(h[p:])))
+	if kl < -1 || kl > total-p-8 {
+		return false
+	}
+	p += 4 + max(kl, 0)
+	var v []byte
+	if p+4 <= 64<<10 && w.fill(i+int(p)+4) >= i+int(p)+4 {
+		v = w.span(i+int(p), 4)
+	} else {
+		var b [4]byte
+		if _, err := r.ra.ReadAt(b[:], r.base+pos+p); err != nil {
+			return false
+		}
+		v = b[:]
+	}
+	if vl := int64(int32(binary.BigEndian.Uint32(v))); vl < -1 || p+4+max(vl, 0) != total {
+		return false
+	}
+	r.probed += total
+	crc, err := r.raSum(pos+crcStartLegacy, total-crcStartLegacy, func(c uint32, b []byte) uint32 { return crc32.Update(c, crc32.IEEETable, b) })
+	return err == nil && crc == binary.BigEndian.Uint32(h[12:])
+}
+
+func (r *Reader) raCRC(pos, n int64) (uint32, error) { return r.raSum(pos, n, crc32c) }
+
+// raSum folds n bytes from pos, read with ReadAt a chunk at a time, into
+// a checksum with update.
+func (r *Reader) raSum(pos, n int64, update func(uint32, []byte) uint32) (uint32, error) {
 	if cap(r.scratch) < 1<<20 {
 		r.scratch = make([]byte, 1<<20)
 	}
@@ -685,7 +745,7 @@ func (r *Reader) raCRC(pos, n int64) (uint32, error) {
 			k = n
 		}
 		m, err := r.ra.ReadAt(buf[:k], r.base+pos)
-		crc = crc32c(crc, buf[:m])
+		crc = update(crc, buf[:m])
 		if int64(m) < k {
 			if err == nil || err == io.EOF {
 				err = io.ErrUnexpectedEOF

@@ -1,6 +1,8 @@
 package segment
 
 import (
+	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,4 +74,79 @@ func TestResyncLinearOnBadCRCs(t *testing.T) {
 		t.Fatalf("checked the CRC of %d bytes of candidates in a %d-byte segment", r.probed, len(seg))
 	}
 	t.Logf("%d bytes probed in %d", r.probed, len(seg))
+}
+
+// TestResyncWindowBounded: a length read from damaged bytes does not grow
+// the reader's window. After a damaged batch comes something shaped like
+// a legacy entry of 48 MiB, then zeros to 64 MiB (a sparse file): the old
+// reader read all 48 MiB into memory to check its CRC, the reader now
+// checks it where it lies and keeps the window to a few MiB.
+func TestResyncWindowBounded(t *testing.T) {
+	bad := badCRCChain(1, 5)
+	fake := make([]byte, 40)
+	binary.BigEndian.PutUint64(fake, 7)               // offset
+	binary.BigEndian.PutUint32(fake[8:], 48<<20)      // message size
+	fake[16] = 1                                      // magic 1
+	binary.BigEndian.PutUint32(fake[26:], 0xffffffff) // null key
+	binary.BigEndian.PutUint32(fake[30:], 48<<20-22)  // value length: the shape adds up
+	p := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	if err := os.WriteFile(p, append(bad, fake...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(p, 64<<20); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := NewReader(f, Options{Path: p})
+	defer r.Close()
+	findings := 0
+	for r.Next() {
+		if r.Finding() != nil {
+			findings++
+		}
+	}
+	if r.Err() != nil || findings == 0 {
+		t.Fatalf("err %v, %d findings", r.Err(), findings)
+	}
+	if len(r.w.buf) > 8<<20 || r.probed < 48<<20 {
+		t.Errorf("window grew to %d bytes; %d bytes checked", len(r.w.buf), r.probed)
+	}
+}
+
+// TestResyncFindsLargeLegacyEntry: an intact legacy entry longer than
+// probeSlack after damage is found by the ReadAt check, of either magic,
+// with a key or without, and so is the batch after it.
+func TestResyncFindsLargeLegacyEntry(t *testing.T) {
+	for _, magic := range []int8{0, 1} {
+		for _, key := range [][]byte{nil, []byte("k")} {
+			big := segtest.Batch{Magic: magic, BaseOffset: 10, FirstTimestamp: 1_700_000_000_000,
+				Records: []segtest.Record{{Key: key, Value: bytes.Repeat([]byte("x"), 2<<20)}}}.Encode()
+			after := segtest.Batch{Magic: 2, BaseOffset: 11, Records: []segtest.Record{{Value: []byte("after")}}}.Encode()
+			seg := append(append(badCRCChain(1, 5), big...), after...)
+			p := filepath.Join(t.TempDir(), "00000000000000000000.log")
+			if err := os.WriteFile(p, seg, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := NewReader(f, Options{Path: p})
+			var got []int64
+			for r.Next() {
+				if b := r.Batch(); b != nil && b.CRCValid {
+					got = append(got, b.BaseOffset)
+				}
+			}
+			r.Close()
+			f.Close()
+			if len(got) != 2 || got[0] != 10 || got[1] != 11 || r.probed < int64(len(big)) {
+				t.Errorf("magic %d key %q: intact batches %v, %d bytes checked", magic, key, got, r.probed)
+			}
+		}
+	}
 }
