@@ -30,6 +30,12 @@ type Options struct {
 	// Size of the input if known (-1 or 0: unknown, or found from the
 	// input itself when it is a file).
 	Size int64
+	// Skipped, if set, is called with the reader's position while it scans
+	// a long damaged stretch for the next intact batch, every few MiB, all
+	// inside one Next: a caller that releases what the reader has passed
+	// (a mapped file's pages) or reports progress need not wait for the
+	// end of the damage.
+	Skipped func(pos int64)
 }
 
 func (o Options) withDefaults() Options {

@@ -548,6 +548,9 @@ func (r *Reader) resync(pos int64, cause error) *CorruptionError {
 			// before candidate i can start a batch any more.
 			w.discard(i - 1)
 			i = 1
+			if r.opts.Skipped != nil {
+				r.opts.Skipped(w.pos)
+			}
 		}
 		if w.fill(i+17) < i+17 {
 			if w.err != nil {

@@ -150,3 +150,24 @@ func TestResyncFindsLargeLegacyEntry(t *testing.T) {
 		}
 	}
 }
+
+// TestSkippedReportsLongDamage: inside one Next over 6.9 MB of damage the
+// reader reports how far it has got, a few MiB at a time, forward only.
+func TestSkippedReportsLongDamage(t *testing.T) {
+	seg := badCRCChain(100000, 0)
+	var at []int64
+	r := NewReaderBytes(seg, Options{Skipped: func(pos int64) { at = append(at, pos) }})
+	defer r.Close()
+	nexts := 0
+	for r.Next() {
+		nexts++
+	}
+	if nexts != 1 || len(at) == 0 {
+		t.Fatalf("%d steps, reported at %v", nexts, at)
+	}
+	for i, p := range at {
+		if p <= 0 || p >= int64(len(seg)) || i > 0 && p <= at[i-1] {
+			t.Fatalf("reported positions %v in %d bytes", at, len(seg))
+		}
+	}
+}

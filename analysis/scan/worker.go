@@ -633,6 +633,9 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 	m, mapped := in.(*mappedInput)
 	if mapped {
 		opts.Size = int64(len(m.data))
+		// Pages a long damaged stretch has been read through are released
+		// (and progress reported) while the reader is still inside it.
+		opts.Skipped = m.advance
 		rd = segment.NewReaderBytes(m.data, opts)
 	} else {
 		rd = segment.NewReader(in, opts)
