@@ -448,10 +448,10 @@ func legacyShapeOK(data []byte) bool {
 		}
 		n := int64(int32(binary.BigEndian.Uint32(data[p:])))
 		p += 4
-		if n < -1 || n > int64(len(data)-p) {
+		if n > int64(len(data)-p) {
 			return false
 		}
-		p += int(max(n, 0))
+		p += int(max(n, 0)) // any negative length is null, as Kafka reads it
 	}
 	return p == len(data)
 }
@@ -710,7 +710,7 @@ func (r *Reader) raCandidateValid(i int, h []byte, total int64) bool {
 		return false
 	}
 	kl := int64(int32(binary.BigEndian.Uint32(h[p:])))
-	if kl < -1 || kl > total-p-8 {
+	if kl > total-p-8 {
 		return false
 	}
 	p += 4 + max(kl, 0)
@@ -724,7 +724,7 @@ func (r *Reader) raCandidateValid(i int, h []byte, total int64) bool {
 		}
 		v = b[:]
 	}
-	if vl := int64(int32(binary.BigEndian.Uint32(v))); vl < -1 || p+4+max(vl, 0) != total {
+	if vl := int64(int32(binary.BigEndian.Uint32(v))); p+4+max(vl, 0) != total {
 		return false
 	}
 	r.probed += total

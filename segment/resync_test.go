@@ -3,6 +3,7 @@ package segment
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,6 +169,56 @@ func TestSkippedReportsLongDamage(t *testing.T) {
 	for i, p := range at {
 		if p <= 0 || p >= int64(len(seg)) || i > 0 && p <= at[i-1] {
 			t.Fatalf("reported positions %v in %d bytes", at, len(seg))
+		}
+	}
+}
+
+// TestResyncNegativeNullLength: Kafka reads any negative key or value
+// length of a legacy message as null, so a message written with -2 is
+// intact, and must be found after damage as it was before the shape
+// check (found by a fuzz campaign's directed test).
+func TestResyncNegativeNullLength(t *testing.T) {
+	for _, magic := range []int8{0, 1} {
+		for _, field := range []string{"key", "value"} {
+			for _, size := range []int{1, 2 << 20} { // in the window, and checked with ReadAt
+				rec := segtest.Record{Key: []byte("k"), Value: bytes.Repeat([]byte("v"), size)}
+				if field == "key" {
+					rec.Key = nil
+				} else {
+					rec.Value = nil
+				}
+				e := segtest.Batch{Magic: magic, BaseOffset: 3, FirstTimestamp: 1_700_000_000_000, Records: []segtest.Record{rec}}.Encode()
+				p := 18
+				if magic == 1 {
+					p += 8
+				}
+				if field == "value" {
+					p += 4 + int(binary.BigEndian.Uint32(e[p:]))
+				}
+				binary.BigEndian.PutUint32(e[p:], 0xfffffffe) // -2: null
+				binary.BigEndian.PutUint32(e[12:], crc32.ChecksumIEEE(e[16:]))
+				seg := append([]byte("garbage"), e...)
+				path := filepath.Join(t.TempDir(), "00000000000000000000.log")
+				if err := os.WriteFile(path, seg, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				f, err := os.Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				found := false
+				r := NewReader(f, Options{Path: path})
+				for r.Next() {
+					if b := r.Batch(); b != nil && b.CRCValid && b.BaseOffset == 3 {
+						found = true
+					}
+				}
+				r.Close()
+				f.Close()
+				if !found {
+					t.Errorf("magic %d, null %s as -2, value of %d bytes: not found after damage", magic, field, size)
+				}
+			}
 		}
 	}
 }
