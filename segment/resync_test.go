@@ -90,20 +90,7 @@ func TestResyncWindowBounded(t *testing.T) {
 	fake[16] = 1                                      // magic 1
 	binary.BigEndian.PutUint32(fake[26:], 0xffffffff) // null key
 	binary.BigEndian.PutUint32(fake[30:], 48<<20-22)  // value length: the shape adds up
-	p := filepath.Join(t.TempDir(), "00000000000000000000.log")
-	if err := os.WriteFile(p, append(bad, fake...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(p, 64<<20); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := NewReader(f, Options{Path: p})
-	defer r.Close()
+	r := fileReader(t, append(bad, fake...), 64<<20)
 	findings := 0
 	for r.Next() {
 		if r.Finding() != nil {
@@ -128,23 +115,13 @@ func TestResyncFindsLargeLegacyEntry(t *testing.T) {
 				Records: []segtest.Record{{Key: key, Value: bytes.Repeat([]byte("x"), 2<<20)}}}.Encode()
 			after := segtest.Batch{Magic: 2, BaseOffset: 11, Records: []segtest.Record{{Value: []byte("after")}}}.Encode()
 			seg := append(append(badCRCChain(1, 5), big...), after...)
-			p := filepath.Join(t.TempDir(), "00000000000000000000.log")
-			if err := os.WriteFile(p, seg, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			f, err := os.Open(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := NewReader(f, Options{Path: p})
+			r := fileReader(t, seg, 0)
 			var got []int64
 			for r.Next() {
 				if b := r.Batch(); b != nil && b.CRCValid {
 					got = append(got, b.BaseOffset)
 				}
 			}
-			r.Close()
-			f.Close()
 			if len(got) != 2 || got[0] != 10 || got[1] != 11 || r.probed < int64(len(big)) {
 				t.Errorf("magic %d key %q: intact batches %v, %d bytes checked", magic, key, got, r.probed)
 			}
@@ -198,27 +175,40 @@ func TestResyncNegativeNullLength(t *testing.T) {
 				binary.BigEndian.PutUint32(e[p:], 0xfffffffe) // -2: null
 				binary.BigEndian.PutUint32(e[12:], crc32.ChecksumIEEE(e[16:]))
 				seg := append([]byte("garbage"), e...)
-				path := filepath.Join(t.TempDir(), "00000000000000000000.log")
-				if err := os.WriteFile(path, seg, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				f, err := os.Open(path)
-				if err != nil {
-					t.Fatal(err)
-				}
 				found := false
-				r := NewReader(f, Options{Path: path})
+				r := fileReader(t, seg, 0)
 				for r.Next() {
 					if b := r.Batch(); b != nil && b.CRCValid && b.BaseOffset == 3 {
 						found = true
 					}
 				}
-				r.Close()
-				f.Close()
 				if !found {
 					t.Errorf("magic %d, null %s as -2, value of %d bytes: not found after damage", magic, field, size)
 				}
 			}
 		}
 	}
+}
+
+// fileReader writes seg to a segment file, extends it with zeros to size
+// (a sparse file) when size is larger, and returns a Reader over it with
+// random access, closed with the test.
+func fileReader(t *testing.T, seg []byte, size int64) *Reader {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	if err := os.WriteFile(p, seg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if size > int64(len(seg)) {
+		if err := os.Truncate(p, size); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(f, Options{Path: p})
+	t.Cleanup(func() { r.Close(); f.Close() })
+	return r
 }
