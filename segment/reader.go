@@ -423,8 +423,8 @@ func (r *Reader) validBatch(i int) bool {
 	if int64(w.fill(i+int(total))) < int64(i)+total {
 		return false
 	}
-	data := w.span(i, int(total))
-	if h[16] != 2 && !legacyShapeOK(data) {
+	data := w.span(i, int(total)) // h may be stale: fill can move the bytes
+	if data[16] != 2 && !legacyShapeOK(data) {
 		return false
 	}
 	r.probed += total
@@ -438,22 +438,34 @@ func (r *Reader) validBatch(i int) bool {
 // stretch checked the CRC over such sizes at every few bytes, quadratic in
 // the stretch.
 func legacyShapeOK(data []byte) bool {
-	p := 18
-	if data[16] == 1 {
+	return legacyShape(data[16], int64(len(data)), func(off int64) (uint32, bool) {
+		return binary.BigEndian.Uint32(data[off:]), true
+	})
+}
+
+// legacyShape is legacyShapeOK for an entry of total bytes and the given
+// magic whose 4-byte fields u32 reads at an offset from its start.
+func legacyShape(magic byte, total int64, u32 func(off int64) (uint32, bool)) bool {
+	p := int64(18)
+	if magic == 1 {
 		p += 8
 	}
 	for range 2 { // key, then value
-		if len(data)-p < 4 {
+		if total-p < 4 {
 			return false
 		}
-		n := int64(int32(binary.BigEndian.Uint32(data[p:])))
+		v, ok := u32(p)
+		if !ok {
+			return false
+		}
+		n := int64(int32(v))
 		p += 4
-		if n > int64(len(data)-p) {
+		if n > total-p {
 			return false
 		}
-		p += int(max(n, 0)) // any negative length is null, as Kafka reads it
+		p += max(n, 0) // any negative length is null, as Kafka reads it
 	}
-	return p == len(data)
+	return p == total
 }
 
 // likelyHeader applies the checks a real header always passes beyond
@@ -681,7 +693,6 @@ func (r *Reader) stepStreamed(pos, total int64) bool {
 	return r.yieldBatch(nil)
 }
 
-// raCRC computes the v2 CRC of n bytes at pos with ReadAt, in chunks.
 // probeSlack is the longest candidate batch read into the window to check
 // it while resynchronizing; longer ones are checked with ReadAt where the
 // input allows it.
@@ -694,7 +705,9 @@ const probeSlack = 1 << 20
 func (r *Reader) raCandidateValid(i int, h []byte, total int64) bool {
 	w := &r.w
 	pos := w.pos + int64(i)
-	magic := h[16]
+	// Read from h before anything fills the window, which may move the
+	// bytes h points at.
+	magic, stored := h[16], binary.BigEndian.Uint32(h[12:])
 	if magic == 2 {
 		r.probed += total
 		return r.raValid(pos, total, 2)
@@ -702,36 +715,26 @@ func (r *Reader) raCandidateValid(i int, h []byte, total int64) bool {
 	if r.size >= 0 && pos+total > r.size {
 		return false
 	}
-	p := int64(18)
-	if magic == 1 {
-		p += 8
-	}
-	if int64(len(h)) < p+4 {
-		return false
-	}
-	kl := int64(int32(binary.BigEndian.Uint32(h[p:])))
-	if kl > total-p-8 {
-		return false
-	}
-	p += 4 + max(kl, 0)
-	var v []byte
-	if p+4 <= 64<<10 && w.fill(i+int(p)+4) >= i+int(p)+4 {
-		v = w.span(i+int(p), 4)
-	} else {
-		var b [4]byte
-		if _, err := r.ra.ReadAt(b[:], r.base+pos+p); err != nil {
-			return false
+	shaped := legacyShape(magic, total, func(off int64) (uint32, bool) {
+		switch {
+		case off+4 <= int64(len(h)):
+			return binary.BigEndian.Uint32(h[off:]), true
+		case off+4 <= 64<<10 && w.fill(i+int(off)+4) >= i+int(off)+4:
+			return binary.BigEndian.Uint32(w.span(i+int(off), 4)), true
 		}
-		v = b[:]
-	}
-	if vl := int64(int32(binary.BigEndian.Uint32(v))); p+4+max(vl, 0) != total {
+		var b [4]byte
+		_, err := r.ra.ReadAt(b[:], r.base+pos+off)
+		return binary.BigEndian.Uint32(b[:]), err == nil
+	})
+	if !shaped {
 		return false
 	}
 	r.probed += total
 	crc, err := r.raSum(pos+crcStartLegacy, total-crcStartLegacy, func(c uint32, b []byte) uint32 { return crc32.Update(c, crc32.IEEETable, b) })
-	return err == nil && crc == binary.BigEndian.Uint32(h[12:])
+	return err == nil && crc == stored
 }
 
+// raCRC computes the v2 CRC of n bytes at pos with ReadAt, in chunks.
 func (r *Reader) raCRC(pos, n int64) (uint32, error) { return r.raSum(pos, n, crc32c) }
 
 // raSum folds n bytes from pos, read with ReadAt a chunk at a time, into
