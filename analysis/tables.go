@@ -81,6 +81,40 @@ type BatchRow struct {
 	// ControlType names the control record of a control batch (COMMIT,
 	// ABORT, LEADER_CHANGE, ...), empty otherwise.
 	ControlType string `parquet:"control_type,dict" json:"control_type"`
+
+	// What the integrity checker needs beyond the table's columns: of a
+	// control batch's first record the coordinator epoch and timestamp
+	// (HasMarker false when it has none), and whether the batch carries
+	// the log cleaner's delete horizon.
+	HasMarker        bool  `parquet:"-" json:"-"`
+	MarkerType       int16 `parquet:"-" json:"-"`
+	MarkerEpoch      int32 `parquet:"-" json:"-"`
+	MarkerTimestamp  int64 `parquet:"-" json:"-"`
+	DeleteHorizonSet bool  `parquet:"-" json:"-"`
+}
+
+// GapRow is one row of gaps.parquet, the loss ledger: an offset range of
+// a partition copy that cannot be read, why, and the evidence for it.
+type GapRow struct {
+	Input     int32  `parquet:"input" json:"input"`
+	Source    string `parquet:"source,dict" json:"source"`
+	Topic     string `parquet:"topic,dict" json:"topic"`
+	Partition int32  `parquet:"partition" json:"partition"`
+	// Dir is the partition dir, relative to the input root.
+	Dir         string `parquet:"dir,dict" json:"dir"`
+	FirstOffset int64  `parquet:"first_offset" json:"first_offset"`
+	// LastOffset is null when the end of the range is unknown (a torn
+	// tail with nothing after it to bound it).
+	LastOffset *int64 `parquet:"last_offset,optional" json:"last_offset"`
+	// Cause is retention, delete-records, compaction, truncated-batch,
+	// damaged-batch, missing-segment, checkpoint-ahead or unknown.
+	Cause    string `parquet:"cause,dict" json:"cause"`
+	Severity string `parquet:"severity,dict" json:"severity"`
+	// File and Position name the evidence: the damaged batch, the segment
+	// after a missing one, the checkpoint.
+	File        string `parquet:"file,dict" json:"file"`
+	Position    *int64 `parquet:"position,optional" json:"position"`
+	Explanation string `parquet:"explanation" json:"explanation"`
 }
 
 // RecordRow is one row of the records dataset (scan --records):
@@ -152,6 +186,9 @@ type AnomalyRow struct {
 	// Position is the byte position in the file, null when the finding is
 	// about the whole file.
 	Position *int64 `parquet:"position,optional" json:"position"`
+	// Line is the 1-based line of a text state file the finding is
+	// about, null for binary files.
+	Line *int32 `parquet:"line,optional" json:"line"`
 	// Offset is the Kafka offset concerned (a batch's base offset), null
 	// when unknown.
 	Offset     *int64 `parquet:"offset,optional" json:"offset"`

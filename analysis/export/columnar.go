@@ -121,7 +121,10 @@ func columnsOf(t reflect.Type) ([]column, error) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag, ok := f.Tag.Lookup("parquet")
-		if !ok || tag == "-" || !f.IsExported() {
+		if tag == "-" {
+			continue // carried for the engine, not a column
+		}
+		if !ok || !f.IsExported() {
 			return nil, fmt.Errorf("export: field %s has no parquet column", f.Name)
 		}
 		opts := strings.Split(tag, ",")

@@ -167,3 +167,15 @@ func (s *State) OpenTxnFirstOffset(except int64) int64 {
 	}
 	return first
 }
+
+// Clone returns an independent copy of the state: a checker keeps the
+// state as of a segment's start to compare a snapshot named after that
+// segment, which it may read only after the segment's batches.
+func (s *State) Clone() *State {
+	c := &State{producers: make(map[int64]*Entry, len(s.producers)), MapEndOffset: s.MapEndOffset}
+	for pid, e := range s.producers {
+		cp := *e
+		c.producers[pid] = &cp
+	}
+	return c
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 )
@@ -50,10 +51,13 @@ type Run struct {
 	CommandLine string
 	Inputs      []Input
 	Result      *scan.Result
-	// Sessions and SessionAnomalies come from producers.Tracker.Finish.
-	Sessions         []analysis.ProducerRow
-	SessionAnomalies []analysis.AnomalyRow
-	DupStats         dups.Stats
+	// Sessions are the producer sessions; Result.Anomalies holds every
+	// finding of the run, theirs included.
+	Sessions []analysis.ProducerRow
+	// Gaps and Verdicts are the loss ledger and its one-line answers.
+	Gaps     []analysis.GapRow
+	Verdicts []check.Verdict
+	DupStats dups.Stats
 	// Collected holds what the Collector gathered from the stream.
 	Collected *Collector
 }
@@ -78,6 +82,14 @@ type Model struct {
 	FirstTimestamp *int64  `json:"first_timestamp"`
 	LastTimestamp  *int64  `json:"last_timestamp"`
 
+	// Checked says what the checks read, so the page never claims one
+	// that did not run.
+	Checked          []CheckedKind         `json:"checked"`
+	Verdicts         []check.Verdict       `json:"partition_verdicts"`
+	VerdictsOmitted  int                   `json:"partition_verdicts_omitted"`
+	Lost             int                   `json:"partitions_with_loss"`
+	Gaps             []analysis.GapRow     `json:"gaps"`
+	GapsOmitted      int                   `json:"gaps_omitted"`
 	Findings         []scan.FindingCount   `json:"findings"`
 	Anomalies        []analysis.AnomalyRow `json:"anomalies"`
 	AnomaliesOmitted int                   `json:"anomalies_omitted"`
@@ -94,6 +106,49 @@ type Model struct {
 	// Omitted counts aborted spans, abort markers and damaged batches the
 	// collector left out past its limits.
 	Omitted map[string]int `json:"omitted"`
+}
+
+// CheckedKind is how many files of one kind the checks read, and what
+// was checked of them.
+type CheckedKind struct {
+	What  string `json:"what"`
+	Files int    `json:"files"`
+	How   string `json:"how"`
+}
+
+// Caps on the rows of the page's loss section; the tables hold them all.
+const (
+	maxVerdicts = 2000
+	maxGaps     = 2000
+)
+
+// checked counts the files of each kind the checks read.
+func checked(files []analysis.FileRow) []CheckedKind {
+	var seg, idx, snap, state, other int
+	for _, f := range files {
+		switch f.Kind {
+		case "log", "kraft-snapshot", "bootstrap-checkpoint":
+			seg++
+		case "index", "timeindex", "txnindex":
+			idx++
+		case "snapshot":
+			snap++
+		case "unknown":
+			other++
+		default:
+			state++
+		}
+	}
+	out := []CheckedKind{
+		{"segments", seg, "framing, CRCs and every record decoded; offsets within and across segments"},
+		{"index files", idx, "every entry against the batches of its segment"},
+		{"producer snapshots", snap, "against the producer state rebuilt from the log"},
+		{"checkpoint and state files", state, "parsed; offset checkpoints against the data on disk"},
+	}
+	if other > 0 {
+		out = append(out, CheckedKind{"other files", other, "not Kafka files: hashed and listed, not checked"})
+	}
+	return out
 }
 
 // SegmentDamage is one file with findings that have a byte position,
@@ -229,8 +284,32 @@ func Build(r *Run) *Model {
 	slices.Sort(m.Brokers)
 	m.Topics, m.Partitions = len(topics), len(res.Partitions)
 
-	m.Findings = findingCounts(res.Findings, r.SessionAnomalies)
-	anomalies := append(slices.Clip(res.Anomalies), r.SessionAnomalies...)
+	m.Findings = findingCounts(res.Findings, nil)
+	m.Checked = checked(res.Files)
+	for _, v := range r.Verdicts {
+		if !v.Intact {
+			m.Lost++
+		}
+	}
+	m.Verdicts = slices.Clone(r.Verdicts)
+	// Partitions with losses first.
+	slices.SortStableFunc(m.Verdicts, func(a, b check.Verdict) int {
+		if a.Intact != b.Intact {
+			if !a.Intact {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	if len(m.Verdicts) > maxVerdicts {
+		m.VerdictsOmitted, m.Verdicts = len(m.Verdicts)-maxVerdicts, m.Verdicts[:maxVerdicts]
+	}
+	m.Gaps = slices.Clone(r.Gaps)
+	if len(m.Gaps) > maxGaps {
+		m.GapsOmitted, m.Gaps = len(m.Gaps)-maxGaps, m.Gaps[:maxGaps]
+	}
+	anomalies := slices.Clone(res.Anomalies)
 	slices.SortStableFunc(anomalies, func(a, b analysis.AnomalyRow) int {
 		return cmp.Or(cmp.Compare(sevRank(a.Severity), sevRank(b.Severity)), cmp.Compare(a.Input, b.Input),
 			cmp.Compare(a.File, b.File), cmp.Compare(derefOr(a.Position, -1), derefOr(b.Position, -1)))
@@ -267,6 +346,8 @@ func Build(r *Run) *Model {
 	slices.SortFunc(m.TopicTotals, func(a, b TopicTotal) int { return cmp.Compare(a.Topic, b.Topic) })
 	nonNil(&m.Brokers)
 	nonNil(&m.Findings)
+	nonNil(&m.Verdicts)
+	nonNil(&m.Gaps)
 	nonNil(&m.Anomalies)
 	nonNil(&m.Segments)
 	nonNil(&m.Timelines)

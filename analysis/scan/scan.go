@@ -89,6 +89,25 @@ type Output struct {
 	// Entries gets the data and control records with Config.Compact;
 	// their Entries slices are reused once it returns.
 	Entries func([]EntryBatch) error
+	// File gets each file's outcome once its batch rows have gone to
+	// Batches, in the same order. When it is set, the findings are its to
+	// keep: Result.Anomalies then holds only findings about whole inputs
+	// (a damaged archive).
+	File func(*FileEvent) error
+}
+
+// FileEvent is one file's outcome: its row, the reader's findings about
+// it, and the bytes of an index, producer snapshot or state file, which
+// the integrity checker parses against the rest of its partition.
+type FileEvent struct {
+	Entry     *source.Entry
+	Row       *analysis.FileRow
+	Anomalies []analysis.AnomalyRow
+	// Omitted counts findings past MaxFileAnomalies by kind and severity.
+	Omitted map[[2]string]int64
+	// Data is the whole file for index, snapshot and state files read
+	// within their size limits, nil otherwise.
+	Data []byte
 }
 
 // Entry is one record as the duplicate detector needs it (Config.Compact):
@@ -431,6 +450,8 @@ type fileDone struct {
 	omitted             map[[2]string]int64
 	omitFirst, omitLast int64
 	agg                 segAgg
+	entry               *source.Entry
+	data                []byte // index, snapshot and state files: the bytes read
 }
 
 // segAgg aggregates a segment's batches for the summary.
@@ -496,7 +517,7 @@ func (s *scanner) collect(c chunk) error {
 		}
 	}
 	if c.file != nil {
-		s.fileDone(c.file)
+		return s.fileDone(c.file)
 	}
 	return nil
 }
@@ -600,19 +621,32 @@ func (s *scanner) flush() error {
 	return nil
 }
 
-func (s *scanner) fileDone(f *fileDone) {
+func (s *scanner) fileDone(f *fileDone) error {
+	if s.out.File != nil {
+		// The file's batches go first: the checker replays them before
+		// it reads the file's findings.
+		if err := s.flush(); err != nil {
+			return err
+		}
+		row := f.row
+		row.Source = s.sources[row.Input]
+		if err := s.out.File(&FileEvent{Entry: f.entry, Row: &row, Anomalies: f.anomalies, Omitted: f.omitted, Data: f.data}); err != nil {
+			return err
+		}
+	} else {
+		s.anomalies = append(s.anomalies, f.anomalies...)
+		for k, n := range f.omitted {
+			s.omitted[k] += n
+		}
+	}
 	s.files = append(s.files, f.row)
 	s.fileDirs = append(s.fileDirs, f.logDir)
-	s.anomalies = append(s.anomalies, f.anomalies...)
-	for k, n := range f.omitted {
-		s.omitted[k] += n
-	}
 	s.snapshots = append(s.snapshots, f.snapshots...)
 	if f.brokerID != nil {
 		s.brokers[f.logDir] = *f.brokerID
 	}
 	if f.partKey == "" {
-		return
+		return nil
 	}
 	p := s.parts[f.partKey]
 	if p == nil {
@@ -622,7 +656,7 @@ func (s *scanner) fileDone(f *fileDone) {
 	}
 	p.Findings += f.row.Findings
 	if !f.segment {
-		return
+		return nil
 	}
 	p.Segments++
 	p.Bytes += f.row.Size
@@ -648,6 +682,7 @@ func (s *scanner) fileDone(f *fileDone) {
 	for id := range f.agg.producers {
 		p.producers[id] = true
 	}
+	return nil
 }
 
 func (s *scanner) result() *Result {

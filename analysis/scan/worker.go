@@ -300,7 +300,7 @@ func hashFile(ctx context.Context, f io.ReaderAt, m *mappedInput) <-chan hashRes
 // and emits its rows; the last chunk carries the file row.
 func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit func(chunk) error) error {
 	fc := &fileCtx{e: e, input: int32(e.Input), partition: -1}
-	fd := &fileDone{logDir: fmt.Sprintf("%d\x00%s", e.Input, e.LogDir)}
+	fd := &fileDone{logDir: fmt.Sprintf("%d\x00%s", e.Input, e.LogDir), entry: e}
 	fc.done = fd
 	fd.row = analysis.FileRow{Input: fc.input, Path: e.Path, Kind: e.Name.Kind.String(), Suffix: e.Name.Suffix, Size: e.Size}
 	if e.Name.Leftover {
@@ -491,22 +491,11 @@ func readAll(fc *fileCtx, in io.Reader, limit int64) ([]byte, bool, error) {
 
 func (w *worker) index(fc *fileCtx, in io.Reader) error {
 	data, ok, err := readAll(fc, in, maxIndexBytes)
-	if !ok {
-		return err
+	if ok {
+		// Parsed by the checker, which has the segment's batches.
+		fc.done.data = data
 	}
-	var fs []*segment.IndexFinding
-	switch fc.e.Name.Kind {
-	case snapshot.KindIndex:
-		_, fs = segment.ParseOffsetIndex(fc.e.Path, data, -1)
-	case snapshot.KindTimeIndex:
-		_, fs = segment.ParseTimeIndex(fc.e.Path, data, -1)
-	default:
-		_, fs = segment.ParseTxnIndex(fc.e.Path, data, -1)
-	}
-	for _, f := range fs {
-		fc.anomaly(indexKind(f.Err), f.Severity(), ptr(f.Position), nil, nil, f.Error())
-	}
-	return nil
+	return err
 }
 
 func indexKind(err error) string {
@@ -553,14 +542,9 @@ func (w *worker) producerSnapshot(fc *fileCtx, in io.Reader) error {
 	if !ok {
 		return err
 	}
-	f, perr := snapshot.ParseNamed(fc.e.Path, data)
-	for _, e := range flatten(perr) {
-		kind := "snapshot-format"
-		if errors.Is(e, snapshot.ErrCRC) {
-			kind = "snapshot-crc"
-		}
-		fc.anomaly(kind, "error", formatPos(e), nil, nil, e.Error())
-	}
+	// Its findings are the checker's, which compares it with the log.
+	fc.done.data = data
+	f, _ := snapshot.ParseNamed(fc.e.Path, data)
 	if f == nil {
 		return nil
 	}
@@ -586,41 +570,14 @@ func (w *worker) stateFile(fc *fileCtx, in io.Reader) error {
 	if !ok {
 		return err
 	}
-	var notes []string
-	p := fc.e.Path
-	switch k := fc.e.Name.Kind; {
-	case k.IsOffsetCheckpoint():
-		_, err = snapshot.ParseOffsetCheckpoint(p, data)
-	case k == snapshot.KindLeaderEpochCheckpoint:
-		_, err = snapshot.ParseLeaderEpochCheckpoint(p, data)
-	case k == snapshot.KindPartitionMetadata:
-		var m *snapshot.PartitionMetadata
-		m, err = snapshot.ParsePartitionMetadata(p, data)
-		if m != nil {
-			notes = m.Notes
-		}
-	case k == snapshot.KindMetaProperties:
-		var m *snapshot.MetaProperties
-		m, err = snapshot.ParseMetaProperties(p, data)
-		if m != nil {
-			notes = m.Notes
-			if id := m.ID(); id >= 0 && !fc.e.Name.Leftover {
+	// Parsed by the checker; the scan only needs the broker id.
+	fc.done.data = data
+	if fc.e.Name.Kind == snapshot.KindMetaProperties && !fc.e.Name.Leftover {
+		if m, _ := snapshot.ParseMetaProperties(fc.e.Path, data); m != nil {
+			if id := m.ID(); id >= 0 {
 				fc.done.brokerID = ptr(id)
 			}
 		}
-	case k == snapshot.KindCleanShutdown:
-		_, err = snapshot.ParseCleanShutdown(p, data)
-	case k == snapshot.KindQuorumState:
-		_, err = snapshot.ParseQuorumState(p, data)
-	}
-	for _, e := range flatten(err) {
-		fc.anomaly("state-file-format", "error", formatPos(e), nil, nil, e.Error())
-	}
-	for _, n := range notes {
-		fc.anomaly("state-file-note", "note", nil, nil, nil, p+": "+n)
-	}
-	if fc.e.Name.Leftover {
-		fc.anomaly("leftover-tmp", "note", nil, nil, nil, p+": a rewrite that was never renamed (crash mid-write?)")
 	}
 	return nil
 }
@@ -692,7 +649,7 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 			m.advance(rd.Offset())
 		}
 		if f := rd.Finding(); f != nil {
-			fc.anomaly(f.Kind(), f.Severity(), ptr(f.Offset), nonNeg(f.BaseOffset), nil, f.Error())
+			fc.anomaly(f.Kind(), f.Severity(), ptr(f.Offset), nonNeg(f.BaseOffset), nil, f.Err.Error())
 			continue
 		}
 		b := rd.Batch()
@@ -755,12 +712,14 @@ func (w *worker) batchDone(fc *fileCtx, j *decodeJob, out *chunk) {
 	row := &out.batches[len(out.batches)-1]
 	row.DecodedRecords = j.n
 	row.ControlType = j.controlType
+	row.HasMarker, row.MarkerType, row.MarkerEpoch, row.MarkerTimestamp = j.hasMarker, j.markerType, j.markerEpoch, j.markerTs
+	row.DeleteHorizonSet = j.deleteHorizon
 	if j.err != nil {
 		var pid *int64
 		if row.ProducerID >= 0 {
 			pid = ptr(row.ProducerID)
 		}
-		fc.anomaly(j.err.Kind(), j.err.Severity(), ptr(j.err.Offset), ptr(row.BaseOffset), pid, j.err.Error())
+		fc.anomaly(j.err.Kind(), j.err.Severity(), ptr(j.err.Offset), ptr(row.BaseOffset), pid, j.err.Err.Error())
 	}
 	if len(j.rows) > 0 {
 		// Each batch's rows are handed on as they are: the collector
@@ -867,6 +826,10 @@ type decodeJob struct {
 
 	n           int32
 	controlType string
+	hasMarker   bool
+	markerType  int16
+	markerEpoch int32
+	markerTs    int64
 	rows        []analysis.PayloadRecordRow
 	entries     EntryBatch
 	err         *segment.CorruptionError
@@ -913,7 +876,7 @@ func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysi
 		rec := it.Record()
 		j.n++
 		if rec.IsControl && j.controlType == "" {
-			j.controlType = segment.ControlTypeName(rec.ControlType)
+			j.marker(rec)
 		}
 		if !j.records {
 			continue
@@ -966,6 +929,13 @@ func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysi
 	j.setErr(it.Err(), b)
 }
 
+// marker keeps what the integrity checker replays of a control batch's
+// first record.
+func (j *decodeJob) marker(rec *segment.Record) {
+	j.controlType = segment.ControlTypeName(rec.ControlType)
+	j.hasMarker, j.markerType, j.markerEpoch, j.markerTs = true, rec.ControlType, rec.CoordinatorEpoch, rec.Timestamp
+}
+
 // recordState is the txn_state of one record of b, whose data records
 // have state.
 func recordState(rec *segment.Record, b *segment.Batch, state string) string {
@@ -995,7 +965,7 @@ func (j *decodeJob) decodeEntries(it *segment.RecordIter, b *segment.Batch, fp *
 		e.Txn, e.Fingerprint = 0, [16]byte{}
 		if rec.IsControl {
 			if j.controlType == "" {
-				j.controlType = segment.ControlTypeName(rec.ControlType)
+				j.marker(rec)
 			}
 			if txn {
 				switch rec.ControlType {

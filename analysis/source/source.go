@@ -209,7 +209,9 @@ func describe(e *Entry, rootName string) {
 	if dir == "" {
 		pdName, above = rootName, ".."
 	}
-	if pd, ok := ParsePartitionDir(pdName); ok && pdName != "" {
+	// Files only a log dir's root holds say their dir is a log dir, even
+	// one named like a partition dir (broker-1, kafka-logs-0).
+	if pd, ok := ParsePartitionDir(pdName); ok && pdName != "" && !logDirRootKind(e.Name.Kind) {
 		e.Partition = &pd
 		e.LogDir = above
 		return
@@ -219,6 +221,11 @@ func describe(e *Entry, rootName string) {
 	} else {
 		e.LogDir = dir
 	}
+}
+
+// logDirRootKind tells the kinds of files that live in a log dir's root.
+func logDirRootKind(k snapshot.Kind) bool {
+	return k.IsOffsetCheckpoint() || k == snapshot.KindMetaProperties || k == snapshot.KindCleanShutdown || k == snapshot.KindBootstrapCheckpoint
 }
 
 func (o Options) keep(e *Entry) bool {

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
-	"github.com/ksleuth/ksleuth/analysis/producers"
-	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/spf13/pflag"
 )
 
@@ -82,95 +78,6 @@ func parseSize(s string) (int64, error) {
 	return int64(n * float64(mult)), nil
 }
 
-// analyzer feeds the streamed rows of a scan into the producer sessions
-// and the duplicate detector.
-type analyzer struct {
-	tracker *producers.Tracker
-	det     *dups.Detector // nil: no duplicate detection
-	hasher  *dups.Hasher
-	tmp     string // --tmp: where the scan may spill held transactions
-
-	lastSeg  string
-	lastIn   int32
-	lastPart dups.PartID
-}
-
-func newAnalyzer(det *dups.Detector, h *dups.Hasher) *analyzer {
-	return &analyzer{tracker: producers.New(), det: det, hasher: h, lastIn: -1}
-}
-
 // heldBudget is scan.Config.HeldBudget for every command (0: the
 // default); tests lower it to make the scan spill.
 var heldBudget int64
-
-// needPayload tells whether records must carry keys, values and headers.
-func (a *analyzer) needPayload() bool { return a.det != nil && !a.hasher.Default() }
-
-func (a *analyzer) batches(rows []analysis.BatchRow) error {
-	for i := range rows {
-		b := &rows[i]
-		a.tracker.Batch(b)
-	}
-	return nil
-}
-
-// records adds the data records to the detector. With --match or
-// --ignore-header it replaces each row's fingerprint by the one over the
-// chosen parts, so that the records table holds what duplicates were judged
-// on (and dups --from-tables can judge them again).
-// entries feeds the detector from scan's compact entries (scan.Config.
-// Compact), exactly as records does from rows.
-func (a *analyzer) entries(bs []scan.EntryBatch) error {
-	if a.det == nil {
-		return nil
-	}
-	for i := range bs {
-		b := &bs[i]
-		if b.Input != a.lastIn || b.Segment != a.lastSeg {
-			a.lastIn, a.lastSeg = b.Input, b.Segment
-			a.lastPart = a.det.Partition(b.Input, b.Source, b.Topic, b.Partition, producers.DirOf(b.Segment))
-		}
-		if err := a.det.AddBatch(a.lastPart, b.ProducerID, int16(b.ProducerEpoch), b.Damaged, b.Entries); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (a *analyzer) records(rows []analysis.PayloadRecordRow) error {
-	if a.det == nil {
-		return nil
-	}
-	for i := range rows {
-		r := &rows[i]
-		if r.IsControl {
-			continue
-		}
-		if r.Input != a.lastIn || r.Segment != a.lastSeg {
-			a.lastIn, a.lastSeg = r.Input, r.Segment
-			a.lastPart = a.det.Partition(r.Input, r.Source, r.Topic, r.Partition, producers.DirOf(r.Segment))
-		}
-		rec := dups.Record{Part: a.lastPart, Offset: r.Offset, Timestamp: -1, ProducerID: r.ProducerID,
-			Epoch: int16(r.ProducerEpoch), Sequence: r.Sequence, Txn: dups.ParseTxnState(r.TxnState),
-			Damaged: r.Damaged}
-		if r.Timestamp != nil {
-			rec.Timestamp = *r.Timestamp
-		}
-		if a.hasher.Default() && r.HasFP {
-			rec.Fingerprint = r.FP
-		} else if a.hasher.Default() {
-			fp, err := dups.ParseFingerprint(r.Fingerprint)
-			if err != nil {
-				return err
-			}
-			rec.Fingerprint = fp
-		} else {
-			rec.Fingerprint = a.hasher.Sum(r.Key, r.Value, r.Headers)
-			r.Fingerprint = hex.EncodeToString(rec.Fingerprint[:])
-		}
-		if err := a.det.Add(&rec); err != nil {
-			return err
-		}
-	}
-	return nil
-}

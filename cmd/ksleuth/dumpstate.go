@@ -8,7 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/ksleuth/ksleuth/analysis/verify"
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
 )
@@ -211,36 +212,44 @@ func (d *dumper) metadata(name string, kind snapshot.Kind, fields map[string]any
 
 func (d *dumper) indexFindings(fs []*segment.IndexFinding) {
 	for _, x := range fs {
-		d.stateFinding(verify.FromIndexFinding(x))
+		d.stateFinding(finding.FromIndex(finding.Where{Partition: -1, File: x.Path}, x))
 	}
 }
 
 func (d *dumper) stateFindings(name string, kind snapshot.Kind, err error) {
+	w := finding.Where{Partition: -1, File: name}
 	if leftover := snapshot.ParseName(filepath.Base(name)); leftover.Leftover {
-		d.stateFinding(verify.Finding{Kind: verify.KindLeftover, Severity: verify.SevNote, File: name, Position: -1, Offset: -1, ProducerID: -1,
-			Message: "leftover of an atomic rewrite that was never renamed (the broker crashed or was killed while writing it)"})
+		d.stateFinding(finding.New(w, finding.KindLeftover, -1, -1,
+			"leftover of an atomic rewrite that was never renamed (the broker crashed or was killed while writing it)"))
 	}
-	for _, f := range verify.FromStateError(name, kind, err) {
+	for _, f := range finding.FromState(w, kind, err) {
 		d.stateFinding(f)
 	}
 }
 
 // stateFinding reports a problem found while parsing a non-log file: on
 // stderr in text mode, in the stream with --json.
-func (d *dumper) stateFinding(f verify.Finding) {
-	if f.Counts() {
+func (d *dumper) stateFinding(f analysis.AnomalyRow) {
+	if finding.Counts(f.Severity) {
 		d.findings++
+	}
+	pos, line := int64(-1), 0
+	if f.Position != nil {
+		pos = *f.Position
+	}
+	if f.Line != nil {
+		line = int(*f.Line)
 	}
 	if d.o.json {
 		d.writeJSON(map[string]any{"type": "finding", "file": f.File, "kind": f.Kind, "severity": f.Severity,
-			"position": f.Position, "line": f.Line, "message": f.Message})
+			"position": pos, "line": line, "message": f.Message})
 		return
 	}
 	d.out.Flush()
-	where := fmt.Sprintf("at byte %#x (%d)", f.Position, f.Position)
-	if f.Line > 0 {
-		where = fmt.Sprintf("line %d", f.Line)
-	} else if f.Position < 0 {
+	where := fmt.Sprintf("at byte %#x (%d)", pos, pos)
+	if line > 0 {
+		where = fmt.Sprintf("line %d", line)
+	} else if pos < 0 {
 		where = "whole file"
 	}
 	fmt.Fprintf(d.errw, "finding: %s: %s: %s [%s, %s]\n", f.File, where, f.Message, f.Kind, f.Severity)

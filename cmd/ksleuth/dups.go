@@ -17,6 +17,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/spf13/cobra"
@@ -65,34 +66,44 @@ func (o *commonOptions) prepare(name string, args []string) (*regexp.Regexp, []*
 	return topic, inputs, err
 }
 
-// runAnalysis scans the inputs into a, and into attr when not nil
-// (records only when det or attr is set). ctx should come from
-// signalContext, so that Ctrl-C unwinds normally (and spill files are
+// analyze runs the pipeline with a progress bar on stderr. ctx should come
+// from signalContext, so that Ctrl-C unwinds normally (and spill files are
 // removed) instead of killing the process.
-func runAnalysis(ctx context.Context, cmd *cobra.Command, name string, o *commonOptions, topic *regexp.Regexp, inputs []*source.Input, a *analyzer, attr *attributor) (*scan.Result, error) {
-	var total int64
+func analyze(ctx context.Context, cmd *cobra.Command, name string, o *commonOptions, inputs []*source.Input, po pipeline.Options, sinks pipeline.Sinks) (*pipeline.Result, error) {
+	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
+	defer prog.finish()
+	po.Scan.Jobs, po.Scan.Progress, po.Scan.HeldBudget = o.jobs, prog.add, heldBudget
+	res, err := pipeline.Run(ctx, inputs, po, sinks)
+	prog.finish()
+	if err != nil {
+		return nil, interrupted(ctx, name, err)
+	}
+	return res, nil
+}
+
+// progressTotal is the bytes the progress bar counts to: unknown (-1) for
+// archives, whose entries are only known as they are read; 0 lets the bar
+// add up the directory inputs.
+func progressTotal(inputs []*source.Input) int64 {
 	for _, in := range inputs {
 		if in.Kind == source.Archive {
-			total = -1
+			return -1
 		}
 	}
-	prog := newProgress(cmd.ErrOrStderr(), o.progress, total, inputs)
-	defer prog.finish()
-	cfg := scan.Config{Jobs: o.jobs, Records: a.det != nil || attr != nil, Payload: a.needPayload(), Topic: topic, Progress: prog.add,
-		Compact: !a.needPayload(), TmpDir: a.tmp, HeldBudget: heldBudget}
-	out := scan.Output{Batches: a.batches, Records: a.records, Entries: a.entries}
-	if attr != nil {
-		out.Records = func(rows []analysis.PayloadRecordRow) error {
-			attr.records(rows)
-			return a.records(rows)
-		}
+	return 0
+}
+
+// signalContext is cmd's context, cancelled by SIGINT and SIGTERM.
+func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+}
+
+// interrupted marks err as the result of a cancelled run, which exits 130.
+func interrupted(ctx context.Context, name string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s interrupted: %w (%w)", name, errInterrupted, context.Cause(ctx))
 	}
-	res, err := scan.Run(ctx, inputs, cfg, out)
-	prog.finish()
-	if err != nil && ctx.Err() != nil {
-		return nil, fmt.Errorf("%s interrupted: %w", name, context.Cause(ctx))
-	}
-	return res, err
+	return err
 }
 
 func newDupsCmd() *cobra.Command {
@@ -160,8 +171,7 @@ type dupSummary struct {
 	Runs       int          `json:"runs"`
 	SpillFiles int          `json:"spill_files"`
 	SpillBytes int64        `json:"spill_bytes"`
-	Findings   int64        `json:"damage_findings"`
-	Unreadable int64        `json:"unreadable"`
+	Findings   int64        `json:"findings"`
 }
 
 type classTotal struct {
@@ -189,17 +199,16 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 		return err
 	}
 	defer det.Close()
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(cmd)
 	defer stop()
-	a := newAnalyzer(det, hasher)
-	a.tmp = d.tmp
-	attr := newAttributor()
-	res, err := runAnalysis(ctx, cmd, "dups", o, topic, inputs, a, attr)
+	res, err := analyze(ctx, cmd, "dups", o, inputs, pipeline.Options{
+		Scan:     scan.Config{Compact: true, Topic: topic, TmpDir: d.tmp},
+		Detector: det, Hasher: hasher, Attribution: true,
+	}, pipeline.Sinks{})
 	if err != nil {
 		return err
 	}
-	attr.finish() // its decode findings are scan's and producers' to report
-	return reportDups(ctx, cmd, o, det, d.tmp, limit, len(inputs), res.Errors, res.Unreadable, attr)
+	return reportDups(ctx, cmd, o, det, d.tmp, limit, len(inputs), res.Scan.Errors+res.Warnings, res)
 }
 
 // reportDups finishes the detector and prints the report; findings and
@@ -208,7 +217,7 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 // copies are made into runs by a dups.RunBuilder, on disk under tmp
 // beyond its budget, and the totals are counted as the groups stream by:
 // the report's memory does not grow with the number of duplicates.
-func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, tmp string, limit, inputs int, findings, unreadable int64, attr *attributor) (err error) {
+func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, tmp string, limit, inputs int, findings int64, res *pipeline.Result) (err error) {
 	w := cmd.OutOrStdout()
 	enc := json.NewEncoder(w)
 	rb := dups.NewRunBuilder(tmp, runBudget)
@@ -251,25 +260,19 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 		}
 		return nil
 	}
-	if attr != nil {
-		emit = attr.duplicates(emit)
-	}
-	interrupted := func(err error) error {
-		if ctx.Err() != nil {
-			return fmt.Errorf("dups interrupted: %w", context.Cause(ctx))
-		}
-		return err
+	if res != nil {
+		emit = res.AnnotateDuplicates(emit)
 	}
 	st, err := det.Finish(ctx, emit)
 	if err != nil {
-		return interrupted(err)
+		return interrupted(ctx, "dups", err)
 	}
 	nruns, err := rb.Finish(ctx)
 	if err != nil {
-		return interrupted(err)
+		return interrupted(ctx, "dups", err)
 	}
 	sum := dupSummary{Type: "summary", Records: st.Records, Groups: st.Groups, Duplicates: st.Duplicates, Runs: nruns,
-		SpillFiles: st.SpillFiles + rb.SpillFiles(), SpillBytes: st.SpillBytes + rb.SpillBytes(), Findings: findings, Unreadable: unreadable}
+		SpillFiles: st.SpillFiles + rb.SpillFiles(), SpillBytes: st.SpillBytes + rb.SpillBytes(), Findings: findings}
 	for _, c := range dupClasses {
 		t := classTotal{Class: c}
 		if byClass[c] != nil {
@@ -292,15 +295,15 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 		err = writeDupsText(ctx, w, &sum, rb, limit, inputs)
 	}
 	if err != nil {
-		return interrupted(err)
+		return interrupted(ctx, "dups", err)
 	}
-	if unreadable > 0 {
-		return fmt.Errorf("dups: %d input file(s) could not be read", unreadable)
+	if res == nil { // from tables: their findings were counted
+		if o.failOnFindings && findings > 0 {
+			return errFindings
+		}
+		return nil
 	}
-	if o.failOnFindings && st.Groups > 0 {
-		return errFindings
-	}
-	return nil
+	return exitStatus(res, o.failOnFindings)
 }
 
 // runBudget is the memory the report's RunBuilder may hold (a variable
@@ -312,7 +315,7 @@ func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.Run
 	fmt.Fprintf(ew, "%d records in %d input(s): %d duplicate group(s), %d later cop%s in %d run(s)\n",
 		s.Records, inputs, s.Groups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"), s.Runs)
 	if s.Findings > 0 {
-		fmt.Fprintf(ew, "note: the inputs hold %d damage finding(s); records of damaged batches are marked \"damaged\" (ksleuth verify PATH for details)\n", s.Findings)
+		fmt.Fprintf(ew, "note: the inputs hold %d finding(s) of severity error or warning; records of damaged batches are marked \"damaged\" (ksleuth verify PATH for details)\n", s.Findings)
 	}
 	if s.Runs > 0 {
 		fmt.Fprintln(ew)

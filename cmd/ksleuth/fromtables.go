@@ -224,7 +224,7 @@ func runDupsFromTables(cmd *cobra.Command, dirs []string, o *commonOptions, d *d
 		err = eachRow(ctx, filepath.Join(s.dir, tableAnomalies), func(r *struct {
 			Severity string `parquet:"severity"`
 		}) error {
-			if r.Severity == "error" {
+			if r.Severity == "error" || r.Severity == "warning" {
 				findings++
 			}
 			return nil
@@ -233,7 +233,11 @@ func runDupsFromTables(cmd *cobra.Command, dirs []string, o *commonOptions, d *d
 			return err
 		}
 	}
-	return reportDups(ctx, cmd, o, det, d.tmp, limit, int(inputs), findings, unreadable, nil)
+	if unreadable > 0 {
+		// The scans behind the tables could not read everything.
+		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: dups: the tables list %d input file(s) that could not be read\n", unreadable)
+	}
+	return reportDups(ctx, cmd, o, det, d.tmp, limit, int(inputs), findings, nil)
 }
 
 // addShard adds the data records of one shard's records table.

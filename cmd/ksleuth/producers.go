@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
+	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/spf13/cobra"
 )
@@ -58,23 +58,23 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(cmd)
 	defer stop()
-	a := newAnalyzer(nil, nil)
 	// Attribution needs the records of the internal topics: skip it when
 	// --topic leaves them out.
-	var attr *attributor
-	if topic == nil || topic.MatchString(topics.TransactionState.String()) || topic.MatchString(topics.ClusterMetadata.String()) {
-		attr = newAttributor()
-	}
-	res, err := runAnalysis(ctx, cmd, "producers", o, topic, inputs, a, attr)
+	attr := topic == nil || topic.MatchString(topics.TransactionState.String()) || topic.MatchString(topics.ClusterMetadata.String())
+	res, err := analyze(ctx, cmd, "producers", o, inputs, pipeline.Options{
+		Scan: scan.Config{Compact: true, Topic: topic}, Attribution: attr,
+	}, pipeline.Sinks{})
 	if err != nil {
 		return err
 	}
-	rows, anomalies := a.tracker.Finish(res.Snapshots)
-	if attr != nil {
-		anomalies = append(anomalies, attr.finish()...)
-		attr.producers(rows)
+	rows := res.Sessions
+	var anomalies []analysis.AnomalyRow
+	for _, a := range res.Scan.Anomalies {
+		if finding.Counts(a.Severity) {
+			anomalies = append(anomalies, a)
+		}
 	}
 	w := cmd.OutOrStdout()
 	if o.json {
@@ -92,13 +92,7 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 	} else if err := writeProducersText(w, rows, anomalies, len(inputs) > 1); err != nil {
 		return err
 	}
-	if res.Unreadable > 0 {
-		return fmt.Errorf("producers: %d input file(s) could not be read", res.Unreadable)
-	}
-	if o.failOnFindings && len(anomalies) > 0 {
-		return errFindings
-	}
-	return nil
+	return exitStatus(res, o.failOnFindings)
 }
 
 func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []analysis.AnomalyRow, multi bool) error {

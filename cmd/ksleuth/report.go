@@ -10,13 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
@@ -75,51 +74,34 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 		return err
 	}
 	defer det.Close()
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(cmd)
 	defer stop()
-	a := newAnalyzer(det, hasher)
 	rc := report.NewCollector(d.tmp)
 	defer rc.Close()
 	hashes := hashInputs(ctx, inputs, true)
-
-	var total int64
-	for _, in := range inputs {
-		if in.Kind == source.Archive {
-			total = -1
-		}
-	}
-	prog := newProgress(cmd.ErrOrStderr(), o.progress, total, inputs)
-	defer prog.finish()
-	cfg := scan.Config{Jobs: o.jobs, Records: true, Payload: a.needPayload(), Hash: true, Topic: topic, Progress: prog.add,
-		TmpDir: d.tmp, HeldBudget: heldBudget}
-	res, err := scan.Run(ctx, inputs, cfg, scan.Output{
-		Batches: func(rows []analysis.BatchRow) error { rc.Batches(rows); return a.batches(rows) },
-		Records: func(rows []analysis.PayloadRecordRow) error { rc.Records(rows); return a.records(rows) },
+	res, err := analyze(ctx, cmd, "report", o, inputs, pipeline.Options{
+		Scan:     scan.Config{Records: true, Hash: true, Topic: topic, TmpDir: d.tmp},
+		Detector: det, Hasher: hasher, Attribution: true,
+	}, pipeline.Sinks{
+		Batches: func(rows []analysis.BatchRow) error { rc.Batches(rows); return nil },
+		Records: func(rows []analysis.PayloadRecordRow) error { rc.Records(rows); return nil },
 	})
-	prog.finish()
 	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("report interrupted: %w; no report written", context.Cause(ctx))
-		}
 		return err
 	}
-	sessions, anomalies := a.tracker.Finish(res.Snapshots)
-	st, err := det.Finish(ctx, rc.Duplicates)
+	st, err := det.Finish(ctx, res.AnnotateDuplicates(rc.Duplicates))
 	if err == nil {
 		err = rc.Finish(ctx)
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("report interrupted: %w; no report written", context.Cause(ctx))
-		}
-		return err
+		return interrupted(ctx, "report", err)
 	}
 	ins, err := hashes()
 	if err != nil {
 		return err
 	}
 	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: reportNow(), CommandLine: commandLine(cmd, args),
-		Inputs: ins, Result: res, Sessions: sessions, SessionAnomalies: anomalies, DupStats: st, Collected: rc})
+		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc})
 	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -128,18 +110,12 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 		err = json.NewEncoder(out).Encode(m)
 	} else {
 		_, err = fmt.Fprintf(out, "wrote %s: %d input(s), %d partition(s), %d producer session(s), %d duplicate run(s), %d finding(s)\n",
-			html, len(ins), m.Partitions, m.Sessions, m.RunsTotal, len(res.Anomalies)+len(anomalies))
+			html, len(ins), m.Partitions, m.Sessions, m.RunsTotal, len(res.Scan.Anomalies))
 	}
 	if err != nil {
 		return err
 	}
-	if res.Unreadable > 0 {
-		return fmt.Errorf("report: %d input file(s) could not be read (listed in the report)", res.Unreadable)
-	}
-	if o.failOnFindings && (res.Errors > 0 || st.Groups > 0) {
-		return errFindings
-	}
-	return nil
+	return exitStatus(res, o.failOnFindings)
 }
 
 // checkHTML refuses a report file inside a directory input or in the
@@ -251,8 +227,8 @@ func writeFileAtomic(path string, fn func(io.Writer) error) (err error) {
 }
 
 // writeScanReport writes the report of scan --html.
-func writeScanReport(ctx context.Context, cmd *cobra.Command, args []string, html string, inputs []*source.Input, res *scan.Result,
-	sessions []analysis.ProducerRow, st dups.Stats, rc *report.Collector, hash bool) error {
+func writeScanReport(ctx context.Context, cmd *cobra.Command, args []string, html string, inputs []*source.Input, res *pipeline.Result,
+	st dups.Stats, rc *report.Collector, hash bool) error {
 	ins, err := hashInputs(ctx, inputs, hash)()
 	if err != nil {
 		return fmt.Errorf("scan: --html: %w", err)
@@ -264,7 +240,7 @@ func writeScanReport(ctx context.Context, cmd *cobra.Command, args []string, htm
 		return fmt.Errorf("scan: --html: %w", err)
 	}
 	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: reportNow(), CommandLine: commandLine(cmd, args),
-		Inputs: ins, Result: res, Sessions: sessions, DupStats: st, Collected: rc})
+		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc})
 	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
 		return fmt.Errorf("scan: --html: %w", err)
 	}

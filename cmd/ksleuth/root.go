@@ -28,6 +28,12 @@ func (e usageError) Unwrap() error { return e.err }
 // findings and was asked to say so in its exit code.
 var errFindings = errors.New("findings reported")
 
+// errInterrupted marks a run stopped by SIGINT or SIGTERM: it exits 130,
+// as a shell reports a process ended by Ctrl-C.
+var errInterrupted = errors.New("interrupted")
+
+const exitInterrupted = 130
+
 // version is set with -ldflags "-X main.version=..."; otherwise it comes
 // from the module build info.
 var version = ""
@@ -72,6 +78,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitFindings
 	}
 	fmt.Fprintf(stderr, "ksleuth: %v\n", err)
+	if errors.Is(err, errInterrupted) {
+		return exitInterrupted
+	}
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return exitUsage

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -16,13 +15,14 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/export"
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
@@ -56,6 +56,7 @@ const (
 	tableSnapshots = "snapshots.parquet"
 	tableProducers = "producers.parquet"
 	tableDups      = "duplicates.parquet"
+	tableGaps      = "gaps.parquet"
 )
 
 // tableRecordsV1 is where records were written before they became a
@@ -65,7 +66,8 @@ const tableRecordsV1 = "records.parquet"
 // scanTables lists every table name scan may write (and so refuses to
 // overwrite without --force). producers.parquet and duplicates.parquet
 // belong to the analysis issue; they are listed so --force clears them.
-var scanTables = []string{tableFiles, tableBatches, tableRecords, tableRecordsV1, tableAnomalies, tableSnapshots, tableProducers, tableDups}
+var scanTables = []string{tableFiles, tableBatches, tableRecords, tableRecordsV1, tableAnomalies, tableGaps, tableSnapshots, tableProducers, tableDups,
+	tableTransactions, tablePIDBlocks}
 
 // Key-value metadata that dups --from-tables reads back.
 const (
@@ -202,7 +204,6 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		return err
 	}
 	defer det.Close()
-	an := newAnalyzer(det, hasher)
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
@@ -231,10 +232,12 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	// the generic writer's cost a row, see export.ColumnarSink).
 	batches := openTableWith(ts, tableBatches, export.NewBatches)
 	anomalies := openTable[analysis.AnomalyRow](ts, tableAnomalies)
+	gaps := openTable[analysis.GapRow](ts, tableGaps)
 	snapshots := openTable[analysis.SnapshotRow](ts, tableSnapshots)
 	producerTab := openTable[analysis.ProducerRow](ts, tableProducers)
 	dupTab := openTable[analysis.DuplicateRow](ts, tableDups)
-	attr := openAttribution(ts) // transactions.parquet, pid_blocks.parquet
+	txnTab := openTable[analysis.TransactionRow](ts, tableTransactions)
+	blockTab := openTable[analysis.PIDBlockRow](ts, tablePIDBlocks)
 	var records *dataset[analysis.RecordRow]
 	var payload *dataset[analysis.PayloadRecordRow]
 	switch {
@@ -247,110 +250,71 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		return ts.err
 	}
 
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(cmd)
 	defer stop()
-	var total int64
-	for _, in := range inputs {
-		if in.Kind == source.Archive {
-			total = -1
-			break
-		}
-	}
-	prog := newProgress(cmd.ErrOrStderr(), o.progress, total, inputs)
+	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
 	defer prog.finish()
 
-	// Records are always read: duplicate detection needs them.
-	cfg := scan.Config{Jobs: o.jobs, Records: true, Payload: o.payload || an.needPayload(), HexFingerprints: o.records || o.payload, Hash: o.hash == "sha256",
-		// Without a records table or the report, records only feed the
-		// duplicate detector: compact entries, not rows.
-		Compact: !o.records && !o.payload && o.html == "" && !an.needPayload(),
-		Topic:   topic, Progress: prog.add, TmpDir: o.dup.tmp, HeldBudget: heldBudget}
+	po := pipeline.Options{
+		Scan: scan.Config{Jobs: o.jobs, Records: true, Payload: o.payload, HexFingerprints: o.records || o.payload, Hash: o.hash == "sha256",
+			// Without a records table or the report, records only feed the
+			// duplicate detector: compact entries, not rows.
+			Compact: !o.records && !o.payload && o.html == "",
+			Topic:   topic, Progress: prog.add, TmpDir: o.dup.tmp, HeldBudget: heldBudget},
+		Detector: det, Hasher: hasher, Attribution: true,
+	}
 	if scanFileDone != nil {
-		cfg.FileDone = func(p string) { scanFileDone(ctx, p) }
+		po.Scan.FileDone = func(p string) { scanFileDone(ctx, p) }
 	}
 	var recBuf []analysis.RecordRow
-	out := scan.Output{Batches: func(rows []analysis.BatchRow) error {
-		rc.Batches(rows)
-		if err := an.batches(rows); err != nil {
-			return err
-		}
-		return batches.write(rows)
-	}}
-	out.Entries = an.entries
-	out.Records = func(rows []analysis.PayloadRecordRow) error {
-		attr.records(rows)
-		rc.Records(rows)
-		if err := an.records(rows); err != nil {
-			return err
-		}
-		switch {
-		case payload != nil:
-			return payload.write(rows)
-		case records != nil:
-			recBuf = recBuf[:0]
-			for i := range rows {
-				recBuf = append(recBuf, rows[i].RecordRow)
+	sinks := pipeline.Sinks{
+		Batches: func(rows []analysis.BatchRow) error {
+			rc.Batches(rows)
+			return batches.write(rows)
+		},
+		Records: func(rows []analysis.PayloadRecordRow) error {
+			rc.Records(rows)
+			switch {
+			case payload != nil:
+				return payload.write(rows)
+			case records != nil:
+				recBuf = recBuf[:0]
+				for i := range rows {
+					recBuf = append(recBuf, rows[i].RecordRow)
+				}
+				return records.write(recBuf)
 			}
-			return records.write(recBuf)
-		}
-		return nil
+			return nil
+		},
 	}
-	res, err := scan.Run(ctx, inputs, cfg, out)
+	pres, err := pipeline.Run(ctx, inputs, po, sinks)
 	prog.finish()
 	if err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("scan interrupted: %w; no tables written", context.Cause(ctx))
+			return interrupted(ctx, "scan", fmt.Errorf("%w; no tables written", err))
 		}
 		return err
 	}
-	if err := files.write(res.Files); err != nil {
-		return err
-	}
-	prodRows, prodAnomalies := an.tracker.Finish(res.Snapshots)
-	attrAnomalies, err := attr.finish()
-	if err != nil {
-		return err
-	}
-	prodAnomalies = append(prodAnomalies, attrAnomalies...)
-	attr.producers(prodRows)
-	for i := range prodRows {
-		prodRows[i].Source = sources[prodRows[i].Input]
-	}
-	for i := range prodAnomalies {
-		prodAnomalies[i].Source = sources[prodAnomalies[i].Input]
-	}
-	if err := producerTab.write(prodRows); err != nil {
-		return err
-	}
-	res.Anomalies = append(res.Anomalies, prodAnomalies...)
-	res.Findings = addFindingCounts(res.Findings, prodAnomalies)
-	sort.SliceStable(res.Anomalies, func(i, j int) bool {
-		a, b := &res.Anomalies[i], &res.Anomalies[j]
-		if a.Input != b.Input {
-			return a.Input < b.Input
+	res := pres.Scan
+	for _, w := range []error{files.write(res.Files), producerTab.write(pres.Sessions), txnTab.write(pres.Transactions()),
+		blockTab.write(pres.PIDBlocks())} {
+		if w != nil {
+			return w
 		}
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		return derefPos(a.Position) < derefPos(b.Position)
-	})
-	dst, err := det.Finish(ctx, attr.duplicates(func(g []analysis.DuplicateRow) error {
+	}
+	dst, err := det.Finish(ctx, pres.AnnotateDuplicates(func(g []analysis.DuplicateRow) error {
 		if err := rc.Duplicates(g); err != nil {
 			return err
 		}
 		return dupTab.write(g)
 	}))
 	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("scan interrupted: %w; no tables written", context.Cause(ctx))
+		return interrupted(ctx, "scan", fmt.Errorf("%w; no tables written", err))
+	}
+	for _, w := range []error{anomalies.write(res.Anomalies), gaps.write(pres.Check.Gaps), snapshots.write(res.Snapshots)} {
+		if w != nil {
+			return w
 		}
-		return err
-	}
-	if err := anomalies.write(res.Anomalies); err != nil {
-		return err
-	}
-	if err := snapshots.write(res.Snapshots); err != nil {
-		return err
 	}
 	end := time.Now()
 	meta.Set("ksleuth.run_end", end.UTC().Format(time.RFC3339Nano))
@@ -374,18 +338,13 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		return err
 	}
 	if rc != nil {
-		if err := writeScanReport(ctx, cmd, args, o.html, inputs, res, prodRows, dst, rc, o.hash == "sha256"); err != nil {
+		if err := writeScanReport(ctx, cmd, args, o.html, inputs, pres, dst, rc, o.hash == "sha256"); err != nil {
 			return err
 		}
 	}
 
-	sum := newScanSummary(inputs, o, res, ts, end.Sub(start))
-	sum.DuplicateGroups, sum.Duplicates, sum.ProducerSessions = dst.Groups, dst.Duplicates, len(prodRows)
-	for i := range prodRows {
-		if prodRows[i].OpenTxn {
-			sum.OpenTransactions++
-		}
-	}
+	sum := newScanSummary(inputs, o, pres, ts, end.Sub(start))
+	sum.DuplicateGroups, sum.Duplicates = dst.Groups, dst.Duplicates
 	w := cmd.OutOrStdout()
 	if o.json {
 		enc := json.NewEncoder(w)
@@ -398,15 +357,9 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		return err
 	}
 	if res.Unreadable > 0 {
-		// The scan completed over everything else: unreadable files are
-		// findings for those files (exit 3), not a failed run (exit 1).
 		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: scan: %d input file(s) could not be read (status unreadable in %s)\n", res.Unreadable, filepath.Join(o.out, tableFiles))
-		return errFindings
 	}
-	if o.failOnFindings && res.Errors > 0 {
-		return errFindings
-	}
-	return nil
+	return exitStatus(pres, o.failOnFindings)
 }
 
 // checkOut refuses an output dir inside a directory input, the directory
@@ -723,8 +676,17 @@ type scanSummary struct {
 	Partitions []*scan.PartitionSummary `json:"partitions"`
 	Findings   []scan.FindingCount      `json:"findings"`
 	Errors     int64                    `json:"errors"`
+	Warnings   int64                    `json:"warnings"`
 	Unreadable int64                    `json:"unreadable"`
 	Out        string                   `json:"out"`
+	// The loss ledger: partition copies intact, and the verdicts of
+	// those that are not; Gaps counts the rows of gaps.parquet.
+	Intact int             `json:"partitions_intact"`
+	Losses []check.Verdict `json:"losses"`
+	Gaps   int             `json:"gaps"`
+	// Skipped counts the files that are not Kafka files, a few named.
+	Skipped      int      `json:"skipped_files"`
+	SkippedFiles []string `json:"skipped_examples"`
 	// Producer sessions and duplicates (ksleuth producers / dups report
 	// them in full).
 	ProducerSessions int `json:"producer_sessions"`
@@ -749,15 +711,35 @@ type scanTable struct {
 	Rows int64  `json:"rows"`
 }
 
-func newScanSummary(inputs []*source.Input, o scanOptions, res *scan.Result, ts *tableSet, d time.Duration) *scanSummary {
+func newScanSummary(inputs []*source.Input, o scanOptions, pres *pipeline.Result, ts *tableSet, d time.Duration) *scanSummary {
+	res := pres.Scan
 	s := &scanSummary{Jobs: o.jobs, Seconds: d.Seconds(), Files: len(res.Files), Bytes: res.Bytes,
 		Batches: res.Batches, Records: res.Records, Partitions: res.Partitions, Findings: res.Findings,
-		Errors: res.Errors, Unreadable: res.Unreadable, Out: o.out}
+		Errors: res.Errors, Warnings: pres.Warnings, Unreadable: res.Unreadable, Out: o.out, Gaps: len(pres.Check.Gaps),
+		ProducerSessions: len(pres.Sessions), Skipped: len(pres.Check.Skipped)}
+	for i := range pres.Sessions {
+		if pres.Sessions[i].OpenTxn {
+			s.OpenTransactions++
+		}
+	}
+	for _, v := range pres.Check.Partitions {
+		if !v.Intact {
+			s.Losses = append(s.Losses, v)
+		} else {
+			s.Intact++
+		}
+	}
+	for _, sk := range pres.Check.Skipped[:min(len(pres.Check.Skipped), 5)] {
+		s.SkippedFiles = append(s.SkippedFiles, displayPath(inputs, sk.Input, sk.Path))
+	}
 	if s.Partitions == nil {
 		s.Partitions = []*scan.PartitionSummary{}
 	}
 	if s.Findings == nil {
 		s.Findings = []scan.FindingCount{}
+	}
+	if s.Losses == nil {
+		s.Losses = []check.Verdict{}
 	}
 	for _, in := range inputs {
 		s.Inputs = append(s.Inputs, scanInput{in.Index, in.Path, in.Kind.String()})
@@ -831,10 +813,25 @@ func (s *scanSummary) writeText(w io.Writer) error {
 		fmt.Fprintf(ew, "(%d more partition(s) with no batches: %s)\n", n, strings.Join(topics, ", "))
 	}
 	fmt.Fprintln(ew)
+	if len(s.Losses) == 0 {
+		fmt.Fprintf(ew, "losses: none; %d partition cop%s intact\n", s.Intact, pluralS(int64(s.Intact), "y", "ies"))
+	} else {
+		fmt.Fprintf(ew, "losses in %d partition cop%s (%d intact; gaps.parquet has every range):\n", len(s.Losses), pluralS(int64(len(s.Losses)), "y", "ies"), s.Intact)
+		for _, v := range s.Losses {
+			fmt.Fprintf(ew, "  %s: %s\n", v.Dir, v.Text)
+		}
+	}
+	if s.Skipped > 0 {
+		more := ""
+		if s.Skipped > len(s.SkippedFiles) {
+			more = ", …"
+		}
+		fmt.Fprintf(ew, "skipped %d file(s) that are not Kafka files: %s%s\n", s.Skipped, strings.Join(s.SkippedFiles, ", "), more)
+	}
 	if len(s.Findings) == 0 {
 		fmt.Fprintln(ew, "findings: none")
 	} else {
-		fmt.Fprintf(ew, "findings: %d error(s)\n", s.Errors)
+		fmt.Fprintf(ew, "findings: %d error(s), %d warning(s)\n", s.Errors, s.Warnings)
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		for _, f := range s.Findings {
 			fmt.Fprintf(tw, "  %s\t%s\t%d\n", f.Severity, f.Kind, f.Count)

@@ -5,160 +5,250 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"runtime"
+	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/ksleuth/ksleuth/analysis/verify"
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/check"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
+	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/spf13/cobra"
 )
 
 type verifyOptions struct {
-	json    bool
+	commonOptions
 	noNotes bool
-	jobs    int
 }
 
 func newVerifyCmd() *cobra.Command {
 	var o verifyOptions
 	cmd := &cobra.Command{
 		Use:   "verify PATH...",
-		Short: "Check the integrity of Kafka log dirs, partition dirs or files",
-		Long: `verify checks files, partition dirs and whole log dirs (a directory that
-is neither is searched for them):
+		Short: "Check the integrity of Kafka log dirs, partition dirs, files or archives",
+		Long: `verify runs the same analysis as scan, without writing tables, over log
+dirs, partition dirs, single files and archives (.tar, .tar.gz/.tgz,
+.tar.zst), and prints what it found:
 
   - every batch's framing and CRC, torn tails and zero-filled ranges;
   - offsets rising within and across segments, each segment's name against
-    its first batch; gaps (compaction) are notes, overlaps are findings;
+    its first batch;
   - .index and .timeindex entries against the batches in the .log, and
     .txnindex entries against the ABORT markers in it;
   - every producer .snapshot against the producer state rebuilt from the
     batches below its offset, the way the broker rebuilds it;
   - the recovery-point, replication (high watermark), log-start and cleaner
-    checkpoints against the offsets on disk.
+    checkpoints against the offsets on disk;
+  - producer sessions (sequence and epoch regressions);
+  - the loss ledger: per partition, "intact" or which offsets are lost and
+    why (retention, DeleteRecords, compaction, a torn or damaged batch, a
+    missing segment, data a checkpoint says was written).
 
-Findings are printed grouped by file, then one summary line. Severities:
-error (damage or contradiction), warning (a state a healthy broker does not
-leave, with innocent explanations such as a copy taken while it ran), note
-(normal, worth knowing). Exit status: 0 when nothing worse than notes was
-found, 3 when errors or warnings were, 1 when a path could not be read.`,
+Findings are printed grouped by file, then a verdict per partition, then
+one summary line. Severities: error (damage, lost data or contradiction),
+warning (a state a healthy broker does not leave, with innocent
+explanations such as a copy taken while it ran), note (normal, worth
+knowing). Exit status: 0 when nothing worse than notes was found, 3 when
+errors or warnings were (verify always fails on findings), 1 when no input
+holds Kafka data or a path cannot be read at all.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.jobs < 0 {
-				return usageError{fmt.Errorf("--jobs must be positive, not %d", o.jobs)}
-			}
-			if o.jobs == 0 {
-				o.jobs = runtime.GOMAXPROCS(0)
-			}
-			return runVerify(cmd, args, o)
+			return runVerify(cmd, args, &o)
 		},
 	}
-	f := cmd.Flags()
-	f.BoolVar(&o.json, "json", false, "write JSON lines: one object per finding, then a summary object")
-	f.BoolVar(&o.noNotes, "no-notes", false, "do not list notes (they are still counted in the summary)")
-	f.IntVar(&o.jobs, "jobs", 0, "partitions verified at once (default: all cores)")
+	addCommonFlags(cmd, &o.commonOptions)
+	cmd.Flags().BoolVar(&o.noNotes, "no-notes", false, "do not list notes (they are still counted in the summary)")
 	return cmd
 }
 
-func runVerify(cmd *cobra.Command, paths []string, o verifyOptions) error {
-	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
-	defer out.Flush()
-	fsys := verify.OSFS{}
-	opts := verify.Options{Jobs: o.jobs}
-	total := &verify.Report{}
-	failed := 0
-	for _, p := range paths {
-		targets, err := verify.Discover(fsys, p)
-		if err == nil && len(targets) == 0 {
-			err = fmt.Errorf("%s: no Kafka log dir, partition dir or file found", p)
-		}
-		if err != nil {
-			failed++
-			out.Flush()
-			fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: %v\n", err)
-			continue
-		}
-		for _, t := range targets {
-			rep, err := verify.Verify(fsys, t, opts)
-			if err != nil {
-				failed++
-				out.Flush()
-				fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: %s: %v\n", t.Path, err)
-				continue
-			}
-			writeFindings(out, rep.Findings, o)
-			total.Findings = append(total.Findings, rep.Findings...)
-			total.Stats.Files += rep.Stats.Files
-			total.Stats.Segments += rep.Stats.Segments
-			total.Stats.Batches += rep.Stats.Batches
-			total.Stats.Records += rep.Stats.Records
-			total.Stats.Bytes += rep.Stats.Bytes
-		}
-	}
-	findings, notes := total.Counts()
-	nf, nn := sum(findings), sum(notes)
-	if o.json {
-		b, _ := json.Marshal(map[string]any{"type": "summary", "files": total.Stats.Files, "segments": total.Stats.Segments,
-			"batches": total.Stats.Batches, "records": total.Stats.Records, "bytes": total.Stats.Bytes,
-			"findings": nf, "findingsByKind": findings, "notes": nn, "notesByKind": notes, "complete": failed == 0})
-		out.Write(b)
-		out.WriteByte('\n')
-	} else {
-		status := ""
-		if failed > 0 {
-			status = fmt.Sprintf(" (INCOMPLETE: %d paths could not be read)", failed)
-		}
-		fmt.Fprintf(out, "verified %d files, %d segments, %d batches, %d records: %d findings%s, %d notes%s%s\n",
-			total.Stats.Files, total.Stats.Segments, total.Stats.Batches, total.Stats.Records,
-			nf, byKind(findings), nn, byKind(notes), status)
-	}
-	if err := out.Flush(); err != nil {
+func runVerify(cmd *cobra.Command, args []string, o *verifyOptions) error {
+	topic, inputs, err := o.prepare("verify", args)
+	if err != nil {
 		return err
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d paths could not be verified", failed, len(paths))
+	ctx, stop := signalContext(cmd)
+	defer stop()
+	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
+	defer prog.finish()
+	res, err := pipeline.Run(ctx, inputs, pipeline.Options{
+		Scan:        scan.Config{Jobs: o.jobs, Records: true, Compact: true, Topic: topic, Progress: prog.add, HeldBudget: heldBudget},
+		Attribution: true,
+	}, pipeline.Sinks{})
+	prog.finish()
+	if err != nil {
+		return interrupted(ctx, "verify", err)
 	}
-	if nf > 0 {
+	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+	defer out.Flush()
+	if o.json {
+		err = writeVerifyJSON(out, res, o)
+	} else {
+		err = writeVerifyText(out, inputs, res, o)
+	}
+	if err == nil {
+		err = out.Flush()
+	}
+	if err != nil {
+		return err
+	}
+	return exitStatus(res, true)
+}
+
+// exitStatus is the exit code every analysis command derives from a run:
+// 3 when some input could not be read in full, or, with fail (verify
+// always), when an error or warning was found.
+func exitStatus(res *pipeline.Result, fail bool) error {
+	if res.Incomplete() || fail && res.Failed() {
 		return errFindings
 	}
 	return nil
 }
 
-func writeFindings(out *bufio.Writer, fs []verify.Finding, o verifyOptions) {
-	last := ""
-	for _, f := range fs {
-		if o.noNotes && !f.Counts() {
-			continue
-		}
-		if o.json {
-			m := map[string]any{"type": "finding", "kind": f.Kind, "severity": f.Severity, "file": f.File,
-				"position": f.Position, "offset": f.Offset, "producerId": f.ProducerID, "message": f.Message}
-			if f.Line > 0 {
-				m["line"] = f.Line
-			}
-			b, _ := json.Marshal(m)
-			out.Write(b)
-			out.WriteByte('\n')
-			continue
-		}
-		if f.File != last {
-			fmt.Fprintf(out, "%s\n", f.File)
-			last = f.File
-		}
-		fmt.Fprintf(out, "  %s\n", f)
+// displayPath names a finding's file the way the user can find it: below
+// the input as given, or inside the archive.
+func displayPath(inputs []*source.Input, input int32, file string) string {
+	if int(input) >= len(inputs) || file == "" {
+		return file
 	}
+	in := inputs[input]
+	switch in.Kind {
+	case source.Dir:
+		return filepath.ToSlash(filepath.Join(in.Path, file))
+	case source.Archive:
+		return in.Path + ":" + file
+	}
+	return in.Path
 }
 
-func sum(m map[string]int) int {
-	n := 0
-	for _, v := range m {
-		n += v
+func writeVerifyText(out *bufio.Writer, inputs []*source.Input, res *pipeline.Result, o *verifyOptions) error {
+	last := ""
+	for i := range res.Scan.Anomalies {
+		a := &res.Scan.Anomalies[i]
+		if o.noNotes && !finding.Counts(a.Severity) {
+			continue
+		}
+		if p := displayPath(inputs, a.Input, a.File); p != last {
+			fmt.Fprintf(out, "%s\n", p)
+			last = p
+		}
+		fmt.Fprintf(out, "  %s\n", finding.Text(a))
 	}
-	return n
+	if len(res.Check.Partitions) > 0 {
+		fmt.Fprintln(out, "partitions:")
+		for _, v := range res.Check.Partitions {
+			fmt.Fprintf(out, "  %s: %s\n", displayPath(inputs, v.Input, v.Dir), v.Text)
+		}
+	}
+	writeSkipped(out, inputs, res.Check.Skipped)
+	counts, notes := map[string]int64{}, map[string]int64{}
+	var nf, nn int64
+	for _, c := range res.Scan.Findings {
+		if finding.Counts(c.Severity) {
+			counts[c.Kind] += c.Count
+			nf += c.Count
+		} else {
+			notes[c.Kind] += c.Count
+			nn += c.Count
+		}
+	}
+	segments := 0
+	for _, p := range res.Scan.Partitions {
+		segments += p.Segments
+	}
+	status := ""
+	if res.Incomplete() {
+		status = " (INCOMPLETE: some input could not be read in full)"
+	}
+	_, err := fmt.Fprintf(out, "verified %d files, %d segments, %d batches, %d records: %d findings%s, %d notes%s%s\n",
+		len(res.Scan.Files), segments, res.Scan.Batches, res.Scan.Records, nf, byKind(counts), nn, byKind(notes), status)
+	return err
+}
+
+// writeSkipped lists the files that are not Kafka files, a few by name.
+func writeSkipped(out *bufio.Writer, inputs []*source.Input, sk []check.Skipped) {
+	if len(sk) == 0 {
+		return
+	}
+	names := make([]string, 0, 5)
+	for _, s := range sk[:min(len(sk), 5)] {
+		names = append(names, displayPath(inputs, s.Input, s.Path))
+	}
+	more := ""
+	if len(sk) > 5 {
+		more = fmt.Sprintf(", … (%d in all)", len(sk))
+	}
+	fmt.Fprintf(out, "skipped %d file(s) that are not Kafka files: %s%s\n", len(sk), strings.Join(names, ", "), more)
+}
+
+type findingLine struct {
+	Type string `json:"type"`
+	analysis.AnomalyRow
+}
+
+type gapLine struct {
+	Type string `json:"type"`
+	analysis.GapRow
+}
+
+type verdictLine struct {
+	Type string `json:"type"`
+	check.Verdict
+}
+
+type skippedLine struct {
+	Type   string `json:"type"`
+	Input  int32  `json:"input"`
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+func writeVerifyJSON(out *bufio.Writer, res *pipeline.Result, o *verifyOptions) error {
+	enc := json.NewEncoder(out)
+	for i := range res.Scan.Anomalies {
+		a := res.Scan.Anomalies[i]
+		if o.noNotes && !finding.Counts(a.Severity) {
+			continue
+		}
+		if err := enc.Encode(findingLine{"finding", a}); err != nil {
+			return err
+		}
+	}
+	for _, g := range res.Check.Gaps {
+		if err := enc.Encode(gapLine{"gap", g}); err != nil {
+			return err
+		}
+	}
+	for _, v := range res.Check.Partitions {
+		if err := enc.Encode(verdictLine{"partition", v}); err != nil {
+			return err
+		}
+	}
+	for _, s := range res.Check.Skipped {
+		if err := enc.Encode(skippedLine{"skipped", s.Input, s.Path, s.Reason}); err != nil {
+			return err
+		}
+	}
+	findings, notes := map[string]int64{}, map[string]int64{}
+	var nf, nn int64
+	for _, c := range res.Scan.Findings {
+		if finding.Counts(c.Severity) {
+			findings[c.Kind] += c.Count
+			nf += c.Count
+		} else {
+			notes[c.Kind] += c.Count
+			nn += c.Count
+		}
+	}
+	return enc.Encode(map[string]any{"type": "summary", "files": len(res.Scan.Files), "batches": res.Scan.Batches,
+		"records": res.Scan.Records, "bytes": res.Scan.Bytes, "findings": nf, "findings_by_kind": findings, "notes": nn, "notes_by_kind": notes,
+		"errors": res.Scan.Errors, "warnings": res.Warnings, "partitions": len(res.Check.Partitions), "skipped_files": len(res.Check.Skipped),
+		"complete": !res.Incomplete()})
 }
 
 // byKind renders " (2 crc-mismatch, 1 offset-gap)", kinds sorted by name.
-func byKind(m map[string]int) string {
+func byKind(m map[string]int64) string {
 	if len(m) == 0 {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package verify_test
+package check_test
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path"
@@ -14,7 +13,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -22,7 +20,6 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
-	"github.com/ksleuth/ksleuth/analysis/verify"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
@@ -412,11 +409,8 @@ func checkReaderFault(f fault) (int, string) {
 }
 
 // checkVerifyFault verifies the whole damaged log dir.
-func checkVerifyFault(cd *campaignDir, base map[string]bool, f fault) (int64, string) {
-	rep, err := verify.VerifyPartition(cd.with(f.file, f.data), path.Dir(f.file), verify.Options{Jobs: 1})
-	if err != nil {
-		return 0, "verify error: " + err.Error()
-	}
+func checkVerifyFault(t testing.TB, cd *campaignDir, base map[string]bool, f fault) (int64, string) {
+	rep := verifyPartitionFS(t, cd.with(f.file, f.data), path.Dir(f.file))
 	detected := false
 	var fresh []string
 	for _, x := range rep.Findings {
@@ -440,10 +434,7 @@ func checkVerifyFault(cd *campaignDir, base map[string]bool, f fault) (int64, st
 func TestCorruptionCampaign(t *testing.T) {
 	start := time.Now()
 	cd := loadCampaignDir(t)
-	clean, err := verify.VerifyLogDir(cd.fs, ".", verify.Options{Jobs: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	clean := verifyFS(t, cd.fs)
 	base := map[string]bool{}
 	for _, x := range clean.Findings {
 		base[x.String()+x.File] = true
@@ -480,7 +471,7 @@ func TestCorruptionCampaign(t *testing.T) {
 			wantRecovered += int64(len(f.want))
 			problem = p
 		} else {
-			n, p := checkVerifyFault(cd, base, f)
+			n, p := checkVerifyFault(t, cd, base, f)
 			recovered += min(n, f.wantBatches)
 			wantRecovered += f.wantBatches
 			problem = p
@@ -514,84 +505,6 @@ func TestCorruptionCampaign(t *testing.T) {
 	}
 	if failures > 0 {
 		t.Errorf("%d faults not handled", failures)
-	}
-}
-
-// faultFS fails reads of one file with EIO after a number of bytes, and
-// refuses to open another: I/O errors in the middle of a file, and a file
-// that cannot be opened.
-type faultFS struct {
-	fstest.MapFS
-	failAfter map[string]int // name: bytes read before EIO
-	denied    string
-}
-
-func (f faultFS) Open(name string) (fs.File, error) {
-	if name == f.denied {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
-	}
-	file, err := f.MapFS.Open(name)
-	if n, ok := f.failAfter[name]; ok && err == nil {
-		return &eioFile{File: file, left: n}, nil
-	}
-	return file, err
-}
-
-type eioFile struct {
-	fs.File
-	left int
-}
-
-func (e *eioFile) Read(p []byte) (int, error) {
-	if e.left <= 0 {
-		return 0, syscall.EIO
-	}
-	if len(p) > e.left {
-		p = p[:e.left]
-	}
-	n, err := e.File.Read(p)
-	e.left -= n
-	return n, err
-}
-
-// TestIOErrors: a segment whose reads fail half-way and a segment that
-// cannot be opened are io-error findings for those files; every other
-// file is still verified and every other batch counted.
-func TestIOErrors(t *testing.T) {
-	cd := loadCampaignDir(t)
-	var eio, denied campaignSegment
-	for _, s := range cd.segments {
-		switch {
-		case eio.file == "" && len(s.batches) > 4:
-			eio = s
-		case eio.file != "" && denied.file == "" && s.dir != eio.dir:
-			denied = s
-		}
-	}
-	var all int64
-	for _, n := range cd.batches {
-		all += n
-	}
-	half := int(eio.batches[len(eio.batches)/2].Position) + 10
-	ffs := faultFS{MapFS: cd.fs, failAfter: map[string]int{eio.file: half}, denied: denied.file}
-	rep, err := verify.VerifyLogDir(ffs, ".", verify.Options{Jobs: 2})
-	if err != nil {
-		t.Fatalf("verify stopped: %v", err)
-	}
-	got := map[string]bool{}
-	for _, f := range rep.Findings {
-		if f.Kind == verify.KindIOError {
-			got[f.File] = true
-			t.Logf("%s: %s", f.File, f)
-		}
-	}
-	if !got[eio.file] || !got[denied.file] {
-		t.Errorf("io-error findings for %v, want %s and %s", got, eio.file, denied.file)
-	}
-	// The failing file's batches before the error are counted too.
-	want := all - int64(len(denied.batches)) - int64(len(eio.batches)-len(eio.batches)/2)
-	if rep.Stats.Batches < want {
-		t.Errorf("verify counted %d batches, want at least %d", rep.Stats.Batches, want)
 	}
 }
 

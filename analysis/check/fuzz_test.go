@@ -1,4 +1,4 @@
-package verify_test
+package check_test
 
 import (
 	"io/fs"
@@ -7,14 +7,13 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/ksleuth/ksleuth/analysis/verify"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
-// FuzzVerifyPartition: a partition dir whose segment, index or snapshot
+// FuzzCheckPartition: a partition dir whose segment, index or snapshot
 // bytes are arbitrary is verified without panic or error; every finding
 // names a file of the dir and a position inside that file.
-func FuzzVerifyPartition(f *testing.F) {
+func FuzzCheckPartition(f *testing.F) {
 	dir := f.TempDir()
 	m, err := segtest.GenerateLogDir(dir, 5, segtest.GenOptions{})
 	if err != nil {
@@ -43,10 +42,7 @@ func FuzzVerifyPartition(f *testing.F) {
 			mfs[k] = v
 		}
 		mfs[name] = &fstest.MapFile{Data: data, Mode: 0o444}
-		rep, err := verify.VerifyPartition(mfs, part, verify.Options{})
-		if err != nil {
-			t.Fatalf("verify failed: %v", err)
-		}
+		rep := verifyPartitionFS(t, mfs, part)
 		for _, x := range rep.Findings {
 			file, ok := mfs[x.File]
 			if !ok {

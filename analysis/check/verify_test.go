@@ -1,10 +1,12 @@
-package verify
+package check_test
 
 import (
 	"encoding/binary"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/ksleuth/ksleuth/analysis/finding"
 
 	"github.com/ksleuth/ksleuth/segment/segtest"
 	"github.com/ksleuth/ksleuth/snapshot"
@@ -30,26 +32,6 @@ func generated(t *testing.T, seed int64) fstest.MapFS {
 	return mfs
 }
 
-func verifyFS(t *testing.T, mfs fstest.MapFS) *Report {
-	t.Helper()
-	rep, err := VerifyLogDir(mfs, ".", Options{Jobs: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
-}
-
-// counting returns the findings that count for the exit code.
-func counting(r *Report) []Finding {
-	var out []Finding
-	for _, f := range r.Findings {
-		if f.Counts() {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 func TestGeneratedVerifiesClean(t *testing.T) {
 	for _, seed := range []int64{1, 2, 3, 42} {
 		mfs := generated(t, seed)
@@ -67,7 +49,7 @@ func TestGeneratedVerifiesClean(t *testing.T) {
 		}
 		// The only note: the compacted partition's gaps between batches.
 		for _, f := range rep.Findings {
-			if f.Kind != KindOffsetGap || !strings.HasPrefix(f.File, "compacted-0/") {
+			if f.Kind != finding.KindOffsetGap || !strings.HasPrefix(f.File, "compacted-0/") {
 				t.Errorf("seed %d: unexpected note %s: %s", seed, f.File, f)
 			}
 		}
@@ -109,13 +91,13 @@ func TestSnapshotCRCBroken(t *testing.T) {
 	name := "txn-0/00000000000000000028.snapshot"
 	mfs[name].Data = flipByte(mfs[name].Data, 20)
 	rep := verifyFS(t, mfs)
-	f := want(t, rep, KindSnapshotCRC, name, 2, -1, "crc mismatch")
-	if f.Severity != SevError {
+	f := want(t, rep, finding.KindSnapshotCRC, name, 2, -1, "crc mismatch")
+	if f.Severity != finding.Error {
 		t.Errorf("severity %s", f.Severity)
 	}
 	// A snapshot the broker would delete is not compared with the log.
 	for _, f := range rep.Findings {
-		if f.Kind == KindSnapshotMismatch {
+		if f.Kind == finding.KindSnapshotMismatch {
 			t.Errorf("broken snapshot was compared: %s", f)
 		}
 	}
@@ -142,12 +124,12 @@ func TestSnapshotEntryDiffersFromLog(t *testing.T) {
 		return es
 	})
 	rep := verifyFS(t, mfs)
-	f := want(t, rep, KindSnapshotMismatch, name, snapshot.HeaderSize+snapshot.EntrySize, -2, "lastSequence is 12 in the snapshot but 5 in the log")
-	if f.ProducerID != 2001 || f.Severity != SevError {
+	f := want(t, rep, finding.KindSnapshotMismatch, name, snapshot.HeaderSize+snapshot.EntrySize, -2, "lastSequence is 12 in the snapshot but 5 in the log")
+	if f.ProducerID != 2001 || f.Severity != finding.Error {
 		t.Errorf("finding %+v", f)
 	}
-	want(t, rep, KindSnapshotMismatch, name, snapshot.HeaderSize+snapshot.EntrySize, -2, "coordinatorEpoch is 9 in the snapshot but 5")
-	want(t, rep, KindSnapshotMismatch, name, snapshot.HeaderSize, -2, "currentTxnFirstOffset is 3 in the snapshot but -1")
+	want(t, rep, finding.KindSnapshotMismatch, name, snapshot.HeaderSize+snapshot.EntrySize, -2, "coordinatorEpoch is 9 in the snapshot but 5")
+	want(t, rep, finding.KindSnapshotMismatch, name, snapshot.HeaderSize, -2, "currentTxnFirstOffset is 3 in the snapshot but -1")
 	if n := len(counting(rep)); n != 3 {
 		t.Errorf("%d findings, want 3:\n%s", n, dumpFindings(rep))
 	}
@@ -167,12 +149,12 @@ func TestSnapshotExtraAndMissingProducers(t *testing.T) {
 		return out
 	})
 	rep := verifyFS(t, mfs)
-	f := want(t, rep, KindSnapshotMismatch, name, snapshot.HeaderSize, 80, "extra producer 4242")
-	if f.Severity != SevError || f.ProducerID != 4242 {
+	f := want(t, rep, finding.KindSnapshotMismatch, name, snapshot.HeaderSize, 80, "extra producer 4242")
+	if f.Severity != finding.Error || f.ProducerID != 4242 {
 		t.Errorf("extra: %+v", f)
 	}
-	m := want(t, rep, KindSnapshotMismatch, name, -1, -2, "missing producer 3000")
-	if m.Severity != SevWarning || !strings.Contains(m.Message, "producer.id.expiration.ms") {
+	m := want(t, rep, finding.KindSnapshotMismatch, name, -1, -2, "missing producer 3000")
+	if m.Severity != finding.Warning || !strings.Contains(m.Message, "producer.id.expiration.ms") {
 		t.Errorf("missing: %+v", m)
 	}
 }
@@ -189,8 +171,8 @@ func TestSnapshotProducerBeforeLogStart(t *testing.T) {
 		return append(es, snapshot.Entry{ProducerID: 77, LastSequence: 3, LastOffset: 40, Timestamp: 5, CoordinatorEpoch: -1, CurrentTxnFirstOffset: -1})
 	})
 	rep := verifyFS(t, mfs)
-	f := want(t, rep, KindNotVerifiable, name, -1, 40, "data before log start")
-	if f.Severity != SevNote {
+	f := want(t, rep, finding.KindNotVerifiable, name, -1, 40, "data before log start")
+	if f.Severity != finding.Note {
 		t.Errorf("%+v", f)
 	}
 	if c := counting(rep); len(c) > 0 {
@@ -206,7 +188,7 @@ func TestIndexEntryPointsMidBatch(t *testing.T) {
 	binary.BigEndian.PutUint32(d[8+4:], pos+7) // entry 1
 	mfs[name].Data = d
 	rep := verifyFS(t, mfs)
-	want(t, rep, KindIndexMismatch, name, 8, -2, "not to a batch start")
+	want(t, rep, finding.KindIndexMismatch, name, 8, -2, "not to a batch start")
 }
 
 func TestIndexOffsetNotABatchEnd(t *testing.T) {
@@ -217,7 +199,7 @@ func TestIndexOffsetNotABatchEnd(t *testing.T) {
 	binary.BigEndian.PutUint32(d[0:], rel-1) // entry 0, keeping the order
 	mfs[name].Data = d
 	rep := verifyFS(t, mfs)
-	want(t, rep, KindIndexMismatch, name, 0, int64(rel-1), "no later batch ends at")
+	want(t, rep, finding.KindIndexMismatch, name, 0, int64(rel-1), "no later batch ends at")
 }
 
 func TestTimeIndexOutOfOrder(t *testing.T) {
@@ -233,7 +215,7 @@ func TestTimeIndexOutOfOrder(t *testing.T) {
 	copy(d[24:36], e1)
 	mfs[name].Data = d
 	rep := verifyFS(t, mfs)
-	want(t, rep, KindIndexFormat, name, 24, -1, "out of order")
+	want(t, rep, finding.KindIndexFormat, name, 24, -1, "out of order")
 }
 
 func TestTimeIndexTimestampMismatch(t *testing.T) {
@@ -244,7 +226,7 @@ func TestTimeIndexTimestampMismatch(t *testing.T) {
 	binary.BigEndian.PutUint64(d[0:], ts-1)
 	mfs[name].Data = d
 	rep := verifyFS(t, mfs)
-	want(t, rep, KindIndexMismatch, name, 0, -2, "max timestamp")
+	want(t, rep, finding.KindIndexMismatch, name, 0, -2, "max timestamp")
 }
 
 func TestTxnIndexRangeWithoutAbortMarker(t *testing.T) {
@@ -256,20 +238,20 @@ func TestTxnIndexRangeWithoutAbortMarker(t *testing.T) {
 	binary.BigEndian.PutUint64(d[18:], 12)
 	mfs[name].Data = d
 	rep := verifyFS(t, mfs)
-	f := want(t, rep, KindTxnIndexMismatch, name, 0, 12, "no transaction marker at that offset")
-	if f.ProducerID != 2001 || f.Severity != SevError {
+	f := want(t, rep, finding.KindTxnIndexMismatch, name, 0, 12, "no transaction marker at that offset")
+	if f.ProducerID != 2001 || f.Severity != finding.Error {
 		t.Errorf("%+v", f)
 	}
 	// The real ABORT at 14 is now not indexed.
-	want(t, rep, KindTxnIndexMismatch, "txn-0/00000000000000000000.log", -1, 14, "is not in 00000000000000000000.txnindex")
+	want(t, rep, finding.KindTxnIndexMismatch, "txn-0/00000000000000000000.log", -1, 14, "is not in 00000000000000000000.txnindex")
 }
 
 func TestTxnIndexMissing(t *testing.T) {
 	mfs := generated(t, 1)
 	delete(mfs, "txn-0/00000000000000000000.txnindex")
 	rep := verifyFS(t, mfs)
-	f := want(t, rep, KindTxnIndexMismatch, "txn-0/00000000000000000000.log", -1, 23, "the segment has no .txnindex")
-	if f.Severity != SevWarning {
+	f := want(t, rep, finding.KindTxnIndexMismatch, "txn-0/00000000000000000000.log", -1, 23, "the segment has no .txnindex")
+	if f.Severity != finding.Warning {
 		t.Errorf("%+v", f)
 	}
 }
@@ -290,8 +272,8 @@ func TestSegmentNameAfterFirstBatch(t *testing.T) {
 	mfs := generated(t, 1)
 	renameSegment(mfs, "codecs-0", 68, 70)
 	rep := verifyFS(t, mfs)
-	f := want(t, rep, KindNameMismatch, "codecs-0/00000000000000000070.log", 0, 68, "below the offset 70")
-	if f.Severity != SevError {
+	f := want(t, rep, finding.KindNameMismatch, "codecs-0/00000000000000000070.log", 0, 68, "below the offset 70")
+	if f.Severity != finding.Error {
 		t.Errorf("%+v", f)
 	}
 }
@@ -303,11 +285,11 @@ func TestSegmentNameBelowFirstBatchIsFine(t *testing.T) {
 	renameSegment(mfs, "codecs-0", 68, 60) // segment 0 ends at 67
 	rep := verifyFS(t, mfs)
 	for _, f := range counting(rep) {
-		if f.Kind == KindNameMismatch {
+		if f.Kind == finding.KindNameMismatch {
 			t.Errorf("flagged: %s", f)
 		}
 	}
-	want(t, rep, KindSegmentOverlap, "codecs-0/00000000000000000060.log", 0, 60, "already hold offsets up to 67")
+	want(t, rep, finding.KindSegmentOverlap, "codecs-0/00000000000000000060.log", 0, 60, "already hold offsets up to 67")
 }
 
 func TestOverlappingSegments(t *testing.T) {
@@ -316,8 +298,8 @@ func TestOverlappingSegments(t *testing.T) {
 	// repeat offsets 0..67.
 	mfs["codecs-0/00000000000000000200.log"] = &fstest.MapFile{Data: mfs["codecs-0/00000000000000000000.log"].Data}
 	rep := verifyFS(t, mfs)
-	want(t, rep, KindOffsetRegression, "codecs-0/00000000000000000200.log", 0, 0, "offsets already seen (up to 84)")
-	want(t, rep, KindNameMismatch, "codecs-0/00000000000000000200.log", 0, 0, "below the offset 200")
+	want(t, rep, finding.KindOffsetRegression, "codecs-0/00000000000000000200.log", 0, 0, "offsets already seen (up to 84)")
+	want(t, rep, finding.KindNameMismatch, "codecs-0/00000000000000000200.log", 0, 0, "below the offset 200")
 }
 
 func TestOffsetRegressionInsideSegment(t *testing.T) {
@@ -326,7 +308,7 @@ func TestOffsetRegressionInsideSegment(t *testing.T) {
 	d := mfs[name].Data
 	mfs[name].Data = append(append([]byte(nil), d...), d...)
 	rep := verifyFS(t, mfs)
-	want(t, rep, KindOffsetRegression, name, int64(len(d)), 0, "already seen")
+	want(t, rep, finding.KindOffsetRegression, name, int64(len(d)), 0, "already seen")
 }
 
 func TestBatchCRCMismatch(t *testing.T) {
@@ -355,8 +337,8 @@ func TestCheckpointAheadOfLog(t *testing.T) {
 	mfs := generated(t, 1)
 	line := setCheckpoint(t, mfs, "replication-offset-checkpoint", "txn 0", "40")
 	rep := verifyFS(t, mfs)
-	f := want(t, rep, KindCheckpointAhead, "replication-offset-checkpoint", -1, 40, "ahead of the data on disk, which ends at 28")
-	if f.Line != line || f.Severity != SevWarning {
+	f := want(t, rep, finding.KindCheckpointAhead, "replication-offset-checkpoint", -1, 40, "ahead of the data on disk, which ends at 28")
+	if f.Line != line || f.Severity != finding.Warning {
 		t.Errorf("%+v (want line %d)", f, line)
 	}
 }
@@ -365,8 +347,8 @@ func TestLogStartAheadOfFirstOffset(t *testing.T) {
 	mfs := generated(t, 1)
 	setCheckpoint(t, mfs, "log-start-offset-checkpoint", "txn 0", "5")
 	rep := verifyFS(t, mfs)
-	f := want(t, rep, KindLogStartAhead, "log-start-offset-checkpoint", -1, 5, "DeleteRecords")
-	if f.Severity != SevNote {
+	f := want(t, rep, finding.KindLogStartAhead, "log-start-offset-checkpoint", -1, 5, "DeleteRecords")
+	if f.Severity != finding.Note {
 		t.Errorf("%+v", f)
 	}
 }
@@ -375,39 +357,7 @@ func TestMissingSegmentBesideIndex(t *testing.T) {
 	mfs := generated(t, 1)
 	delete(mfs, "codecs-0/00000000000000000068.log")
 	rep := verifyFS(t, mfs)
-	want(t, rep, KindMissingSegment, "codecs-0/00000000000000000068.index", -1, 68, "not copied or was lost")
+	want(t, rep, finding.KindMissingSegment, "codecs-0/00000000000000000068.index", -1, 68, "not copied or was lost")
 	// The snapshot at the old log end is now beyond the data.
-	want(t, rep, KindSnapshotAhead, "codecs-0/00000000000000000085.snapshot", -1, 85, "log ends at 68")
-}
-
-func TestDiscover(t *testing.T) {
-	mfs := generated(t, 1)
-	nested := fstest.MapFS{}
-	for k, v := range mfs {
-		nested["src-2/broker-1/"+k] = v // a "-2" name that is not a partition dir
-	}
-	ts, err := Discover(nested, ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ts) != 1 || ts[0].Kind != TargetLogDir || ts[0].Path != "src-2/broker-1" {
-		t.Fatalf("targets %+v", ts)
-	}
-	ts, _ = Discover(nested, "src-2/broker-1/txn-0")
-	if len(ts) != 1 || ts[0].Kind != TargetPartition {
-		t.Fatalf("targets %+v", ts)
-	}
-}
-
-func TestVerifyFileIndexAgainstSiblingLog(t *testing.T) {
-	mfs := generated(t, 1)
-	name := "codecs-0/00000000000000000000.index"
-	d := append([]byte(nil), mfs[name].Data...)
-	binary.BigEndian.PutUint32(d[4:], binary.BigEndian.Uint32(d[4:])+1)
-	mfs[name].Data = d
-	rep, err := VerifyFile(mfs, name, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want(t, rep, KindIndexMismatch, name, 0, -2, "not to a batch start")
+	want(t, rep, finding.KindSnapshotAhead, "codecs-0/00000000000000000085.snapshot", -1, 85, "log ends at 68")
 }

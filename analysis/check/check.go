@@ -1,0 +1,331 @@
+// Package check is ksleuth's integrity engine: fed the batches and file
+// outcomes of a scan (package scan) in the order the scan produces them, it
+// checks every partition the way a broker would read it — offsets within
+// and across segments, indexes against the log, the .txnindex against the
+// ABORT markers, producer snapshots against the producer state rebuilt from
+// the batches, checkpoints against the data — and keeps the loss ledger:
+// for every partition copy, which offsets are present and, for each range
+// that is not, why. Every command runs it, so `verify`, `scan` and the
+// report give the same findings for the same input.
+//
+// Files of a directory input arrive in lexical path order, which within a
+// partition dir is offset order; an index file comes just before its
+// segment and the other index and snapshot files of the same offset just
+// after it, and the checker keeps the few things that needs. An archive
+// holds its files in any order: its batches (a few dozen bytes each) and
+// side files are held until the archive ends (a batch row, about 200 bytes,
+// per batch) and then replayed in the order of a directory.
+package check
+
+import (
+	"cmp"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/snapshot"
+)
+
+// Options tune the checks. The zero value gives the defaults.
+type Options struct {
+	// ProducerExpirationMs is the broker's producer.id.expiration.ms,
+	// used to explain producers missing from a snapshot. Default 1 day.
+	ProducerExpirationMs int64
+	// MaxFindingsPerFile caps the checker's findings of one kind about one
+	// file (a wholly wrong index would give one per entry); the rest are
+	// counted in one more finding. Default 20; < 0 is no cap.
+	MaxFindingsPerFile int
+	// CompactedTopics names topics whose configuration says
+	// cleanup.policy=compact (from the KRaft metadata), compaction
+	// evidence for their gaps.
+	CompactedTopics map[string]bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.ProducerExpirationMs <= 0 {
+		o.ProducerExpirationMs = 86_400_000
+	}
+	if o.MaxFindingsPerFile == 0 {
+		o.MaxFindingsPerFile = 20
+	}
+	return o
+}
+
+// Checker receives one run's events. It is not safe for concurrent use:
+// the scan's collector calls it from one goroutine.
+type Checker struct {
+	o       Options
+	inputs  []*source.Input
+	sources []string
+
+	parts   map[partKey]*partition
+	order   []*partition
+	logDirs map[logDirKey]*logDir
+	ldOrder []*logDir
+	cur     *partition // the partition of the last event
+
+	findings []analysis.AnomalyRow
+	omitted  map[[2]string]int64
+	files    int64
+	// Kafka counts the files whose kind ksleuth knows; other counts the
+	// rest, which are listed in Skipped.
+	kafka   int64
+	skipped []Skipped
+
+	held    *archiveHold // the archive input being held, if any
+	lastSeg string
+	segKind snapshot.Name
+
+	// OnBatch, when set, gets every batch of the live segments in the
+	// order the checks replay them: offset order within a partition, also
+	// for archives (the producer sessions are rebuilt from it).
+	OnBatch func(*analysis.BatchRow)
+}
+
+// Skipped is a file of the inputs that is not a Kafka file, or was not read.
+type Skipped struct {
+	Input  int32
+	Path   string
+	Reason string
+}
+
+type partKey struct {
+	input int32
+	dir   string
+}
+
+type logDirKey struct {
+	input int32
+	dir   string
+}
+
+// New returns a checker for a run over inputs, whose sources name them
+// (scan.Sources).
+func New(inputs []*source.Input, sources []string, o Options) *Checker {
+	return &Checker{o: o.withDefaults(), inputs: inputs, sources: sources, parts: map[partKey]*partition{},
+		logDirs: map[logDirKey]*logDir{}, omitted: map[[2]string]int64{}}
+}
+
+func (c *Checker) isFile(input int32) bool {
+	return int(input) < len(c.inputs) && c.inputs[input].Kind == source.File
+}
+
+func (c *Checker) isArchive(input int32) bool {
+	return int(input) < len(c.inputs) && c.inputs[input].Kind == source.Archive
+}
+
+// Batches takes a scan's batch rows (scan.Output.Batches).
+func (c *Checker) Batches(rows []analysis.BatchRow) error {
+	for i := range rows {
+		r := &rows[i]
+		if r.Segment != c.lastSeg {
+			c.lastSeg = r.Segment
+			c.segKind = snapshot.ParseName(path.Base(r.Segment))
+		}
+		if !liveSegment(c.segKind) {
+			continue // in transit or a KRaft snapshot: framing findings only
+		}
+		if c.isArchive(r.Input) {
+			c.hold(r.Input).batch(r.Segment, *r)
+			continue
+		}
+		c.replay(r)
+	}
+	return nil
+}
+
+// replay checks one batch of a live segment, in offset order, and hands
+// it on to OnBatch.
+func (c *Checker) replay(r *analysis.BatchRow) {
+	b := infoOf(r)
+	c.partitionOf(r.Input, dirOf(r.Segment), r.Topic, r.Partition).batch(r.Segment, &b)
+	if c.OnBatch != nil {
+		c.OnBatch(r)
+	}
+}
+
+// File takes a scan's file outcome (scan.Output.File).
+func (c *Checker) File(ev *scan.FileEvent) error {
+	c.files++
+	e := ev.Entry
+	for k, n := range ev.Omitted {
+		c.omitted[k] += n
+	}
+	if e.Name.Kind == snapshot.KindUnknown {
+		reason := e.Skipped
+		if reason == "" {
+			reason = "not a Kafka file by its name"
+		}
+		c.skipped = append(c.skipped, Skipped{int32(e.Input), e.Path, reason})
+		c.findings = append(c.findings, ev.Anomalies...)
+		return nil
+	}
+	c.kafka++
+	if c.isArchive(int32(e.Input)) {
+		c.hold(int32(e.Input)).file(ev)
+		return nil
+	}
+	c.route(ev)
+	return nil
+}
+
+// route hands a file to its partition or log dir.
+func (c *Checker) route(ev *scan.FileEvent) {
+	e := ev.Entry
+	if e.Partition != nil && partitionFile(e.Name.Kind) {
+		c.partitionOf(int32(e.Input), dirOf(e.Path), e.Partition.Topic, e.Partition.Partition).file(ev)
+		return
+	}
+	if e.Partition == nil && liveSegment(e.Name) {
+		// A segment outside any partition dir (a file given on its own
+		// elsewhere) is still checked for its offsets.
+		c.partitionOf(int32(e.Input), dirOf(e.Path), "", -1).file(ev)
+		return
+	}
+	c.logDirOf(int32(e.Input), e.LogDir).file(ev)
+}
+
+// partitionFile tells the kinds a partition dir holds.
+func partitionFile(k snapshot.Kind) bool {
+	switch k {
+	case snapshot.KindLog, snapshot.KindIndex, snapshot.KindTimeIndex, snapshot.KindTxnIndex, snapshot.KindSnapshot,
+		snapshot.KindLeaderEpochCheckpoint, snapshot.KindPartitionMetadata, snapshot.KindQuorumState, snapshot.KindKRaftSnapshot:
+		return true
+	}
+	return false
+}
+
+// liveSegment reports whether a file name is a segment of the live log.
+func liveSegment(n snapshot.Name) bool {
+	return n.Kind == snapshot.KindLog && n.Suffix == "" && !n.Leftover
+}
+
+func (c *Checker) partitionOf(input int32, dir, topic string, part int32) *partition {
+	k := partKey{input, dir}
+	if c.cur != nil && c.cur.key == k {
+		return c.cur
+	}
+	if c.cur != nil && !c.isArchive(input) {
+		c.cur.release() // a directory's partitions come one after another
+	}
+	p := c.parts[k]
+	if p == nil {
+		p = newPartition(c, k, topic, part)
+		c.parts[k] = p
+		c.order = append(c.order, p)
+	}
+	c.cur = p
+	return p
+}
+
+func (c *Checker) logDirOf(input int32, dir string) *logDir {
+	k := logDirKey{input, dir}
+	l := c.logDirs[k]
+	if l == nil {
+		l = &logDir{c: c, key: k, checkpoints: map[snapshot.Kind]*checkpointFile{}}
+		c.logDirs[k] = l
+		c.ldOrder = append(c.ldOrder, l)
+	}
+	return l
+}
+
+// logDirOfPartition is the log dir a partition dir belongs to.
+func (c *Checker) logDirOfPartition(p *partition) *logDir {
+	dir := path.Dir(p.key.dir)
+	if p.key.dir == "." || p.key.dir == "" {
+		dir = ".."
+	}
+	return c.logDirOf(p.key.input, dir)
+}
+
+func dirOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return "."
+}
+
+// Result is what the checks found.
+type Result struct {
+	// Findings of every file, the reader's included, sorted by input,
+	// file and byte position.
+	Findings []analysis.AnomalyRow
+	// Omitted counts findings past the scan's per-file listing cap.
+	Omitted map[[2]string]int64
+	// Gaps is the loss ledger.
+	Gaps []analysis.GapRow
+	// Partitions has one verdict per partition copy with live segments.
+	Partitions []Verdict
+	// Files counts the files seen; Kafka those of a kind ksleuth knows.
+	Files, Kafka int64
+	Skipped      []Skipped
+}
+
+// Finish ends the run: held archives are replayed, the cross-file checks
+// run, the ledger is classified, and the findings are returned sorted.
+func (c *Checker) Finish() *Result {
+	c.flushHeld()
+	if c.cur != nil {
+		c.cur.release()
+	}
+	for _, p := range c.order {
+		p.finishSegments()
+	}
+	for _, l := range c.ldOrder {
+		l.finish()
+	}
+	res := &Result{Omitted: c.omitted, Files: c.files, Kafka: c.kafka, Skipped: c.skipped}
+	for _, p := range c.order {
+		p.regrade()
+		gaps := p.ledger()
+		res.Gaps = append(res.Gaps, gaps...)
+		if v, ok := p.verdict(gaps); ok {
+			res.Partitions = append(res.Partitions, v)
+		}
+		p.flushCaps()
+		c.findings = append(c.findings, p.findings...)
+	}
+	for _, l := range c.ldOrder {
+		c.findings = append(c.findings, l.findings...)
+	}
+	for i := range c.findings {
+		c.findings[i].Source = c.source(c.findings[i].Input)
+	}
+	for i := range res.Gaps {
+		res.Gaps[i].Source = c.source(res.Gaps[i].Input)
+	}
+	SortFindings(c.findings)
+	res.Findings = c.findings
+	return res
+}
+
+func (c *Checker) source(in int32) string {
+	if int(in) < len(c.sources) {
+		return c.sources[in]
+	}
+	return ""
+}
+
+// SortFindings orders findings by input, file and byte position (whole-file
+// findings first), keeping the order they were found in otherwise.
+func SortFindings(fs []analysis.AnomalyRow) {
+	slices.SortStableFunc(fs, func(a, b analysis.AnomalyRow) int {
+		return cmp.Or(cmp.Compare(a.Input, b.Input), strings.Compare(a.File, b.File), cmp.Compare(deref(a.Position), deref(b.Position)))
+	})
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+// where is the finding location of a file of partition p.
+func (p *partition) where(file string) finding.Where {
+	return finding.Where{Input: p.key.input, Topic: p.topic, Partition: p.part, File: file}
+}

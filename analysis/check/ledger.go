@@ -1,0 +1,409 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/topics"
+	"github.com/ksleuth/ksleuth/snapshot"
+)
+
+// Causes of a gap in the loss ledger.
+const (
+	CauseRetention      = "retention"
+	CauseDeleteRecords  = "delete-records"
+	CauseCompaction     = "compaction"
+	CauseTruncated      = "truncated-batch"
+	CauseDamaged        = "damaged-batch"
+	CauseMissingSegment = "missing-segment"
+	CauseCheckpointAh   = "checkpoint-ahead"
+	CauseUnknown        = "unknown"
+)
+
+// maxHoles bounds the gaps kept per segment; a compacted segment can have
+// one between every two batches. Past it, the last one kept stands for
+// the rest and says how many it covers.
+const maxHoles = 4096
+
+// damage is a reader finding inside a live segment.
+type damage struct {
+	pos  int64
+	kind string
+	off  int64 // the batch's base offset when its header was read, else -1
+}
+
+// hole is a range of offsets absent between two intact batches of one
+// segment.
+type hole struct {
+	first, last int64
+	from, to    int64 // the byte range between the two batches
+	d           *damage
+	n           int // ranges it stands for (1, more past maxHoles)
+}
+
+// segSummary is what the ledger keeps of one live segment.
+type segSummary struct {
+	path                    string
+	base                    int64
+	firstIntact, lastIntact int64
+	firstPos, lastEnd       int64
+	holes                   []hole
+	damages                 []damage
+	lead, tail              *damage
+	unreadable              bool
+	gapNote                 string
+	gapPos, gapOff          int64
+}
+
+func (s *segSummary) damageIn(from, to int64) *damage {
+	for i := range s.damages {
+		if d := &s.damages[i]; d.pos >= from && d.pos < to {
+			return d
+		}
+	}
+	return nil
+}
+
+// computeHoles finds the absent ranges between the segment's intact
+// batches, and the damage before the first and after the last.
+func (s *segSummary) computeHoles(bs []batchInfo) {
+	var prev *batchInfo
+	for i := range bs {
+		b := &bs[i]
+		if !b.intact {
+			continue
+		}
+		if prev == nil {
+			s.firstPos = b.pos
+		} else if b.base > prev.last+1 {
+			h := hole{first: prev.last + 1, last: b.base - 1, from: prev.pos + prev.size, to: b.pos, n: 1}
+			h.d = s.damageIn(h.from, h.to)
+			if n := len(s.holes); n >= maxHoles && h.d == nil && s.holes[n-1].d == nil {
+				s.holes[n-1].last, s.holes[n-1].to = h.last, h.to
+				s.holes[n-1].n++
+			} else {
+				s.holes = append(s.holes, h)
+			}
+		}
+		prev = b
+	}
+	if prev == nil {
+		if len(s.damages) > 0 {
+			s.lead, s.tail = &s.damages[0], &s.damages[0]
+		}
+		return
+	}
+	s.lastEnd = prev.pos + prev.size
+	s.lead = s.damageIn(0, s.firstPos)
+	s.tail = s.damageIn(s.lastEnd, 1<<62)
+}
+
+// segmentFindings takes the reader's findings of a live segment: they are
+// the partition's findings, and its damage for the ledger.
+func (p *partition) segmentFindings(s *segRun, ev *scan.FileEvent) {
+	zeroOnly := true
+	for _, a := range ev.Anomalies {
+		idx := len(p.findings)
+		p.findings = append(p.findings, a)
+		if a.Kind != finding.KindZeroTail {
+			zeroOnly = false
+		}
+		switch {
+		case a.Kind == finding.KindIOError:
+			s.sum.unreadable = true
+		case a.Position == nil || a.Kind == finding.KindZeroTail:
+		default:
+			if a.Kind == finding.KindTruncated {
+				p.truncated = append(p.truncated, truncRef{idx, s.sum})
+			}
+			off := int64(-1)
+			if a.Offset != nil {
+				off = *a.Offset
+			}
+			s.sum.damages = append(s.sum.damages, damage{pos: *a.Position, kind: a.Kind, off: off})
+		}
+	}
+	if ev.Row.Batches == 0 && ev.Row.Size > 0 && !zeroOnly && !s.sum.unreadable {
+		p.add(finding.New(p.where(s.path), finding.KindNotKafkaData, 0, -1,
+			"no Kafka record batch could be read in its %d bytes: the file is not a Kafka segment, or is damaged beyond recognition", ev.Row.Size))
+	}
+}
+
+// finishSegments ends the partition's reading: the last segment, the index
+// files whose segment never came, the snapshots beyond the replay.
+func (p *partition) finishSegments() {
+	p.release()
+	p.finishSnapshots(p.logEnd())
+}
+
+// logEnd is one past the last batch, or the last segment's name offset if
+// that is higher (an empty active segment), -1 without segments.
+func (p *partition) logEnd() int64 {
+	if len(p.segs) == 0 {
+		return -1
+	}
+	last := p.segs[len(p.segs)-1].base
+	for _, s := range p.segs {
+		last = max(last, s.base)
+	}
+	return max(p.prevLast+1, last)
+}
+
+// firstOffset is the base offset of the first batch, -1 when none.
+func (p *partition) firstOffset() int64 {
+	for _, s := range p.sortedSegs() {
+		if s.firstIntact >= 0 {
+			return s.firstIntact
+		}
+	}
+	return -1
+}
+
+func (p *partition) sortedSegs() []*segSummary {
+	segs := slices.Clone(p.segs)
+	slices.SortStableFunc(segs, func(a, b *segSummary) int { return cmp.Compare(a.base, b.base) })
+	return segs
+}
+
+// regrade sets the severity of torn batches now that the active segment
+// is known: written data lost in a rolled segment is an error, a torn tail
+// of the active segment a warning (a crash, or a copy taken while the
+// broker wrote).
+func (p *partition) regrade() {
+	segs := p.sortedSegs()
+	if len(segs) == 0 {
+		return
+	}
+	active := segs[len(segs)-1]
+	for _, t := range p.truncated {
+		f := &p.findings[t.idx]
+		if t.seg == active {
+			f.Severity = finding.Warning
+			f.Message += " (at the end of the active segment: a torn tail, left by a crash or a copy taken while the broker wrote)"
+		} else {
+			f.Severity = finding.Error
+			f.Message += " (in a rolled segment, which the broker had finished writing: the data is lost)"
+		}
+	}
+}
+
+// compactionEvidence lists why this partition's gaps may be compaction.
+func (p *partition) compactionEvidence() []string {
+	ev := slices.Clone(p.evidence)
+	for _, s := range p.segs {
+		if s.gapNote != "" {
+			ev = append(ev, fmt.Sprintf("offsets jump between byte-adjacent batches of %s, as only the log cleaner leaves them", path.Base(s.path)))
+			break
+		}
+	}
+	ld := p.c.logDirOfPartition(p)
+	if _, ok := ld.entry(snapshot.KindCleanerCheckpoint, p.topic, p.part); ok {
+		ev = append(ev, "the log dir's cleaner-offset-checkpoint has an entry for it")
+	}
+	if p.c.o.CompactedTopics[p.topic] {
+		ev = append(ev, "the cluster metadata sets cleanup.policy=compact for the topic")
+	}
+	switch topics.TopicOf(p.topic) {
+	case topics.ConsumerOffsets, topics.TransactionState:
+		ev = append(ev, "the broker always compacts "+p.topic)
+	}
+	return ev
+}
+
+// ledger classifies every offset range of the partition copy that cannot
+// be read.
+func (p *partition) ledger() []analysis.GapRow {
+	segs := p.sortedSegs()
+	ld := p.c.logDirOfPartition(p)
+	if len(segs) == 0 {
+		rows := p.orphanGaps(nil, -1)
+		if hw := max(ld.offset(snapshot.KindReplicationCheckpoint, p.topic, p.part), ld.offset(snapshot.KindRecoveryPointCheckpoint, p.topic, p.part)); hw > 0 && len(rows) == 0 {
+			from := max(ld.offset(snapshot.KindLogStartCheckpoint, p.topic, p.part), 0)
+			if from < hw {
+				l := hw - 1
+				rows = append(rows, analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from, LastOffset: &l,
+					Cause: CauseCheckpointAh, Severity: finding.Warning, File: ld.checkpointPath(),
+					Explanation: fmt.Sprintf("the broker's checkpoints say offsets up to %d were written, but the partition dir holds no .log file: the segments were not copied, or were deleted after the checkpoint", l)})
+			}
+		}
+		return rows
+	}
+	evidence := p.compactionEvidence()
+	compacted := len(evidence) > 0
+	evText := strings.Join(evidence[:min(len(evidence), 3)], "; ")
+
+	if len(evidence) > 3 {
+		evText += fmt.Sprintf("; and %d more signs", len(evidence)-3)
+	}
+	var rows []analysis.GapRow
+	gap := func(first int64, last *int64, cause, sev, file string, pos int64, format string, args ...any) {
+		r := analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: first, LastOffset: last,
+			Cause: cause, Severity: sev, File: file, Explanation: fmt.Sprintf(format, args...)}
+		if pos >= 0 {
+			r.Position = &pos
+		}
+		rows = append(rows, r)
+	}
+	absent := func(first, last int64, file string, pos int64, where string) {
+		// An absent range with no damage: compaction, or nothing explains it.
+		l := last
+		switch {
+		case compacted:
+			gap(first, &l, CauseCompaction, finding.Note, file, pos, "offsets %d..%d %s: compaction removed them (%s)", first, last, where, evText)
+		default:
+			gap(first, &l, CauseUnknown, finding.Warning, file, pos, "offsets %d..%d %s, and nothing in the copy (no damage, no sign of compaction) explains it", first, last, where)
+			p.add(finding.NewSev(p.where(file), finding.KindOffsetGap, finding.Warning, pos, first,
+				"offsets %d..%d %s with no damage and no sign of compaction: records may have been lost", first, last, where))
+		}
+	}
+	damaged := func(first, last int64, file string, d *damage, rolled bool) {
+		cause, sev := CauseDamaged, finding.Error
+		if d.kind == finding.KindTruncated {
+			cause = CauseTruncated
+			if !rolled {
+				sev = finding.Warning
+			}
+		}
+		l := &last
+		if last < first {
+			l = nil
+		}
+		what := "lost"
+		if !rolled && cause == CauseTruncated {
+			what = "lost with the torn tail of the active segment"
+		}
+		end := "…"
+		if l != nil {
+			end = fmt.Sprint(last)
+		}
+		gap(first, l, cause, sev, file, d.pos, "offsets %d..%s %s: %s at byte %d of %s", first, end, what, d.kind, d.pos, path.Base(file))
+	}
+
+	first := segs[0]
+	if first.base > 0 {
+		lso, known := ld.entry(snapshot.KindLogStartCheckpoint, p.topic, p.part)
+		why := "the oldest segments were deleted by retention (or DeleteRecords), or were not copied"
+		if known {
+			why = fmt.Sprintf("the log start offset checkpoint says %d: deleted by retention or DeleteRecords", lso)
+		}
+		l := first.base - 1
+		gap(0, &l, CauseRetention, finding.Note, first.path, -1, "offsets 0..%d are below the first segment on disk (%d): %s", l, first.base, why)
+	}
+	prevEnd := int64(-1)
+	var prev *segSummary
+	var lost *segSummary // a segment with no intact batch since prev
+	for i, s := range segs {
+		if s.firstIntact < 0 {
+			if lost == nil && (s.unreadable || len(s.damages) > 0) {
+				lost = s
+			}
+			continue
+		}
+		from := prevEnd + 1
+		if prev == nil {
+			from = s.base
+		}
+		if s.firstIntact > from {
+			to := s.firstIntact - 1
+			switch {
+			case prev != nil && prev.tail != nil:
+				damaged(from, to, prev.path, prev.tail, true)
+			case s.lead != nil:
+				damaged(from, to, s.path, s.lead, true)
+			case lost != nil:
+				d := damage{pos: 0, kind: "unreadable segment"}
+				if lost.lead != nil {
+					d = *lost.lead
+				}
+				damaged(from, to, lost.path, &d, true)
+			case prev == nil:
+				absent(from, to, s.path, s.firstPos, fmt.Sprintf("are absent from the start of %s (named for %d; its first batch is at %d)", path.Base(s.path), s.base, s.firstIntact))
+			case s.base > from && !compacted:
+				l := to
+				gap(from, &l, CauseMissingSegment, finding.Warning, s.path, 0,
+					"offsets %d..%d are in no segment on disk: %s ends at %d and the next segment, %s, starts at %d; a segment between them was deleted or not copied (no sign of compaction)",
+					from, to, path.Base(prev.path), prevEnd, path.Base(s.path), s.firstIntact)
+				p.add(finding.New(p.where(s.path), finding.KindMissingSegment, 0, from,
+					"offsets %d..%d are missing between %s (ends at %d) and this segment (starts at %d), and nothing shows compaction: a segment was deleted or not copied",
+					from, to, path.Base(prev.path), prevEnd, s.firstIntact))
+			default:
+				absent(from, to, s.path, s.firstPos, fmt.Sprintf("are absent between %s and %s", path.Base(prev.path), path.Base(s.path)))
+			}
+		}
+		for _, h := range s.holes {
+			if h.d != nil {
+				damaged(h.first, h.last, s.path, h.d, true)
+				continue
+			}
+			where := "are absent between two batches of " + path.Base(s.path)
+			if h.n > 1 {
+				where = fmt.Sprintf("span %d absent ranges between batches of %s", h.n, path.Base(s.path))
+			}
+			absent(h.first, h.last, s.path, h.to, where)
+		}
+		if s.gapNote != "" {
+			sev := finding.Note
+			if !compacted {
+				sev = finding.Warning // said by absent() per range
+			}
+			if sev == finding.Note {
+				p.add(finding.New(p.where(s.path), finding.KindOffsetGap, s.gapPos, s.gapOff, "%s: compaction (%s)", s.gapNote, evText))
+			}
+		}
+		prevEnd, prev, lost = s.lastIntact, s, nil
+		_ = i
+	}
+	// The end: a torn tail of the active segment, data a checkpoint says
+	// was written.
+	hw := max(ld.offset(snapshot.KindReplicationCheckpoint, p.topic, p.part), ld.offset(snapshot.KindRecoveryPointCheckpoint, p.topic, p.part))
+	last := segs[len(segs)-1]
+	switch {
+	case prev != nil && (prev.tail != nil || lost != nil):
+		d := prev.tail
+		if d == nil {
+			d = &damage{pos: 0, kind: "unreadable segment"}
+			if lost.lead != nil {
+				d = lost.lead
+			}
+		}
+		end := hw - 1
+		damaged(prevEnd+1, end, last.path, d, false)
+	case hw > prevEnd+1 && prevEnd >= 0:
+		l := hw - 1
+		gap(prevEnd+1, &l, CauseCheckpointAh, finding.Warning, ld.checkpointPath(), -1,
+			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but past the last batch on disk: the copy was taken while the broker wrote, or the log lost its tail",
+			prevEnd+1, l, hw)
+	}
+	if lso, ok := ld.entry(snapshot.KindLogStartCheckpoint, p.topic, p.part); ok {
+		if fo := p.firstOffset(); fo >= 0 && lso > fo {
+			l := min(lso-1, max(prevEnd, fo))
+			gap(fo, &l, CauseDeleteRecords, finding.Note, ld.path(snapshot.KindLogStartCheckpoint), -1,
+				"offsets %d..%d are still in the files but below the log start offset %d: deleted with DeleteRecords (or retention not yet applied to the files); consumers can no longer read them",
+				fo, l, lso)
+		}
+	}
+	rows = append(rows, p.orphanGaps(segs, prevEnd)...)
+	slices.SortStableFunc(rows, func(a, b analysis.GapRow) int { return cmp.Compare(a.FirstOffset, b.FirstOffset) })
+	return rows
+}
+
+// orphanGaps are the missing segments that only their index files show:
+// past the last segment on disk, or in a partition dir with none.
+func (p *partition) orphanGaps(segs []*segSummary, end int64) []analysis.GapRow {
+	var rows []analysis.GapRow
+	for _, o := range p.orphans {
+		if len(segs) > 0 && o.base <= end {
+			continue // inside the data: the boundary gap says it
+		}
+		rows = append(rows, analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: o.base,
+			Cause: CauseMissingSegment, Severity: finding.Warning, File: o.path,
+			Explanation: fmt.Sprintf("%s has no %020d.log beside it: the segment from offset %d was deleted or not copied; how far it reached is unknown", path.Base(o.path), o.base, o.base)})
+	}
+	return rows
+}

@@ -1,0 +1,330 @@
+package check_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/check"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/segment/segtest"
+)
+
+// multiSegment generates a log dir whose partitions span several small
+// segments, with the indexes, snapshots and checkpoints a broker writes,
+// and returns it with its manifest.
+func multiSegment(t *testing.T) (fstest.MapFS, *segtest.Manifest) {
+	t.Helper()
+	dir := t.TempDir()
+	m, err := segtest.GenerateLogDir(dir, 7, segtest.GenOptions{SegmentBytes: 1200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := segtest.WriteState(dir, m, segtest.StateOptions{IndexIntervalBytes: 256}); err != nil {
+		t.Fatal(err)
+	}
+	mfs, err := segtest.LoadFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mfs, m
+}
+
+func partitionOf(t *testing.T, m *segtest.Manifest, dir string) segtest.PartitionManifest {
+	t.Helper()
+	for _, p := range m.Partitions {
+		if p.Dir == dir {
+			if len(p.Segments) < 3 {
+				t.Fatalf("%s has %d segments, want 3 or more", dir, len(p.Segments))
+			}
+			return p
+		}
+	}
+	t.Fatalf("no partition %s", dir)
+	return segtest.PartitionManifest{}
+}
+
+func gapsOf(rep *Report, dir string) []analysis.GapRow {
+	var out []analysis.GapRow
+	for _, g := range rep.Gaps {
+		if g.Dir == dir {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func verdictOf(t *testing.T, rep *Report, dir string) check.Verdict {
+	t.Helper()
+	for _, v := range rep.Verdicts {
+		if v.Dir == dir {
+			return v
+		}
+	}
+	t.Fatalf("no verdict for %s: %+v", dir, rep.Verdicts)
+	return check.Verdict{}
+}
+
+func lastOf(g analysis.GapRow) int64 {
+	if g.LastOffset == nil {
+		return -1
+	}
+	return *g.LastOffset
+}
+
+// TestLedgerIntact: a log dir as a broker leaves it loses nothing; the
+// compacted partition's gaps are compaction notes.
+func TestLedgerIntact(t *testing.T) {
+	mfs, m := multiSegment(t)
+	rep := verifyFS(t, mfs)
+	if c := counting(rep); len(c) > 0 {
+		t.Fatalf("findings on an intact dir: %v", c)
+	}
+	for _, p := range m.Partitions {
+		v := verdictOf(t, rep, p.Dir)
+		if !v.Intact || v.LogEndOffset != p.LogEndOffset {
+			t.Errorf("%s: %+v, want intact up to %d", p.Dir, v, p.LogEndOffset)
+		}
+	}
+	for _, g := range rep.Gaps {
+		if g.Severity != finding.Note || g.Dir != "compacted-0" || g.Cause != check.CauseCompaction {
+			t.Errorf("gap on an intact dir: %+v", g)
+		}
+	}
+	if len(gapsOf(rep, "compacted-0")) == 0 {
+		t.Errorf("no compaction gaps in compacted-0")
+	}
+}
+
+// TestLedgerTruncatedRolledSegment: a rolled segment cut inside its last
+// batch has lost that batch: an error at its byte position, and a gap of
+// exactly its offsets, bounded by the next segment.
+func TestLedgerTruncatedRolledSegment(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-0")
+	seg := p.Segments[0]
+	lastB := seg.Batches[len(seg.Batches)-1]
+	name := seg.File
+	mfs[name].Data = mfs[name].Data[:len(mfs[name].Data)-37]
+	rep := verifyFS(t, mfs)
+	f := want(t, rep, finding.KindTruncated, name, lastB.Position, -2, "")
+	if f.Severity != finding.Error {
+		t.Errorf("torn batch in a rolled segment: severity %s, want error", f.Severity)
+	}
+	gs := gapsOf(rep, "codecs-0")
+	wantLast := p.Segments[1].Batches[0].BaseOffset - 1
+	if len(gs) != 1 || gs[0].FirstOffset != lastB.BaseOffset || lastOf(gs[0]) != wantLast || gs[0].Cause != check.CauseTruncated ||
+		gs[0].Severity != finding.Error || gs[0].Position == nil || *gs[0].Position != lastB.Position || gs[0].File != name {
+		t.Fatalf("gaps %+v, want one error truncated-batch gap %d..%d at byte %d of %s", gs, lastB.BaseOffset, wantLast, lastB.Position, name)
+	}
+	if v := verdictOf(t, rep, "codecs-0"); v.Intact || v.Lost != wantLast-lastB.BaseOffset+1 {
+		t.Errorf("verdict %+v", v)
+	}
+}
+
+// TestLedgerTornActiveTail: the same cut in the active segment is a
+// crash's torn tail: a warning, bounded by the high watermark checkpoint.
+func TestLedgerTornActiveTail(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-0")
+	seg := p.Segments[len(p.Segments)-1]
+	lastB := seg.Batches[len(seg.Batches)-1]
+	mfs[seg.File].Data = mfs[seg.File].Data[:len(mfs[seg.File].Data)-5]
+	rep := verifyFS(t, mfs)
+	if f := want(t, rep, finding.KindTruncated, seg.File, lastB.Position, -2, "torn tail"); f.Severity != finding.Warning {
+		t.Errorf("torn active tail: severity %s, want warning", f.Severity)
+	}
+	gs := gapsOf(rep, "codecs-0")
+	if len(gs) != 1 || gs[0].FirstOffset != lastB.BaseOffset || lastOf(gs[0]) != p.LogEndOffset-1 || gs[0].Severity != finding.Warning {
+		t.Fatalf("gaps %+v, want one warning gap %d..%d", gs, lastB.BaseOffset, p.LogEndOffset-1)
+	}
+}
+
+// TestLedgerMissingMiddleSegment: a segment deleted from the middle of a
+// partition that is not compacted is a warning naming its offsets; the
+// same in the compacted partition is compaction.
+func TestLedgerMissingMiddleSegment(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "idempotent-0")
+	mid := p.Segments[1]
+	prefix := strings.TrimSuffix(mid.File, ".log")
+	for name := range mfs {
+		if strings.HasPrefix(name, prefix+".") && !strings.HasSuffix(name, ".snapshot") {
+			delete(mfs, name)
+		}
+	}
+	rep := verifyFS(t, mfs)
+	first, last := mid.Batches[0].BaseOffset, mid.Batches[len(mid.Batches)-1].LastOffset
+	gs := gapsOf(rep, "idempotent-0")
+	if len(gs) != 1 || gs[0].Cause != check.CauseMissingSegment || gs[0].Severity != finding.Warning || gs[0].FirstOffset != first || lastOf(gs[0]) != last {
+		t.Fatalf("gaps %+v, want one missing-segment warning %d..%d", gs, first, last)
+	}
+	want(t, rep, finding.KindMissingSegment, p.Segments[2].File, 0, first, "")
+	if v := verdictOf(t, rep, "idempotent-0"); v.Intact || v.Lost != last-first+1 {
+		t.Errorf("verdict %+v", v)
+	}
+}
+
+func TestLedgerMissingSegmentCompacted(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "compacted-0")
+	mid := p.Segments[1]
+	delete(mfs, mid.File)
+	prefix := strings.TrimSuffix(mid.File, ".log")
+	delete(mfs, prefix+".index")
+	delete(mfs, prefix+".timeindex")
+	rep := verifyFS(t, mfs)
+	for _, g := range gapsOf(rep, "compacted-0") {
+		if g.Severity != finding.Note || g.Cause != check.CauseCompaction {
+			t.Errorf("compacted partition: gap %+v, want compaction notes only", g)
+		}
+	}
+	if v := verdictOf(t, rep, "compacted-0"); !v.Intact {
+		t.Errorf("verdict %+v", v)
+	}
+}
+
+// TestLedgerRetention: the first segments gone is retention, a note.
+func TestLedgerRetention(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-1")
+	prefix := strings.TrimSuffix(p.Segments[0].File, ".log")
+	for name := range mfs {
+		if strings.HasPrefix(name, prefix+".") {
+			delete(mfs, name)
+		}
+	}
+	rep := verifyFS(t, mfs)
+	gs := gapsOf(rep, "codecs-1")
+	if len(gs) != 1 || gs[0].Cause != check.CauseRetention || gs[0].Severity != finding.Note || gs[0].FirstOffset != 0 || lastOf(gs[0]) != p.Segments[1].BaseOffset-1 {
+		t.Fatalf("gaps %+v", gs)
+	}
+	if v := verdictOf(t, rep, "codecs-1"); !v.Intact {
+		t.Errorf("verdict %+v", v)
+	}
+}
+
+// TestLedgerDamagedBatch: a batch whose CRC fails in the middle of a
+// segment has its offsets lost: an error gap at its position.
+func TestLedgerDamagedBatch(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "idempotent-1")
+	seg := p.Segments[1]
+	b := seg.Batches[1]
+	mfs[seg.File].Data = flipByte(mfs[seg.File].Data, int(b.Position)+b.Size-3)
+	rep := verifyFS(t, mfs)
+	gs := gapsOf(rep, "idempotent-1")
+	if len(gs) != 1 || gs[0].Cause != check.CauseDamaged || gs[0].Severity != finding.Error || gs[0].FirstOffset != b.BaseOffset ||
+		lastOf(gs[0]) != b.LastOffset || *gs[0].Position != b.Position {
+		t.Fatalf("gaps %+v, want one damaged-batch error %d..%d at %d", gs, b.BaseOffset, b.LastOffset, b.Position)
+	}
+}
+
+// TestLedgerCheckpoints: a high watermark past the data is data written
+// and not here; a log start above the first offset is DeleteRecords.
+func TestLedgerCheckpoints(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-0")
+	setCheckpoint(t, mfs, "replication-offset-checkpoint", "codecs 0", fmt.Sprint(p.LogEndOffset+10))
+	setCheckpoint(t, mfs, "log-start-offset-checkpoint", "codecs 0", "4")
+	rep := verifyFS(t, mfs)
+	gs := gapsOf(rep, "codecs-0")
+	byCause := map[string]analysis.GapRow{}
+	for _, g := range gs {
+		byCause[g.Cause] = g
+	}
+	if g, ok := byCause[check.CauseCheckpointAh]; !ok || g.FirstOffset != p.LogEndOffset || lastOf(g) != p.LogEndOffset+9 || g.Severity != finding.Warning {
+		t.Errorf("checkpoint-ahead gap %+v in %+v", g, gs)
+	}
+	if g, ok := byCause[check.CauseDeleteRecords]; !ok || g.FirstOffset != 0 || lastOf(g) != 3 || g.Severity != finding.Note {
+		t.Errorf("delete-records gap %+v in %+v", g, gs)
+	}
+}
+
+// tarOf packs mfs under a top dir into an archive: tar, tar.gz or tar.zst.
+func tarOf(t *testing.T, mfs fstest.MapFS, top, ext string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	names := make([]string, 0, len(mfs))
+	for n := range mfs {
+		names = append(names, n)
+	}
+	// Not in directory order: the checker must sort an archive itself.
+	sort.Sort(sort.Reverse(sort.StringSlice(names)))
+	for _, n := range names {
+		d := mfs[n].Data
+		if err := tw.WriteHeader(&tar.Header{Name: top + "/" + n, Mode: 0o644, Size: int64(len(d)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(d)
+	}
+	tw.Close()
+	data := buf.Bytes()
+	switch ext {
+	case ".tar.gz":
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(data)
+		zw.Close()
+		data = z.Bytes()
+	case ".tar.zst":
+		zw, _ := zstd.NewWriter(nil)
+		data = zw.EncodeAll(data, nil)
+	}
+	p := filepath.Join(t.TempDir(), top+ext)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestArchiveSameFindings: a damaged log dir and its archives, whose
+// entries come in reverse order, give the same findings and gaps.
+func TestArchiveSameFindings(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-0")
+	seg := p.Segments[0]
+	mfs[seg.File].Data = mfs[seg.File].Data[:len(mfs[seg.File].Data)-37]
+	// And an index entry pointing inside a batch, a snapshot that differs.
+	idx := strings.TrimSuffix(p.Segments[1].File, ".log") + ".index"
+	if d := mfs[idx].Data; len(d) >= 16 {
+		d = slices.Clone(d)
+		d[15]++
+		mfs[idx].Data = d
+	}
+	delete(mfs, "txn-0/00000000000000000000.txnindex")
+	dirRep := verifyFS(t, mfs)
+	key := func(r *Report, strip string) []string {
+		var out []string
+		for _, f := range r.Findings {
+			out = append(out, fmt.Sprintf("%s %s %s @%d o%d", f.Severity, f.Kind, strings.TrimPrefix(f.File, strip), f.Position, f.Offset))
+		}
+		for _, g := range r.Gaps {
+			out = append(out, fmt.Sprintf("gap %s %s %d..%d %s", strings.TrimPrefix(g.Dir, strip), g.Cause, g.FirstOffset, lastOf(g), g.Severity))
+		}
+		sort.Strings(out)
+		return out
+	}
+	want := key(dirRep, "")
+	if len(counting(dirRep)) < 3 {
+		t.Fatalf("the damaged dir has too few findings: %v", want)
+	}
+	for _, ext := range []string{".tar", ".tar.gz", ".tar.zst"} {
+		arc := tarOf(t, mfs, "broker-1", ext)
+		got := key(runPaths(t, arc), "broker-1/")
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: findings differ from the directory's:\n got %v\nwant %v", ext, got, want)
+		}
+	}
+}

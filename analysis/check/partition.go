@@ -1,0 +1,442 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/pstate"
+	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/segment"
+	"github.com/ksleuth/ksleuth/snapshot"
+)
+
+// batchInfo is what the checks need of one batch.
+type batchInfo struct {
+	pos, size    int64
+	base, last   int64
+	maxTs        int64
+	pid          int64
+	baseSeq      int32
+	epoch        int16
+	magic        int8
+	records      int32
+	intact       bool // CRC valid and every record decoded
+	txn, control bool
+	hasMarker    bool
+	markerType   int16
+	markerEpoch  int32
+	markerTs     int64
+	horizon      bool
+}
+
+func infoOf(r *analysis.BatchRow) batchInfo {
+	b := batchInfo{pos: r.Position, size: r.SizeBytes, base: r.BaseOffset, last: r.LastOffset, maxTs: -1,
+		pid: r.ProducerID, baseSeq: r.BaseSequence, epoch: int16(r.ProducerEpoch), magic: int8(r.Magic), records: r.RecordCount,
+		intact: r.CRCValid && r.DecodedRecords >= r.RecordCount, txn: r.IsTransactional, control: r.IsControl,
+		hasMarker: r.HasMarker, markerType: r.MarkerType, markerEpoch: r.MarkerEpoch, markerTs: r.MarkerTimestamp,
+		horizon: r.DeleteHorizonSet}
+	if r.MaxTimestamp != nil {
+		b.maxTs = *r.MaxTimestamp
+	}
+	return b
+}
+
+func (b *batchInfo) lastSequence() int32 {
+	if b.baseSeq < 0 {
+		return -1
+	}
+	return segment.IncrementSequence(b.baseSeq, int32(b.last-b.base))
+}
+
+// marker is one ABORT/COMMIT control batch of a segment.
+type marker struct {
+	pid     int64
+	abort   bool
+	txFirst int64 // first offset of the transaction it closed, -1 if none seen
+	pos     int64
+}
+
+// segRun is the segment being read, and the last one read until the next
+// begins: its batches are what its index files are checked against.
+type segRun struct {
+	path     string
+	base     int64 // from the name
+	size     int64
+	batches  []batchInfo
+	markers  map[int64]marker
+	first    int64 // first batch's base offset, -1 before any
+	gaps     []string
+	nGaps    int
+	firstGap [2]int64
+	done     bool
+	sum      *segSummary
+	txnIndex *sideFile // its .txnindex, once read
+}
+
+// sideFile is an index file waiting for its segment.
+type sideFile struct {
+	path string
+	kind snapshot.Kind
+	data []byte
+}
+
+// partition is the state of one partition copy's checks.
+type partition struct {
+	c        *Checker
+	key      partKey
+	topic    string
+	part     int32
+	dirState string // delete, future or stray for those dirs
+
+	findings []analysis.AnomalyRow
+	caps     map[[2]string]int
+
+	st        *pstate.State
+	atStart   *pstate.State // the state before the current segment's batches
+	startBase int64         // that segment's name offset
+	snaps     []*snapshot.File
+	prevLast  int64 // highest offset replayed, -1 before any batch
+	segLast   int64 // highest offset of the segments before the current one
+	maxTs     int64
+	evidence  []string // why gaps here may be compaction
+
+	cur, last *segRun
+	stash     map[int64][]sideFile
+	segs      []*segSummary
+	orphans   []orphanIndex
+	// truncated indexes the truncated-batch findings of live segments in
+	// findings, graded once the active segment is known.
+	truncated    []truncRef
+	firstSegBase int64
+}
+
+// orphanIndex is an index file whose segment is absent.
+type orphanIndex struct {
+	path string
+	base int64
+}
+
+type truncRef struct {
+	idx int
+	seg *segSummary
+}
+
+func newPartition(c *Checker, k partKey, topic string, part int32) *partition {
+	return &partition{c: c, key: k, topic: topic, part: part, caps: map[[2]string]int{}, st: pstate.New(),
+		prevLast: -1, segLast: -1, maxTs: -1, stash: map[int64][]sideFile{}, firstSegBase: -1, startBase: -1}
+}
+
+// add records a finding, applying the per-file cap.
+func (p *partition) add(f analysis.AnomalyRow) {
+	if m := p.c.o.MaxFindingsPerFile; m > 0 && f.Severity != finding.Note {
+		k := [2]string{f.File, f.Kind}
+		p.caps[k]++
+		if p.caps[k] > m {
+			return
+		}
+	}
+	p.findings = append(p.findings, f)
+}
+
+// flushCaps adds one finding per capped (file, kind) saying how many more
+// there were.
+func (p *partition) flushCaps() {
+	m := p.c.o.MaxFindingsPerFile
+	var keys [][2]string
+	for k, n := range p.caps {
+		if m > 0 && n > m {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1])) })
+	for _, k := range keys {
+		p.findings = append(p.findings, finding.New(p.where(k[0]), k[1], -1, -1, "%d more %s findings in this file not listed", p.caps[k]-m, k[1]))
+	}
+	clear(p.caps)
+}
+
+func (p *partition) addEvidence(e string) {
+	if !slices.Contains(p.evidence, e) && len(p.evidence) < 8 {
+		p.evidence = append(p.evidence, e)
+	}
+}
+
+// beginSegment starts reading a live segment.
+func (p *partition) beginSegment(file string) *segRun {
+	p.endSegment()
+	p.dropLast()
+	n := snapshot.ParseName(path.Base(file))
+	s := &segRun{path: file, base: n.Offset, markers: map[int64]marker{}, first: -1, firstGap: [2]int64{-1, -1}}
+	s.sum = &segSummary{path: file, base: n.Offset, firstIntact: -1, lastIntact: -1}
+	p.segs = append(p.segs, s.sum)
+	if p.firstSegBase < 0 {
+		p.firstSegBase = n.Offset
+	}
+	if len(p.segs) > 1 && p.segLast >= n.Offset {
+		p.add(finding.New(p.where(file), finding.KindSegmentOverlap, 0, n.Offset,
+			"segment is named for offset %d but the segments before it already hold offsets up to %d: "+
+				"the segments overlap (a leftover of an interrupted cleaning or split, or files copied from different moments)", n.Offset, p.segLast))
+	}
+	p.atStart, p.startBase = p.st.Clone(), n.Offset
+	p.cur, p.last = s, nil
+	return s
+}
+
+// batch replays one batch of a live segment, in file order.
+func (p *partition) batch(file string, b *batchInfo) {
+	s := p.cur
+	if s == nil || s.path != file {
+		s = p.beginSegment(file)
+	}
+	s.batches = append(s.batches, *b)
+	sum := s.sum
+	if b.intact {
+		if sum.firstIntact < 0 {
+			sum.firstIntact = b.base
+		}
+		sum.lastIntact = max(sum.lastIntact, b.last)
+	}
+	p.shapeEvidence(b)
+	if s.first < 0 {
+		s.first = b.base
+		if b.base < s.base {
+			p.add(finding.New(p.where(file), finding.KindNameMismatch, b.pos, b.base,
+				"first batch starts at offset %d, below the offset %d in the segment's name: the broker finds segments by name, so offsets %d..%d cannot be read through it",
+				b.base, s.base, b.base, s.base-1))
+		}
+	}
+	regressed := b.base <= p.prevLast
+	switch {
+	case regressed:
+		what := "repeats"
+		if b.last < p.prevLast {
+			what = "goes back below"
+		}
+		p.add(finding.New(p.where(file), finding.KindOffsetRegression, b.pos, b.base,
+			"batch with offsets %d..%d %s offsets already seen (up to %d): the log holds overlapping data",
+			b.base, b.last, what, p.prevLast))
+	case p.prevLast >= 0 && b.base > p.prevLast+1 && len(s.batches) > 1:
+		s.nGaps++
+		if s.firstGap[0] < 0 {
+			s.firstGap = [2]int64{b.pos, p.prevLast + 1}
+		}
+		if len(s.gaps) < 5 {
+			s.gaps = append(s.gaps, fmt.Sprintf("%d is followed by %d", p.prevLast, b.base))
+		}
+	}
+	pb := pstate.Batch{BaseOffset: b.base, LastOffset: b.last, Magic: b.magic, ProducerID: b.pid, ProducerEpoch: b.epoch,
+		BaseSequence: b.baseSeq, LastSequence: b.lastSequence(), MaxTimestamp: b.maxTs, Transactional: b.txn, Control: b.control,
+		HasRecord: b.hasMarker, ControlType: b.markerType, CoordinatorEpoch: b.markerEpoch, RecordTimestamp: b.markerTs}
+	// Snapshots whose end offset this batch is not below are complete.
+	for len(p.snaps) > 0 && p.snaps[0].EndOffset <= pb.LastOffset {
+		p.compareSnapshot(p.snaps[0], p.st, -1)
+		p.snaps = p.snaps[1:]
+	}
+	if regressed {
+		// Overlapping data is not replayed: the broker's log would not
+		// hold it, and replaying it would only repeat the finding.
+		return
+	}
+	if done := p.st.Apply(pb); done != nil {
+		s.markers[pb.BaseOffset] = marker{pid: done.ProducerID, abort: done.Aborted, txFirst: done.FirstOffset, pos: b.pos}
+	}
+	if b.magic >= 2 && !b.control && b.maxTs > p.maxTs {
+		p.maxTs = b.maxTs
+	}
+	p.prevLast = max(p.prevLast, b.last)
+}
+
+// shapeEvidence notes batch shapes only the log cleaner leaves: a v2 batch
+// with fewer records than its offset span, an empty batch kept for its
+// producer state, a delete horizon.
+func (p *partition) shapeEvidence(b *batchInfo) {
+	if b.magic < 2 || b.control || !b.intact {
+		return
+	}
+	switch {
+	case b.horizon:
+		p.addEvidence("a batch carries the log cleaner's delete horizon")
+	case b.records == 0:
+		p.addEvidence("an empty batch, as the cleaner keeps for producer state")
+	case b.last-b.base+1 > int64(b.records):
+		p.addEvidence(fmt.Sprintf("the batch at offset %d holds %d records over %d offsets, as the cleaner leaves it", b.base, b.records, b.last-b.base+1))
+	}
+}
+
+// endSegment finishes the current segment's own checks; its batches stay
+// for the index files that follow it.
+func (p *partition) endSegment() {
+	s := p.cur
+	if s == nil || s.done {
+		return
+	}
+	s.done = true
+	p.segLast = max(p.segLast, p.prevLast)
+	if s.nGaps > 0 {
+		more := ""
+		if s.nGaps > len(s.gaps) {
+			more = fmt.Sprintf(", … (%d in all)", s.nGaps)
+		}
+		s.sum.gapNote = fmt.Sprintf("non-consecutive offsets between batches: %s%s", strings.Join(s.gaps, ", "), more)
+		s.sum.gapPos, s.sum.gapOff = s.firstGap[0], s.firstGap[1]
+	}
+	s.sum.computeHoles(s.batches)
+	p.cur, p.last = nil, s
+}
+
+// dropLast ends what the last segment read is kept for: its .txnindex,
+// read or not, is compared with its ABORT markers.
+func (p *partition) dropLast() {
+	if s := p.last; s != nil {
+		p.checkTxnIndex(s)
+		p.last = nil
+	}
+}
+
+// file takes one file of the partition dir.
+func (p *partition) file(ev *scan.FileEvent) {
+	e := ev.Entry
+	n := e.Name
+	file := e.Path
+	if e.Partition != nil {
+		p.dirState = e.Partition.State
+	}
+	switch {
+	case n.Leftover || n.Suffix != "":
+		p.findings = append(p.findings, ev.Anomalies...)
+		p.leftover(ev)
+		return
+	case liveSegment(n):
+		s := p.cur
+		if s == nil || s.path != file {
+			s = p.beginSegment(file) // a segment without batches
+		}
+		s.size = ev.Row.Size
+		p.segmentFindings(s, ev)
+		p.endSegment()
+		p.flushStash(s.base, true)
+		return
+	}
+	p.findings = append(p.findings, ev.Anomalies...)
+	switch n.Kind {
+	case snapshot.KindIndex, snapshot.KindTimeIndex, snapshot.KindTxnIndex:
+		if ev.Data == nil {
+			return // too large or unreadable: already a finding
+		}
+		sf := sideFile{path: file, kind: n.Kind, data: ev.Data}
+		if p.c.isFile(p.key.input) {
+			// Given on its own: its segment is not part of the input.
+			for _, f := range parseOnly(p.where(file), n.Kind, ev.Data) {
+				p.add(f)
+			}
+			p.add(finding.New(p.where(file), finding.KindNotVerifiable, -1, -1,
+				"checked on its own; give its partition dir to check its entries against its segment"))
+			return
+		}
+		if s := p.segmentAt(n.Offset); s != nil {
+			p.checkSide(s, sf)
+		} else {
+			p.stash[n.Offset] = append(p.stash[n.Offset], sf)
+		}
+	case snapshot.KindSnapshot:
+		p.snapshotFile(file, ev.Data)
+	case snapshot.KindKRaftSnapshot:
+		// Framing and CRCs only: the reader's findings are in.
+	default:
+		if ev.Data != nil {
+			for _, f := range parseState(p.where(file), n.Kind, ev.Data) {
+				p.add(f)
+			}
+		}
+	}
+}
+
+// segmentAt returns the segment of base offset off whose batches are still
+// held: the current one or the one just read.
+func (p *partition) segmentAt(off int64) *segRun {
+	for _, s := range []*segRun{p.cur, p.last} {
+		if s != nil && s.done && s.base == off {
+			return s
+		}
+	}
+	return nil
+}
+
+// flushStash checks the index files that arrived before segment base's
+// .log. With found false the segment never came.
+func (p *partition) flushStash(base int64, found bool) {
+	side := p.stash[base]
+	delete(p.stash, base)
+	for _, sf := range side {
+		if found {
+			p.checkSide(p.segmentAt(base), sf)
+		} else {
+			p.orphan(sf)
+		}
+	}
+}
+
+// release drops what only the partition's next files could use: a
+// directory's partitions come one after another.
+func (p *partition) release() {
+	p.endSegment()
+	p.dropLast()
+	bases := make([]int64, 0, len(p.stash))
+	for b := range p.stash {
+		bases = append(bases, b)
+	}
+	slices.Sort(bases)
+	for _, b := range bases {
+		p.flushStash(b, false)
+	}
+}
+
+func (p *partition) orphan(sf sideFile) {
+	n := snapshot.ParseName(path.Base(sf.path))
+	p.add(finding.New(p.where(sf.path), finding.KindMissingSegment, -1, n.Offset,
+		"index file without its segment %020d.log: the segment was not copied or was lost, so offsets from %d on may be missing "+
+			"(a broker would delete this orphan index at load)", n.Offset, n.Offset))
+	if n.Offset >= 0 {
+		p.orphans = append(p.orphans, orphanIndex{path: sf.path, base: n.Offset})
+	}
+}
+
+func (p *partition) checkSide(s *segRun, sf sideFile) {
+	switch sf.kind {
+	case snapshot.KindIndex:
+		p.checkOffsetIndex(sf.path, sf.data, s)
+	case snapshot.KindTimeIndex:
+		p.checkTimeIndex(sf.path, sf.data, s)
+	case snapshot.KindTxnIndex:
+		s.txnIndex = &sf // compared with the markers when the segment is dropped
+	}
+}
+
+// leftover notes a file in transit and parses it on its own.
+func (p *partition) leftover(ev *scan.FileEvent) {
+	n := ev.Entry.Name
+	file := ev.Entry.Path
+	why := map[string]string{
+		snapshot.SuffixDeleted: "scheduled for deletion (removed after file.delete.delay.ms, or at the next broker start)",
+		snapshot.SuffixCleaned: "log-cleaner output under construction (deleted at the next broker start)",
+		snapshot.SuffixSwap:    "cleaned or split segment being swapped in (completed at the next broker start)",
+	}[n.Suffix]
+	if n.Leftover {
+		why = "leftover of an atomic rewrite that was never renamed (the broker crashed or was killed while writing it)"
+	}
+	if n.Suffix == snapshot.SuffixCleaned || n.Suffix == snapshot.SuffixSwap {
+		p.addEvidence(fmt.Sprintf("the log cleaner's %s file %s", n.Suffix, path.Base(file)))
+	}
+	p.add(finding.New(p.where(file), finding.KindLeftover, -1, -1, "%s; not part of the live log", why))
+	if ev.Data == nil || len(ev.Data) == 0 {
+		return // an empty leftover says nothing more
+	}
+	for _, f := range parseOnly(p.where(file), n.Kind, ev.Data) {
+		p.add(f)
+	}
+}

@@ -1,0 +1,87 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+)
+
+// Verdict is the one-line answer for a partition copy: intact, or which
+// offsets are lost and why.
+type Verdict struct {
+	Input     int32  `json:"input"`
+	Source    string `json:"source"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Dir       string `json:"dir"`
+	// FirstOffset and LogEndOffset bound the data on disk (-1: none).
+	FirstOffset  int64 `json:"first_offset"`
+	LogEndOffset int64 `json:"log_end_offset"`
+	// Intact: no gap worse than a note.
+	Intact bool `json:"intact"`
+	// Lost counts the offsets in gaps worse than a note whose end is
+	// known; Unbounded says some gap's end is not.
+	Lost      int64  `json:"lost_offsets"`
+	Unbounded bool   `json:"lost_unbounded"`
+	Text      string `json:"verdict"`
+}
+
+// verdict sums up the partition's gaps; ok is false for a partition dir
+// without live segments.
+func (p *partition) verdict(gaps []analysis.GapRow) (Verdict, bool) {
+	if len(p.segs) == 0 && len(gaps) == 0 {
+		return Verdict{}, false
+	}
+	v := Verdict{Input: p.key.input, Source: p.c.source(p.key.input), Topic: p.topic, Partition: p.part, Dir: p.key.dir,
+		FirstOffset: p.firstOffset(), LogEndOffset: p.logEnd(), Intact: true}
+	var bad []string
+	notes := map[string]int{}
+	for _, g := range gaps {
+		if !finding.Counts(g.Severity) {
+			notes[g.Cause]++
+			continue
+		}
+		v.Intact = false
+		rng := fmt.Sprintf("%d..", g.FirstOffset)
+		if g.LastOffset != nil {
+			rng += fmt.Sprint(*g.LastOffset)
+			v.Lost += *g.LastOffset - g.FirstOffset + 1
+		} else {
+			rng += "?"
+			v.Unbounded = true
+		}
+		if len(bad) < 4 {
+			bad = append(bad, fmt.Sprintf("%s %s (%s)", rng, g.Severity, g.Cause))
+		} else if len(bad) == 4 {
+			bad = append(bad, "…")
+		}
+	}
+	span := "no batches"
+	if len(p.segs) == 0 {
+		span = "no segment on disk"
+	}
+	if v.FirstOffset >= 0 {
+		span = fmt.Sprintf("offsets %d..%d", v.FirstOffset, v.LogEndOffset-1)
+	}
+	if v.Intact {
+		v.Text = "intact: " + span
+		if len(notes) > 0 {
+			var ns []string
+			for _, c := range []string{CauseRetention, CauseDeleteRecords, CauseCompaction} {
+				if notes[c] > 0 {
+					ns = append(ns, fmt.Sprintf("%d %s", notes[c], c))
+				}
+			}
+			v.Text += " (absent by design: " + strings.Join(ns, ", ") + ")"
+		}
+		return v, true
+	}
+	lost := fmt.Sprintf("%d offset(s)", v.Lost)
+	if v.Unbounded {
+		lost = "at least " + lost
+	}
+	v.Text = fmt.Sprintf("LOST %s of %s: %s", lost, span, strings.Join(bad, ", "))
+	return v, true
+}

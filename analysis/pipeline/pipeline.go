@@ -1,0 +1,310 @@
+// Package pipeline runs ksleuth's one analysis for every command: the
+// inputs are scanned (package scan), every partition is checked and its
+// losses are classified (package check), producer sessions are rebuilt
+// (package producers), producer ids are attributed from the internal
+// topics (package topics), and records are fed to the duplicate detector
+// (package dups) when one is given. Commands differ only in what they ask
+// for and what they print or write: verify is scan without tables.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/check"
+	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/producers"
+	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/source"
+)
+
+// Options say what one run computes.
+type Options struct {
+	// Scan configures the reading; Records is forced on when the
+	// detector or the attribution needs records.
+	Scan  scan.Config
+	Check check.Options
+	// Detector, when set, gets every data record, fingerprinted over the
+	// parts Hasher chooses.
+	Detector *dups.Detector
+	Hasher   *dups.Hasher
+	// Attribution reads __transaction_state and __cluster_metadata to
+	// name the owners of producer ids.
+	Attribution bool
+}
+
+// Sinks receive the streamed rows, after the engine has seen them.
+type Sinks struct {
+	Batches func([]analysis.BatchRow) error
+	Records func([]analysis.PayloadRecordRow) error
+}
+
+// Result is one run's outcome.
+type Result struct {
+	// Scan holds the files, snapshots and per-partition summary. Its
+	// Anomalies are every finding of the run, sorted, and its Findings
+	// and Errors count them.
+	Scan *scan.Result
+	// Check holds the loss ledger, the verdicts and the skipped files.
+	Check *check.Result
+	// Sessions are the producer sessions.
+	Sessions []analysis.ProducerRow
+	// Warnings counts findings of severity warning (Scan.Errors the
+	// errors).
+	Warnings int64
+	attr     *attributor
+}
+
+// ErrNoKafkaData is returned when no input holds a single Kafka file.
+var ErrNoKafkaData = errors.New("no Kafka data")
+
+// NeedPayload reports whether the options need keys, values and headers.
+func (o *Options) NeedPayload() bool { return o.Detector != nil && !o.Hasher.Default() }
+
+// Run runs the analysis over inputs.
+func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*Result, error) {
+	sources := scan.Sources(inputs)
+	chk := check.New(inputs, sources, o.Check)
+	f := &feed{tracker: producers.New(), det: o.Detector, hasher: o.Hasher, lastIn: -1}
+	// Producer sessions are rebuilt in the checker's order: offset order
+	// within a partition, archives included.
+	chk.OnBatch = f.tracker.Batch
+	if o.Attribution {
+		f.attr = newAttributor()
+	}
+	cfg := o.Scan
+	cfg.Records = cfg.Records || o.Detector != nil || o.Attribution
+	cfg.Payload = cfg.Payload || f.needPayload()
+	if f.needPayload() {
+		cfg.Compact = false
+	}
+	out := scan.Output{
+		Batches: func(rows []analysis.BatchRow) error {
+			if err := chk.Batches(rows); err != nil {
+				return err
+			}
+			if sinks.Batches != nil {
+				return sinks.Batches(rows)
+			}
+			return nil
+		},
+		Entries: f.entries,
+		Records: func(rows []analysis.PayloadRecordRow) error {
+			if err := f.records(rows); err != nil {
+				return err
+			}
+			if sinks.Records != nil {
+				return sinks.Records(rows)
+			}
+			return nil
+		},
+		File: chk.File,
+	}
+	res, err := scan.Run(ctx, inputs, cfg, out)
+	if err != nil {
+		return nil, err
+	}
+	cr := chk.Finish()
+	r := &Result{Scan: res, Check: cr, attr: f.attr}
+	sessions, sessionFindings := f.tracker.Finish(res.Snapshots)
+	all := append(res.Anomalies, cr.Findings...)
+	all = append(all, sessionFindings...)
+	if f.attr != nil {
+		f.attr.a.Finish()
+		all = append(all, f.attr.anomalies...)
+		for i := range sessions {
+			f.attr.a.AnnotateProducer(&sessions[i])
+		}
+	}
+	for i := range sessions {
+		sessions[i].Source = sources[sessions[i].Input]
+	}
+	all = append(all, emptyInputs(inputs, res.Files)...)
+	for i := range all {
+		all[i].Source = sources[all[i].Input]
+	}
+	check.SortFindings(all)
+	res.Anomalies = all
+	r.Sessions = sessions
+	r.count(cr.Omitted)
+	if cr.Kafka == 0 {
+		return r, noKafkaData(inputs, res.Anomalies)
+	}
+	return r, nil
+}
+
+// emptyInputs are findings for the inputs that hold no Kafka file while
+// others do.
+func emptyInputs(inputs []*source.Input, files []analysis.FileRow) []analysis.AnomalyRow {
+	kafka := make([]int, len(inputs))
+	for _, f := range files {
+		if f.Kind != "unknown" && int(f.Input) < len(kafka) {
+			kafka[f.Input]++
+		}
+	}
+	var out []analysis.AnomalyRow
+	for i, in := range inputs {
+		if kafka[i] == 0 && len(files) > 0 {
+			w := finding.Where{Input: int32(i), Partition: -1, File: path.Base(in.Path)}
+			out = append(out, finding.New(w, finding.KindNotKafkaData, -1, -1, "%s holds no Kafka file: %s", in.Path, expected))
+		}
+	}
+	return out
+}
+
+const expected = "expected a broker log dir, a partition dir (<topic>-<partition>), a segment, index, snapshot or checkpoint file, or a .tar, .tar.gz or .tar.zst of them"
+
+func noKafkaData(inputs []*source.Input, findings []analysis.AnomalyRow) error {
+	names := make([]string, len(inputs))
+	for i, in := range inputs {
+		names[i] = in.Path
+	}
+	why := ""
+	for _, a := range findings {
+		if a.Kind == "archive-damaged" {
+			why += "; " + a.File + ": " + a.Message
+		}
+	}
+	return fmt.Errorf("%w in %s: %s%s", ErrNoKafkaData, strings.Join(names, ", "), expected, why)
+}
+
+// count recomputes the finding counts of the summary, the files and the
+// partitions from the run's findings (plus those counted but not listed).
+func (r *Result) count(omitted map[[2]string]int64) {
+	res := r.Scan
+	type fileKey struct {
+		input int32
+		path  string
+	}
+	perFile := map[fileKey]int64{}
+	worst := map[fileKey]string{}
+	perDir := map[fileKey]int64{}
+	counts := map[[2]string]int64{}
+	for _, a := range res.Anomalies {
+		if a.Kind != finding.KindFindingsOmitted {
+			counts[[2]string{a.Kind, a.Severity}]++
+		}
+		k := fileKey{a.Input, a.File}
+		perFile[k]++
+		if w, ok := worst[k]; !ok || finding.Rank(a.Severity) < finding.Rank(w) {
+			worst[k] = a.Severity
+		}
+		if a.Partition != nil {
+			perDir[fileKey{a.Input, dirOf(a.File)}]++
+		}
+	}
+	for k, n := range omitted {
+		counts[k] += n
+	}
+	res.Findings, res.Errors, r.Warnings = nil, 0, 0
+	for k, n := range counts {
+		switch k[1] {
+		case finding.Error:
+			res.Errors += n
+		case finding.Warning:
+			r.Warnings += n
+		}
+		res.Findings = append(res.Findings, scan.FindingCount{Kind: k[0], Severity: k[1], Count: n})
+	}
+	sort.Slice(res.Findings, func(i, j int) bool {
+		a, b := res.Findings[i], res.Findings[j]
+		if a.Severity != b.Severity {
+			return finding.Rank(a.Severity) < finding.Rank(b.Severity)
+		}
+		return a.Kind < b.Kind
+	})
+	for i := range res.Files {
+		f := &res.Files[i]
+		k := fileKey{f.Input, f.Path}
+		if f.Status == "unreadable" || f.Status == "skipped" {
+			f.Findings = max(f.Findings, perFile[k])
+			continue
+		}
+		f.Findings = perFile[k]
+		switch {
+		case f.Kind == "unknown":
+			f.Status = "other"
+		case worst[k] == finding.Error:
+			f.Status = "damaged"
+		case worst[k] == finding.Warning:
+			f.Status = "warnings"
+		case perFile[k] > 0:
+			f.Status = "notes"
+		default:
+			f.Status = "ok"
+		}
+	}
+	for _, p := range res.Partitions {
+		p.Findings = perDir[fileKey{p.Input, p.Dir}]
+	}
+}
+
+func dirOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return "."
+}
+
+// AnnotateDuplicates wraps a duplicates writer to fill the attribution
+// columns and add what they say to the explanations of later copies.
+func (r *Result) AnnotateDuplicates(write func([]analysis.DuplicateRow) error) func([]analysis.DuplicateRow) error {
+	if r.attr == nil {
+		return write
+	}
+	a := r.attr.a
+	return func(rows []analysis.DuplicateRow) error {
+		for i := range rows {
+			d := &rows[i]
+			a.AnnotateDuplicate(d)
+			if d.PIDChange == analysis.PIDChangeIdempotentRestart && d.Class != dups.ClassRestartResend {
+				d.PIDChange = "" // no restart, whatever the PIDs
+			}
+			if d.Explanation != "" { // none under dups.Options.NoExplanations
+				d.Explanation += dups.AttributionNote(d)
+			}
+		}
+		return write(rows)
+	}
+}
+
+// Transactions and PIDBlocks are the attribution's tables (nil without
+// attribution).
+func (r *Result) Transactions() []analysis.TransactionRow {
+	if r.attr == nil {
+		return nil
+	}
+	return r.attr.a.Transactions()
+}
+
+// PIDBlocks: see Transactions.
+func (r *Result) PIDBlocks() []analysis.PIDBlockRow {
+	if r.attr == nil {
+		return nil
+	}
+	return r.attr.a.PIDBlocks()
+}
+
+// Failed reports whether the run must say so in its exit status with
+// --fail-on-findings (verify always): an error or warning was found.
+func (r *Result) Failed() bool { return r.Scan.Errors+r.Warnings > 0 }
+
+// Incomplete reports whether some input could not be read in full (an
+// unreadable file, a damaged archive): the run analysed everything else.
+func (r *Result) Incomplete() bool {
+	if r.Scan.Unreadable > 0 {
+		return true
+	}
+	for _, a := range r.Scan.Anomalies {
+		if a.Kind == "archive-damaged" || a.Kind == finding.KindIOError {
+			return true
+		}
+	}
+	return false
+}
