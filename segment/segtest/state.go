@@ -77,12 +77,17 @@ type stateRules struct {
 	// segment's indexes keep their preallocated size and no close happened
 	// (no closing time-index entry, no snapshot at the log end).
 	prealloc int64
+	// recovered indexes every segment batch by batch, as LogSegment.recover
+	// rebuilds it, cleaned segments too.
+	recovered bool
 }
 
 // WriteState rewrites, beside the segments of a log dir written by
 // GenerateLogDir, the .index, .timeindex, .txnindex and .snapshot files for
-// another index.interval.bytes, as a cleanly shut down broker leaves them.
-// Tests use small intervals to get many index entries.
+// another index.interval.bytes, with every segment indexed the way the
+// broker's recovery rebuilds an index (batch by batch, cleaned segments
+// too), then closed cleanly. Tests use small intervals to get many index
+// entries.
 func WriteState(dir string, m *Manifest, opts StateOptions) error {
 	if opts.IndexIntervalBytes <= 0 {
 		opts.IndexIntervalBytes = KafkaIndexIntervalBytes
@@ -90,7 +95,7 @@ func WriteState(dir string, m *Manifest, opts StateOptions) error {
 	for i := range m.Partitions {
 		p := m.Partitions[i] // a copy: the caller's manifest keeps its own entries
 		p.Segments = slices.Clone(p.Segments)
-		computeState(&p, stateRules{interval: opts.IndexIntervalBytes})
+		computeState(&p, stateRules{interval: opts.IndexIntervalBytes, recovered: true})
 		files := stateFiles(&p, 0)
 		names := make([]string, 0, len(files))
 		for n := range files {
@@ -179,7 +184,7 @@ func computeState(p *PartitionManifest, r stateRules) {
 			if b.MaxTimestamp > maxTs {
 				maxTs, maxTsOffset = b.MaxTimestamp, b.LastOffset
 			}
-			if !s.Cleaned && sinceLast > r.interval {
+			if (r.recovered || !s.Cleaned) && sinceLast > r.interval {
 				s.IndexEntries = append(s.IndexEntries, IndexEntry{Offset: b.LastOffset, Position: b.Position})
 				appendTime()
 				sinceLast = 0
