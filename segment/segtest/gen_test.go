@@ -62,7 +62,7 @@ func TestGenerateDeterministic(t *testing.T) {
 }
 
 // readerView decodes one entry at the start of buf the way
-// kafka-formats.md tells a reader to (kmsg for the framing, the test's own
+// the on-disk format tells a reader to (kmsg for the framing, the test's own
 // decompressors), independently of Describe, and returns its records.
 func readerView(t *testing.T, buf []byte) (size int, recs []RecordInfo) {
 	t.Helper()
