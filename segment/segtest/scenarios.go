@@ -239,6 +239,9 @@ func genCompacted(g *gen) error {
 		switch i {
 		case 0:
 			b.Records = nil // the first batch vanished whole: the segment starts with a gap
+			// The leader epoch cache was assigned when the batch was
+			// appended; cleaning does not change it.
+			p.m.LeaderEpochs = append(p.m.LeaderEpochs, EpochEntry{Epoch: b.PartitionLeaderEpoch, StartOffset: b.BaseOffset})
 		case 3:
 			// Every record removed, but the batch is the producer's last
 			// at the time, so the cleaner keeps an empty header.
