@@ -124,7 +124,7 @@ type partition struct {
 	segBytes int64
 	next     int64 // offset the next appended batch gets
 	// roll forces the next append into a new segment, as a roll by
-	// segment.ms or a cleaner pass over the active segment's predecessor.
+	// segment.ms does; the compacted scenario ends its cleaned segment so.
 	roll bool
 }
 
