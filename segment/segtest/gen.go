@@ -112,6 +112,9 @@ type SegmentManifest struct {
 	IndexEntries     []IndexEntry     `json:"indexEntries"`
 	TimeIndexEntries []TimeIndexEntry `json:"timeIndexEntries"`
 	AbortedTxns      []AbortedTxn     `json:"abortedTxns,omitempty"`
+	// appendEnds holds, per append into the segment, the number of
+	// batches after it: the index follows appends, not entries.
+	appendEnds []int
 }
 
 // SegmentFileName is Kafka's 20-digit zero-padded "<offset>.log" name.
@@ -177,6 +180,7 @@ func (p *partition) appendAt(b Batch) error {
 	}
 	p.data[n-1] = append(p.data[n-1], enc...)
 	seg.Size = int64(len(p.data[n-1]))
+	seg.appendEnds = append(seg.appendEnds, len(seg.Batches))
 	// Only v2 batches carry a leader epoch; the cache is assigned from them
 	// (UnifiedLog.append: leaderEpochCache.assign for magic >= 2).
 	if b.Magic >= 2 && b.PartitionLeaderEpoch >= 0 {

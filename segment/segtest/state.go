@@ -127,15 +127,15 @@ func prefixName(off int64, ext string) string { return fmt.Sprintf("%020d%s", of
 // computeState fills in the index entries, aborted transactions and
 // snapshots of p from its batches, following the broker:
 //
-//   - offset and time index entries: LogSegment.append adds one before a
-//     batch once more than index.interval.bytes were appended since the last
-//     entry (strictly more), naming the batch's last offset and start
+//   - offset and time index entries: LogSegment.append adds one before an
+//     append once more than index.interval.bytes were appended since the
+//     last entry (strictly more), naming the append's last offset and start
 //     position; the time entry holds the largest timestamp so far and is
-//     added only if it grew (TimeIndex.maybeAppend). A produce request
-//     carries one batch per partition, so this runs batch by batch, which
-//     is also how LogSegment.recover rebuilds an index. The log cleaner
-//     copies a small segment in one read-buffer chunk, one append, so a
-//     cleaned segment gets no offset entry.
+//     added only if it grew (TimeIndex.maybeAppend). A v2 produce request
+//     carries one batch per partition and a legacy one one message set. The
+//     log cleaner copies a small segment in one read-buffer chunk, one
+//     append, so a cleaned segment gets no offset entry. LogSegment.recover
+//     rebuilds an index by the same rule, batch by batch.
 //   - a roll or a clean close adds the closing time entry (the segment's
 //     largest timestamp, if not indexed yet) and trims both files.
 //   - an ABORT marker that ends a transaction holding data adds a txnindex
@@ -178,19 +178,24 @@ func computeState(p *PartitionManifest, r stateRules) {
 				lastIndexedTs = maxTs
 			}
 		}
-		for _, b := range s.Batches {
+		for _, g := range appendGroups(s, r.recovered) {
+			bs := s.Batches[g[0]:g[1]]
 			// The max timestamp first, then the index entries if enough
 			// bytes went by, then the byte count.
-			if b.MaxTimestamp > maxTs {
-				maxTs, maxTsOffset = b.MaxTimestamp, b.LastOffset
+			for _, b := range bs {
+				if b.MaxTimestamp > maxTs {
+					maxTs, maxTsOffset = b.MaxTimestamp, b.LastOffset
+				}
 			}
-			if (r.recovered || !s.Cleaned) && sinceLast > r.interval {
-				s.IndexEntries = append(s.IndexEntries, IndexEntry{Offset: b.LastOffset, Position: b.Position})
+			if sinceLast > r.interval {
+				s.IndexEntries = append(s.IndexEntries, IndexEntry{Offset: bs[len(bs)-1].LastOffset, Position: bs[0].Position})
 				appendTime()
 				sinceLast = 0
 			}
-			sinceLast += int64(b.Size)
-			applyProducerState(producers, b, s)
+			for _, b := range bs {
+				sinceLast += int64(b.Size)
+				applyProducerState(producers, b, s)
+			}
 		}
 		if !active || r.prealloc <= 0 {
 			appendTime() // the closing entry of a roll or a clean close
@@ -204,6 +209,30 @@ func computeState(p *PartitionManifest, r stateRules) {
 	if r.prealloc <= 0 && p.LogEndOffset > last {
 		takeSnapshot(p.LogEndOffset)
 	}
+}
+
+// appendGroups splits a segment's batches into the appends that wrote
+// them, as [start, end) index pairs: one per produce request (a legacy
+// uncompressed message set is several entries of one append), the whole
+// segment for cleaner output, or one per batch as recovery reads them.
+func appendGroups(s *SegmentManifest, recovered bool) [][2]int {
+	var gs [][2]int
+	switch {
+	case len(s.Batches) == 0:
+	case recovered:
+		for i := range s.Batches {
+			gs = append(gs, [2]int{i, i + 1})
+		}
+	case s.Cleaned:
+		gs = append(gs, [2]int{0, len(s.Batches)})
+	default:
+		start := 0
+		for _, end := range s.appendEnds {
+			gs = append(gs, [2]int{start, end})
+			start = end
+		}
+	}
+	return gs
 }
 
 // applyProducerState updates the producer table with one batch the way

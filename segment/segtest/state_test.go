@@ -189,3 +189,48 @@ func TestUncleanVariant(t *testing.T) {
 		t.Errorf("segments missing: %v", err)
 	}
 }
+
+// TestIndexFollowsAppends: a legacy uncompressed message set is one
+// append, so an index entry names the set's last offset at the set's
+// first byte, never a message inside it. In the legacy scenarios every
+// run of plain messages between two compressed wrappers is one set.
+func TestIndexFollowsAppends(t *testing.T) {
+	m, err := GenerateLogDir(t.TempDir(), 1, GenOptions{IndexIntervalBytes: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, p := range m.Partitions {
+		if !strings.HasPrefix(p.Topic, "legacy-") {
+			continue
+		}
+		for _, s := range p.Segments {
+			runOf := map[int64][2]int64{} // position of each plain message -> its run's first position and last offset
+			for i := 0; i < len(s.Batches); {
+				j := i
+				for j < len(s.Batches) && s.Batches[j].Codec == CodecNone {
+					j++
+				}
+				if j == i {
+					runOf[s.Batches[i].Position] = [2]int64{s.Batches[i].Position, s.Batches[i].LastOffset}
+					i++
+					continue
+				}
+				for k := i; k < j; k++ {
+					runOf[s.Batches[k].Position] = [2]int64{s.Batches[i].Position, s.Batches[j-1].LastOffset}
+				}
+				i = j
+			}
+			for _, e := range s.IndexEntries {
+				run, ok := runOf[e.Position]
+				if !ok || run[0] != e.Position || run[1] != e.Offset {
+					t.Errorf("%s: entry (%d, byte %d) is not a whole append (starts at %d, ends at offset %d)", s.File, e.Offset, e.Position, run[0], run[1])
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d legacy index entries checked", checked)
+	}
+}
