@@ -59,29 +59,29 @@ func (s *lineScanner) remainingLines() int {
 }
 
 // checkpointHeader reads the "version" and "count" lines shared by the
-// offset and leader-epoch checkpoint files (CheckpointFile.java). empty is
-// true when the file (or everything after the version) is absent, which the
-// broker reads as no entries.
+// offset and leader-epoch checkpoint files (CheckpointFile.java). Either
+// is -1 when it was not read. empty is true when the file (or everything
+// after the version) is absent, which the broker reads as no entries.
 func checkpointHeader(path string, s *lineScanner) (version, count int, empty bool, err *FormatError) {
 	if !s.next() {
-		return 0, 0, true, nil
+		return -1, -1, true, nil
 	}
 	v, perr := strconv.Atoi(strings.TrimSpace(s.line))
 	if perr != nil {
-		return 0, 0, false, errAt(path, s.off, s.num, ErrSyntax, "version line %q", clip(s.line))
+		return -1, -1, false, errAt(path, s.off, s.num, ErrSyntax, "line 1 is %q, want the format version 0", clip(s.line))
 	}
 	if v != 0 {
-		return v, 0, false, errAt(path, s.off, s.num, ErrVersion, "version %d, want 0", v)
+		return v, -1, false, errAt(path, s.off, s.num, ErrVersion, "version %d, want 0", v)
 	}
 	if !s.next() {
-		return 0, 0, true, nil
+		return 0, -1, true, nil
 	}
 	c, perr := strconv.Atoi(strings.TrimSpace(s.line))
 	if perr != nil {
-		return 0, 0, false, errAt(path, s.off, s.num, ErrSyntax, "count line %q", clip(s.line))
+		return 0, -1, false, errAt(path, s.off, s.num, ErrSyntax, "line 2 is %q, want the number of entries", clip(s.line))
 	}
 	if c < 0 {
-		return 0, c, false, errAt(path, s.off, s.num, ErrSyntax, "negative entry count %d", c)
+		return 0, c, false, errAt(path, s.off, s.num, ErrSyntax, "negative entry count %d, want 0 or more", c)
 	}
 	return 0, c, false, nil
 }
@@ -108,7 +108,7 @@ type OffsetEntry struct {
 }
 
 // OffsetCheckpoint is one of the four offset checkpoint files of a log dir
-// root (§1.3): recovery-point, replication (high watermarks), log-start and
+// root: recovery-point, replication (high watermarks), log-start and
 // cleaner offsets.
 type OffsetCheckpoint struct {
 	Path string
@@ -119,9 +119,10 @@ type OffsetCheckpoint struct {
 	Leftover bool
 	// Empty is true for a 0-byte file (or one stopping after the version),
 	// which the broker reads as no entries.
-	Empty   bool
+	Empty bool
+	// Version and Count are as stated on lines 1 and 2, -1 when not read.
 	Version int
-	Count   int // as stated on line 2
+	Count   int
 	Entries []OffsetEntry
 	// CRLF is true when lines end in "\r\n" (written on Windows).
 	CRLF bool
@@ -140,12 +141,12 @@ func ParseOffsetCheckpoint(path string, data []byte) (*OffsetCheckpoint, error) 
 		p, err1 := strconv.ParseInt(f[1], 10, 32)
 		o, err2 := strconv.ParseInt(f[2], 10, 64)
 		if err1 != nil || err2 != nil {
-			errs.add(errAt(path, s.off, s.num, ErrSyntax, "bad number in %q", clip(s.line)))
+			errs.add(errAt(path, s.off, s.num, ErrSyntax, "%q: want a topic, an int32 partition and an int64 offset", clip(s.line)))
 			return
 		}
 		c.Entries = append(c.Entries, OffsetEntry{Topic: f[0], Partition: int32(p), Offset: o, Line: s.num})
 	})
-	return c, err
+	return c, tagKind(err, c.Kind)
 }
 
 // readCheckpoint reads the version and count lines of a checkpoint file,
@@ -167,7 +168,7 @@ func readCheckpoint(path string, data []byte, nFields int, want string,
 	for s.next() {
 		f := strings.Fields(s.line)
 		if len(f) != nFields {
-			errs.add(errAt(path, s.off, s.num, ErrSyntax, "want %q, got %q", want, clip(s.line)))
+			errs.add(errAt(path, s.off, s.num, ErrSyntax, "got %q, want %q", clip(s.line), want))
 			continue
 		}
 		entry(f, s, &errs)
@@ -185,15 +186,16 @@ type EpochEntry struct {
 	Line        int
 }
 
-// LeaderEpochCheckpoint is a partition's leader-epoch-checkpoint (§1.3).
+// LeaderEpochCheckpoint is a partition's leader-epoch-checkpoint.
 type LeaderEpochCheckpoint struct {
 	Path     string
 	Leftover bool
 	Empty    bool
-	Version  int
-	Count    int
-	Entries  []EpochEntry
-	CRLF     bool
+	// Version and Count are as stated on lines 1 and 2, -1 when not read.
+	Version int
+	Count   int
+	Entries []EpochEntry
+	CRLF    bool
 }
 
 // ParseLeaderEpochCheckpoint parses a leader-epoch-checkpoint file. Epochs
@@ -206,17 +208,17 @@ func ParseLeaderEpochCheckpoint(path string, data []byte) (*LeaderEpochCheckpoin
 		e, err1 := strconv.ParseInt(f[0], 10, 32)
 		o, err2 := strconv.ParseInt(f[1], 10, 64)
 		if err1 != nil || err2 != nil {
-			errs.add(errAt(path, s.off, s.num, ErrSyntax, "bad number in %q", clip(s.line)))
+			errs.add(errAt(path, s.off, s.num, ErrSyntax, "%q: want an int32 leader epoch and an int64 start offset", clip(s.line)))
 			return
 		}
 		if k := len(c.Entries); k > 0 {
 			prev := c.Entries[k-1]
 			if int32(e) <= prev.Epoch || o < prev.StartOffset {
 				errs.add(errAt(path, s.off, s.num, ErrOrder,
-					"epoch %d at %d follows epoch %d at %d", e, o, prev.Epoch, prev.StartOffset))
+					"epoch %d at %d follows epoch %d at %d, want rising epochs and start offsets", e, o, prev.Epoch, prev.StartOffset))
 			}
 		}
 		c.Entries = append(c.Entries, EpochEntry{Epoch: int32(e), StartOffset: o, Line: s.num})
 	})
-	return c, err
+	return c, tagKind(err, KindLeaderEpochCheckpoint)
 }

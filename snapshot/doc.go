@@ -9,7 +9,7 @@
 // it against the bytes present, and they return what they could decode
 // together with the error, so that a damaged file can still be shown.
 //
-// Producer snapshot, version 1 (kafka-formats.md §6.1), big-endian:
+// Producer snapshot, version 1 (ProducerSnapshot.json in apache/kafka), big-endian:
 //
 //	+---------+---------+---------+------------------------------+
 //	| version | crc     | count   | count × 46-byte entries      |

@@ -5,7 +5,7 @@ import (
 )
 
 // Kind is what a file in a Kafka log dir is, judged from its base name
-// (kafka-formats.md §1.1, §1.3, §1.4).
+// (the names the broker gives them).
 type Kind uint8
 
 const (
@@ -17,7 +17,7 @@ const (
 	KindSnapshot       // NNN.snapshot: producer-state snapshot
 	KindLeaderEpochCheckpoint
 	KindPartitionMetadata
-	// The four offset checkpoint files share one format (§1.3).
+	// The four offset checkpoint files share one format.
 	KindRecoveryPointCheckpoint // recovery-point-offset-checkpoint
 	KindReplicationCheckpoint   // replication-offset-checkpoint (high watermarks)
 	KindLogStartCheckpoint      // log-start-offset-checkpoint

@@ -13,7 +13,7 @@ import (
 )
 
 // Wire constants of the producer-state snapshot, version 1
-// (kafka-formats.md §6.1; apache/kafka ProducerSnapshot.json).
+// (apache/kafka ProducerSnapshot.json).
 const (
 	// SnapshotVersion is the only version ever written (0.11.0 to trunk).
 	SnapshotVersion = 1
@@ -33,7 +33,7 @@ const (
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Entry is one producer's persisted state (46 bytes on the wire). Only the
-// producer's last data batch is stored (§6.1).
+// producer's last data batch is stored.
 type Entry struct {
 	ProducerID int64 // bytes 0-7
 	Epoch      int16 // bytes 8-9: current producer epoch
@@ -64,7 +64,7 @@ func (e Entry) HasOpenTxn() bool { return e.CurrentTxnFirstOffset >= 0 }
 
 // FirstSequence is the first sequence of the stored batch, computed like the
 // broker: decrementSequence(LastSequence, OffsetDelta), wrapping below 0 to
-// the top of the int32 range (§2.4). Like ProducerStateEntry.firstSeq it is
+// the top of the int32 range. Like ProducerStateEntry.firstSeq it is
 // -1 (NO_SEQUENCE) when the entry has no batch metadata.
 func (e Entry) FirstSequence() int32 {
 	if !e.HasBatch() {
@@ -83,7 +83,7 @@ func (e Entry) FirstOffset() int64 {
 }
 
 // String formats the entry the way DumpLogSegments prints a snapshot entry
-// (§10.2), including its trailing space when there is no batch metadata.
+// (kafka-dump-log), including its trailing space when there is no batch metadata.
 func (e Entry) String() string {
 	var b strings.Builder
 	txn := "OptionalLong.empty"
@@ -185,7 +185,7 @@ func readLimited(path string, r io.Reader, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("snapshot: reading %s: %w", nameOr(path), err)
 	}
 	if int64(len(data)) > limit {
-		return nil, errAt(path, limit, 0, ErrTooLarge, "more than %d bytes", limit)
+		return nil, tagKind(errAt(path, limit, 0, ErrTooLarge, "more than %d bytes, want at most that for a producer snapshot", limit), KindSnapshot)
 	}
 	return data, nil
 }
@@ -198,6 +198,11 @@ func nameOr(path string) string {
 }
 
 func parse(path string, data []byte) (*File, error) {
+	f, err := parseSnapshot(path, data)
+	return f, tagKind(err, KindSnapshot)
+}
+
+func parseSnapshot(path string, data []byte) (*File, error) {
 	f := &File{Path: path, EndOffset: -1, Size: int64(len(data))}
 	if path != "" {
 		if off, ok := OffsetFromName(filepath.Base(path)); ok {
@@ -205,8 +210,11 @@ func parse(path string, data []byte) (*File, error) {
 		}
 	}
 	n := int64(len(data))
+	if n == 0 {
+		return f, errAt(path, 0, 0, ErrEmpty, "0 bytes, want a %d-byte header (version 1, crc, entry count)", HeaderSize)
+	}
 	if n < 2 {
-		return f, errAt(path, n, 0, ErrTruncated, "%d bytes, need %d for the header", n, HeaderSize)
+		return f, errAt(path, n, 0, ErrTruncated, "%d bytes, want at least the %d of the header", n, HeaderSize)
 	}
 	f.Version = int16(binary.BigEndian.Uint16(data))
 	if f.Version != SnapshotVersion {
@@ -217,7 +225,7 @@ func parse(path string, data []byte) (*File, error) {
 			f.CRC = binary.BigEndian.Uint32(data[2:])
 			f.ComputedCRC = crc32.Checksum(data[crcStart:], castagnoli)
 		}
-		return f, errAt(path, n, 0, ErrTruncated, "%d bytes, need %d for the header", n, HeaderSize)
+		return f, errAt(path, n, 0, ErrTruncated, "%d bytes, want at least the %d of the header", n, HeaderSize)
 	}
 
 	var errs []error
@@ -235,17 +243,17 @@ func parse(path string, data []byte) (*File, error) {
 	want := int64(f.Count)
 	switch {
 	case want < 0:
-		errs = append(errs, errAt(path, crcStart, 0, ErrSyntax, "negative entry count %d", f.Count))
+		errs = append(errs, errAt(path, crcStart, 0, ErrSyntax, "negative entry count %d, want 0 or more", f.Count))
 		want = 0
 	case want > fit:
 		errs = append(errs, errAt(path, HeaderSize+fit*EntrySize, 0, ErrTruncated,
-			"entry count %d needs %d bytes, file has %d", f.Count, HeaderSize+want*EntrySize, n))
+			"entry count %d, want a file of %d bytes, got %d", f.Count, HeaderSize+want*EntrySize, n))
 		want = fit // decode only what is present
 	case HeaderSize+want*EntrySize < n:
 		// The broker's CRC runs to EOF, so it calls this corrupt too.
 		end := HeaderSize + want*EntrySize
 		errs = append(errs, errAt(path, end, 0, ErrTrailing,
-			"%d bytes after the %d entries announced", n-end, f.Count))
+			"%d bytes after the %d entries announced, want none", n-end, f.Count))
 	}
 	if want > 0 {
 		f.Entries = make([]Entry, want) // want ≤ len(body)/46: bounded by the input

@@ -11,7 +11,7 @@ import (
 	"testing/iotest"
 )
 
-// Derived examples of kafka-formats.md §6.1.
+// Worked examples of the version-1 snapshot layout.
 const (
 	hexOneEntry = "00 01 06 6d ac 72 00 00 00 01 00 00 00 00 00 00 03 e8 00 00 00 00 00 01 00 00 00 00 00 00 00 06" +
 		"00 00 00 01 00 00 01 8b cf e5 68 01 ff ff ff ff ff ff ff ff ff ff ff ff"
@@ -74,7 +74,7 @@ func TestParseDerivedExamples(t *testing.T) {
 	if e.FirstSequence() != 0 || e.FirstOffset() != 5 || !e.HasBatch() || e.HasOpenTxn() {
 		t.Errorf("FirstSequence %d FirstOffset %d", e.FirstSequence(), e.FirstOffset())
 	}
-	// §10.2: DumpLogSegments line for this snapshot.
+	// The DumpLogSegments line for this snapshot.
 	want := "producerId: 1000 producerEpoch: 0 coordinatorEpoch: -1 currentTxnFirstOffset: OptionalLong.empty lastTimestamp: 1700000000001 firstSequence: 0 lastSequence: 1 lastOffset: 6 offsetDelta: 1 timestamp: 1700000000001"
 	if got := e.String(); got != want {
 		t.Errorf("String:\n got %q\nwant %q", got, want)
@@ -154,7 +154,7 @@ func TestParseMalformed(t *testing.T) {
 	}{
 		{name: "ok one", in: one, wantEntries: 1, wantNilErr: true},
 		{name: "ok two", in: two, wantEntries: 2, wantNilErr: true},
-		{name: "empty input", in: nil, wantErrs: []error{ErrTruncated}, wantOffset: 0},
+		{name: "empty input", in: nil, wantErrs: []error{ErrEmpty}, wantOffset: 0},
 		{name: "one byte", in: []byte{0}, wantErrs: []error{ErrTruncated}, wantOffset: 1},
 		{name: "header cut in crc", in: truncateAt(one, 4), wantErrs: []error{ErrTruncated}, wantOffset: 4},
 		{name: "header cut in count", in: truncateAt(one, 8), wantErrs: []error{ErrTruncated}, wantOffset: 8},

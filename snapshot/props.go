@@ -26,14 +26,14 @@ func (u UUID) IsZero() bool { return u == UUID{} }
 func ParseUUID(s string) (UUID, error) {
 	var u UUID
 	if len(s) > 24 {
-		return u, fmt.Errorf("uuid %q: too long", clip(s))
+		return u, fmt.Errorf("%q is too long for a Kafka Uuid (22 characters of URL-safe base64)", clip(s))
 	}
 	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
 	if err != nil {
-		return u, fmt.Errorf("uuid %q: %v", clip(s), err)
+		return u, fmt.Errorf("%q is not a Kafka Uuid (22 characters of URL-safe base64): %v", clip(s), err)
 	}
 	if len(b) != len(u) {
-		return u, fmt.Errorf("uuid %q: %d bytes, want 16", clip(s), len(b))
+		return u, fmt.Errorf("%q decodes to %d bytes, want the 16 of a Kafka Uuid", clip(s), len(b))
 	}
 	copy(u[:], b)
 	return u, nil
@@ -44,25 +44,37 @@ func ParseUUID(s string) (UUID, error) {
 type PartitionMetadata struct {
 	Path     string
 	Leftover bool
-	Version  int
-	TopicID  UUID
+	// Version is -1 when the version line was not read.
+	Version int
+	// TopicID is valid only when HasTopicID: the topic_id line was read.
+	TopicID    UUID
+	HasTopicID bool
 	// Notes are oddities that are not errors (an unknown but valid version).
 	Notes []string
 }
 
 // ParsePartitionMetadata parses partition.metadata like the broker
 // (PartitionMetadataReadBuffer): two lines split on ":" plus whitespace. An
-// all-zero topic id is returned together with an ErrZeroUUID error.
+// all-zero topic id is returned together with an ErrZeroUUID error, a
+// 0-byte file with ErrEmpty.
 func ParsePartitionMetadata(path string, data []byte) (*PartitionMetadata, error) {
+	m, err := parsePartitionMetadata(path, data)
+	return m, tagKind(err, KindPartitionMetadata)
+}
+
+func parsePartitionMetadata(path string, data []byte) (*PartitionMetadata, error) {
 	m := &PartitionMetadata{Path: path, Leftover: isLeftover(path), Version: -1}
+	if len(data) == 0 {
+		return m, errAt(path, 0, 0, ErrEmpty, "0 bytes, want \"version: 0\" and \"topic_id: <uuid>\" lines")
+	}
 	s := &lineScanner{data: data}
 	field := func(key string) (string, *FormatError) {
 		if !s.next() {
-			return "", errAt(path, int64(len(data)), s.num+1, ErrTruncated, "missing %q line", key)
+			return "", errAt(path, int64(len(data)), s.num+1, ErrTruncated, "the file ends, want a %q line", key+": ...")
 		}
 		k, v, ok := strings.Cut(s.line, ":")
 		if !ok || k != key || v == "" || (v[0] != ' ' && v[0] != '\t') {
-			return "", errAt(path, s.off, s.num, ErrSyntax, "want %q, got %q", key+": ...", clip(s.line))
+			return "", errAt(path, s.off, s.num, ErrSyntax, "got %q, want %q", clip(s.line), key+": ...")
 		}
 		return strings.TrimSpace(v), nil
 	}
@@ -72,7 +84,7 @@ func ParsePartitionMetadata(path string, data []byte) (*PartitionMetadata, error
 	}
 	ver, err := strconv.Atoi(v)
 	if err != nil || ver < 0 {
-		return m, errAt(path, s.off, s.num, ErrSyntax, "version %q", clip(v))
+		return m, errAt(path, s.off, s.num, ErrSyntax, "version %q, want a number (0)", clip(v))
 	}
 	m.Version = ver
 	if ver != 0 {
@@ -86,11 +98,11 @@ func ParsePartitionMetadata(path string, data []byte) (*PartitionMetadata, error
 	if err != nil {
 		return m, errAt(path, s.off, s.num, ErrSyntax, "topic_id: %v", err)
 	}
-	m.TopicID = u
+	m.TopicID, m.HasTopicID = u, true
 	idLine, idOff := s.num, s.off
 	for s.next() {
 		if strings.TrimSpace(s.line) != "" {
-			return m, errAt(path, s.off, s.num, ErrTrailing, "unexpected line %q", clip(s.line))
+			return m, errAt(path, s.off, s.num, ErrTrailing, "got %q, want the end of the file after topic_id", clip(s.line))
 		}
 	}
 	if u.IsZero() {
@@ -132,12 +144,22 @@ func (m *MetaProperties) ID() int32 {
 }
 
 // ParseMetaProperties parses meta.properties. Errors (a *FormatError, with
-// the line when one is at fault): missing or non-numeric version (ErrSyntax),
-// a version other than 0 or 1 (ErrVersion), a version-1 file without
-// node.id or a non-numeric id (ErrSyntax). An empty, missing or free-text
-// cluster.id is a note, not an error.
+// the line when one is at fault): a 0-byte file (ErrEmpty), missing or
+// non-numeric version (ErrSyntax), a version other than 0 or 1
+// (ErrVersion), a version-1 file without node.id or a non-numeric id
+// (ErrSyntax). An empty, missing or free-text cluster.id is a note, not an
+// error.
 func ParseMetaProperties(path string, data []byte) (*MetaProperties, error) {
+	m, err := parseMetaProperties(path, data)
+	return m, tagKind(err, KindMetaProperties)
+}
+
+func parseMetaProperties(path string, data []byte) (*MetaProperties, error) {
 	m := &MetaProperties{Path: path, Leftover: isLeftover(path), Version: -1, BrokerID: -1, NodeID: -1}
+	if len(data) == 0 {
+		m.Props, m.Lines = map[string]string{}, map[string]int{}
+		return m, errAt(path, 0, 0, ErrEmpty, "0 bytes, want key=value lines with version, broker.id or node.id, cluster.id")
+	}
 	m.Props, m.Lines, m.CRLF = parseProperties(data)
 	if m.CRLF {
 		m.Notes = append(m.Notes, "CRLF line endings (written on Windows)")
@@ -150,7 +172,7 @@ func ParseMetaProperties(path string, data []byte) (*MetaProperties, error) {
 		}
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, bits)
 		if err != nil {
-			errs.add(errAt(path, -1, m.Lines[key], ErrSyntax, "%s=%q is not a number", key, clip(v)))
+			errs.add(errAt(path, -1, m.Lines[key], ErrSyntax, "%s=%q, want a decimal integer", key, clip(v)))
 			return -1, false
 		}
 		return n, true
@@ -161,7 +183,7 @@ func ParseMetaProperties(path string, data []byte) (*MetaProperties, error) {
 			errs.add(errAt(path, -1, m.Lines["version"], ErrVersion, "version=%d, want 0 or 1", v))
 		}
 	} else if _, present := m.Props["version"]; !present {
-		errs.add(errAt(path, 0, 0, ErrSyntax, "no version key"))
+		errs.add(errAt(path, 0, 0, ErrSyntax, "no version key, want version=0 (ZooKeeper mode) or version=1 (KRaft)"))
 	}
 	if v, ok := intProp("broker.id", 32); ok {
 		m.BrokerID = int32(v)
@@ -171,7 +193,7 @@ func ParseMetaProperties(path string, data []byte) (*MetaProperties, error) {
 	}
 	if m.Version == 1 && m.NodeID < 0 {
 		if _, present := m.Props["node.id"]; !present {
-			errs.add(errAt(path, 0, 0, ErrSyntax, "version=1 without node.id"))
+			errs.add(errAt(path, 0, 0, ErrSyntax, "version=1 without node.id, want a node.id key"))
 		}
 	}
 	if m.Version == 0 && m.BrokerID < 0 {
@@ -339,16 +361,16 @@ func decodeJSONObject(path string, data []byte) (map[string]any, *FormatError) {
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			off = int64(len(data))
 		}
-		return nil, errAt(path, min(max(off, 0), int64(len(data))), 0, ErrSyntax, "json: %v", err)
+		return nil, errAt(path, min(max(off, 0), int64(len(data))), 0, ErrSyntax, "want one JSON object: %v", err)
 	}
 	if obj == nil {
-		return nil, errAt(path, 0, 0, ErrSyntax, "json: not an object")
+		return nil, errAt(path, 0, 0, ErrSyntax, "got JSON null, want a JSON object")
 	}
 	// Only whitespace may follow the object.
 	rest := data[dec.InputOffset():]
 	if t := bytes.TrimSpace(rest); len(t) > 0 {
 		off := dec.InputOffset() + int64(bytes.Index(rest, t[:1]))
-		return obj, errAt(path, off, 0, ErrTrailing, "%d bytes after the JSON object", len(data)-int(off))
+		return obj, errAt(path, off, 0, ErrTrailing, "%d bytes after the JSON object, want only whitespace", len(data)-int(off))
 	}
 	return obj, nil
 }
@@ -379,8 +401,14 @@ type CleanShutdown struct {
 	Fields      map[string]any
 }
 
-// ParseCleanShutdown parses a .kafka_cleanshutdown marker.
+// ParseCleanShutdown parses a .kafka_cleanshutdown marker. An empty file is
+// the valid pre-3.7 marker, not an error.
 func ParseCleanShutdown(path string, data []byte) (*CleanShutdown, error) {
+	c, err := parseCleanShutdown(path, data)
+	return c, tagKind(err, KindCleanShutdown)
+}
+
+func parseCleanShutdown(path string, data []byte) (*CleanShutdown, error) {
 	c := &CleanShutdown{Path: path, Leftover: isLeftover(path), Version: -1, BrokerEpoch: -1}
 	if len(bytes.TrimSpace(data)) == 0 {
 		c.Empty = true
@@ -396,6 +424,9 @@ func ParseCleanShutdown(path string, data []byte) (*CleanShutdown, error) {
 		return c, ferr
 	}
 	if c.Version != 0 {
+		if _, read := jsonInt(c.Fields, "version"); !read {
+			return c, errAt(path, 0, 0, ErrSyntax, "no integer \"version\" field, want {\"version\":0,\"brokerEpoch\":N}")
+		}
 		return c, errAt(path, 0, 0, ErrVersion, "version %d, want 0", c.Version)
 	}
 	return c, nil
@@ -414,9 +445,18 @@ type QuorumState struct {
 	DataVersion int64
 }
 
-// ParseQuorumState parses a quorum-state file.
+// ParseQuorumState parses a quorum-state file. A 0-byte file (a
+// quorum-state.tmp left by a crash) gives ErrEmpty.
 func ParseQuorumState(path string, data []byte) (*QuorumState, error) {
+	q, err := parseQuorumState(path, data)
+	return q, tagKind(err, KindQuorumState)
+}
+
+func parseQuorumState(path string, data []byte) (*QuorumState, error) {
 	q := &QuorumState{Path: path, Leftover: isLeftover(path), LeaderID: -1, LeaderEpoch: -1, VotedID: -1, DataVersion: -1}
+	if len(data) == 0 {
+		return q, errAt(path, 0, 0, ErrEmpty, "0 bytes, want a JSON object with leaderId, leaderEpoch, votedId and data_version")
+	}
 	obj, ferr := decodeJSONObject(path, data)
 	q.Fields = obj
 	if obj != nil {

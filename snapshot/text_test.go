@@ -142,7 +142,8 @@ func TestParsePartitionMetadata(t *testing.T) {
 		{name: "crlf", in: "version: 0\r\ntopic_id: ZXO_LeiHTaaEE76lfnYZUg\r\n", id: "ZXO_LeiHTaaEE76lfnYZUg"},
 		{name: "padded uuid", in: "version: 0\ntopic_id: ZXO_LeiHTaaEE76lfnYZUg==", id: "ZXO_LeiHTaaEE76lfnYZUg"},
 		{name: "zero uuid", in: "version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAA", id: "AAAAAAAAAAAAAAAAAAAAAA", want: []error{ErrZeroUUID}, wantLine: 2},
-		{name: "empty", in: "", want: []error{ErrTruncated}, wantLine: 1},
+		{name: "empty", in: "", want: []error{ErrEmpty}},
+		{name: "version only", in: "version: 0\n", want: []error{ErrTruncated}, wantLine: 2},
 		{name: "no topic id", in: "version: 0\n", want: []error{ErrTruncated}, wantLine: 2},
 		{name: "no space after colon", in: "version:0\ntopic_id: x", want: []error{ErrSyntax}, wantLine: 1},
 		{name: "wrong key", in: "version: 0\ntopic: ZXO_LeiHTaaEE76lfnYZUg", want: []error{ErrSyntax}, wantLine: 2},
@@ -191,7 +192,8 @@ func TestParseMetaProperties(t *testing.T) {
 		{name: "version not number", in: "version=one\n", version: -1, id: -1, want: []error{ErrSyntax}, wantLine: 1},
 		{name: "kraft without node id", in: "version=1\ncluster.id=x\n", version: 1, id: -1, cluster: "x", hasClust: true, want: []error{ErrSyntax}},
 		{name: "bad broker id", in: "version=0\nbroker.id=abc\n", version: 0, id: -1, want: []error{ErrSyntax}, wantLine: 2},
-		{name: "empty file", in: "", version: -1, id: -1, want: []error{ErrSyntax}},
+		{name: "empty file", in: "", version: -1, id: -1, want: []error{ErrEmpty}},
+		{name: "blank line only", in: "\n", version: -1, id: -1, want: []error{ErrSyntax}},
 		{name: "binary", in: "\x00\x01\x48\x67", version: -1, id: -1, want: []error{ErrSyntax}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,7 +249,9 @@ func TestParseQuorumState(t *testing.T) {
 	_, err = ParseQuorumState("quorum-state", []byte(`{"leaderId":`))
 	checkErr(t, `{"leaderId":`, err, []error{ErrSyntax}, 0)
 	_, err = ParseQuorumState("quorum-state", nil)
-	checkErr(t, "", err, []error{ErrSyntax}, 0)
+	checkErr(t, "", err, []error{ErrEmpty}, 0)
+	_, err = ParseQuorumState("quorum-state", []byte(" \n"))
+	checkErr(t, " \n", err, []error{ErrSyntax}, 0)
 }
 
 func TestKindOf(t *testing.T) {

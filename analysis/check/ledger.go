@@ -195,13 +195,7 @@ func (p *partition) regrade() {
 
 // compactionEvidence lists why this partition's gaps may be compaction.
 func (p *partition) compactionEvidence() []string {
-	ev := slices.Clone(p.evidence)
-	for _, s := range p.segs {
-		if s.gapNote != "" {
-			ev = append(ev, fmt.Sprintf("offsets jump between byte-adjacent batches of %s, as only the log cleaner leaves them", path.Base(s.path)))
-			break
-		}
-	}
+	var ev []string
 	ld := p.c.logDirOfPartition(p)
 	if _, ok := ld.entry(snapshot.KindCleanerCheckpoint, p.topic, p.part); ok {
 		ev = append(ev, "the log dir's cleaner-offset-checkpoint has an entry for it")
@@ -212,6 +206,22 @@ func (p *partition) compactionEvidence() []string {
 	switch topics.TopicOf(p.topic) {
 	case topics.ConsumerOffsets, topics.TransactionState:
 		ev = append(ev, "the broker always compacts "+p.topic)
+	}
+	ev = append(ev, p.evidence...)
+	if sh := p.shapes; sh.fewer > 0 {
+		ev = append(ev, fmt.Sprintf("%d batch(es) hold fewer records than their offset span (the first at offset %d), as the cleaner leaves them", sh.fewer, sh.firstFewer))
+	}
+	if sh := p.shapes; sh.empty > 0 {
+		ev = append(ev, fmt.Sprintf("%d empty batch(es), as the cleaner keeps for producer state", sh.empty))
+	}
+	if sh := p.shapes; sh.horizon > 0 {
+		ev = append(ev, fmt.Sprintf("%d batch(es) carry the cleaner's delete horizon", sh.horizon))
+	}
+	for _, s := range p.segs {
+		if s.gapNote != "" {
+			ev = append(ev, fmt.Sprintf("offsets jump between byte-adjacent batches of %s, as only the log cleaner leaves them", path.Base(s.path)))
+			break
+		}
 	}
 	return ev
 }

@@ -236,7 +236,9 @@ func TestLedgerCheckpoints(t *testing.T) {
 	mfs, m := multiSegment(t)
 	p := partitionOf(t, m, "codecs-0")
 	setCheckpoint(t, mfs, "replication-offset-checkpoint", "codecs 0", fmt.Sprint(p.LogEndOffset+10))
-	setCheckpoint(t, mfs, "log-start-offset-checkpoint", "codecs 0", "4")
+	// DeleteRecords up to 4: the broker lists a log start past the first
+	// segment's base.
+	mfs["log-start-offset-checkpoint"].Data = []byte("0\n1\ncodecs 0 4\n")
 	rep := verifyFS(t, mfs)
 	gs := gapsOf(rep, "codecs-0")
 	byCause := map[string]analysis.GapRow{}

@@ -41,7 +41,9 @@ func (l *logDir) file(ev *scan.FileEvent) {
 		if len(ev.Data) > 0 {
 			l.findings = append(l.findings, parseOnly(w, n.Kind, ev.Data)...)
 		}
-	case n.Kind == snapshot.KindBootstrapCheckpoint, n.Kind == snapshot.KindKRaftSnapshot, n.Kind == snapshot.KindLog:
+	case n.Kind == snapshot.KindBootstrapCheckpoint, n.Kind == snapshot.KindKRaftSnapshot:
+		tornIsDamage(l.findings[len(l.findings)-len(ev.Anomalies):])
+	case n.Kind == snapshot.KindLog:
 		// Batches: the reader's findings are in.
 	case ev.Data == nil:
 	case n.Kind.IsOffsetCheckpoint():

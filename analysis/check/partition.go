@@ -103,7 +103,11 @@ type partition struct {
 	prevLast  int64 // highest offset replayed, -1 before any batch
 	segLast   int64 // highest offset of the segments before the current one
 	maxTs     int64
-	evidence  []string // why gaps here may be compaction
+	evidence  []string // why gaps here may be compaction: cleaner files
+	shapes    struct {
+		fewer, empty, horizon int
+		firstFewer            int64
+	}
 
 	cur, last *segRun
 	stash     map[int64][]sideFile
@@ -251,20 +255,24 @@ func (p *partition) batch(file string, b *batchInfo) {
 	p.prevLast = max(p.prevLast, b.last)
 }
 
-// shapeEvidence notes batch shapes only the log cleaner leaves: a v2 batch
-// with fewer records than its offset span, an empty batch kept for its
-// producer state, a delete horizon.
+// shapeEvidence counts batch shapes only the log cleaner leaves: a v2
+// batch with fewer records than its offset span, an empty batch kept for
+// its producer state, a delete horizon.
 func (p *partition) shapeEvidence(b *batchInfo) {
 	if b.magic < 2 || b.control || !b.intact {
 		return
 	}
+	sh := &p.shapes
 	switch {
 	case b.horizon:
-		p.addEvidence("a batch carries the log cleaner's delete horizon")
+		sh.horizon++
 	case b.records == 0:
-		p.addEvidence("an empty batch, as the cleaner keeps for producer state")
+		sh.empty++
 	case b.last-b.base+1 > int64(b.records):
-		p.addEvidence(fmt.Sprintf("the batch at offset %d holds %d records over %d offsets, as the cleaner leaves it", b.base, b.records, b.last-b.base+1))
+		if sh.fewer == 0 {
+			sh.firstFewer = b.base
+		}
+		sh.fewer++
 	}
 }
 
@@ -324,6 +332,9 @@ func (p *partition) file(ev *scan.FileEvent) {
 	}
 	p.findings = append(p.findings, ev.Anomalies...)
 	switch n.Kind {
+	case snapshot.KindKRaftSnapshot:
+		// Written whole and renamed into place: a torn one is damage.
+		tornIsDamage(p.findings[len(p.findings)-len(ev.Anomalies):])
 	case snapshot.KindIndex, snapshot.KindTimeIndex, snapshot.KindTxnIndex:
 		if ev.Data == nil {
 			return // too large or unreadable: already a finding
@@ -345,8 +356,6 @@ func (p *partition) file(ev *scan.FileEvent) {
 		}
 	case snapshot.KindSnapshot:
 		p.snapshotFile(file, ev.Data)
-	case snapshot.KindKRaftSnapshot:
-		// Framing and CRCs only: the reader's findings are in.
 	default:
 		if ev.Data != nil {
 			for _, f := range parseState(p.where(file), n.Kind, ev.Data) {
@@ -414,6 +423,17 @@ func (p *partition) checkSide(s *segRun, sf sideFile) {
 		p.checkTimeIndex(sf.path, sf.data, s)
 	case snapshot.KindTxnIndex:
 		s.txnIndex = &sf // compared with the markers when the segment is dropped
+	}
+}
+
+// tornIsDamage grades the torn batches of a file the broker writes whole
+// (a KRaft snapshot, bootstrap.checkpoint) as errors.
+func tornIsDamage(fs []analysis.AnomalyRow) {
+	for i := range fs {
+		if fs[i].Kind == finding.KindTruncated {
+			fs[i].Severity = finding.Error
+			fs[i].Message += " (the broker writes this file whole and renames it into place: a torn one is damaged)"
+		}
 	}
 }
 

@@ -50,7 +50,7 @@ func (p *partition) finishSnapshots(logEnd int64) {
 
 // compactedHere reports whether the partition shows signs of compaction.
 func (p *partition) compactedHere() bool {
-	if len(p.evidence) > 0 {
+	if sh := p.shapes; len(p.evidence) > 0 || sh.fewer+sh.empty+sh.horizon > 0 {
 		return true
 	}
 	for _, s := range p.segs {

@@ -2,12 +2,14 @@ package pipeline
 
 import (
 	"encoding/hex"
+	"path"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/producers"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/topics"
+	"github.com/ksleuth/ksleuth/snapshot"
 )
 
 // feed hands the streamed rows of a scan to the producer sessions, the
@@ -17,6 +19,7 @@ type feed struct {
 	det     *dups.Detector // nil: no duplicate detection
 	hasher  *dups.Hasher
 	attr    *attributor // nil: no attribution
+	live    liveFilter
 
 	lastSeg  string
 	lastIn   int32
@@ -35,6 +38,9 @@ func (f *feed) entries(bs []scan.EntryBatch) error {
 	}
 	for i := range bs {
 		b := &bs[i]
+		if !f.live.is(b.Segment) || f.live.raft(b.Topic) {
+			continue
+		}
 		if b.Input != f.lastIn || b.Segment != f.lastSeg {
 			f.lastIn, f.lastSeg = b.Input, b.Segment
 			f.lastPart = f.det.Partition(b.Input, b.Source, b.Topic, b.Partition, producers.DirOf(b.Segment))
@@ -46,20 +52,21 @@ func (f *feed) entries(bs []scan.EntryBatch) error {
 	return nil
 }
 
-// records adds the data records to the detector. With a hasher over other
+// records takes all rows for the attribution, and adds the data records
+// of live segments, rows, to the detector. With a hasher over other
 // parts it replaces each row's fingerprint by the one over the chosen
 // parts, so that the records table holds what duplicates were judged on
 // (and dups --from-tables can judge them again).
-func (f *feed) records(rows []analysis.PayloadRecordRow) error {
+func (f *feed) records(all, rows []analysis.PayloadRecordRow) error {
 	if f.attr != nil {
-		f.attr.records(rows)
+		f.attr.records(all)
 	}
 	if f.det == nil {
 		return nil
 	}
 	for i := range rows {
 		r := &rows[i]
-		if r.IsControl {
+		if r.IsControl || f.live.raft(r.Topic) {
 			continue
 		}
 		if r.Input != f.lastIn || r.Segment != f.lastSeg {
@@ -134,4 +141,56 @@ func (t *attributor) records(rows []analysis.PayloadRecordRow) {
 				Kind: kind, Severity: sev, File: r.Segment, Position: &f.Position, Offset: &f.Offset, Message: f.Err.Error()})
 		}
 	}
+}
+
+// liveFilter keeps the records of live segments: a KRaft snapshot's
+// records have their own offsets, from 0, and a segment in transit
+// (.deleted, .cleaned, .swap) repeats records of the live log, so neither
+// is a partition's record for the records table or the duplicates.
+type liveFilter struct {
+	last    string
+	lastIs  bool
+	scratch []analysis.PayloadRecordRow
+	topic   string
+	isRaft  bool
+}
+
+// raft reports whether topic is __cluster_metadata: the controllers' own
+// log, whose records (NoOp heartbeats among them) no producer wrote, so
+// they are never duplicates of anything.
+func (l *liveFilter) raft(topic string) bool {
+	if topic != l.topic {
+		l.topic, l.isRaft = topic, topics.TopicOf(topic) == topics.ClusterMetadata
+	}
+	return l.isRaft
+}
+
+func (l *liveFilter) is(seg string) bool {
+	if seg != l.last {
+		n := snapshot.ParseName(path.Base(seg))
+		l.last, l.lastIs = seg, n.Kind == snapshot.KindLog && n.Suffix == "" && !n.Leftover
+	}
+	return l.lastIs
+}
+
+// rows returns rows without those of other files, rows itself when all
+// are live (the common case: no copy).
+func (l *liveFilter) rows(rows []analysis.PayloadRecordRow) []analysis.PayloadRecordRow {
+	all := true
+	for i := range rows {
+		if !l.is(rows[i].Segment) {
+			all = false
+			break
+		}
+	}
+	if all {
+		return rows
+	}
+	l.scratch = l.scratch[:0]
+	for i := range rows {
+		if l.is(rows[i].Segment) {
+			l.scratch = append(l.scratch, rows[i])
+		}
+	}
+	return l.scratch
 }

@@ -96,11 +96,12 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		},
 		Entries: f.entries,
 		Records: func(rows []analysis.PayloadRecordRow) error {
-			if err := f.records(rows); err != nil {
+			live := f.live.rows(rows)
+			if err := f.records(rows, live); err != nil {
 				return err
 			}
 			if sinks.Records != nil {
-				return sinks.Records(rows)
+				return sinks.Records(live)
 			}
 			return nil
 		},

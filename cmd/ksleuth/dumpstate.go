@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
@@ -95,6 +97,9 @@ func (d *dumper) dumpState(name string, kind snapshot.Kind) error {
 		d.indexFindings(fs)
 	case snapshot.KindSnapshot:
 		f, err := snapshot.ParseNamed(name, data)
+		if err == nil && len(f.Entries) == 0 && !d.o.json {
+			fmt.Fprintln(d.out, "no producers")
+		}
 		for _, e := range f.Entries {
 			if d.o.json {
 				d.writeJSON(snapshotEntryJSON(name, e))
@@ -106,7 +111,7 @@ func (d *dumper) dumpState(name string, kind snapshot.Kind) error {
 	case snapshot.KindLeaderEpochCheckpoint:
 		c, err := snapshot.ParseLeaderEpochCheckpoint(name, data)
 		if !d.o.json {
-			fmt.Fprintf(d.out, "version: %d count: %d\n", c.Version, c.Count)
+			d.checkpointHeader("", c.Version, c.Count, c.Empty)
 		}
 		for _, e := range c.Entries {
 			if d.o.json {
@@ -120,7 +125,7 @@ func (d *dumper) dumpState(name string, kind snapshot.Kind) error {
 		snapshot.KindLogStartCheckpoint, snapshot.KindCleanerCheckpoint:
 		c, err := snapshot.ParseOffsetCheckpoint(name, data)
 		if !d.o.json {
-			fmt.Fprintf(d.out, "%s version: %d count: %d\n", kind, c.Version, c.Count)
+			d.checkpointHeader(kind.String()+" ", c.Version, c.Count, c.Empty)
 		}
 		for _, e := range c.Entries {
 			if d.o.json {
@@ -133,7 +138,14 @@ func (d *dumper) dumpState(name string, kind snapshot.Kind) error {
 		d.stateFindings(name, kind, err)
 	case snapshot.KindPartitionMetadata:
 		m, err := snapshot.ParsePartitionMetadata(name, data)
-		fields := map[string]any{"version": m.Version, "topic_id": m.TopicID.String()}
+		// Only what was read: a field the parse did not reach is left out.
+		fields := map[string]any{}
+		if m.Version >= 0 {
+			fields["version"] = m.Version
+		}
+		if m.HasTopicID {
+			fields["topic_id"] = m.TopicID.String()
+		}
 		d.metadata(name, kind, fields, m.Notes)
 		d.stateFindings(name, kind, err)
 	case snapshot.KindMetaProperties:
@@ -163,6 +175,24 @@ func (d *dumper) dumpState(name string, kind snapshot.Kind) error {
 		return fmt.Errorf("%s: cannot dump a %s file", name, kind)
 	}
 	return nil
+}
+
+// checkpointHeader prints the version and count lines of a checkpoint, as
+// far as they were read: nothing for a value the parse did not reach.
+func (d *dumper) checkpointHeader(prefix string, version, count int, empty bool) {
+	var parts []string
+	if version >= 0 {
+		parts = append(parts, fmt.Sprintf("version: %d", version))
+	}
+	if count >= 0 {
+		parts = append(parts, fmt.Sprintf("count: %d", count))
+	}
+	if empty {
+		parts = append(parts, "(the file ends here; the broker reads no entries)")
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(d.out, "%s%s\n", prefix, strings.Join(parts, " "))
+	}
 }
 
 func snapshotEntryJSON(name string, e snapshot.Entry) map[string]any {
@@ -219,8 +249,14 @@ func (d *dumper) indexFindings(fs []*segment.IndexFinding) {
 func (d *dumper) stateFindings(name string, kind snapshot.Kind, err error) {
 	w := finding.Where{Partition: -1, File: name}
 	if leftover := snapshot.ParseName(filepath.Base(name)); leftover.Leftover {
-		d.stateFinding(finding.New(w, finding.KindLeftover, -1, -1,
-			"leftover of an atomic rewrite that was never renamed (the broker crashed or was killed while writing it)"))
+		msg := "leftover of an atomic rewrite that was never renamed (the broker crashed or was killed while writing it)"
+		if errors.Is(err, snapshot.ErrEmpty) {
+			// The crash came before any byte was written: nothing is lost,
+			// and the broker ignores the file.
+			msg = "empty " + msg
+			err = nil
+		}
+		d.stateFinding(finding.New(w, finding.KindLeftover, -1, -1, "%s", msg))
 	}
 	for _, f := range finding.FromState(w, kind, err) {
 		d.stateFinding(f)

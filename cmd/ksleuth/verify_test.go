@@ -230,7 +230,7 @@ func TestVerifyGenerated(t *testing.T) {
 	if code != exitOK || errOut != "" {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
-	if !strings.HasSuffix(out, "verified 84 files, 15 segments, 198 batches, 628 records: 0 findings, 1 notes (1 offset-gap)\n") {
+	if !strings.HasSuffix(out, "verified 89 files, 16 segments, 198 batches, 628 records: 0 findings, 1 notes (1 offset-gap)\n") {
 		t.Errorf("summary: %s", out)
 	}
 	snap := filepath.Join(dir, "txn-0", "00000000000000000028.snapshot")

@@ -11,7 +11,7 @@ import (
 	"github.com/pierrec/lz4/v4"
 )
 
-// Codec framing constants (kafka-formats.md §4).
+// Codec framing constants.
 const (
 	// snappy-java SnappyOutputStream writes 32 KiB blocks.
 	xerialBlockSize = 32 << 10
@@ -32,7 +32,7 @@ var lz4FrameHeader = []byte{0x04, 0x22, 0x4d, 0x18, 0x60, 0x40}
 // zstdEncoder is shared: EncodeAll is safe for concurrent use. No content
 // checksum, as zstd-jni's default; level 3 (SpeedDefault), Kafka's default.
 // EncodeAll records the frame content size, which zstd-jni's streaming
-// writer may not; readers must not depend on either (kafka-formats.md §12).
+// writer may not; readers must not depend on either.
 var zstdEncoder = sync.OnceValues(func() (*zstd.Encoder, error) {
 	return zstd.NewWriter(nil,
 		zstd.WithEncoderConcurrency(1),

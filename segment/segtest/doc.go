@@ -17,5 +17,7 @@
 // The package deliberately does not import package segment: segment's own
 // tests import segtest, and an import back would be a cycle.
 //
-// Byte layouts follow ../shared/kafka-formats.md sections 2 to 5.
+// Byte layouts are Kafka's on-disk formats: the v0/v1 message and v2
+// record batch layouts, the codec framings, and the index, checkpoint and
+// producer snapshot files a broker keeps beside its segments.
 package segtest

@@ -22,20 +22,54 @@ type GenOptions struct {
 	// records span several xerial chunks and lz4 blocks. Off by default:
 	// they cost little on disk but ~200 KB of manifest.
 	MultiBlock bool
+	// IndexIntervalBytes is index.interval.bytes, the bytes appended
+	// between two offset-index entries. Zero means
+	// DefaultIndexIntervalBytes.
+	IndexIntervalBytes int64
+	// Unclean writes the log dir a broker killed while running leaves
+	// behind instead of a clean shutdown's: the active segments' .index
+	// and .timeindex keep their preallocated size, zero-filled past the
+	// entries (IndexPreallocBytes), with no closing time-index entry; there
+	// is no snapshot at the log end and no .kafka_cleanshutdown; the
+	// recovery point is the active segment's base offset, flushed at the
+	// last roll.
+	Unclean bool
+	// IndexPreallocBytes is segment.index.bytes, the size of an active
+	// segment's preallocated index files with Unclean. Zero means 64 KiB
+	// (the broker's default is 10 MiB, too big for tests).
+	IndexPreallocBytes int64
 }
 
 // DefaultSegmentBytes is small on purpose, so that the few dozen batches
 // of each partition still spread over several segments.
 const DefaultSegmentBytes = 4 << 10
 
+// DefaultIndexIntervalBytes is a quarter of Kafka's 4096 for the same
+// reason: with 4 KiB segments the broker default would leave every offset
+// index empty.
+const DefaultIndexIntervalBytes = 1 << 10
+
 // Manifest is the ground truth for a generated log dir: every file, batch
 // and record, as a correct reader should report them.
 type Manifest struct {
-	Seed         int64               `json:"seed"`
-	SegmentBytes int64               `json:"segmentBytes"`
-	MultiBlock   bool                `json:"multiBlock"`
-	ClusterID    string              `json:"clusterId"`
-	Partitions   []PartitionManifest `json:"partitions"`
+	Seed         int64  `json:"seed"`
+	SegmentBytes int64  `json:"segmentBytes"`
+	MultiBlock   bool   `json:"multiBlock"`
+	ClusterID    string `json:"clusterId"`
+	// IndexIntervalBytes is the index.interval.bytes the indexes follow.
+	IndexIntervalBytes int64 `json:"indexIntervalBytes"`
+	// Unclean is GenOptions.Unclean.
+	Unclean    bool                `json:"unclean,omitempty"`
+	Partitions []PartitionManifest `json:"partitions"`
+	// Files lists every file of the log dir but manifest.json, by
+	// slash-separated relative name, sorted.
+	Files []FileManifest `json:"files"`
+}
+
+// FileManifest is one file of the generated log dir.
+type FileManifest struct {
+	Name string `json:"name"`
+	Size int64  `json:"size"`
 }
 
 // PartitionManifest describes one <topic>-<partition> directory.
@@ -49,6 +83,12 @@ type PartitionManifest struct {
 	LogEndOffset   int64             `json:"logEndOffset"` // next offset to be written
 	LeaderEpochs   []EpochEntry      `json:"leaderEpochs"` // as in leader-epoch-checkpoint
 	Segments       []SegmentManifest `json:"segments"`
+	// Snapshots are the producer-state NNN.snapshot files, by offset.
+	Snapshots []SnapshotManifest `json:"snapshots"`
+	// CleanerOffset is the cleaner-offset-checkpoint entry (the first
+	// offset the log cleaner has not cleaned), -1 if the log was never
+	// cleaned.
+	CleanerOffset int64 `json:"cleanerOffset"`
 }
 
 // EpochEntry is one leader-epoch-checkpoint line.
@@ -60,10 +100,21 @@ type EpochEntry struct {
 // SegmentManifest describes one NNN.log file. Batch positions are byte
 // offsets in the file.
 type SegmentManifest struct {
-	File       string      `json:"file"` // relative to the log dir
-	BaseOffset int64       `json:"baseOffset"`
-	Size       int64       `json:"size"`
-	Batches    []EntryInfo `json:"batches"`
+	File       string `json:"file"` // relative to the log dir
+	BaseOffset int64  `json:"baseOffset"`
+	Size       int64  `json:"size"`
+	// Cleaned marks a segment written by the log cleaner.
+	Cleaned bool        `json:"cleaned,omitempty"`
+	Batches []EntryInfo `json:"batches"`
+	// IndexEntries and TimeIndexEntries are the NNN.index and
+	// NNN.timeindex entries; AbortedTxns the NNN.txnindex entries (a
+	// segment without any has no .txnindex file).
+	IndexEntries     []IndexEntry     `json:"indexEntries"`
+	TimeIndexEntries []TimeIndexEntry `json:"timeIndexEntries"`
+	AbortedTxns      []AbortedTxn     `json:"abortedTxns,omitempty"`
+	// appendEnds holds, per append into the segment, the number of
+	// batches after it: the index follows appends, not entries.
+	appendEnds []int
 }
 
 // SegmentFileName is Kafka's 20-digit zero-padded "<offset>.log" name.
@@ -75,13 +126,16 @@ type partition struct {
 	data     [][]byte // file contents, parallel to m.Segments
 	segBytes int64
 	next     int64 // offset the next appended batch gets
+	// roll forces the next append into a new segment, as a roll by
+	// segment.ms does; the compacted scenario ends its cleaned segment so.
+	roll bool
 }
 
 func newPartition(topic string, p int32, scenario string, segBytes int64, topicID string) *partition {
 	return &partition{m: PartitionManifest{
 		Topic: topic, Partition: p, Scenario: scenario, TopicID: topicID,
 		Dir:          fmt.Sprintf("%s-%d", topic, p),
-		LeaderEpochs: []EpochEntry{},
+		LeaderEpochs: []EpochEntry{}, CleanerOffset: -1,
 	}, segBytes: segBytes}
 }
 
@@ -105,7 +159,8 @@ func (p *partition) appendAt(b Batch) error {
 		return err
 	}
 	n := len(p.data)
-	if n == 0 || (len(p.data[n-1]) > 0 && int64(len(p.data[n-1])+len(enc)) > p.segBytes) {
+	if n == 0 || (len(p.data[n-1]) > 0 && (p.roll || int64(len(p.data[n-1])+len(enc)) > p.segBytes)) {
+		p.roll = false
 		// The first segment is named 0 even if compaction removed its
 		// first offsets; later ones by the offset that rolled them.
 		base := b.BaseOffset
@@ -125,6 +180,7 @@ func (p *partition) appendAt(b Batch) error {
 	}
 	p.data[n-1] = append(p.data[n-1], enc...)
 	seg.Size = int64(len(p.data[n-1]))
+	seg.appendEnds = append(seg.appendEnds, len(seg.Batches))
 	// Only v2 batches carry a leader epoch; the cache is assigned from them
 	// (UnifiedLog.append: leaderEpochCache.assign for magic >= 2).
 	if b.Magic >= 2 && b.PartitionLeaderEpoch >= 0 {
@@ -191,8 +247,12 @@ func (g *gen) records(n int, keyPrefix string, keySpace int) []Record {
 }
 
 // GenerateLogDir writes a small Kafka log dir into dir, which must be
-// missing or empty, and returns its ground truth. The same seed and
-// options always give the same bytes.
+// missing or empty, and returns its ground truth. Beside the segments it
+// writes what a broker writes while appending and at a clean shutdown:
+// offset, time and transaction indexes, producer snapshots, the root
+// checkpoints, meta.properties and .kafka_cleanshutdown, and each
+// partition's leader-epoch-checkpoint and partition.metadata. The same seed
+// and options always give the same bytes.
 func GenerateLogDir(dir string, seed int64, opts GenOptions) (*Manifest, error) {
 	if opts.SegmentBytes <= 0 {
 		opts.SegmentBytes = DefaultSegmentBytes
@@ -246,14 +306,25 @@ func buildLogDir(seed int64, opts GenOptions) (*Manifest, map[string][]byte, err
 		}
 	}
 
+	if opts.IndexIntervalBytes <= 0 {
+		opts.IndexIntervalBytes = DefaultIndexIntervalBytes
+	}
+	m.IndexIntervalBytes, m.Unclean = opts.IndexIntervalBytes, opts.Unclean
+	rules := stateRules{interval: opts.IndexIntervalBytes}
+	if opts.Unclean {
+		rules.prealloc = opts.IndexPreallocBytes
+		if rules.prealloc <= 0 {
+			rules.prealloc = 64 << 10
+		}
+	}
 	files := map[string][]byte{}
-	var checkpoint strings.Builder
-	fmt.Fprintf(&checkpoint, "0\n%d\n", len(g.parts))
-	var startCheckpoint strings.Builder
-	fmt.Fprintf(&startCheckpoint, "0\n%d\n", len(g.parts))
 	for _, p := range g.parts {
+		computeState(&p.m, rules)
 		for i, s := range p.m.Segments {
 			files[s.File] = p.data[i]
+		}
+		for name, data := range stateFiles(&p.m, rules.prealloc) {
+			files[name] = data
 		}
 		var ep strings.Builder
 		fmt.Fprintf(&ep, "0\n%d\n", len(p.m.LeaderEpochs))
@@ -263,19 +334,51 @@ func buildLogDir(seed int64, opts GenOptions) (*Manifest, map[string][]byte, err
 		files[p.m.Dir+"/leader-epoch-checkpoint"] = []byte(ep.String())
 		// No trailing newline: PartitionMetadataFile writes none.
 		files[p.m.Dir+"/partition.metadata"] = []byte("version: 0\ntopic_id: " + p.m.TopicID)
-		// After a clean shutdown the recovery point is the log end.
-		fmt.Fprintf(&checkpoint, "%s %d %d\n", p.m.Topic, p.m.Partition, p.m.LogEndOffset)
-		fmt.Fprintf(&startCheckpoint, "%s %d %d\n", p.m.Topic, p.m.Partition, p.m.LogStartOffset)
 		m.Partitions = append(m.Partitions, p.m)
 	}
-	files["recovery-point-offset-checkpoint"] = []byte(checkpoint.String())
-	files["replication-offset-checkpoint"] = []byte(checkpoint.String())
-	files["log-start-offset-checkpoint"] = []byte(startCheckpoint.String())
+	rootFiles(m, files, opts.Unclean)
+	for name, data := range files {
+		m.Files = append(m.Files, FileManifest{Name: name, Size: int64(len(data))})
+	}
+	slices.SortFunc(m.Files, func(a, b FileManifest) int { return strings.Compare(a.Name, b.Name) })
+	return m, files, nil
+}
+
+// rootFiles adds the files a broker keeps at the root of a log dir.
+func rootFiles(m *Manifest, files map[string][]byte, unclean bool) {
+	checkpoint := func(include func(p *PartitionManifest) bool, value func(p *PartitionManifest) int64) []byte {
+		var lines []string
+		for i := range m.Partitions {
+			if p := &m.Partitions[i]; include(p) {
+				lines = append(lines, fmt.Sprintf("%s %d %d\n", p.Topic, p.Partition, value(p)))
+			}
+		}
+		return fmt.Appendf(nil, "0\n%d\n%s", len(lines), strings.Join(lines, ""))
+	}
+	all := func(*PartitionManifest) bool { return true }
+	// A clean shutdown flushes every log to its end first; a running
+	// broker has flushed up to the last roll.
+	files["recovery-point-offset-checkpoint"] = checkpoint(all, func(p *PartitionManifest) int64 {
+		if unclean {
+			return p.Segments[len(p.Segments)-1].BaseOffset
+		}
+		return p.LogEndOffset
+	})
+	// The high watermark: with a single replica every write is committed.
+	files["replication-offset-checkpoint"] = checkpoint(all, func(p *PartitionManifest) int64 { return p.LogEndOffset })
+	// LogManager writes a log start offset only when it is past the first
+	// segment's base offset.
+	files["log-start-offset-checkpoint"] = checkpoint(func(p *PartitionManifest) bool {
+		return len(p.Segments) > 0 && p.LogStartOffset > p.Segments[0].BaseOffset
+	}, func(p *PartitionManifest) int64 { return p.LogStartOffset })
+	files["cleaner-offset-checkpoint"] = checkpoint(func(p *PartitionManifest) bool { return p.CleanerOffset >= 0 },
+		func(p *PartitionManifest) int64 { return p.CleanerOffset })
 	// Java Properties.store: comment line, date line, then key=value. The
 	// date is fixed so the output is reproducible.
 	files["meta.properties"] = []byte("#\n#Tue Nov 14 22:13:20 UTC 2023\nversion=0\nbroker.id=0\ncluster.id=" + m.ClusterID + "\n")
-	files[".kafka_cleanshutdown"] = []byte{}
-	return m, files, nil
+	if !unclean {
+		files[".kafka_cleanshutdown"] = []byte{}
+	}
 }
 
 // EncodeJSON is the manifest.json form: one field per line without

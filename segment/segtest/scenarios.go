@@ -213,7 +213,8 @@ func genTransactions(g *gen) error {
 	return nil
 }
 
-// genCompacted writes a log-cleaner output followed by an uncleaned tail:
+// genCompacted writes a log-cleaner output followed by an uncleaned tail
+// in the active segment:
 // survivors keep their offset deltas (gaps; count < lastOffsetDelta+1),
 // whole batches vanish, one batch is kept empty (61 bytes) to preserve
 // producer state, and one carries a delete horizon with a tombstone.
@@ -238,6 +239,9 @@ func genCompacted(g *gen) error {
 		switch i {
 		case 0:
 			b.Records = nil // the first batch vanished whole: the segment starts with a gap
+			// The leader epoch cache was assigned when the batch was
+			// appended; cleaning does not change it.
+			p.m.LeaderEpochs = append(p.m.LeaderEpochs, EpochEntry{Epoch: b.PartitionLeaderEpoch, StartOffset: b.BaseOffset})
 		case 3:
 			// Every record removed, but the batch is the producer's last
 			// at the time, so the cleaner keeps an empty header.
@@ -265,8 +269,14 @@ func genCompacted(g *gen) error {
 		off += int64(n)
 		seq += int32(n)
 	}
-	// The uncleaned tail continues at the log end, consecutive again.
-	p.next = off
+	// The cleaner only cleans segments below the active one: the cleaned
+	// part was rolled at the log end, and the uncleaned tail continues in
+	// the new active segment, consecutive again. The cleaner checkpoint is
+	// the first offset it left dirty.
+	for i := range p.m.Segments {
+		p.m.Segments[i].Cleaned = true
+	}
+	p.next, p.roll, p.m.CleanerOffset = off, true, off
 	for i := range 6 {
 		rs := g.records(2+g.rng.IntN(4), "acct", 8)
 		if i == 2 {

@@ -18,10 +18,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-const ts0 = 1700000000000 // 0x18BCFE56800, the timestamp of every §2.6 example
+const ts0 = 1700000000000 // 0x18BCFE56800, the timestamp of every example
 
 // unhex parses hex with any whitespace, as the vectors are laid out in
-// kafka-formats.md.
+// the format notes.
 func unhex(t *testing.T, s string) []byte {
 	t.Helper()
 	b, err := hex.DecodeString(strings.Join(strings.Fields(s), ""))
@@ -38,8 +38,8 @@ func wantBytes(t *testing.T, name string, got, want []byte) {
 	}
 }
 
-// TestVectors checks every worked hex example of kafka-formats.md §2.6,
-// §3.1, §4.2 and §4.3 byte for byte.
+// TestVectors checks worked hex examples of the v2, legacy and codec
+// layouts byte for byte.
 func TestVectors(t *testing.T) {
 	oneRecord := Batch{Magic: 2, FirstTimestamp: ts0, Records: []Record{{Key: []byte("k"), Value: []byte("v")}}}
 	tests := []struct {
@@ -47,39 +47,39 @@ func TestVectors(t *testing.T) {
 		got  []byte
 		want string
 	}{
-		{"v2 one record §2.6", oneRecord.Encode(), `
+		{"v2 one record", oneRecord.Encode(), `
 			00 00 00 00 00 00 00 00  00 00 00 3a  00 00 00 00  02  e9 9b 8d d8  00 00  00 00 00 00
 			00 00 01 8b cf e5 68 00  00 00 01 8b cf e5 68 00  ff ff ff ff ff ff ff ff  ff ff  ff ff ff ff
 			00 00 00 01  10 00 00 00 02 6b 02 76 00`},
-		{"v2 record with null key and header §2.6", appendRecordV2(nil, Record{
+		{"v2 record with null key and header", appendRecordV2(nil, Record{
 			OffsetDelta: 1, TimestampDelta: 1, Value: []byte("b"),
 			Headers: []Header{{Key: "h", Value: []byte("1")}},
 		}), `16 00 02 02 01 02 62 02 02 68 02 31`},
-		{"COMMIT marker §2.6", Marker(7, 1000, 0, true, 7, ts0+5, 3), `
+		{"COMMIT marker", Marker(7, 1000, 0, true, 7, ts0+5, 3), `
 			00 00 00 00 00 00 00 07 00 00 00 42 00 00 00 03 02 c3 c6 17 a4 00 30 00 00 00 00 00 00 01 8b cf
 			e5 68 05 00 00 01 8b cf e5 68 05 00 00 00 00 00 00 03 e8 00 00 ff ff ff ff 00 00 00 01 20 00 00
 			00 08 00 00 00 01 0c 00 00 00 00 00 07 00`},
-		{"empty compacted batch §2.6", Batch{
+		{"empty compacted batch", Batch{
 			Magic: 2, BaseOffset: 10, PartitionLeaderEpoch: 4, Transactional: true,
 			LastOffsetDelta: 2, FirstTimestamp: -1, MaxTimestamp: ts0,
 			Producer: &Producer{ID: 1000, Epoch: 0, BaseSequence: 5},
 		}.Encode(), `
 			00 00 00 00 00 00 00 0a 00 00 00 31 00 00 00 04 02 df 8f 12 58 00 10 00 00 00 02 ff ff ff ff ff
 			ff ff ff 00 00 01 8b cf e5 68 00 00 00 00 00 00 00 03 e8 00 00 00 00 00 05 00 00 00 00`},
-		{"v1 message §3.1", Batch{Magic: 1, FirstTimestamp: ts0, Records: []Record{{Value: []byte("v")}}}.Encode(),
+		{"v1 message", Batch{Magic: 1, FirstTimestamp: ts0, Records: []Record{{Value: []byte("v")}}}.Encode(),
 			`00 00 00 00 00 00 00 00 00 00 00 17 c1 67 2a c5 01 00 00 00 01 8b cf e5 68 00 ff ff ff ff 00 00 00 01 76`},
-		{"v0 message §3.1", Batch{Magic: 0, FirstTimestamp: ts0, Records: []Record{{Value: []byte("v")}}}.Encode(),
+		{"v0 message", Batch{Magic: 0, FirstTimestamp: ts0, Records: []Record{{Value: []byte("v")}}}.Encode(),
 			`00 00 00 00 00 00 00 00 00 00 00 0f d2 0c bf f5 00 00 ff ff ff ff 00 00 00 01 76`},
-		{"snappy payload §4.2", XerialCompress(unhex(t, "10000000026b027600")),
+		{"snappy payload", XerialCompress(unhex(t, "10000000026b027600")),
 			`82534e41505059000000000100000001 0000000b 0920 10000000026b027600`},
-		{"lz4 payload §4.3", LZ4Compress(unhex(t, "10000000026b027600"), false),
+		{"lz4 payload", LZ4Compress(unhex(t, "10000000026b027600"), false),
 			`04224d18604082 09000080 10000000026b027600 00000000`},
 	}
 	for _, tt := range tests {
 		wantBytes(t, tt.name, tt.got, unhex(t, tt.want))
 	}
 
-	// §4.2: the snappy batch is 92 bytes with CRC 0x08ee4869.
+	//: the snappy batch is 92 bytes with CRC 0x08ee4869.
 	sn := oneRecord
 	sn.Codec = CodecSnappy
 	b := sn.Encode()
@@ -88,7 +88,7 @@ func TestVectors(t *testing.T) {
 	}
 	wantBytes(t, "snappy batch payload", b[61:], XerialCompress(unhex(t, "10000000026b027600")))
 
-	// §4.3: HC 0x82 for FLG,BD and the KAFKA-3160 0x1a for magic 0.
+	//: HC 0x82 for FLG,BD and the KAFKA-3160 0x1a for magic 0.
 	if got := LZ4HeaderChecksum(false); got != 0x82 {
 		t.Errorf("lz4 HC = %#x, want 0x82", got)
 	}
@@ -613,7 +613,7 @@ func checkLegacy(t *testing.T, b Batch, enc []byte) {
 		if tsBit != 0 {
 			reportTS = w.ts
 		}
-		// The reader's rule (kafka-formats.md §3.2) applied to the wire values.
+		// The reader's rule for legacy offsets applied to the wire values.
 		abs := m.offset
 		if b.Magic >= 1 {
 			last, _ := maxDelta(rs)

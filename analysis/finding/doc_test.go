@@ -1,0 +1,68 @@
+package finding
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/findings.md from the vocabulary")
+
+const docHead = `# Finding kinds
+
+Every command reports what it finds about its inputs in one vocabulary:
+the kinds below, each with the severity it has unless the table says it
+is graded by context. ` + "`verify`" + ` prints them, ` + "`scan`" + ` writes them to
+anomalies.parquet, the report page lists them, and the same input gives
+the same kinds, severities, files and byte positions everywhere.
+
+- **error**: damage, lost data, or a contradiction between files;
+- **warning**: a state a healthy broker does not leave behind, with
+  innocent explanations (a copy taken while the broker ran);
+- **note**: normal, worth knowing.
+
+Errors and warnings make ` + "`verify`" + ` exit 3, and every other command
+with ` + "`--fail-on-findings`" + `.
+
+This table is generated from the code (` + "`go test ./analysis/finding -update`" + `).
+
+| kind | default severity | found by | meaning |
+|---|---|---|---|
+`
+
+// TestFindingsDoc keeps docs/findings.md equal to the vocabulary.
+func TestFindingsDoc(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(docHead)
+	seen := map[string]bool{}
+	for _, k := range Kinds {
+		if seen[k.Kind] {
+			t.Errorf("kind %s listed twice", k.Kind)
+		}
+		seen[k.Kind] = true
+		b.WriteString("| `" + k.Kind + "` | " + k.Severity + " | " + k.Origin + " | " + k.Meaning + " |\n")
+	}
+	path := filepath.Join("..", "..", "docs", "findings.md")
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != b.String() {
+		t.Errorf("%s is not the vocabulary (go test ./analysis/finding -update): %v", path, err)
+	}
+}
+
+// TestEveryReaderKindListed: every kind the segment reader reports is in
+// the vocabulary.
+func TestEveryReaderKindListed(t *testing.T) {
+	for _, k := range []string{"crc-mismatch", "truncated-batch", "zero-tail", "unknown-magic", "bad-length", "record-count-mismatch",
+		"bad-record", "decompressed-too-large", "decompress-error", "skipped-bytes", "bad-offset", "overlapping-batch", "io-error"} {
+		if _, ok := Lookup(k); !ok {
+			t.Errorf("reader kind %s not in Kinds", k)
+		}
+	}
+}

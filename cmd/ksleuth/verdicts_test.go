@@ -1,0 +1,369 @@
+package main
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+)
+
+// copyDir copies a directory tree (the sample) to a new temporary dir.
+func copyDir(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// tornSample is a copy of the sample whose first (rolled) segment of
+// codecs-0 lost its last 37 bytes: offsets 63..67 are gone.
+func tornSample(t *testing.T) (dir, seg string, pos int64) {
+	t.Helper()
+	dir = copyDir(t, sampleDir)
+	seg = filepath.Join(dir, "codecs-0", "00000000000000000000.log")
+	data, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(seg, data[:len(data)-37], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The last batch of the segment starts where the manifest says.
+	var m struct {
+		Partitions []struct {
+			Dir      string
+			Segments []struct {
+				File    string
+				Batches []struct{ Position, BaseOffset int64 }
+			}
+		}
+	}
+	raw, _ := os.ReadFile(filepath.Join(sampleDir, "manifest.json"))
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range m.Partitions {
+		if p.Dir == "codecs-0" {
+			bs := p.Segments[0].Batches
+			if bs[len(bs)-1].BaseOffset != 63 {
+				t.Fatalf("the sample changed: the last batch of codecs-0's first segment starts at offset %d", bs[len(bs)-1].BaseOffset)
+			}
+			pos = bs[len(bs)-1].Position
+		}
+	}
+	return dir, seg, pos
+}
+
+// TestTornRolledSegment: the lost batch of a rolled segment is an error
+// at its byte position in verify, scan's anomalies and gaps, the exit
+// codes and the report page.
+func TestTornRolledSegment(t *testing.T) {
+	dir, _, pos := tornSample(t)
+	out, _, code := runCLI(t, "verify", dir)
+	if code != exitFindings {
+		t.Errorf("verify: exit %d, want 3", code)
+	}
+	for _, w := range []string{fmt.Sprintf("error truncated-batch at byte %d", pos), "codecs-0: LOST 5 offset(s) of offsets 0..84: 63..67 error (truncated-batch)"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("verify output lacks %q:\n%s", w, out)
+		}
+	}
+	tables := filepath.Join(t.TempDir(), "out")
+	page := filepath.Join(t.TempDir(), "report.html")
+	if _, _, code := runCLI(t, "scan", dir, "--out", tables, "--fail-on-findings", "--html", page); code != exitFindings {
+		t.Errorf("scan --fail-on-findings: exit %d, want 3", code)
+	}
+	if _, _, code := runCLI(t, "scan", dir, "--out", tables, "--force"); code != exitOK {
+		t.Errorf("scan without --fail-on-findings: exit %d, want 0", code)
+	}
+	var found bool
+	for _, g := range readTable[analysis.GapRow](t, filepath.Join(tables, tableGaps)) {
+		if g.Dir == "codecs-0" {
+			found = g.FirstOffset == 63 && g.LastOffset != nil && *g.LastOffset == 67 && g.Cause == "truncated-batch" &&
+				g.Severity == "error" && g.Position != nil && *g.Position == pos && g.File == "codecs-0/00000000000000000000.log"
+			if !found {
+				t.Errorf("gap row %+v", g)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no gap row for codecs-0")
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(html, []byte("LOST 5 offset(s)")) || !bytes.Contains(html, []byte("1 partition copy has lost offsets")) {
+		t.Errorf("the report page does not show the loss")
+	}
+}
+
+// TestVerifyArchive: verify reads a .tar.zst of a log dir and reports
+// what it reports on the dir.
+func TestVerifyArchive(t *testing.T) {
+	dir, _, _ := tornSample(t)
+	var buf bytes.Buffer
+	zw, _ := zstd.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(filepath.Dir(dir), p)
+		data, _ := os.ReadFile(p)
+		tw.WriteHeader(&tar.Header{Name: filepath.ToSlash(rel), Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg})
+		tw.Write(data)
+		return nil
+	})
+	tw.Close()
+	zw.Close()
+	arc := filepath.Join(t.TempDir(), "broker.tar.zst")
+	os.WriteFile(arc, buf.Bytes(), 0o644)
+	lines := func(args ...string) []string {
+		out, _, code := runCLI(t, args...)
+		if code != exitFindings {
+			t.Errorf("%v: exit %d", args, code)
+		}
+		var keys []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var m map[string]any
+			json.Unmarshal([]byte(l), &m)
+			if m["type"] == "finding" || m["type"] == "gap" {
+				file := strings.TrimPrefix(fmt.Sprint(m["file"]), filepath.Base(dir)+"/")
+				keys = append(keys, fmt.Sprint(m["type"], m["kind"], m["cause"], m["severity"], file, m["position"], m["offset"], m["first_offset"], m["last_offset"]))
+			}
+		}
+		sort.Strings(keys)
+		return keys
+	}
+	want, got := lines("verify", "--json", dir), lines("verify", "--json", arc)
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("archive:\n%v\ndir:\n%v", got, want)
+	}
+}
+
+// TestScanAnomaliesEqualVerify: on every source of the real corpus, the
+// anomalies table holds exactly what verify prints.
+func TestScanAnomaliesEqualVerify(t *testing.T) {
+	for _, src := range corpusSources(t) {
+		t.Run(src, func(t *testing.T) {
+			in := filepath.Join(corpusDir, src)
+			out, _, _ := runCLI(t, "verify", "--json", in)
+			var fromVerify []string
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+				var a struct {
+					Type string
+					analysis.AnomalyRow
+				}
+				if err := json.Unmarshal([]byte(l), &a); err != nil {
+					t.Fatalf("%q: %v", l, err)
+				}
+				if a.Type == "finding" {
+					fromVerify = append(fromVerify, anomalyKey(&a.AnomalyRow))
+				}
+			}
+			tables := filepath.Join(t.TempDir(), "out")
+			if _, errOut, code := runCLI(t, "scan", in, "--out", tables, "--hash", "none"); code != exitOK {
+				t.Fatalf("scan: exit %d: %s", code, errOut)
+			}
+			var fromScan []string
+			for _, a := range readTable[analysis.AnomalyRow](t, filepath.Join(tables, tableAnomalies)) {
+				fromScan = append(fromScan, anomalyKey(&a))
+				if _, ok := finding.Lookup(a.Kind); !ok {
+					t.Errorf("kind %s is not in the vocabulary (analysis/finding)", a.Kind)
+				}
+			}
+			sort.Strings(fromVerify)
+			sort.Strings(fromScan)
+			if !slices.Equal(fromScan, fromVerify) {
+				t.Errorf("anomalies.parquet (%d) differs from verify (%d):\nscan   %v\nverify %v", len(fromScan), len(fromVerify), fromScan, fromVerify)
+			}
+		})
+	}
+}
+
+func anomalyKey(a *analysis.AnomalyRow) string {
+	d := func(p *int64) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprint(*p)
+	}
+	return fmt.Sprintf("%s|%s|%s|%s|%s|%s", a.Kind, a.Severity, a.File, d(a.Position), d(a.Offset), a.Message)
+}
+
+// TestNotKafkaData: inputs that hold no Kafka file exit 1 from every
+// command with a message naming them; a file named like a segment that is
+// not one is an error finding; every command gives the same exit code.
+func TestNotKafkaData(t *testing.T) {
+	tmp := t.TempDir()
+	rnd := make([]byte, 64<<10)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range rnd {
+		rnd[i] = byte(r.Uint32())
+	}
+	write := func(name string, data []byte) string {
+		p := filepath.Join(tmp, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	random := write("random.bin", rnd)
+	etc := filepath.Dir(write("etc/hosts", []byte("127.0.0.1 localhost\n")))
+	write("etc/ssl/openssl.cnf", []byte("[ default ]\n"))
+	var zbuf bytes.Buffer
+	zw := zip.NewWriter(&zbuf)
+	f, _ := zw.Create("00000000000000000000.log")
+	f.Write(rnd[:100])
+	zw.Close()
+	zipped := write("logs.zip", zbuf.Bytes())
+	textTgz := write("notes.tar.gz", []byte("these are my notes, not an archive\n"))
+	notesLog := write("notes/00000000000000000000.log", []byte(strings.Repeat("a line of an application log, not a segment\n", 40)))
+
+	commands := [][]string{{"verify"}, {"scan", "--out", ""}, {"dups"}, {"producers"}, {"report", "--html", ""}}
+	for _, in := range []string{random, etc, zipped, textTgz} {
+		for _, c := range commands {
+			args := append(slices.Clone(c), in)
+			for i, a := range args {
+				if a == "" {
+					args[i] = filepath.Join(t.TempDir(), "out")
+				}
+			}
+			_, errOut, code := runCLI(t, args...)
+			if code != exitFailed || !strings.Contains(errOut, "no Kafka data in "+in) || !strings.Contains(errOut, "expected a broker log dir") {
+				t.Errorf("%v: exit %d, want 1 naming the input: %q", args, code, errOut)
+			}
+		}
+	}
+	for _, c := range commands {
+		args := append(slices.Clone(c), notesLog, "--fail-on-findings")
+		for i, a := range args {
+			if a == "" {
+				args[i] = filepath.Join(t.TempDir(), "out")
+			}
+		}
+		out, errOut, code := runCLI(t, args...)
+		if code != exitFindings {
+			t.Errorf("%v: exit %d, want 3: %s%s", args, code, out, errOut)
+		}
+	}
+	out, _, _ := runCLI(t, "verify", notesLog)
+	if !strings.Contains(out, "error not-kafka-data at byte 0") {
+		t.Errorf("verify of a text file named like a segment:\n%s", out)
+	}
+}
+
+// TestEmptyLeftoversAndRootCheckpoint: empty .tmp leftovers are notes;
+// a log dir's bootstrap.checkpoint is checked; meta.properties notes are
+// listed by verify.
+func TestEmptyLeftoversAndRootCheckpoint(t *testing.T) {
+	dir := copyDir(t, sampleDir)
+	os.WriteFile(filepath.Join(dir, "codecs-0", "partition.metadata.tmp"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "txn-0", "quorum-state.tmp"), nil, 0o644)
+	out, _, code := runCLI(t, "verify", dir)
+	if code != exitOK {
+		t.Errorf("empty leftovers: exit %d, want 0:\n%s", code, out)
+	}
+	if strings.Count(out, "note leftover-file") != 2 {
+		t.Errorf("want two leftover notes:\n%s", out)
+	}
+	// A KRaft log dir's bootstrap.checkpoint with a flipped byte.
+	src := filepath.Join(corpusDir, "ArthurArutunyan04__Backend_labs")
+	var boot string
+	filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Name() == "bootstrap.checkpoint" {
+			boot = p
+		}
+		return nil
+	})
+	if boot == "" {
+		t.Skip("no bootstrap.checkpoint in the corpus")
+	}
+	kraft := copyDir(t, filepath.Dir(boot))
+	b := filepath.Join(kraft, "bootstrap.checkpoint")
+	data, _ := os.ReadFile(b)
+	data[len(data)-3] ^= 0x40
+	os.WriteFile(b, data, 0o644)
+	out, _, code = runCLI(t, "verify", "--no-notes", kraft)
+	if code != exitFindings || !strings.Contains(out, "bootstrap.checkpoint\n  error crc-mismatch") {
+		t.Errorf("flipped bootstrap.checkpoint: exit %d\n%s", code, out)
+	}
+}
+
+// TestKRaftSnapshotRecords: the records of a KRaft .checkpoint snapshot
+// have their own offsets from 0; they are not records of
+// __cluster_metadata-0, so the records table never holds an offset twice
+// and the duplicate detector never sees them (nor the metadata log's
+// NoOps, which no producer wrote).
+func TestKRaftSnapshotRecords(t *testing.T) {
+	src := filepath.Join(corpusDir, "Danielowo2000__BigDataTechnologies-Version-2")
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("corpus: %v", err)
+	}
+	tables := filepath.Join(t.TempDir(), "out")
+	if _, errOut, code := runCLI(t, "scan", src, "--out", tables, "--records", "--same-pid", "--hash", "none"); code != exitOK {
+		t.Fatalf("scan: exit %d: %s", code, errOut)
+	}
+	var parts []string
+	filepath.Walk(filepath.Join(tables, tableRecords), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && strings.HasSuffix(p, ".parquet") {
+			parts = append(parts, p)
+		}
+		return nil
+	})
+	seen := map[string]bool{}
+	meta := 0
+	for _, p := range parts {
+		for _, r := range readTable[analysis.RecordRow](t, p) {
+			if strings.HasSuffix(r.Segment, ".checkpoint") {
+				t.Fatalf("a snapshot record in the records table: %+v", r)
+			}
+			k := fmt.Sprint(r.Input, r.Segment[:strings.LastIndexByte(r.Segment, '/')], r.Offset)
+			if seen[k] {
+				t.Fatalf("offset twice in the records table: %s", k)
+			}
+			seen[k] = true
+			if r.Topic == "__cluster_metadata" {
+				meta++
+			}
+		}
+	}
+	if meta == 0 {
+		t.Fatalf("no __cluster_metadata records: the test lost its subject")
+	}
+	for _, d := range readTable[analysis.DuplicateRow](t, filepath.Join(tables, tableDups)) {
+		if d.Topic == "__cluster_metadata" {
+			t.Fatalf("a metadata record in a duplicate group: %+v", d)
+		}
+	}
+}
