@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -108,6 +109,14 @@ type Model struct {
 	Omitted map[string]int `json:"omitted"`
 }
 
+// GapSpan is one absent offset range on a partition's timeline.
+type GapSpan struct {
+	First    int64  `json:"first_offset"`
+	Last     int64  `json:"last_offset"` // first when the end is unknown
+	Cause    string `json:"cause"`
+	Severity string `json:"severity"`
+}
+
 // CheckedKind is how many files of one kind the checks read, and what
 // was checked of them.
 type CheckedKind struct {
@@ -183,6 +192,9 @@ type Timeline struct {
 	Sessions       []SessionLane `json:"sessions"`
 	// Runs are indexes into Model.Runs of the runs written here.
 	Runs []int `json:"runs"`
+	// Gaps are the offset ranges of the partition that cannot be read,
+	// drawn on their own lane.
+	Gaps []GapSpan `json:"gaps"`
 	// Collapsed: more than CollapseLanes sessions, drawn packed.
 	Collapsed bool `json:"collapsed"`
 }
@@ -322,6 +334,7 @@ func Build(r *Run) *Model {
 	m.Segments, m.SegmentsOmitted = buildSegments(res, c)
 
 	m.Timelines = buildTimelines(res.Partitions, r.Sessions, c)
+	addGaps(m.Timelines, r.Gaps)
 	for _, tl := range m.Timelines {
 		topic(tl.Topic).Sessions += len(tl.Sessions)
 	}
@@ -626,5 +639,28 @@ func derefOr(p *int64, d int64) int64 {
 func nonNil[T any](s *[]T) {
 	if *s == nil {
 		*s = []T{}
+	}
+}
+
+// addGaps puts each partition's absent ranges on its timeline, at most a
+// few hundred per partition (gaps.parquet holds them all).
+func addGaps(tls []Timeline, gaps []analysis.GapRow) {
+	idx := map[[2]string]int{}
+	for i := range tls {
+		idx[[2]string{fmt.Sprint(tls[i].Input), tls[i].Dir}] = i
+	}
+	for _, g := range gaps {
+		i, ok := idx[[2]string{fmt.Sprint(g.Input), g.Dir}]
+		if !ok || len(tls[i].Gaps) >= 500 {
+			continue
+		}
+		last := g.FirstOffset
+		if g.LastOffset != nil {
+			last = *g.LastOffset
+		}
+		tls[i].Gaps = append(tls[i].Gaps, GapSpan{First: g.FirstOffset, Last: last, Cause: g.Cause, Severity: g.Severity})
+	}
+	for i := range tls {
+		nonNil(&tls[i].Gaps)
 	}
 }

@@ -113,6 +113,7 @@ type laneView struct {
 	Bar        rectView
 	Aborted    []rectView
 	Markers    []rectView
+	Gaps       []rectView
 	HasBar     bool
 	Transacted bool
 }
@@ -122,6 +123,7 @@ type rectView struct {
 	O0, O1     int64
 	T0, T1     string
 	Title      string
+	Class      string
 }
 
 type linkView struct {
@@ -253,6 +255,24 @@ func panel(m *Model, tl *Timeline) *panelView {
 		top := laneTop(idx, row)
 		p.Lanes = append(p.Lanes, laneView{ID: tl.ID + "-anon", Class: "lane-anon", Idx: idx, Row: row, Y: top, LabelY: top + rh/2 + 4,
 			Label: "PID -1", Title: "records written without a producer id (not idempotent)"})
+		rows++
+	}
+	if len(tl.Gaps) > 0 {
+		// The partition's absent offsets, on a lane of their own.
+		idx, row := len(p.Lanes), maxRow+1
+		if anon {
+			row++
+		}
+		top := laneTop(idx, row)
+		lv := laneView{ID: tl.ID + "-gaps", Class: "lane-anon lane-gaps", Idx: idx, Row: row, Y: top, LabelY: top + rh/2 + 4,
+			Label: "not readable", Title: "offsets that cannot be read (see Losses)"}
+		for _, g := range tl.Gaps {
+			r := rect(top, g.First, g.Last, nil, nil, true)
+			r.Class = "gap sev-" + g.Severity
+			r.Title = fmt.Sprintf("offsets %d–%d: %s (%s)", g.First, g.Last, g.Cause, g.Severity)
+			lv.Gaps = append(lv.Gaps, r)
+		}
+		p.Lanes = append(p.Lanes, lv)
 		rows++
 	}
 	p.LaneRows = rows

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -15,7 +13,7 @@ import (
 	"syscall"
 
 	"github.com/ksleuth/ksleuth/analysis/dups"
-	"github.com/parquet-go/parquet-go"
+	"github.com/ksleuth/ksleuth/analysis/export"
 	"github.com/spf13/cobra"
 )
 
@@ -74,13 +72,12 @@ func openShard(dir string) (*shard, error) {
 		return nil, err
 	}
 	slices.Sort(s.parts)
-	f, pf, err := openParquetFile(files)
+	kv, err := export.ReadMetadata(files)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	src, ok1 := pf.Lookup(metaSources)
-	fp, ok2 := pf.Lookup(metaFingerprint)
+	src, ok1 := kv[metaSources]
+	fp, ok2 := kv[metaFingerprint]
 	if !ok1 || !ok2 {
 		return nil, usageError{fmt.Errorf("dups --from-tables: %s was written by an older ksleuth (no %s metadata); rescan with this version", dir, metaFingerprint)}
 	}
@@ -91,51 +88,6 @@ func openShard(dir string) (*shard, error) {
 		return nil, fmt.Errorf("dups --from-tables: %s: %s metadata: %w", files, metaFingerprint, err)
 	}
 	return s, nil
-}
-
-func openParquetFile(path string) (*os.File, *parquet.File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := f.Stat()
-	if err == nil {
-		var pf *parquet.File
-		if pf, err = parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true)); err == nil {
-			return f, pf, nil
-		}
-	}
-	f.Close()
-	return nil, nil, fmt.Errorf("%s: %w", path, err)
-}
-
-// eachRow streams the rows of a Parquet file, decoding only T's columns.
-func eachRow[T any](ctx context.Context, path string, fn func(*T) error) error {
-	f, pf, err := openParquetFile(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	r := parquet.NewGenericReader[T](pf)
-	defer r.Close()
-	buf := make([]T, 1024)
-	for {
-		n, err := r.Read(buf)
-		for i := range buf[:n] {
-			if err := fn(&buf[i]); err != nil {
-				return err
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-	}
 }
 
 func describeFP(m fingerprintMeta) string {
@@ -210,7 +162,7 @@ func runDupsFromTables(cmd *cobra.Command, dirs []string, o *commonOptions, d *d
 			}
 			return err
 		}
-		err := eachRow(ctx, filepath.Join(s.dir, tableFiles), func(r *struct {
+		err := export.EachRow(ctx, filepath.Join(s.dir, tableFiles), func(r *struct {
 			Status string `parquet:"status"`
 		}) error {
 			if r.Status == "unreadable" {
@@ -221,7 +173,7 @@ func runDupsFromTables(cmd *cobra.Command, dirs []string, o *commonOptions, d *d
 		if err != nil {
 			return err
 		}
-		err = eachRow(ctx, filepath.Join(s.dir, tableAnomalies), func(r *struct {
+		err = export.EachRow(ctx, filepath.Join(s.dir, tableAnomalies), func(r *struct {
 			Severity string `parquet:"severity"`
 		}) error {
 			if r.Severity == "error" || r.Severity == "warning" {
@@ -248,7 +200,7 @@ func addShard(ctx context.Context, det *dups.Detector, s *shard, topic *regexp.R
 	}
 	ids := map[partKey]dups.PartID{}
 	for _, p := range s.parts {
-		err := eachRow(ctx, p, func(r *tableRecord) error {
+		err := export.EachRow(ctx, p, func(r *tableRecord) error {
 			if r.IsControl || topic != nil && !topic.MatchString(r.Topic) {
 				return nil
 			}

@@ -47,32 +47,21 @@ type scanOptions struct {
 	html           string // --html: also write the report page
 }
 
-// Table file names written by scan (DESIGN.md "Parquet tables").
+// Table file names written by scan, owned by package export.
 const (
-	tableFiles     = "files.parquet"
-	tableBatches   = "batches.parquet"
-	tableRecords   = "records" // a Hive-partitioned dataset dir
-	tableAnomalies = "anomalies.parquet"
-	tableSnapshots = "snapshots.parquet"
-	tableProducers = "producers.parquet"
-	tableDups      = "duplicates.parquet"
-	tableGaps      = "gaps.parquet"
-)
-
-// tableRecordsV1 is where records were written before they became a
-// dataset; listed so --force clears it.
-const tableRecordsV1 = "records.parquet"
-
-// scanTables lists every table name scan may write (and so refuses to
-// overwrite without --force). producers.parquet and duplicates.parquet
-// belong to the analysis issue; they are listed so --force clears them.
-var scanTables = []string{tableFiles, tableBatches, tableRecords, tableRecordsV1, tableAnomalies, tableGaps, tableSnapshots, tableProducers, tableDups,
-	tableTransactions, tablePIDBlocks}
-
-// Key-value metadata that dups --from-tables reads back.
-const (
-	metaSources     = "ksleuth.sources"     // JSON array: the source of each input, by index
-	metaFingerprint = "ksleuth.fingerprint" // JSON fingerprintMeta
+	tableFiles        = export.Files
+	tableBatches      = export.Batches
+	tableRecords      = export.Records
+	tableRecordsV1    = export.RecordsV1
+	tableAnomalies    = export.Anomalies
+	tableSnapshots    = export.Snapshots
+	tableProducers    = export.Producers
+	tableDups         = export.Duplicates
+	tableGaps         = export.Gaps
+	tableTransactions = export.Transactions
+	tablePIDBlocks    = export.PIDBlocks
+	metaSources       = export.MetaSources
+	metaFingerprint   = export.MetaFingerprint
 )
 
 // fingerprintMeta records how records.fingerprint was computed. Probe is
@@ -225,29 +214,29 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	meta.Set("ksleuth.run_start", start.UTC().Format(time.RFC3339Nano))
 	meta.Set("ksleuth.run_end", "")
 
-	ts := &tableSet{dir: o.out, version: ksleuthVersion(), meta: meta}
-	defer ts.abort()
-	files := openTable[analysis.FileRow](ts, tableFiles)
+	ts := export.NewSet(o.out, ksleuthVersion(), meta)
+	defer ts.Abort()
+	files := export.OpenTable[analysis.FileRow](ts, tableFiles)
 	// A row per batch of every segment: the columnar writer (a third of
 	// the generic writer's cost a row, see export.ColumnarSink).
-	batches := openTableWith(ts, tableBatches, export.NewBatches)
-	anomalies := openTable[analysis.AnomalyRow](ts, tableAnomalies)
-	gaps := openTable[analysis.GapRow](ts, tableGaps)
-	snapshots := openTable[analysis.SnapshotRow](ts, tableSnapshots)
-	producerTab := openTable[analysis.ProducerRow](ts, tableProducers)
-	dupTab := openTable[analysis.DuplicateRow](ts, tableDups)
-	txnTab := openTable[analysis.TransactionRow](ts, tableTransactions)
-	blockTab := openTable[analysis.PIDBlockRow](ts, tablePIDBlocks)
-	var records *dataset[analysis.RecordRow]
-	var payload *dataset[analysis.PayloadRecordRow]
+	batches := export.OpenTableWith(ts, tableBatches, export.NewBatches)
+	anomalies := export.OpenTable[analysis.AnomalyRow](ts, tableAnomalies)
+	gaps := export.OpenTable[analysis.GapRow](ts, tableGaps)
+	snapshots := export.OpenTable[analysis.SnapshotRow](ts, tableSnapshots)
+	producerTab := export.OpenTable[analysis.ProducerRow](ts, tableProducers)
+	dupTab := export.OpenTable[analysis.DuplicateRow](ts, tableDups)
+	txnTab := export.OpenTable[analysis.TransactionRow](ts, tableTransactions)
+	blockTab := export.OpenTable[analysis.PIDBlockRow](ts, tablePIDBlocks)
+	var records *export.DatasetTable[analysis.RecordRow]
+	var payload *export.DatasetTable[analysis.PayloadRecordRow]
 	switch {
 	case o.payload:
-		payload = openDataset(ts, tableRecords, func(r *analysis.PayloadRecordRow) (string, int32) { return r.Topic, r.Partition })
+		payload = export.OpenDataset(ts, tableRecords, func(r *analysis.PayloadRecordRow) (string, int32) { return r.Topic, r.Partition })
 	case o.records:
-		records = openDataset(ts, tableRecords, func(r *analysis.RecordRow) (string, int32) { return r.Topic, r.Partition })
+		records = export.OpenDataset(ts, tableRecords, func(r *analysis.RecordRow) (string, int32) { return r.Topic, r.Partition })
 	}
-	if ts.err != nil {
-		return ts.err
+	if err := ts.Err(); err != nil {
+		return err
 	}
 
 	ctx, stop := signalContext(cmd)
@@ -270,19 +259,19 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	sinks := pipeline.Sinks{
 		Batches: func(rows []analysis.BatchRow) error {
 			rc.Batches(rows)
-			return batches.write(rows)
+			return batches.Write(rows)
 		},
 		Records: func(rows []analysis.PayloadRecordRow) error {
 			rc.Records(rows)
 			switch {
 			case payload != nil:
-				return payload.write(rows)
+				return payload.Write(rows)
 			case records != nil:
 				recBuf = recBuf[:0]
 				for i := range rows {
 					recBuf = append(recBuf, rows[i].RecordRow)
 				}
-				return records.write(recBuf)
+				return records.Write(recBuf)
 			}
 			return nil
 		},
@@ -296,8 +285,8 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		return err
 	}
 	res := pres.Scan
-	for _, w := range []error{files.write(res.Files), producerTab.write(pres.Sessions), txnTab.write(pres.Transactions()),
-		blockTab.write(pres.PIDBlocks())} {
+	for _, w := range []error{files.Write(res.Files), producerTab.Write(pres.Sessions), txnTab.Write(pres.Transactions()),
+		blockTab.Write(pres.PIDBlocks())} {
 		if w != nil {
 			return w
 		}
@@ -306,12 +295,12 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		if err := rc.Duplicates(g); err != nil {
 			return err
 		}
-		return dupTab.write(g)
+		return dupTab.Write(g)
 	}))
 	if err != nil {
 		return interrupted(ctx, "scan", fmt.Errorf("%w; no tables written", err))
 	}
-	for _, w := range []error{anomalies.write(res.Anomalies), gaps.write(pres.Check.Gaps), snapshots.write(res.Snapshots)} {
+	for _, w := range []error{anomalies.Write(res.Anomalies), gaps.Write(pres.Check.Gaps), snapshots.Write(res.Snapshots)} {
 		if w != nil {
 			return w
 		}
@@ -319,22 +308,11 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	end := time.Now()
 	meta.Set("ksleuth.run_end", end.UTC().Format(time.RFC3339Nano))
 	if o.force {
-		for _, name := range scanTables {
-			switch {
-			case name == tableRecords:
-				// A directory: the new one (if any) is renamed into
-				// place by commit, which cannot replace a directory.
-				if err := removeDataset(filepath.Join(o.out, name)); err != nil {
-					return err
-				}
-			case !ts.has(name):
-				if err := os.Remove(filepath.Join(o.out, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-					return err
-				}
-			}
+		if err := ts.ClearStale(); err != nil {
+			return err
 		}
 	}
-	if err := ts.commit(); err != nil {
+	if err := ts.Commit(); err != nil {
 		return err
 	}
 	if rc != nil {
@@ -380,7 +358,7 @@ func checkOut(o scanOptions, inputs []*source.Input) error {
 	if o.force {
 		return nil
 	}
-	for _, name := range scanTables {
+	for _, name := range export.Tables {
 		if _, err := os.Lstat(filepath.Join(o.out, name)); err == nil {
 			return usageError{fmt.Errorf("scan: %s already holds %s; use --force to replace the tables", o.out, name)}
 		}
@@ -397,196 +375,6 @@ func commandLine(cmd *cobra.Command, args []string) string {
 		parts = append(parts, strconv.Quote(a))
 	}
 	return strings.Join(parts, " ")
-}
-
-// tableSet owns the sinks of one run: all are committed together, or all
-// removed.
-type tableSet struct {
-	dir     string
-	version string
-	meta    *export.Metadata
-	err     error
-	names   []string
-	closers []func() error
-	aborts  []func()
-	rows    map[string]int64
-	done    bool
-}
-
-type table[T any] struct {
-	ts   *tableSet
-	name string
-	sink export.Sink[T]
-}
-
-// openTable opens a table written by parquet-go's generic writer.
-func openTable[T any](ts *tableSet, name string) *table[T] {
-	return openTableWith(ts, name, export.NewParquet[T])
-}
-
-// openTableWith opens a table written by the sink open returns.
-func openTableWith[T any, S export.Sink[T]](ts *tableSet, name string, open func(path, version string, meta *export.Metadata) (S, error)) *table[T] {
-	t := &table[T]{ts: ts, name: name}
-	if ts.err != nil {
-		return t
-	}
-	s, err := open(filepath.Join(ts.dir, name), ts.version, ts.meta)
-	if err != nil {
-		ts.err = err
-		return t
-	}
-	t.sink = s
-	if ts.rows == nil {
-		ts.rows = map[string]int64{}
-	}
-	ts.rows[name] = 0
-	ts.names = append(ts.names, name)
-	ts.closers = append(ts.closers, s.Close)
-	ts.aborts = append(ts.aborts, s.Abort)
-	return t
-}
-
-// write hands rows to the sink in slices of at most 1024.
-func (t *table[T]) write(rows []T) error {
-	for len(rows) > 0 {
-		n := min(len(rows), 1024)
-		if err := t.sink.Write(rows[:n]); err != nil {
-			return err
-		}
-		t.ts.rows[t.name] += int64(n)
-		rows = rows[n:]
-	}
-	return nil
-}
-
-// dataset is a table written as a Hive-partitioned dataset dir, with
-// topic and partition as the partition columns.
-type dataset[T any] struct {
-	ts   *tableSet
-	name string
-	ds   *export.Dataset[T]
-	key  func(*T) (string, int32)
-	last struct {
-		topic string
-		part  int32
-		dir   string
-	}
-}
-
-func openDataset[T any](ts *tableSet, name string, key func(*T) (string, int32)) *dataset[T] {
-	d := &dataset[T]{ts: ts, name: name, key: key}
-	if ts.err != nil {
-		return d
-	}
-	ds, err := export.NewDataset[T](filepath.Join(ts.dir, name), ts.version, ts.meta, 0, 0)
-	if err != nil {
-		ts.err = err
-		return d
-	}
-	d.ds = ds
-	if ts.rows == nil {
-		ts.rows = map[string]int64{}
-	}
-	ts.rows[name] = 0
-	ts.names = append(ts.names, name)
-	ts.closers = append(ts.closers, ds.Close)
-	ts.aborts = append(ts.aborts, ds.Abort)
-	return d
-}
-
-// write hands each run of rows of one topic-partition to its part, in
-// slices of at most 1024.
-func (d *dataset[T]) write(rows []T) error {
-	for len(rows) > 0 {
-		t, p := d.key(&rows[0])
-		n := 1
-		for n < len(rows) && n < 1024 {
-			t2, p2 := d.key(&rows[n])
-			if t2 != t || p2 != p {
-				break
-			}
-			n++
-		}
-		if d.last.dir == "" || d.last.topic != t || d.last.part != p {
-			d.last.topic, d.last.part = t, p
-			d.last.dir = "topic=" + export.PartitionValue(t) + "/partition=" + strconv.Itoa(int(p))
-		}
-		if err := d.ds.Write(d.last.dir, rows[:n]); err != nil {
-			return err
-		}
-		d.ts.rows[d.name] += int64(n)
-		rows = rows[n:]
-	}
-	return nil
-}
-
-// removeDataset removes a records dataset dir left by an earlier scan
-// (--force), refusing anything that does not look like one.
-func removeDataset(dir string) error {
-	fi, err := os.Lstat(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return os.Remove(dir)
-	}
-	err = filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !e.IsDir() && !strings.HasSuffix(e.Name(), ".parquet") {
-			return fmt.Errorf("scan: --force: %s is not a ksleuth table; not removing %s", p, dir)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return os.RemoveAll(dir)
-}
-
-func (ts *tableSet) has(name string) bool {
-	_, ok := ts.rows[name]
-	return ok
-}
-
-// commit closes every sink, files.parquet last, so that its presence
-// means the run completed. On failure the tables already renamed are
-// removed again.
-func (ts *tableSet) commit() error {
-	order := make([]int, 0, len(ts.names))
-	for i, n := range ts.names {
-		if n != tableFiles {
-			order = append(order, i)
-		}
-	}
-	for i, n := range ts.names {
-		if n == tableFiles {
-			order = append(order, i)
-		}
-	}
-	for k, i := range order {
-		if err := ts.closers[i](); err != nil {
-			for _, j := range order[:k] {
-				os.Remove(filepath.Join(ts.dir, ts.names[j]))
-			}
-			return err
-		}
-	}
-	ts.done = true
-	return nil
-}
-
-func (ts *tableSet) abort() {
-	if ts.done {
-		return
-	}
-	for _, a := range ts.aborts {
-		a()
-	}
 }
 
 // progress drives a progress bar on stderr, only when stderr is a terminal
@@ -711,7 +499,7 @@ type scanTable struct {
 	Rows int64  `json:"rows"`
 }
 
-func newScanSummary(inputs []*source.Input, o scanOptions, pres *pipeline.Result, ts *tableSet, d time.Duration) *scanSummary {
+func newScanSummary(inputs []*source.Input, o scanOptions, pres *pipeline.Result, ts *export.Set, d time.Duration) *scanSummary {
 	res := pres.Scan
 	s := &scanSummary{Jobs: o.jobs, Seconds: d.Seconds(), Files: len(res.Files), Bytes: res.Bytes,
 		Batches: res.Batches, Records: res.Records, Partitions: res.Partitions, Findings: res.Findings,
@@ -744,8 +532,8 @@ func newScanSummary(inputs []*source.Input, o scanOptions, pres *pipeline.Result
 	for _, in := range inputs {
 		s.Inputs = append(s.Inputs, scanInput{in.Index, in.Path, in.Kind.String()})
 	}
-	for _, n := range ts.names {
-		s.Tables = append(s.Tables, scanTable{Name: strings.TrimSuffix(n, ".parquet"), Path: filepath.Join(o.out, n), Rows: ts.rows[n]})
+	for _, n := range ts.Names() {
+		s.Tables = append(s.Tables, scanTable{Name: strings.TrimSuffix(n, ".parquet"), Path: filepath.Join(o.out, n), Rows: ts.Rows(n)})
 	}
 	return s
 }
