@@ -264,4 +264,3 @@ func (ts *Set) Abort() {
 		a()
 	}
 }
-
