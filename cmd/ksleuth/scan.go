@@ -124,7 +124,7 @@ completed, so an interrupted scan leaves no complete-looking table. DIR
 may not be inside an input, and must not already hold tables (--force).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runScan(cmd, args, o)
+			return runScan(cmd, args, &o)
 		},
 	}
 	f := cmd.Flags()
@@ -143,41 +143,17 @@ may not be inside an input, and must not already hold tables (--force).`,
 	return cmd
 }
 
-func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
+func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	start := time.Now()
-	if o.out == "" {
-		return usageError{errors.New("scan: --out DIR is required")}
-	}
-	switch o.progress {
-	case "auto", "always", "never":
-	default:
-		return usageError{fmt.Errorf("scan: --progress must be auto, always or never, not %q", o.progress)}
-	}
-	if o.jobs < 0 {
-		return usageError{fmt.Errorf("scan: --jobs must be positive")}
-	}
-	if o.hash != "sha256" && o.hash != "none" {
-		return usageError{fmt.Errorf("scan: --hash must be sha256 or none, not %q", o.hash)}
-	}
-	if o.jobs == 0 {
-		o.jobs = runtime.NumCPU()
-	}
-	if o.payload {
-		o.records = true
-	}
-	var topic *regexp.Regexp
-	if o.topic != "" {
-		re, err := regexp.Compile(o.topic)
-		if err != nil {
-			return usageError{fmt.Errorf("scan: --topic: %w", err)}
-		}
-		topic = re
+	topic, err := o.validate()
+	if err != nil {
+		return err
 	}
 	inputs, err := source.Classify(args)
 	if err != nil {
 		return err
 	}
-	if err := checkOut(o, inputs); err != nil {
+	if err := checkOut(*o, inputs); err != nil {
 		return err
 	}
 	var rc *report.Collector // --html; nil ignores everything
@@ -197,6 +173,96 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 		return err
 	}
 
+	meta := scanMetadata(cmd, args, inputs, o, start)
+	ctx, stop := signalContext(cmd)
+	defer stop()
+	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
+	defer prog.finish()
+	po := pipeline.Options{
+		Scan: scan.Config{Jobs: o.jobs, Records: true, Payload: o.payload, HexFingerprints: o.records || o.payload, Hash: o.hash == "sha256",
+			// Without a records table or the report, records only feed the
+			// duplicate detector: compact entries, not rows.
+			Compact: !o.records && !o.payload && o.html == "",
+			Topic:   topic, Progress: prog.add, TmpDir: o.dup.tmp, HeldBudget: heldBudget},
+		Detector: det, Hasher: hasher, Attribution: true,
+	}
+	if scanFileDone != nil {
+		po.Scan.FileDone = func(p string) { scanFileDone(ctx, p) }
+	}
+	to := pipeline.TableOptions{Dir: o.out, Version: ksleuthVersion(), Meta: meta, Records: o.records, Payload: o.payload, Force: o.force}
+	if rc != nil {
+		to.Also = pipeline.Sinks{
+			Batches: func(rows []analysis.BatchRow) error { rc.Batches(rows); return nil },
+			Records: func(rows []analysis.PayloadRecordRow) error { rc.Records(rows); return nil },
+		}
+		to.AlsoDuplicates = rc.Duplicates
+	}
+	tables, err := pipeline.WriteTables(ctx, inputs, po, to)
+	prog.finish()
+	if err != nil {
+		return interrupted(ctx, "scan", err)
+	}
+	pres, dst, ts, res, end := tables.Result, tables.Dups, tables.Set, tables.Scan, time.Now()
+	if rc != nil {
+		if err := writeScanReport(ctx, cmd, args, o.html, inputs, pres, dst, rc, o.hash == "sha256"); err != nil {
+			return err
+		}
+	}
+
+	sum := newScanSummary(inputs, *o, pres, ts, end.Sub(start))
+	sum.DuplicateGroups, sum.Duplicates = dst.Groups, dst.Duplicates
+	w := cmd.OutOrStdout()
+	if o.json {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(sum)
+	} else {
+		err = sum.writeText(w)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Unreadable > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: scan: %d input file(s) could not be read (status unreadable in %s)\n", res.Unreadable, filepath.Join(o.out, tableFiles))
+	}
+	return exitStatus(pres, o.failOnFindings)
+}
+
+// validate checks the flags and fills in their defaults; it returns the
+// --topic expression.
+func (o *scanOptions) validate() (*regexp.Regexp, error) {
+	if o.out == "" {
+		return nil, usageError{errors.New("scan: --out DIR is required")}
+	}
+	switch o.progress {
+	case "auto", "always", "never":
+	default:
+		return nil, usageError{fmt.Errorf("scan: --progress must be auto, always or never, not %q", o.progress)}
+	}
+	if o.jobs < 0 {
+		return nil, usageError{fmt.Errorf("scan: --jobs must be positive")}
+	}
+	if o.hash != "sha256" && o.hash != "none" {
+		return nil, usageError{fmt.Errorf("scan: --hash must be sha256 or none, not %q", o.hash)}
+	}
+	if o.jobs == 0 {
+		o.jobs = runtime.NumCPU()
+	}
+	if o.payload {
+		o.records = true
+	}
+	if o.topic == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(o.topic)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("scan: --topic: %w", err)}
+	}
+	return re, nil
+}
+
+// scanMetadata is the footer metadata of every table of a scan.
+func scanMetadata(cmd *cobra.Command, args []string, inputs []*source.Input, o *scanOptions, start time.Time) *export.Metadata {
 	meta := &export.Metadata{}
 	meta.Set("ksleuth.version", ksleuthVersion())
 	meta.Set("ksleuth.command_line", commandLine(cmd, args))
@@ -214,130 +280,7 @@ func runScan(cmd *cobra.Command, args []string, o scanOptions) error {
 	meta.Set("ksleuth.run_start", start.UTC().Format(time.RFC3339Nano))
 	meta.Set("ksleuth.run_end", "")
 
-	ts := export.NewSet(o.out, ksleuthVersion(), meta)
-	defer ts.Abort()
-	files := export.OpenTable[analysis.FileRow](ts, tableFiles)
-	// A row per batch of every segment: the columnar writer (a third of
-	// the generic writer's cost a row, see export.ColumnarSink).
-	batches := export.OpenTableWith(ts, tableBatches, export.NewBatches)
-	anomalies := export.OpenTable[analysis.AnomalyRow](ts, tableAnomalies)
-	gaps := export.OpenTable[analysis.GapRow](ts, tableGaps)
-	snapshots := export.OpenTable[analysis.SnapshotRow](ts, tableSnapshots)
-	producerTab := export.OpenTable[analysis.ProducerRow](ts, tableProducers)
-	dupTab := export.OpenTable[analysis.DuplicateRow](ts, tableDups)
-	txnTab := export.OpenTable[analysis.TransactionRow](ts, tableTransactions)
-	blockTab := export.OpenTable[analysis.PIDBlockRow](ts, tablePIDBlocks)
-	var records *export.DatasetTable[analysis.RecordRow]
-	var payload *export.DatasetTable[analysis.PayloadRecordRow]
-	switch {
-	case o.payload:
-		payload = export.OpenDataset(ts, tableRecords, func(r *analysis.PayloadRecordRow) (string, int32) { return r.Topic, r.Partition })
-	case o.records:
-		records = export.OpenDataset(ts, tableRecords, func(r *analysis.RecordRow) (string, int32) { return r.Topic, r.Partition })
-	}
-	if err := ts.Err(); err != nil {
-		return err
-	}
-
-	ctx, stop := signalContext(cmd)
-	defer stop()
-	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
-	defer prog.finish()
-
-	po := pipeline.Options{
-		Scan: scan.Config{Jobs: o.jobs, Records: true, Payload: o.payload, HexFingerprints: o.records || o.payload, Hash: o.hash == "sha256",
-			// Without a records table or the report, records only feed the
-			// duplicate detector: compact entries, not rows.
-			Compact: !o.records && !o.payload && o.html == "",
-			Topic:   topic, Progress: prog.add, TmpDir: o.dup.tmp, HeldBudget: heldBudget},
-		Detector: det, Hasher: hasher, Attribution: true,
-	}
-	if scanFileDone != nil {
-		po.Scan.FileDone = func(p string) { scanFileDone(ctx, p) }
-	}
-	var recBuf []analysis.RecordRow
-	sinks := pipeline.Sinks{
-		Batches: func(rows []analysis.BatchRow) error {
-			rc.Batches(rows)
-			return batches.Write(rows)
-		},
-		Records: func(rows []analysis.PayloadRecordRow) error {
-			rc.Records(rows)
-			switch {
-			case payload != nil:
-				return payload.Write(rows)
-			case records != nil:
-				recBuf = recBuf[:0]
-				for i := range rows {
-					recBuf = append(recBuf, rows[i].RecordRow)
-				}
-				return records.Write(recBuf)
-			}
-			return nil
-		},
-	}
-	pres, err := pipeline.Run(ctx, inputs, po, sinks)
-	prog.finish()
-	if err != nil {
-		if ctx.Err() != nil {
-			return interrupted(ctx, "scan", fmt.Errorf("%w; no tables written", err))
-		}
-		return err
-	}
-	res := pres.Scan
-	for _, w := range []error{files.Write(res.Files), producerTab.Write(pres.Sessions), txnTab.Write(pres.Transactions()),
-		blockTab.Write(pres.PIDBlocks())} {
-		if w != nil {
-			return w
-		}
-	}
-	dst, err := det.Finish(ctx, pres.AnnotateDuplicates(func(g []analysis.DuplicateRow) error {
-		if err := rc.Duplicates(g); err != nil {
-			return err
-		}
-		return dupTab.Write(g)
-	}))
-	if err != nil {
-		return interrupted(ctx, "scan", fmt.Errorf("%w; no tables written", err))
-	}
-	for _, w := range []error{anomalies.Write(res.Anomalies), gaps.Write(pres.Check.Gaps), snapshots.Write(res.Snapshots)} {
-		if w != nil {
-			return w
-		}
-	}
-	end := time.Now()
-	meta.Set("ksleuth.run_end", end.UTC().Format(time.RFC3339Nano))
-	if o.force {
-		if err := ts.ClearStale(); err != nil {
-			return err
-		}
-	}
-	if err := ts.Commit(); err != nil {
-		return err
-	}
-	if rc != nil {
-		if err := writeScanReport(ctx, cmd, args, o.html, inputs, pres, dst, rc, o.hash == "sha256"); err != nil {
-			return err
-		}
-	}
-
-	sum := newScanSummary(inputs, o, pres, ts, end.Sub(start))
-	sum.DuplicateGroups, sum.Duplicates = dst.Groups, dst.Duplicates
-	w := cmd.OutOrStdout()
-	if o.json {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(sum)
-	} else {
-		err = sum.writeText(w)
-	}
-	if err != nil {
-		return err
-	}
-	if res.Unreadable > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: scan: %d input file(s) could not be read (status unreadable in %s)\n", res.Unreadable, filepath.Join(o.out, tableFiles))
-	}
-	return exitStatus(pres, o.failOnFindings)
+	return meta
 }
 
 // checkOut refuses an output dir inside a directory input, the directory
