@@ -148,6 +148,13 @@ func (p *partition) checkTxnIndex(s *segRun) {
 		}
 	}
 	slices.Sort(offs)
+	if full == "" && !s.indexed && len(offs) > 0 {
+		// A copy with no index file of this segment at all says nothing
+		// about the broker's .txnindex.
+		p.add(finding.New(p.where(s.path), finding.KindNotVerifiable, -1, offs[0],
+			"the copy holds no index file of this segment, so whether the broker indexed its %d ABORT marker(s) (the first at offset %d) cannot be checked", len(offs), offs[0]))
+		return
+	}
 	for _, off := range offs {
 		m := s.markers[off]
 		where := "in " + path.Base(full)

@@ -76,6 +76,7 @@ type segRun struct {
 	done     bool
 	sum      *segSummary
 	txnIndex *sideFile // its .txnindex, once read
+	indexed  bool      // an .index or .timeindex of it was read
 }
 
 // sideFile is an index file waiting for its segment.
@@ -416,6 +417,7 @@ func (p *partition) orphan(sf sideFile) {
 }
 
 func (p *partition) checkSide(s *segRun, sf sideFile) {
+	s.indexed = s.indexed || sf.kind != snapshot.KindTxnIndex
 	switch sf.kind {
 	case snapshot.KindIndex:
 		p.checkOffsetIndex(sf.path, sf.data, s)
