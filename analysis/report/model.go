@@ -131,8 +131,8 @@ const (
 	maxGaps     = 2000
 )
 
-// checked counts the files of each kind the checks read.
-func checked(files []analysis.FileRow) []CheckedKind {
+// Checked counts the files of each kind the checks read.
+func Checked(files []analysis.FileRow) []CheckedKind {
 	var seg, idx, snap, state, other int
 	for _, f := range files {
 		switch f.Kind {
@@ -297,7 +297,7 @@ func Build(r *Run) *Model {
 	m.Topics, m.Partitions = len(topics), len(res.Partitions)
 
 	m.Findings = findingCounts(res.Findings, nil)
-	m.Checked = checked(res.Files)
+	m.Checked = Checked(res.Files)
 	for _, v := range r.Verdicts {
 		if !v.Intact {
 			m.Lost++

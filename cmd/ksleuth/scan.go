@@ -416,8 +416,10 @@ type scanSummary struct {
 	Losses []check.Verdict `json:"losses"`
 	Gaps   int             `json:"gaps"`
 	// Skipped counts the files that are not Kafka files, a few named.
-	Skipped      int      `json:"skipped_files"`
-	SkippedFiles []string `json:"skipped_examples"`
+	Skipped      int                  `json:"skipped_files"`
+	SkippedFiles []string             `json:"skipped_examples"`
+	Checked      []report.CheckedKind `json:"checked"`
+	files        []analysis.FileRow
 	// Producer sessions and duplicates (ksleuth producers / dups report
 	// them in full).
 	ProducerSessions int `json:"producer_sessions"`
@@ -447,7 +449,7 @@ func newScanSummary(inputs []*source.Input, o scanOptions, pres *pipeline.Result
 	s := &scanSummary{Jobs: o.jobs, Seconds: d.Seconds(), Files: len(res.Files), Bytes: res.Bytes,
 		Batches: res.Batches, Records: res.Records, Partitions: res.Partitions, Findings: res.Findings,
 		Errors: res.Errors, Warnings: pres.Warnings, Unreadable: res.Unreadable, Out: o.out, Gaps: len(pres.Check.Gaps),
-		ProducerSessions: len(pres.Sessions), Skipped: len(pres.Check.Skipped)}
+		ProducerSessions: len(pres.Sessions), Skipped: len(pres.Check.Skipped), Checked: report.Checked(res.Files), files: res.Files}
 	for i := range pres.Sessions {
 		if pres.Sessions[i].OpenTxn {
 			s.OpenTransactions++
@@ -552,6 +554,7 @@ func (s *scanSummary) writeText(w io.Writer) error {
 			fmt.Fprintf(ew, "  %s: %s\n", v.Dir, v.Text)
 		}
 	}
+	writeChecked(ew, s.files)
 	if s.Skipped > 0 {
 		more := ""
 		if s.Skipped > len(s.SkippedFiles) {

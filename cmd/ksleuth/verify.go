@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
+	"github.com/ksleuth/ksleuth/analysis/report"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/spf13/cobra"
@@ -141,6 +143,7 @@ func writeVerifyText(out *bufio.Writer, inputs []*source.Input, res *pipeline.Re
 			fmt.Fprintf(out, "  %s: %s\n", displayPath(inputs, v.Input, v.Dir), v.Text)
 		}
 	}
+	writeChecked(out, res.Scan.Files)
 	writeSkipped(out, inputs, res.Check.Skipped)
 	counts, notes := map[string]int64{}, map[string]int64{}
 	var nf, nn int64
@@ -164,6 +167,18 @@ func writeVerifyText(out *bufio.Writer, inputs []*source.Input, res *pipeline.Re
 	_, err := fmt.Fprintf(out, "verified %d files, %d segments, %d batches, %d records: %d findings%s, %d notes%s%s\n",
 		len(res.Scan.Files), segments, res.Scan.Batches, res.Scan.Records, nf, byKind(counts), nn, byKind(notes), status)
 	return err
+}
+
+// writeChecked says what the checks read, so that no check is claimed that
+// had nothing to run on.
+func writeChecked(out io.Writer, files []analysis.FileRow) {
+	var parts []string
+	for _, c := range report.Checked(files) {
+		if c.What != "other files" {
+			parts = append(parts, fmt.Sprintf("%d %s", c.Files, c.What))
+		}
+	}
+	fmt.Fprintf(out, "checked: %s\n", strings.Join(parts, ", "))
 }
 
 // writeSkipped lists the files that are not Kafka files, a few by name.
