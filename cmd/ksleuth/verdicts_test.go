@@ -367,3 +367,36 @@ func TestKRaftSnapshotRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestCutArchiveSameExitCode: an archive cut short is read up to the cut
+// and reported; every command exits 3, the run being incomplete.
+func TestCutArchiveSameExitCode(t *testing.T) {
+	var buf bytes.Buffer
+	zw, _ := zstd.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	filepath.Walk(sampleDir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(sampleDir, p)
+		data, _ := os.ReadFile(p)
+		tw.WriteHeader(&tar.Header{Name: "broker/" + filepath.ToSlash(rel), Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg})
+		tw.Write(data)
+		return nil
+	})
+	tw.Close()
+	zw.Close()
+	arc := filepath.Join(t.TempDir(), "cut.tar.zst")
+	os.WriteFile(arc, buf.Bytes()[:buf.Len()/2], 0o644)
+	for _, c := range [][]string{{"verify"}, {"scan", "--out", filepath.Join(t.TempDir(), "o")}, {"dups"}, {"producers"},
+		{"report", "--html", filepath.Join(t.TempDir(), "r.html")}} {
+		out, errOut, code := runCLI(t, append(c, arc)...)
+		if code != exitFindings {
+			t.Errorf("%v: exit %d, want 3:\n%s%s", c, code, out, errOut)
+		}
+	}
+	out, _, _ := runCLI(t, "verify", arc)
+	if !strings.Contains(out, "archive-damaged") || !strings.Contains(out, "INCOMPLETE") {
+		t.Errorf("verify of a cut archive:\n%s", out)
+	}
+}
