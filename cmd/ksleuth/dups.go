@@ -41,6 +41,15 @@ func addCommonFlags(cmd *cobra.Command, o *commonOptions) {
 	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, "exit 3 when findings were reported")
 }
 
+// clampJobs turns --jobs into a worker count: all cores for 0, and never
+// more than four per core, past which workers only cost memory.
+func clampJobs(n int) int {
+	if n == 0 {
+		return runtime.NumCPU()
+	}
+	return min(n, 4*runtime.NumCPU())
+}
+
 // prepare validates the common flags and classifies the inputs.
 func (o *commonOptions) prepare(name string, args []string) (*regexp.Regexp, []*source.Input, error) {
 	switch o.progress {
@@ -51,9 +60,7 @@ func (o *commonOptions) prepare(name string, args []string) (*regexp.Regexp, []*
 	if o.jobs < 0 {
 		return nil, nil, usageError{fmt.Errorf("%s: --jobs must be positive", name)}
 	}
-	if o.jobs == 0 {
-		o.jobs = runtime.NumCPU()
-	}
+	o.jobs = clampJobs(o.jobs)
 	var topic *regexp.Regexp
 	if o.topic != "" {
 		re, err := regexp.Compile(o.topic)

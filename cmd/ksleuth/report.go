@@ -29,6 +29,7 @@ func newReportCmd() *cobra.Command {
 	var o commonOptions
 	var d dupOptions
 	var html string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "report PATH... --html FILE",
 		Short: "Write a self-contained HTML post-mortem page with the producer timeline",
@@ -49,16 +50,17 @@ FILE is written under a temporary name and renamed when complete. It may
 not be inside an input or next to a file input.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runReport(cmd, args, &o, &d, html)
+			return runReport(cmd, args, &o, &d, html, force)
 		},
 	}
 	addCommonFlags(cmd, &o)
 	addDupFlags(cmd.Flags(), &d)
 	cmd.Flags().StringVar(&html, "html", "", "write the report to this file (required)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace the file --html names if it exists")
 	return cmd
 }
 
-func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions, html string) error {
+func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions, html string, force bool) error {
 	if html == "" {
 		return usageError{errors.New("report: --html FILE is required")}
 	}
@@ -66,7 +68,7 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	if err != nil {
 		return err
 	}
-	if err := checkHTML("report", html, inputs); err != nil {
+	if err := checkHTML("report", html, inputs, force); err != nil {
 		return err
 	}
 	det, hasher, err := d.openDetector("report", inputs)
@@ -120,7 +122,7 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 
 // checkHTML refuses a report file inside a directory input or in the
 // directory of a file input: ksleuth never writes next to its inputs.
-func checkHTML(name, html string, inputs []*source.Input) error {
+func checkHTML(name, html string, inputs []*source.Input, force bool) error {
 	dir := filepath.Dir(html)
 	for _, in := range inputs {
 		switch in.Kind {
@@ -136,6 +138,8 @@ func checkHTML(name, html string, inputs []*source.Input) error {
 	}
 	if fi, err := os.Stat(html); err == nil && fi.IsDir() {
 		return usageError{fmt.Errorf("%s: --html %s is a directory", name, html)}
+	} else if err == nil && !force {
+		return usageError{fmt.Errorf("%s: --html %s exists; use --force to replace it", name, html)}
 	}
 	return nil
 }

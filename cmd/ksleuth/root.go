@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes (DESIGN.md): every command uses the same four.
+// Exit codes: every command uses the same ones (README "Exit codes").
 const (
 	exitOK       = 0 // done and clean
 	exitFailed   = 1 // could not complete: I/O error, unreadable input
@@ -42,10 +42,34 @@ func ksleuthVersion() string {
 	if version != "" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
-	return "devel"
+	// Built from a checkout: the VCS revision, marked when the tree had
+	// changes not committed.
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return "devel+" + rev
 }
 
 func newRootCmd() *cobra.Command {

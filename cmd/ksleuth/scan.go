@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -158,7 +157,7 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	}
 	var rc *report.Collector // --html; nil ignores everything
 	if o.html != "" {
-		if err := checkHTML("scan", o.html, inputs); err != nil {
+		if err := checkHTML("scan", o.html, inputs, o.force); err != nil {
 			return err
 		}
 		rc = report.NewCollector(o.dup.tmp)
@@ -245,9 +244,7 @@ func (o *scanOptions) validate() (*regexp.Regexp, error) {
 	if o.hash != "sha256" && o.hash != "none" {
 		return nil, usageError{fmt.Errorf("scan: --hash must be sha256 or none, not %q", o.hash)}
 	}
-	if o.jobs == 0 {
-		o.jobs = runtime.NumCPU()
-	}
+	o.jobs = clampJobs(o.jobs)
 	if o.payload {
 		o.records = true
 	}
