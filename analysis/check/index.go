@@ -12,7 +12,7 @@ import (
 
 // batchAtPos returns the index of the batch starting at pos, or of the
 // batch containing it with false, or -1.
-func batchAtPos(bs []batchInfo, pos int64) (int, bool) {
+func batchAtPos(bs []placed, pos int64) (int, bool) {
 	i := sort.Search(len(bs), func(i int) bool { return bs[i].pos >= pos })
 	if i < len(bs) && bs[i].pos == pos {
 		return i, true
@@ -26,7 +26,7 @@ func batchAtPos(bs []batchInfo, pos int64) (int, bool) {
 // batchWithOffset returns the index of the batch whose offsets include off,
 // or -1. Batches are in offset order in a healthy segment; a regression is
 // reported elsewhere and may make this miss.
-func batchWithOffset(bs []batchInfo, off int64) int {
+func batchWithOffset(bs []placed, off int64) int {
 	i := sort.Search(len(bs), func(i int) bool { return bs[i].last >= off })
 	if i < len(bs) && bs[i].base <= off {
 		return i

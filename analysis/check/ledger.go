@@ -72,8 +72,8 @@ func (s *segSummary) damageIn(from, to int64) *damage {
 
 // computeHoles finds the absent ranges between the segment's intact
 // batches, and the damage before the first and after the last.
-func (s *segSummary) computeHoles(bs []batchInfo) {
-	var prev *batchInfo
+func (s *segSummary) computeHoles(bs []placed) {
+	var prev *placed
 	for i := range bs {
 		b := &bs[i]
 		if !b.intact {

@@ -46,6 +46,16 @@ func infoOf(r *analysis.BatchRow) batchInfo {
 	return b
 }
 
+// placed is what a segment keeps of each batch until its index files are
+// checked: where it lies, its offsets and timestamp, and whether it read
+// intact (48 bytes).
+type placed struct {
+	pos, size  int64
+	base, last int64
+	maxTs      int64
+	intact     bool
+}
+
 func (b *batchInfo) lastSequence() int32 {
 	if b.baseSeq < 0 {
 		return -1
@@ -67,7 +77,7 @@ type segRun struct {
 	path     string
 	base     int64 // from the name
 	size     int64
-	batches  []batchInfo
+	batches  []placed
 	markers  map[int64]marker
 	first    int64 // first batch's base offset, -1 before any
 	gaps     []string
@@ -198,7 +208,7 @@ func (p *partition) batch(file string, b *batchInfo) {
 	if s == nil || s.path != file {
 		s = p.beginSegment(file)
 	}
-	s.batches = append(s.batches, *b)
+	s.batches = append(s.batches, placed{pos: b.pos, size: b.size, base: b.base, last: b.last, maxTs: b.maxTs, intact: b.intact})
 	sum := s.sum
 	if b.intact {
 		if sum.firstIntact < 0 {
