@@ -104,6 +104,21 @@ type DuplicateRow struct {
 	RefTransactionalID   string `parquet:"ref_transactional_id,dict" json:"ref_transactional_id"`
 	RefAllocatedByBroker *int32 `parquet:"ref_allocated_by_broker,optional" json:"ref_allocated_by_broker"`
 	PIDChange            string `parquet:"pid_change,dict" json:"pid_change"`
+	// Evidence grades a restart-resend or txn-retry copy: strong when the
+	// bytes show a restart and a resend of the earlier session's tail at
+	// the later session's head, weak ("possible restart-resend")
+	// otherwise; empty for first copies and repeats. EvidenceReasons says
+	// what the grade rests on and, for weak, why it is not strong.
+	Evidence        string `parquet:"evidence,dict" json:"evidence"`
+	EvidenceReasons string `parquet:"evidence_reasons" json:"evidence_reasons"`
+	// CopyGapMillis is this copy's own timestamp minus the earlier copy's,
+	// SessionAgeMillis how long after its session's first write in this
+	// partition it was written (null when unknown or for the first copy).
+	CopyGapMillis    *int64 `parquet:"copy_gap_ms,optional" json:"copy_gap_ms"`
+	SessionAgeMillis *int64 `parquet:"session_age_ms,optional" json:"session_age_ms"`
+	// EvidenceWhy is the set of reasons a copy is not strong, as bits
+	// (dups.Why*), for the report's run lines.
+	EvidenceWhy uint8 `parquet:"-" json:"-"`
 	// Dir and RefDir are the partition dirs of the copy and of the earlier
 	// one, within their inputs: not written anywhere, they keep apart the
 	// runs of two dirs of one partition in one input (two brokers' copies

@@ -27,19 +27,14 @@
 package dups
 
 import (
-	"bytes"
 	"cmp"
-	"context"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/ksleuth/ksleuth/analysis"
 )
 
 // Parts selects what the fingerprint covers (--match).
@@ -122,6 +117,13 @@ type Options struct {
 	// report that does not show them: formatting them is half the time
 	// of a group with millions of members.
 	NoExplanations bool
+	// ResendHead, ResendTail and ResendMinRun are the evidence thresholds
+	// (DefaultResendHead and the rest): how many records of the later
+	// session may precede a resend in its partition, how many records of
+	// the earlier session may follow the resent run, and the fewest
+	// records a run shows a resend with. 0 means the default, a negative
+	// value none.
+	ResendHead, ResendTail, ResendMinRun int
 }
 
 // PartID names a partition dir registered with Detector.Partition.
@@ -180,10 +182,12 @@ type spanKey struct {
 
 const anyEpoch = -1 << 20
 
-// span is what one writer did in one partition dir.
+// span is what one writer did in one partition dir; firstSeq and
+// lastSeq are the sequences at firstOff and lastOff.
 type span struct {
 	firstOff, lastOff int64
 	firstTs, lastTs   int64 // -1 unknown
+	firstSeq, lastSeq int32
 }
 
 // Detector finds duplicate groups. Not safe for concurrent use.
@@ -199,6 +203,7 @@ type Detector struct {
 	arena    []byte // the mapping buf was allocated in, if any (allocRecs)
 	maxBuf   int
 	spill    *spill
+	rank     []uint32 // of each partition dir, see rankParts
 	records  int64
 	finished bool
 }
@@ -337,7 +342,12 @@ func (d *Detector) AddBatch(part PartID, pid int64, epoch int16, damaged bool, e
 		if n == 0 {
 			lo, hi = *e, *e
 		} else {
-			lo.off, hi.off = min(lo.off, e.off), max(hi.off, e.off)
+			if e.off < lo.off {
+				lo.off, lo.seq = e.off, e.seq
+			}
+			if e.off > hi.off {
+				hi.off, hi.seq = e.off, e.seq
+			}
 			if e.ts >= 0 {
 				if lo.ts < 0 || e.ts < lo.ts {
 					lo.ts = e.ts
@@ -394,7 +404,7 @@ func (d *Detector) extend(lo, hi *rec) {
 func (d *Detector) span(k spanKey, e *rec) *span {
 	s := d.spans[k]
 	if s == nil {
-		s = &span{firstOff: e.off, lastOff: e.off, firstTs: e.ts, lastTs: e.ts}
+		s = &span{firstOff: e.off, lastOff: e.off, firstTs: e.ts, lastTs: e.ts, firstSeq: e.seq, lastSeq: e.seq}
 		d.spans[k] = s
 		return s
 	}
@@ -403,7 +413,12 @@ func (d *Detector) span(k spanKey, e *rec) *span {
 }
 
 func (s *span) add(e *rec) {
-	s.firstOff, s.lastOff = min(s.firstOff, e.off), max(s.lastOff, e.off)
+	if e.off < s.firstOff {
+		s.firstOff, s.firstSeq = e.off, e.seq
+	}
+	if e.off > s.lastOff {
+		s.lastOff, s.lastSeq = e.off, e.seq
+	}
 	if e.ts >= 0 {
 		if s.firstTs < 0 || e.ts < s.firstTs {
 			s.firstTs = e.ts
@@ -426,35 +441,6 @@ type Stats struct {
 	// too large to split, sorted and merged on disk (SpillFiles counts
 	// them too).
 	SortedRuns int
-}
-
-// Finish groups the records and calls emit with their rows, in group
-// order: once per group, or for a group of more than emitRows members
-// once per emitRows of them, in member order; the slice is reused after
-// emit returns.
-func (d *Detector) Finish(ctx context.Context, emit func([]analysis.DuplicateRow) error) (Stats, error) {
-	if d.finished {
-		return Stats{}, errors.New("dups: Finish called twice")
-	}
-	d.finished = true
-	d.rankScopes()
-	g := &grouper{d: d, emit: emit, ctx: ctx}
-	var err error
-	if d.spill == nil {
-		err = g.process(d.buf)
-	} else {
-		if err = d.spillBuf(); err == nil {
-			err = d.spill.drain(ctx, d, g)
-		}
-	}
-	d.buf = nil
-	freeRecs(d.arena) // no slice of it outlives the grouping above
-	d.arena = nil
-	st := Stats{Records: d.records, Groups: g.groups, Members: g.members, Duplicates: g.members - g.groups}
-	if d.spill != nil {
-		st.SpillFiles, st.SpillBytes, st.SortedRuns = d.spill.files, d.spill.bytes, d.spill.runs
-	}
-	return st, err
 }
 
 // Close removes the temporary files and releases a reserved buffer that
@@ -641,414 +627,4 @@ func cmpInt[T int32 | uint32 | int64 | uint64](a, b T) int {
 		return 1
 	}
 	return 0
-}
-
-// grouper turns sorted entries into groups.
-type grouper struct {
-	d       *Detector
-	ctx     context.Context
-	emit    func([]analysis.DuplicateRow) error
-	groups  int64
-	members int64
-	rows    []analysis.DuplicateRow
-	n       int
-}
-
-func (g *grouper) process(rs []rec) error {
-	d := g.d
-	rs = repeated(rs)
-	d.sortRecs(rs)
-	for i := 0; i < len(rs); {
-		j := i + 1
-		for j < len(rs) && rs[j].fp == rs[i].fp && d.parts[rs[j].part].scope == d.parts[rs[i].part].scope {
-			j++
-		}
-		if j-i >= 2 {
-			if err := g.group(rs[i:j]); err != nil {
-				return err
-			}
-		}
-		i = j
-		if g.n++; g.n%4096 == 0 {
-			if err := g.ctx.Err(); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// group handles one run of entries sharing fingerprint and scope, in
-// memory.
-func (g *grouper) group(ms []rec) error {
-	var st groupStats
-	f := memberFilter{d: g.d}
-	for k := range ms {
-		if f.keep(&ms[k]) {
-			st.add(&ms[k])
-		}
-	}
-	if !st.reported(g.d.opts.SamePID) {
-		return nil
-	}
-	w := g.start(&st)
-	f = memberFilter{d: g.d}
-	for k := range ms {
-		if f.keep(&ms[k]) {
-			if err := g.add(w.row(&ms[k])); err != nil {
-				return err
-			}
-		}
-	}
-	return g.flush()
-}
-
-// add queues a row, emitting the queue when it holds emitRows.
-func (g *grouper) add(row analysis.DuplicateRow) error {
-	if g.rows = append(g.rows, row); len(g.rows) >= emitRows {
-		return g.flush()
-	}
-	return nil
-}
-
-// emitRows is how many rows are emitted at once: a group of more members
-// (a constant heartbeat repeated by millions of records) comes in parts,
-// so its rows, a few hundred bytes each with the explanation, are never
-// all in memory.
-const emitRows = 4096
-
-// memberFilter drops replicas of a record (the same offset copied from two
-// brokers, or a -future dir), which are one record: of the entries of a
-// group in order, the first copy, the undamaged one, is the member.
-type memberFilter struct {
-	d    *Detector
-	last rec
-	any  bool
-}
-
-// keep reports whether m is a member, not a replica of the last member.
-func (f *memberFilter) keep(m *rec) bool {
-	if f.any {
-		p, q := &f.d.parts[f.last.part], &f.d.parts[m.part]
-		if m.off == f.last.off && p.topicIdx == q.topicIdx && p.partition == q.partition {
-			return false
-		}
-	}
-	f.last, f.any = *m, true
-	return true
-}
-
-// groupStats is what a first pass over a group's members learns: their
-// number, the first, and the PIDs of the later ones that differ from the
-// first's, in order of appearance, the first maxNamedPIDs of them (a
-// heartbeat written under millions of PIDs must not hold them all).
-type groupStats struct {
-	n     int
-	first rec
-	pids  []int64
-	more  bool // PIDs beyond pids
-}
-
-func (s *groupStats) add(m *rec) {
-	if s.n++; s.n == 1 {
-		s.first = *m
-		return
-	}
-	if m.pid == s.first.pid || s.more || slices.Contains(s.pids, m.pid) {
-		return
-	}
-	if len(s.pids) == maxNamedPIDs {
-		s.more = true
-		return
-	}
-	s.pids = append(s.pids, m.pid)
-}
-
-// reported: a group is two members or more written under two PIDs at
-// least, or under one with --same-pid.
-func (s *groupStats) reported(samePID bool) bool {
-	return s.n >= 2 && (len(s.pids) > 0 || samePID)
-}
-
-// start numbers a reported group and returns what makes its rows.
-func (g *grouper) start(st *groupStats) *groupRows {
-	g.groups++
-	g.rows = g.rows[:0]
-	w := &groupRows{d: g.d, group: g.groups, fp: hex.EncodeToString(st.first.fp[:])}
-	if !g.d.opts.NoExplanations {
-		w.first = g.d.firstExplanation(st)
-	}
-	return w
-}
-
-// flush emits the rows made so far.
-func (g *grouper) flush() error {
-	if len(g.rows) == 0 {
-		return nil
-	}
-	g.members += int64(len(g.rows))
-	err := g.emit(g.rows)
-	g.rows = g.rows[:0]
-	return err
-}
-
-// groupRows makes the rows of a group's members, given one at a time in
-// order. Each later member is compared with the latest earlier member
-// by another writer, else the latest earlier member: the last member
-// (lastA), or the latest one whose writer differs from lastA's (lastB).
-type groupRows struct {
-	d            *Detector
-	group        int64
-	fp, first    string
-	k            int
-	lastA, lastB rec
-	hasB         bool
-}
-
-func (w *groupRows) row(m *rec) analysis.DuplicateRow {
-	d := w.d
-	pi := &d.parts[m.part]
-	w.k++
-	row := analysis.DuplicateRow{Input: pi.input, Source: pi.source, GroupID: w.group, Fingerprint: w.fp, Topic: pi.topic, Partition: pi.partition,
-		Offset: m.off, ProducerID: m.pid, ProducerEpoch: int32(m.epoch), Sequence: m.seq, Timestamp: analysis.Millis(m.ts),
-		Occurrence: int32(w.k), TxnState: m.txn().String(), Damaged: m.damaged(), Dir: pi.dir}
-	if w.k == 1 {
-		row.Explanation = w.first
-	} else {
-		ref := &w.lastA
-		if w.lastA.writerEq(m) && w.hasB {
-			ref = &w.lastB
-		}
-		rp := &d.parts[ref.part]
-		row.Class, row.Explanation, row.GapMillis = d.classify(m, ref)
-		topic, part, off, pid := rp.topic, rp.partition, ref.off, ref.pid
-		row.RefTopic, row.RefPartition, row.RefOffset, row.RefProducerID = &topic, &part, &off, &pid
-		row.RefDir = rp.dir
-		if !w.lastA.writerEq(m) {
-			w.lastB, w.hasB = w.lastA, true
-		}
-	}
-	w.lastA = *m
-	return row
-}
-
-func (d *Detector) name(r *rec) string {
-	p := &d.parts[r.part]
-	return fmt.Sprintf("%s-%d@%d", p.topic, p.partition, r.off)
-}
-
-func (d *Detector) pname(r *rec) string {
-	p := &d.parts[r.part]
-	return fmt.Sprintf("%s-%d", p.topic, p.partition)
-}
-
-func who(r *rec) string {
-	if r.pid < 0 {
-		return "a non-idempotent producer (PID -1)"
-	}
-	return fmt.Sprintf("PID %d (epoch %d)", r.pid, r.epoch)
-}
-
-func pidName(r *rec) string {
-	if r.pid < 0 {
-		return "PID -1"
-	}
-	return fmt.Sprintf("PID %d", r.pid)
-}
-
-// maxNamedPIDs is how many later writers a first row's explanation names.
-const maxNamedPIDs = 16
-
-func (d *Detector) firstExplanation(st *groupStats) string {
-	first, later := &st.first, st.n-1
-	s := fmt.Sprintf("first copy, written by %s at %s; %d later cop%s", who(first), d.name(first), later, plural(later, "y", "ies"))
-	switch {
-	case st.more:
-		// A heartbeat repeated across a year of producer restarts is
-		// written under thousands of PIDs: the first few are named.
-		s += fmt.Sprintf(" by PID %s and others", joinInts(st.pids))
-	case len(st.pids) > 0:
-		s += fmt.Sprintf(" by PID %s", joinInts(st.pids))
-	default:
-		s += " by the same producer"
-	}
-	return s
-}
-
-// classify judges member m against its earlier copy ref; the
-// explanation is "" under Options.NoExplanations.
-func (d *Detector) classify(m, ref *rec) (class, expl string, gap *int64) {
-	v := d.judge(m, ref)
-	if d.opts.NoExplanations {
-		return v.class, "", v.gap
-	}
-	return v.class, d.explain(m, ref, &v), v.gap
-}
-
-// reasonKind is why a later copy is not a restart-resend (or is).
-type reasonKind uint8
-
-const (
-	reasonAborted     reasonKind = iota // txn-retry: the earlier copy was aborted
-	reasonRestart                       // restart-resend
-	reasonSameSession                   // the rest are repeats
-	reasonNoPID
-	reasonNoSession
-	reasonNoTimestamps
-	reasonConcurrent
-	reasonBeyondWindow
-)
-
-// verdict is a later copy's class, the gap it was judged on and why;
-// sessionGap is the gap between the sessions where they were compared.
-type verdict struct {
-	class      string
-	gap        *int64
-	reason     reasonKind
-	sessionGap int64
-}
-
-func (d *Detector) judge(m, ref *rec) verdict {
-	copyGap := func() *int64 {
-		if m.ts < 0 || ref.ts < 0 {
-			return nil
-		}
-		v := m.ts - ref.ts
-		return &v
-	}
-	if ref.txn() == TxnAborted {
-		return verdict{class: ClassTxnRetry, gap: copyGap(), reason: reasonAborted}
-	}
-	// Restart: the later writer's session in its partition began after
-	// the earlier writer's last write in the earlier copy's partition.
-	v := verdict{class: ClassRepeat}
-	laterKey := spanKey{m.part, m.pid, int32(m.epoch)}
-	earlierKey := spanKey{ref.part, ref.pid, anyEpoch}
-	sameSession := false
-	if m.pid == ref.pid {
-		earlierKey.epoch = int32(ref.epoch)
-		sameSession = m.pid < 0 || m.epoch == ref.epoch
-	}
-	later, earlier := d.spans[laterKey], d.spans[earlierKey]
-	switch {
-	case sameSession:
-		v.reason = reasonSameSession
-	case m.pid < 0:
-		v.reason = reasonNoPID
-	case later == nil || earlier == nil:
-		v.reason = reasonNoSession
-	case later.firstTs < 0 || earlier.lastTs < 0:
-		v.reason = reasonNoTimestamps
-	default:
-		g := later.firstTs - earlier.lastTs
-		v.sessionGap = g
-		after := g >= 0
-		if m.part == ref.part {
-			after = later.firstOff > earlier.lastOff
-		}
-		switch {
-		case !after:
-			v.reason = reasonConcurrent
-		case g > d.opts.RestartWindow.Milliseconds():
-			v.reason = reasonBeyondWindow
-		default:
-			return verdict{class: ClassRestartResend, gap: &g, reason: reasonRestart, sessionGap: g}
-		}
-	}
-	v.gap = copyGap()
-	return v
-}
-
-// explain is the explanation of a later copy m of ref judged v.
-func (d *Detector) explain(m, ref *rec, v *verdict) string {
-	var tail string
-	if m.damaged() {
-		tail += "; this copy is in a damaged batch (content unverified)"
-	}
-	if ref.damaged() {
-		tail += "; the earlier copy is in a damaged batch (content unverified)"
-	}
-	switch m.txn() {
-	case TxnAborted:
-		tail += "; this copy was aborted (invisible to read_committed consumers)"
-	case TxnOpen:
-		tail += "; this copy's transaction has no marker in the input"
-	}
-	if v.reason == reasonAborted {
-		return fmt.Sprintf("%s wrote %s again%s; the earlier copy by %s at %s was in an aborted transaction, invisible to read_committed consumers%s",
-			who(m), d.name(m), afterGap(v.gap), who(ref), d.name(ref), tail)
-	}
-	head := fmt.Sprintf("%s wrote %s again, first written by %s at %s", who(m), d.name(m), who(ref), d.name(ref))
-	var reason string
-	switch v.reason {
-	case reasonRestart:
-		where := "there"
-		if m.part != ref.part {
-			where = "in " + d.pname(ref)
-		}
-		return fmt.Sprintf("%s; %s's session in %s began %s after %s's last write %s%s",
-			head, pidName(m), d.pname(m), fmtGap(v.sessionGap), pidName(ref), where, tail)
-	case reasonSameSession:
-		reason = "the same producer session wrote it twice"
-	case reasonNoPID:
-		reason = "PID -1 (no idempotence) has no producer session to date a restart by"
-	case reasonNoSession:
-		reason = "no session information"
-	case reasonNoTimestamps:
-		reason = "no timestamps to compare the sessions"
-	case reasonConcurrent:
-		reason = fmt.Sprintf("%s was still writing to %s when %s's session began (concurrent producers)", pidName(ref), d.pname(ref), pidName(m))
-	case reasonBeyondWindow:
-		reason = fmt.Sprintf("%s's session began %s after %s's last write, beyond the %s restart window", pidName(m), fmtGap(v.sessionGap), pidName(ref), d.opts.RestartWindow)
-	}
-	return fmt.Sprintf("%s%s; not a restart: %s%s", head, afterGap(v.gap), reason, tail)
-}
-
-func afterGap(gap *int64) string {
-	if gap == nil {
-		return ""
-	}
-	if *gap < 0 {
-		return fmt.Sprintf(" (%s earlier by timestamp)", fmtGap(-*gap))
-	}
-	return fmt.Sprintf(" %s later", fmtGap(*gap))
-}
-
-// fmtGap formats milliseconds for people: 0.4 s, 2.1 s, 12m05s, 3h00m,
-// 2.5 days.
-func fmtGap(ms int64) string {
-	neg := ""
-	if ms < 0 {
-		neg, ms = "-", -ms
-	}
-	switch {
-	case ms < 60_000:
-		return fmt.Sprintf("%s%.1f s", neg, float64(ms)/1000)
-	case ms < 3_600_000:
-		return fmt.Sprintf("%s%dm%02ds", neg, ms/60_000, ms/1000%60)
-	case ms < 48*3_600_000:
-		return fmt.Sprintf("%s%dh%02dm", neg, ms/3_600_000, ms/60_000%60)
-	}
-	return fmt.Sprintf("%s%.1f days", neg, float64(ms)/86_400_000)
-}
-
-// FormatGap is fmtGap for callers printing runs.
-func FormatGap(ms int64) string { return fmtGap(ms) }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-func joinInts(v []int64) string {
-	var b bytes.Buffer
-	for i, x := range v {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%d", x)
-	}
-	return b.String()
 }

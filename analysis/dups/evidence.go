@@ -1,0 +1,382 @@
+package dups
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Evidence grades of a restart-resend or txn-retry copy.
+const (
+	EvidenceStrong = "strong"
+	EvidenceWeak   = "weak"
+)
+
+// Defaults of the evidence thresholds (Options).
+const (
+	// DefaultResendHead: a resend may follow this many records of the later
+	// session in its partition (a startup message, a first batch of new
+	// data) and still be its head.
+	DefaultResendHead = 10
+	// DefaultResendTail: the earlier session may have written this many
+	// records after the resent run that were never resent (content that
+	// changed on replay, or was acknowledged before the crash).
+	DefaultResendTail = 10
+	// DefaultResendMinRun: a run of fewer records does not show a resend:
+	// a session of one record reads exactly like a resend of one record.
+	DefaultResendMinRun = 2
+)
+
+// Why bits: the reasons a copy is not strong (DuplicateRow.EvidenceWhy).
+const (
+	WhyNoRestart  uint8 = 1 << iota // the sessions do not show a restart (txn-retry)
+	WhyShort                        // the run is shorter than the minimum
+	WhyNotHead                      // the run is not the later session's head
+	WhyNotTail                      // the run is not the earlier session's tail
+	WhyConstant                     // one value repeated
+	WhyCommon                       // content that new sessions write at their start
+	WhyNoSequence                   // no sequence numbers to place the run
+)
+
+var whyWords = [...]string{"no restart", "too short", "not the session's head", "not the earlier session's tail",
+	"one value repeated", "content new sessions write", "no sequence numbers"}
+
+// WhyText lists the reasons in w in a few words each.
+func WhyText(w uint8) []string {
+	var out []string
+	for i, s := range whyWords {
+		if w&(1<<i) != 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// evidenceOpts returns the thresholds with the defaults filled in: 0
+// means the default, a negative value none.
+func (o *Options) evidenceOpts() (head, tail, minRun int64) {
+	pick := func(v, def int) int64 {
+		switch {
+		case v == 0:
+			return int64(def)
+		case v < 0:
+			return 0
+		}
+		return int64(v)
+	}
+	return pick(o.ResendHead, DefaultResendHead), pick(o.ResendTail, DefaultResendTail), max(pick(o.ResendMinRun, DefaultResendMinRun), 1)
+}
+
+// cand is a later copy to grade, as the chain pass needs it.
+type cand struct {
+	id            int64
+	part, refPart uint32
+	pid, refPID   int64
+	epoch, refEp  int16
+	seq, refSeq   int32
+	fp            uint64 // the fingerprint's first half: enough to tell values apart
+	common        bool
+}
+
+const candBytes = 8 + 4 + 4 + 8 + 8 + 2 + 2 + 4 + 4 + 8 + 1
+
+func encodeCand(b []byte, c *cand) {
+	le := binary.LittleEndian
+	le.PutUint64(b[0:], uint64(c.id))
+	le.PutUint32(b[8:], c.part)
+	le.PutUint32(b[12:], c.refPart)
+	le.PutUint64(b[16:], uint64(c.pid))
+	le.PutUint64(b[24:], uint64(c.refPID))
+	le.PutUint16(b[32:], uint16(c.epoch))
+	le.PutUint16(b[34:], uint16(c.refEp))
+	le.PutUint32(b[36:], uint32(c.seq))
+	le.PutUint32(b[40:], uint32(c.refSeq))
+	le.PutUint64(b[44:], c.fp)
+	b[52] = 0
+	if c.common {
+		b[52] = 1
+	}
+}
+
+func decodeCand(b []byte, c *cand) {
+	le := binary.LittleEndian
+	_ = b[candBytes-1]
+	c.id = int64(le.Uint64(b[0:]))
+	c.part, c.refPart = le.Uint32(b[8:]), le.Uint32(b[12:])
+	c.pid, c.refPID = int64(le.Uint64(b[16:])), int64(le.Uint64(b[24:]))
+	c.epoch, c.refEp = int16(le.Uint16(b[32:])), int16(le.Uint16(b[34:]))
+	c.seq, c.refSeq = int32(le.Uint32(b[36:])), int32(le.Uint32(b[40:]))
+	c.fp = le.Uint64(b[44:])
+	c.common = b[52] != 0
+}
+
+// candChain links a candidate to the chain it belongs to.
+type candChain struct{ id, chain int64 }
+
+func encodeCandChain(b []byte, c *candChain) {
+	binary.LittleEndian.PutUint64(b, uint64(c.id))
+	binary.LittleEndian.PutUint64(b[8:], uint64(c.chain))
+}
+
+func decodeCandChain(b []byte, c *candChain) {
+	c.id, c.chain = int64(binary.LittleEndian.Uint64(b)), int64(binary.LittleEndian.Uint64(b[8:]))
+}
+
+// chainFacts are what a chain shows: a resend block, consecutive records
+// of one earlier session in one partition repeated in order by one later
+// session of the topic (in one partition, or spread over several when the
+// records are keyless).
+type chainFacts struct {
+	records  int64
+	distinct int64 // changes of value along the chain, plus one
+	common   int64 // copies of content that new sessions write
+	trailing int64 // earlier-session records after the chain; -1 unknown
+	firstPos int64 // later-session records before the chain's first copy; -1 unknown
+	parts    int64 // later partitions the chain spans
+	headOK   bool
+}
+
+const chainFactsBytes = 6*8 + 1
+
+func (f *chainFacts) encode(b []byte) {
+	le := binary.LittleEndian
+	for i, v := range []int64{f.records, f.distinct, f.common, f.trailing, f.firstPos, f.parts} {
+		le.PutUint64(b[i*8:], uint64(v))
+	}
+	b[48] = 0
+	if f.headOK {
+		b[48] = 1
+	}
+}
+
+func (f *chainFacts) decode(b []byte) {
+	le := binary.LittleEndian
+	vs := []*int64{&f.records, &f.distinct, &f.common, &f.trailing, &f.firstPos, &f.parts}
+	for i, p := range vs {
+		*p = int64(le.Uint64(b[i*8:]))
+	}
+	f.headOK = b[48] != 0
+}
+
+// seqDist is how many sequence numbers from a to b (sequences wrap from
+// the largest int32 to 0); -1 when either is unknown.
+func seqDist(a, b int32) int64 {
+	if a < 0 || b < 0 {
+		return -1
+	}
+	d := int64(b) - int64(a)
+	if d < 0 {
+		d += 1 << 31
+	}
+	return d
+}
+
+// pos is how many records the session of (part, pid, epoch) wrote in
+// that partition before the one of sequence seq; -1 unknown.
+func (d *Detector) pos(part uint32, pid int64, epoch int16, seq int32) int64 {
+	s := d.spans[spanKey{part, pid, int32(epoch)}]
+	if s == nil {
+		return -1
+	}
+	return seqDist(s.firstSeq, seq)
+}
+
+// rankParts orders the partition dirs by topic, partition, source and
+// dir, so that the chain pass does not depend on the order of the inputs.
+func (d *Detector) rankParts() {
+	idx := make([]uint32, len(d.parts))
+	for i := range idx {
+		idx[i] = uint32(i)
+	}
+	cmpPart := func(a, b uint32) int {
+		pa, pb := &d.parts[a], &d.parts[b]
+		return cmp.Or(cmp.Compare(pa.topicIdx, pb.topicIdx), cmp.Compare(pa.partition, pb.partition),
+			strings.Compare(pa.source, pb.source), strings.Compare(pa.dir, pb.dir), cmp.Compare(pa.input, pb.input))
+	}
+	slices.SortFunc(idx, cmpPart)
+	d.rank = make([]uint32, len(d.parts))
+	for r, i := range idx {
+		d.rank[i] = uint32(r)
+	}
+}
+
+// cmpCand orders candidates by chain: the later writer's topic, PID and
+// epoch, the earlier writer's partition, PID and epoch, then the earlier
+// copy's sequence, and the later copy's partition and sequence.
+func (d *Detector) cmpCand(a, b *cand) int {
+	return cmp.Or(cmp.Compare(d.parts[a.part].topicIdx, d.parts[b.part].topicIdx), cmp.Compare(a.pid, b.pid), cmp.Compare(a.epoch, b.epoch),
+		cmp.Compare(d.rank[a.refPart], d.rank[b.refPart]), cmp.Compare(a.refPID, b.refPID), cmp.Compare(a.refEp, b.refEp),
+		cmp.Compare(a.refSeq, b.refSeq), cmp.Compare(d.rank[a.part], d.rank[b.part]), cmp.Compare(a.seq, b.seq), cmp.Compare(a.id, b.id))
+}
+
+func sameChainKey(d *Detector, a, b *cand) bool {
+	return d.parts[a.part].topicIdx == d.parts[b.part].topicIdx && a.pid == b.pid && a.epoch == b.epoch &&
+		a.refPart == b.refPart && a.refPID == b.refPID && a.refEp == b.refEp
+}
+
+// chainer forms the chains of the candidates, in cmpCand order.
+type chainer struct {
+	d          *Detector
+	head, tail int64
+	facts      *store
+	links      *extSorter[candChain]
+	open       bool
+	last       cand
+	f          chainFacts
+	parts      map[uint32]*chainPart
+	n          int64
+}
+
+// chainPart is how far a chain has come in one later partition.
+type chainPart struct {
+	lastSeq int32
+	count   int64
+}
+
+func (c *chainer) add(x *cand) error {
+	d := c.d
+	pos := d.pos(x.part, x.pid, x.epoch, x.seq)
+	cont := c.open && sameChainKey(d, &c.last, x) && c.last.refSeq >= 0 && seqDist(c.last.refSeq, x.refSeq) == 1 && pos >= 0
+	if cont {
+		if p := c.parts[x.part]; p != nil {
+			cont = seqDist(p.lastSeq, x.seq) >= 1 && seqDist(p.lastSeq, x.seq) < 1<<30 && pos <= p.count+c.head
+		} else {
+			cont = pos <= c.head
+		}
+	}
+	if !cont {
+		if err := c.end(); err != nil {
+			return err
+		}
+		c.open = true
+		c.f = chainFacts{firstPos: pos, headOK: pos >= 0 && pos <= c.head}
+		clear(c.parts)
+	}
+	p := c.parts[x.part]
+	if p == nil {
+		p = &chainPart{}
+		c.parts[x.part] = p
+		c.f.parts++
+	}
+	p.lastSeq, p.count = x.seq, p.count+1
+	if c.f.records == 0 || x.fp != c.last.fp {
+		c.f.distinct++
+	}
+	c.f.records++
+	if x.common {
+		c.f.common++
+	}
+	c.last = *x
+	return c.links.add(&candChain{id: x.id, chain: c.n})
+}
+
+// end stores the open chain's facts.
+func (c *chainer) end() error {
+	if !c.open {
+		return nil
+	}
+	c.open = false
+	c.f.trailing = -1
+	if s := c.d.spans[spanKey{c.last.refPart, c.last.refPID, int32(c.last.refEp)}]; s != nil {
+		c.f.trailing = seqDist(c.last.refSeq, s.lastSeq)
+	}
+	var b [chainFactsBytes]byte
+	c.f.encode(b[:])
+	if _, err := c.facts.add(b[:]); err != nil {
+		return err
+	}
+	c.n++
+	return nil
+}
+
+// chains forms the chains of the candidates and returns, sorted by
+// candidate id, the chain of each, and the chains' facts.
+func (d *Detector) chains(ctx context.Context, cands *extSorter[cand]) (*extSorter[candChain], *store, error) {
+	head, tail, _ := d.opts.evidenceOpts()
+	held := int(max(d.opts.MemBudget/8/32, 64))
+	c := &chainer{d: d, head: head, tail: tail, parts: map[uint32]*chainPart{},
+		facts: &store{tape: tape{tmpDir: d.opts.TmpDir, name: "chains", limit: int(max(d.opts.MemBudget/8, 4096))}, size: chainFactsBytes},
+		links: newExtSorter(d.opts.TmpDir, "chains", held, codec[candChain]{16, encodeCandChain, decodeCandChain},
+			func(a, b *candChain) int { return cmp.Compare(a.id, b.id) })}
+	err := cands.each(ctx, c.add)
+	if err == nil {
+		err = c.end()
+	}
+	if err == nil {
+		err = c.facts.done()
+	}
+	if err != nil {
+		c.facts.close()
+		c.links.close()
+		return nil, nil, err
+	}
+	return c.links, c.facts, nil
+}
+
+// grade judges later copy m of ref (verdict v) on the facts of its chain.
+func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts) (evidence string, why uint8, reasons string) {
+	_, tailMax, minRun := d.opts.evidenceOpts()
+	t := v
+	if v.reason == reasonAborted {
+		tv := d.timing(m, ref)
+		t = &tv
+	}
+	var rs []string
+	if t.reason != reasonRestart {
+		why |= WhyNoRestart
+		rs = append(rs, "no restart: "+d.reasonText(m, ref, t))
+	}
+	switch {
+	case f.records < minRun && f.records == 1:
+		why |= WhyShort
+		rs = append(rs, "a run of one record: a session that wrote one record reads exactly like a resend of one record")
+	case f.records < minRun:
+		why |= WhyShort
+		rs = append(rs, fmt.Sprintf("a run of %d records, fewer than %d", f.records, minRun))
+	}
+	switch {
+	case f.firstPos < 0:
+		why |= WhyNoSequence
+		rs = append(rs, "no sequence numbers to place the run in "+pidName(m)+"'s session")
+	case !f.headOK:
+		why |= WhyNotHead
+		rs = append(rs, fmt.Sprintf("not the head of %s's session in %s: %d of its records there came before the run", pidName(m), d.pname(m), f.firstPos))
+	}
+	switch {
+	case f.trailing < 0:
+		if why&WhyNoSequence == 0 {
+			why |= WhyNoSequence
+			rs = append(rs, "no sequence numbers to place the run in "+pidName(ref)+"'s session")
+		}
+	case f.trailing > tailMax:
+		why |= WhyNotTail
+		rs = append(rs, fmt.Sprintf("not the tail of %s's session in %s: it wrote %d more records after the run", pidName(ref), d.pname(ref), f.trailing))
+	}
+	if f.records > 1 && f.distinct < 2 {
+		why |= WhyConstant
+		rs = append(rs, "one value repeated")
+	}
+	if f.common == f.records {
+		why |= WhyCommon
+		rs = append(rs, "content that new producer sessions write at their start (three producers or more wrote it, the first at the start of its session)")
+	}
+	if why != 0 {
+		return EvidenceWeak, why, strings.Join(rs, "; ")
+	}
+	s := fmt.Sprintf("%s's session in %s began %s after %s's last write; a run of %d records repeating %s's in order, the tail of its session",
+		pidName(m), d.pname(m), fmtGap(t.sessionGap), pidName(ref), f.records, pidName(ref))
+	if f.trailing > 0 {
+		s += fmt.Sprintf(" but for %d record%s never resent", f.trailing, plural(int(f.trailing), "", "s"))
+	}
+	s += fmt.Sprintf(", and the head of %s's", pidName(m))
+	if f.firstPos > 0 {
+		s += fmt.Sprintf(" after %d record%s of its own", f.firstPos, plural(int(f.firstPos), "", "s"))
+	}
+	if f.parts > 1 {
+		s += fmt.Sprintf(", spread over %d partitions", f.parts)
+	}
+	return EvidenceStrong, 0, s
+}
