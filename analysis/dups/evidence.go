@@ -359,9 +359,9 @@ func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts) (evidence strin
 		why |= WhyConstant
 		rs = append(rs, "one value repeated")
 	}
-	if f.common == f.records {
+	if f.common > 0 && 2*f.common >= f.records {
 		why |= WhyCommon
-		rs = append(rs, "content that new producer sessions write at their start (three producers or more wrote it, the first at the start of its session)")
+		rs = append(rs, "content that new producer sessions write at their start (three producers or more wrote it, the first as its session's first record)")
 	}
 	if why != 0 {
 		return EvidenceWeak, why, strings.Join(rs, "; ")

@@ -211,14 +211,13 @@ func (g *grouper) start(st *groupStats) *groupRows {
 		w.first = g.d.firstExplanation(st)
 	}
 	// Content that new sessions of an application write at their start
-	// (a startup message): three writers or more, the first of them at
-	// the start of its own session too. A resend's first copy is where
-	// the earlier session was when it crashed, seldom its start.
+	// (a startup message): three writers or more, the first of them
+	// opening its own session with it (or writing without a session,
+	// PID -1). A resend's first copy is where the earlier session was
+	// when it crashed, seldom its first record.
 	if len(st.pids)+1 >= 3 {
-		head, _, _ := g.d.opts.evidenceOpts()
 		f := &st.first
-		p := g.d.pos(f.part, f.pid, f.epoch, f.seq)
-		w.common = f.pid < 0 || p >= 0 && p <= head
+		w.common = f.pid < 0 || g.d.pos(f.part, f.pid, f.epoch, f.seq) == 0
 	}
 	return w
 }

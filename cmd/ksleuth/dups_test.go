@@ -56,6 +56,9 @@ func groupKey(ms []analysis.DuplicateRow) string {
 		if m.Class != "" {
 			s += ":" + m.Class
 		}
+		if m.Evidence != "" {
+			s += "/" + m.Evidence
+		}
 		if m.Damaged {
 			s += "[damaged]"
 		}
@@ -70,6 +73,9 @@ func truthKey(topic string, g segtest.DupGroup) string {
 		s := fmt.Sprintf("%s-%d@%d", topic, m.Partition, m.Offset)
 		if m.Class != "" {
 			s += ":" + m.Class
+		}
+		if m.Evidence != "" {
+			s += "/" + m.Evidence
 		}
 		if m.Damaged {
 			s += "[damaged]"

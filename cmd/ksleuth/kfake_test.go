@@ -118,13 +118,13 @@ func TestDupsKfake(t *testing.T) {
 	}
 	want := []string{}
 	for i := range 5 { // 15..19 at 15..19, again at 20..24
-		want = append(want, fmt.Sprintf("orders-0@%d orders-0@%d:restart-resend", 15+i, 20+i))
+		want = append(want, fmt.Sprintf("orders-0@%d orders-0@%d:restart-resend/strong", 15+i, 20+i))
 	}
 	for i := range 3 { // 22..24 at 27..29, again at 30..32 (p3) and orders-1@0..2 (p4)
-		want = append(want, fmt.Sprintf("orders-0@%d orders-0@%d:restart-resend orders-1@%d:restart-resend", 27+i, 30+i, i))
+		want = append(want, fmt.Sprintf("orders-0@%d orders-0@%d:restart-resend/strong orders-1@%d:restart-resend/strong", 27+i, 30+i, i))
 	}
 	for i := range 3 { // aborted at 0..2, marker at 3, again at 4..6
-		want = append(want, fmt.Sprintf("payments-0@%d payments-0@%d:txn-retry", i, 4+i))
+		want = append(want, fmt.Sprintf("payments-0@%d payments-0@%d:txn-retry/strong", i, 4+i))
 	}
 	slices.Sort(want)
 	slices.Sort(got)

@@ -18,6 +18,10 @@ type DupTruth struct {
 type DupScenario struct {
 	Topic string
 	About string
+	// Strong: the later copies show a restart and a resend of the earlier
+	// session's tail at the later session's head, so every restart-resend
+	// or txn-retry copy is graded strong; otherwise every such copy is weak.
+	Strong bool
 	// Groups lists the expected groups; a group with Needs set is reported
 	// only with that option ("same-pid" or "ignore-header=NAME").
 	Groups []DupGroup
@@ -35,6 +39,9 @@ type DupMember struct {
 	Offset    int64
 	Class     string
 	Damaged   bool
+	// Evidence is the expected grade: strong or weak for a restart-resend
+	// or txn-retry copy, empty otherwise.
+	Evidence string
 }
 
 // dupGen writes the scenarios with a deterministic clock.
@@ -123,11 +130,13 @@ func GenerateDupScenarios(dir string, seed int64) (*DupTruth, error) {
 	}
 	d := &dupGen{gen: &gen{rng: rand.New(rand.NewPCG(uint64(seed), 0x64757073)), segBytes: DefaultSegmentBytes}, parts: map[string]*partition{}}
 	d.now = 1700000000000
-	for _, f := range []func() error{d.restarts, d.keyless, d.txnRetry, d.fenced, d.committed, d.heartbeats, d.samePID, d.pidNone, d.traced, d.corrupt} {
+	for _, f := range []func() error{d.restarts, d.keyless, d.txnRetry, d.fenced, d.committed, d.heartbeats, d.samePID, d.pidNone, d.traced, d.corrupt,
+		d.replay, d.startup, d.unrelated, d.retyped, d.constant, d.late} {
 		if err := f(); err != nil {
 			return nil, err
 		}
 	}
+	d.grades()
 	for _, p := range d.gen.parts {
 		for i, s := range p.m.Segments {
 			path := filepath.Join(dir, filepath.FromSlash(s.File))
@@ -185,6 +194,7 @@ func (d *dupGen) restarts() error {
 		dd = append(dd, l)
 	}
 	s := d.scenario(t, "idempotent producer restarted twice, resending (second time with zstd)")
+	s.Strong = true
 	d.pairs(s, "", b[8], c[0], "restart-resend")
 	for i := range b[9] {
 		d.group(s, "", b[9][i], []loc{c[1][i], dd[0][i]}, "restart-resend", "restart-resend")
@@ -216,6 +226,7 @@ func (d *dupGen) keyless() error {
 	d.now += 3000
 	clear(seqs)
 	s := d.scenario(t, "keyless resends landing on another partition")
+	s.Strong = true
 	for i := 6; i < 9; i++ {
 		p := int32((i + 1) % 3)
 		l, err := d.send(t, p, 1102, 0, &seqs[p], false, CodecGzip, rss[i])
@@ -259,6 +270,7 @@ func (d *dupGen) txnRetry() error {
 		return err
 	}
 	s := d.scenario(t, "transactional producer aborted (timeout), records resent by a new transactional producer")
+	s.Strong = true
 	d.pairs(s, "", a1, b1, "txn-retry")
 	d.pairs(s, "", a2, b2, "txn-retry")
 	return nil
@@ -287,6 +299,7 @@ func (d *dupGen) fenced() error {
 		return err
 	}
 	s := d.scenario(t, "transactional producer fenced (epoch bump), same PID resends after the abort")
+	s.Strong = true
 	d.pairs(s, "same-pid", a, b, "txn-retry")
 	return nil
 }
@@ -311,6 +324,7 @@ func (d *dupGen) committed() error {
 	d.now += 4000
 	seq = 0
 	s := d.scenario(t, "another producer resending committed records")
+	s.Strong = true
 	for i := 1; i < 3; i++ {
 		l, err := d.send(t, 0, 3002, 0, &seq, true, CodecLZ4, recs("entry", i*3, 3))
 		if err != nil {
@@ -450,6 +464,7 @@ func (d *dupGen) traced() error {
 		return err
 	}
 	s := d.scenario(t, "resend with new per-send trace-id headers")
+	s.Strong = true
 	d.pairs(s, "ignore-header=trace-id", a, b, "restart-resend")
 	return nil
 }
@@ -479,6 +494,7 @@ func (d *dupGen) corrupt() error {
 		return err
 	}
 	s := d.scenario(t, "first copy in a batch with a bad CRC")
+	s.Strong = true
 	for i := range last {
 		s.Groups = append(s.Groups, DupGroup{Members: []DupMember{{Partition: 0, Offset: last[i].off, Damaged: true},
 			{Partition: 0, Offset: again[i].off, Class: "restart-resend"}}})
