@@ -41,7 +41,7 @@ const (
 	WhyNoSequence                   // no sequence numbers to place the run
 )
 
-var whyWords = [...]string{"no restart", "too short", "not the session's head", "not the earlier session's tail",
+var whyWords = [...]string{"no restart", "too few records", "not the session's head", "not the earlier session's tail",
 	"one value repeated", "content new sessions write", "no sequence numbers"}
 
 // WhyText lists the reasons in w in a few words each.
@@ -53,6 +53,15 @@ func WhyText(w uint8) []string {
 		}
 	}
 	return out
+}
+
+// Threshold is the Options value of an evidence threshold n given as a
+// count (0 is none, not the default).
+func Threshold(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // evidenceOpts returns the thresholds with the defaults filled in: 0
@@ -232,19 +241,25 @@ type chainer struct {
 
 // chainPart is how far a chain has come in one later partition.
 type chainPart struct {
-	lastSeq int32
-	count   int64
+	lastSeq  int32
+	count    int64
+	firstPos int64 // of the chain's first copy there
 }
 
 func (c *chainer) add(x *cand) error {
 	d := c.d
 	pos := d.pos(x.part, x.pid, x.epoch, x.seq)
 	cont := c.open && sameChainKey(d, &c.last, x) && c.last.refSeq >= 0 && seqDist(c.last.refSeq, x.refSeq) == 1 && pos >= 0
+	// In each later partition the chain's copies come in order, with at
+	// most head records of the session between them; a partition the
+	// chain reaches later (keyless records) must be at its head, unless
+	// the chain is not at the head anyway.
 	if cont {
 		if p := c.parts[x.part]; p != nil {
-			cont = seqDist(p.lastSeq, x.seq) >= 1 && seqDist(p.lastSeq, x.seq) < 1<<30 && pos <= p.count+c.head
+			d := seqDist(p.lastSeq, x.seq)
+			cont = d >= 1 && d < 1<<30 && pos-p.firstPos <= p.count+c.head
 		} else {
-			cont = pos <= c.head
+			cont = pos <= c.head || !c.f.headOK
 		}
 	}
 	if !cont {
@@ -257,7 +272,7 @@ func (c *chainer) add(x *cand) error {
 	}
 	p := c.parts[x.part]
 	if p == nil {
-		p = &chainPart{}
+		p = &chainPart{firstPos: pos}
 		c.parts[x.part] = p
 		c.f.parts++
 	}

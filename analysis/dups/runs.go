@@ -44,6 +44,13 @@ type Run struct {
 	RefTransactionalID   string `json:"ref_transactional_id"`
 	RefAllocatedByBroker *int32 `json:"ref_allocated_by_broker"`
 	PIDChange            string `json:"pid_change"`
+	// Evidence is the grade of the run's copies (strong or weak; empty for
+	// repeats), Why the reasons a weak run is not strong (Why* bits).
+	// SessionAge and CopyGap are those of its first copy (DuplicateRow).
+	Evidence   string `json:"evidence"`
+	Why        uint8  `json:"-"`
+	SessionAge *int64 `json:"session_age_ms"`
+	CopyGap    *int64 `json:"copy_gap_ms"`
 	// Times are the timestamps of the run's first and last copies and of
 	// the earliest and latest copies they repeat, where the builder was
 	// given them (RunBuilder.AddWith); Note is the head's note.
@@ -132,6 +139,10 @@ type laterCopy struct {
 	note      uint64
 	dir       uint32
 	refDir    uint32
+	evidence  uint32
+	why       uint8
+	flags2    uint8 // lcAge, lcCopyGap
+	age, cgap int64
 }
 
 const (
@@ -144,7 +155,12 @@ const (
 	lcRefTs
 )
 
-const laterCopyBytes = 129
+const (
+	lcAge = 1 << iota
+	lcCopyGap
+)
+
+const laterCopyBytes = 129 + 4 + 1 + 1 + 8 + 8
 
 func encodeLater(b []byte, c *laterCopy) {
 	le := binary.LittleEndian
@@ -172,6 +188,10 @@ func encodeLater(b []byte, c *laterCopy) {
 	le.PutUint64(b[113:], c.note)
 	le.PutUint32(b[121:], c.dir)
 	le.PutUint32(b[125:], c.refDir)
+	le.PutUint32(b[129:], c.evidence)
+	b[133], b[134] = c.why, c.flags2
+	le.PutUint64(b[135:], uint64(c.age))
+	le.PutUint64(b[143:], uint64(c.cgap))
 	_ = b[laterCopyBytes-1]
 }
 
@@ -202,6 +222,9 @@ func decodeLater(b []byte, c *laterCopy) {
 	c.note = le.Uint64(b[113:])
 	c.dir = le.Uint32(b[121:])
 	c.refDir = le.Uint32(b[125:])
+	c.evidence = le.Uint32(b[129:])
+	c.why, c.flags2 = b[133], b[134]
+	c.age, c.cgap = int64(le.Uint64(b[135:])), int64(le.Uint64(b[143:]))
 }
 
 // runAcc is a run being formed, or formed: its first copy and how far it
@@ -291,8 +314,16 @@ func (b *RunBuilder) AddWith(r *analysis.DuplicateRow, refTs *int64, note uint64
 	c := laterCopy{input: r.Input, topic: b.id(r.Topic), partition: r.Partition, pid: r.ProducerID, epoch: r.ProducerEpoch,
 		offset: r.Offset, class: b.id(r.Class), refTopic: b.id(*r.RefTopic), refPart: *r.RefPartition, refPID: *r.RefProducerID,
 		refOffset: *r.RefOffset, txnID: b.id(r.TransactionalID), refTxnID: b.id(r.RefTransactionalID), pidChange: b.id(r.PIDChange), seq: b.seq, note: note,
-		dir: b.id(r.Dir), refDir: b.id(r.RefDir)}
+		dir: b.id(r.Dir), refDir: b.id(r.RefDir), evidence: b.id(r.Evidence), why: r.EvidenceWhy}
 	b.seq++
+	if r.SessionAgeMillis != nil {
+		c.flags2 |= lcAge
+		c.age = *r.SessionAgeMillis
+	}
+	if r.CopyGapMillis != nil {
+		c.flags2 |= lcCopyGap
+		c.cgap = *r.CopyGapMillis
+	}
 	if r.Timestamp != nil {
 		c.flags |= lcTs
 		c.ts = *r.Timestamp
@@ -346,7 +377,7 @@ func (b *RunBuilder) Finish(ctx context.Context) (int, error) {
 		h := &u.head
 		if open && h.input == c.input && h.topic == c.topic && h.partition == c.partition && h.dir == c.dir && h.refDir == c.refDir &&
 			h.pid == c.pid && h.epoch == c.epoch &&
-			h.class == c.class && h.refTopic == c.refTopic && h.refPart == c.refPart && h.refPID == c.refPID && h.pidChange == c.pidChange &&
+			h.class == c.class && h.evidence == c.evidence && h.why == c.why && h.refTopic == c.refTopic && h.refPart == c.refPart && h.refPID == c.refPID && h.pidChange == c.pidChange &&
 			c.offset-u.last <= maxRunStep && c.refOffset > u.refLast-maxRunStep && c.refOffset-u.refLast <= maxRunStep && c.refOffset != u.refLast {
 			u.last = c.offset
 			if c.refOffset < u.refFirst {
@@ -425,7 +456,7 @@ func (b *RunBuilder) Each(ctx context.Context, limit int, fn func(*Run) error) e
 			Class: b.names[h.class], RefTopic: b.names[h.refTopic], RefPart: h.refPart, RefPID: h.refPID,
 			First: h.offset, Last: a.last, RefFirst: a.refFirst, RefLast: a.refLast, Records: a.records,
 			Damaged: a.damaged, Aborted: a.aborted, TransactionalID: b.names[h.txnID], RefTransactionalID: b.names[h.refTxnID],
-			PIDChange: b.names[h.pidChange], Note: h.note}
+			PIDChange: b.names[h.pidChange], Note: h.note, Evidence: b.names[h.evidence], Why: h.why}
 		// Pointers are the Run's own: a and h belong to the sorter.
 		ptr := func(ok bool, v int64) *int64 {
 			if ok {
@@ -434,6 +465,7 @@ func (b *RunBuilder) Each(ctx context.Context, limit int, fn func(*Run) error) e
 			return nil
 		}
 		u.GapMillis = ptr(h.flags&lcGap != 0, h.gap)
+		u.SessionAge, u.CopyGap = ptr(h.flags2&lcAge != 0, h.age), ptr(h.flags2&lcCopyGap != 0, h.cgap)
 		if h.flags&lcAlloc != 0 {
 			v := h.alloc
 			u.AllocatedByBroker = &v
@@ -483,12 +515,15 @@ func (u *Run) String() string {
 		where = fmt.Sprintf(" in %s-%d", u.RefTopic, u.RefPart)
 	}
 	recs := fmt.Sprintf("%d record%s", u.Records, plural(int(u.Records), "", "s"))
-	var what string
+	var what, maybe string
+	if u.Evidence == EvidenceWeak {
+		maybe = "possibly "
+	}
 	switch u.Class {
 	case ClassRestartResend:
-		what = fmt.Sprintf("resent %s first written by %s%s%s", recs, refPID, refOwner, where)
+		what = fmt.Sprintf("%sresent %s first written by %s%s%s", maybe, recs, refPID, refOwner, where)
 	case ClassTxnRetry:
-		what = fmt.Sprintf("retried %s of an aborted transaction of %s%s%s", recs, refPID, refOwner, where)
+		what = fmt.Sprintf("%sretried %s of an aborted transaction of %s%s%s", maybe, recs, refPID, refOwner, where)
 	default:
 		what = fmt.Sprintf("wrote %s already written by %s%s%s", recs, refPID, refOwner, where)
 	}
@@ -497,14 +532,23 @@ func (u *Run) String() string {
 		span = fmt.Sprintf("offsets %d–%d repeat %d–%d", u.First, u.Last, u.RefFirst, u.RefLast)
 	}
 	gap := ""
+	age := ""
+	if u.SessionAge != nil && u.ProducerID >= 0 {
+		age = fmt.Sprintf("%s into PID %d's session", fmtGap(*u.SessionAge), u.ProducerID)
+	}
 	if u.GapMillis != nil {
 		switch {
+		case u.Class == ClassRestartResend && age != "":
+			gap = fmt.Sprintf(", written %s, which began %s after %s's last write", age, fmtGap(*u.GapMillis), refPID)
 		case u.Class == ClassRestartResend:
 			gap = fmt.Sprintf(", %s after %s's last write", fmtGap(*u.GapMillis), refPID)
 		case *u.GapMillis >= 0:
 			gap = fmt.Sprintf(", %s later", fmtGap(*u.GapMillis))
 		default:
 			gap = fmt.Sprintf(", %s earlier by timestamp", fmtGap(-*u.GapMillis))
+		}
+		if u.Class != ClassRestartResend && age != "" {
+			gap += ", " + age
 		}
 	}
 	note := ""
@@ -517,7 +561,20 @@ func (u *Run) String() string {
 	if c := PIDChangeText(u.PIDChange, u.TransactionalID, u.ProducerID, u.RefPID); c != "" {
 		note += "; " + c
 	}
-	return fmt.Sprintf("%s-%d: %s %s — %s%s%s [%s]", u.Topic, u.Partition, writer, what, span, gap, note, u.Class)
+	return fmt.Sprintf("%s-%d: %s %s — %s%s%s [%s]", u.Topic, u.Partition, writer, what, span, gap, note, u.Tag())
+}
+
+// Tag is the class of the run with its grade: "restart-resend, strong
+// evidence", "possible restart-resend: too few records, ...", or the bare
+// class when ungraded.
+func (u *Run) Tag() string {
+	switch u.Evidence {
+	case EvidenceStrong:
+		return u.Class + ", strong evidence"
+	case EvidenceWeak:
+		return "possible " + u.Class + ": " + strings.Join(WhyText(u.Why), ", ")
+	}
+	return u.Class
 }
 
 // owner names a PID's transactional id and allocating broker, e.g. "txn

@@ -17,8 +17,10 @@ type dupOptions struct {
 	scope         string
 	samePID       bool
 	restartWindow time.Duration
-	mem           string
-	tmp           string
+	// resendHead, resendTail, resendMinRun: the evidence thresholds.
+	resendHead, resendTail, resendMinRun int
+	mem                                  string
+	tmp                                  string
 	// terse: the command shows no explanations (dups without --json),
 	// so the detector does not write them.
 	terse bool
@@ -30,6 +32,9 @@ func addDupFlags(f *pflag.FlagSet, o *dupOptions) {
 	f.StringVar(&o.scope, "scope", "topic", "where duplicates are looked for: topic, partition or all")
 	f.BoolVar(&o.samePID, "same-pid", false, "also report content repeated by a single producer ID")
 	f.DurationVar(&o.restartWindow, "restart-window", dups.DefaultRestartWindow, "a new PID starting within this long after the earlier PID's last write is a restart")
+	f.IntVar(&o.resendHead, "resend-head", dups.DefaultResendHead, "strong evidence: records of the later session that may precede a resend in its partition")
+	f.IntVar(&o.resendTail, "resend-tail", dups.DefaultResendTail, "strong evidence: records of the earlier session that may follow the resent run, never resent")
+	f.IntVar(&o.resendMinRun, "resend-min-run", dups.DefaultResendMinRun, "strong evidence: the fewest consecutive records a resend is shown by")
 	f.StringVar(&o.mem, "mem", "512MiB", "memory budget for duplicate detection; beyond it records are spilled to --tmp")
 	f.StringVar(&o.tmp, "tmp", "", "directory for spill files (default: the system temp dir); never next to the inputs")
 }
@@ -51,7 +56,11 @@ func (o *dupOptions) detectorOptions(cmdName string) (dups.Options, *dups.Hasher
 	if o.restartWindow < 0 {
 		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --restart-window must not be negative", cmdName)}
 	}
-	return dups.Options{Scope: scope, SamePID: o.samePID, RestartWindow: o.restartWindow, MemBudget: mem, TmpDir: o.tmp, NoExplanations: o.terse},
+	if o.resendHead < 0 || o.resendTail < 0 || o.resendMinRun < 1 {
+		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --resend-head and --resend-tail must not be negative, --resend-min-run at least 1", cmdName)}
+	}
+	return dups.Options{Scope: scope, SamePID: o.samePID, RestartWindow: o.restartWindow, MemBudget: mem, TmpDir: o.tmp, NoExplanations: o.terse,
+			ResendHead: dups.Threshold(o.resendHead), ResendTail: dups.Threshold(o.resendTail), ResendMinRun: o.resendMinRun},
 		dups.NewHasher(match, o.ignoreHeaders), nil
 }
 

@@ -87,10 +87,10 @@ var attributedSessions = map[[2]int64]struct {
 // the gap, and what follows it; the explanations of the later copies end
 // with the same words.
 const (
-	rotatedRun      = "orders-0: PID 5000 (epoch 0, txn id payments-app, block of broker 3) resent 1 record first written by PID 4000 (txn id payments-app, broker 2) — offset 4 repeats 2"
-	rotatedChange   = "; PID change under the stable transactional id payments-app: the coordinator rotated it from PID 4000 to PID 5000 (epoch exhaustion) [restart-resend]"
-	idempotentRun   = "orders-0: PID 6002 (epoch 0, block of broker 1) resent 1 record first written by PID 6001 (broker 1) — offset 7 repeats 6"
-	idempotentChang = "; idempotent-only restart: no transactional id, so every restart gets a new PID [restart-resend]"
+	rotatedRun      = "orders-0: PID 5000 (epoch 0, txn id payments-app, block of broker 3) possibly resent 1 record first written by PID 4000 (txn id payments-app, broker 2) — offset 4 repeats 2"
+	rotatedChange   = "; PID change under the stable transactional id payments-app: the coordinator rotated it from PID 4000 to PID 5000 (epoch exhaustion) [possible restart-resend: too few records]"
+	idempotentRun   = "orders-0: PID 6002 (epoch 0, block of broker 1) possibly resent 1 record first written by PID 6001 (broker 1) — offset 7 repeats 6"
+	idempotentChang = "; idempotent-only restart: no transactional id, so every restart gets a new PID [possible restart-resend: too few records]"
 )
 
 // TestScanAttribution scans writeAttributionLogDir and checks that every
@@ -140,8 +140,8 @@ func checkAttributedDups(t *testing.T, rows []analysis.DuplicateRow) {
 		change, tail    string
 	}
 	wants := map[int64]want{
-		4: {"payments-app", "payments-app", 3, 2, analysis.PIDChangeRotation, strings.TrimSuffix(rotatedChange, " [restart-resend]")},
-		7: {"", "", 1, 1, analysis.PIDChangeIdempotentRestart, strings.TrimSuffix(idempotentChang, " [restart-resend]")},
+		4: {"payments-app", "payments-app", 3, 2, analysis.PIDChangeRotation, strings.TrimSuffix(rotatedChange, " [possible restart-resend: too few records]")},
+		7: {"", "", 1, 1, analysis.PIDChangeIdempotentRestart, strings.TrimSuffix(idempotentChang, " [possible restart-resend: too few records]")},
 	}
 	later := 0
 	for _, r := range rows {

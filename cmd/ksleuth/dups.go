@@ -131,6 +131,15 @@ topic by default (--scope), and explains each later copy:
   txn-retry       the earlier copy belongs to an aborted transaction;
   repeat          anything else, e.g. constant heartbeat payloads.
 
+Every restart-resend and txn-retry copy is graded. "strong" when the bytes
+show a resend too: the copy belongs to a run of at least --resend-min-run
+consecutive records repeating the earlier session's records in order, that
+run is the earlier session's tail (but for --resend-tail records) and the
+later session's head (after at most --resend-head records of its own), and
+its content is not one value repeated nor what every new session writes.
+Otherwise "possible", with the reasons it is not strong: a session that
+wrote one record reads exactly like a resend of one record.
+
 The text report collapses consecutive resent records into runs, sorted by
 size (--limit), with totals per class and per topic. --json writes one
 JSON object per duplicate group with all its members, then a summary.
@@ -181,16 +190,34 @@ type dupSummary struct {
 	Findings   int64        `json:"findings"`
 }
 
+// classTotal counts the later copies of a class, and those of them graded
+// strong and weak (possible); a group counts once, under the first class
+// of dupClasses one of its copies has (strong before possible), so the
+// groups add up to the summary's.
 type classTotal struct {
-	Class   string `json:"class"`
-	Records int64  `json:"records"`
-	Groups  int64  `json:"groups"`
+	Class    string `json:"class"`
+	Records  int64  `json:"records"`
+	Groups   int64  `json:"groups"`
+	Strong   int64  `json:"strong"`
+	Possible int64  `json:"possible"`
 }
 
 type topicTotal struct {
-	Topic   string           `json:"topic"`
-	Records int64            `json:"records"`
-	ByClass map[string]int64 `json:"by_class"`
+	Topic    string           `json:"topic"`
+	Records  int64            `json:"records"`
+	ByClass  map[string]int64 `json:"by_class"`
+	Strong   int64            `json:"strong"`
+	Possible int64            `json:"possible"`
+}
+
+// groupRank is where a group counts: its most telling copy, a strong
+// resend first, a repeat last.
+func groupRank(r *analysis.DuplicateRow) int {
+	k := slices.Index(dupClasses, r.Class)
+	if r.Evidence != dups.EvidenceStrong {
+		k += len(dupClasses)
+	}
+	return k
 }
 
 var dupClasses = []string{dups.ClassRestartResend, dups.ClassTxnRetry, dups.ClassRepeat}
@@ -230,30 +257,37 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	rb := dups.NewRunBuilder(tmp, runBudget)
 	defer func() { err = errors.Join(err, rb.Close()) }()
 	byClass := map[string]*classTotal{}
-	lastGroup := map[string]int64{}
+	for _, c := range dupClasses {
+		byClass[c] = &classTotal{Class: c}
+	}
+	// Groups come out in group id order, the parts of one together: a
+	// new id is a new group, counted when it ends.
+	group, rank := int64(-1), -1
+	endGroup := func() {
+		if rank >= 0 {
+			byClass[dupClasses[rank%len(dupClasses)]].Groups++
+		}
+		rank = -1
+	}
 	topics := map[string]*topicTotal{}
 	emit := func(rows []analysis.DuplicateRow) error {
 		for i := range rows {
 			r := &rows[i]
+			if r.GroupID != group {
+				endGroup()
+				group = r.GroupID
+			}
 			if r.Class == "" {
 				continue
 			}
 			if err := rb.Add(r); err != nil {
 				return err
 			}
+			if k := groupRank(r); k >= 0 && (rank < 0 || k < rank) {
+				rank = k
+			}
 			c := byClass[r.Class]
-			if c == nil {
-				c = &classTotal{Class: r.Class}
-				byClass[r.Class] = c
-				lastGroup[r.Class] = -1
-			}
 			c.Records++
-			// Groups come out in group id order, the parts of one
-			// together: a new id is a new group.
-			if lastGroup[r.Class] != r.GroupID {
-				lastGroup[r.Class] = r.GroupID
-				c.Groups++
-			}
 			t := topics[r.Topic]
 			if t == nil {
 				t = &topicTotal{Topic: r.Topic, ByClass: map[string]int64{}}
@@ -261,6 +295,14 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 			}
 			t.Records++
 			t.ByClass[r.Class]++
+			switch r.Evidence {
+			case dups.EvidenceStrong:
+				c.Strong++
+				t.Strong++
+			case dups.EvidenceWeak:
+				c.Possible++
+				t.Possible++
+			}
 		}
 		if o.json {
 			return enc.Encode(dupGroup{Type: "group", GroupID: rows[0].GroupID, Fingerprint: rows[0].Fingerprint, Members: rows})
@@ -274,6 +316,7 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	if err != nil {
 		return interrupted(ctx, "dups", err)
 	}
+	endGroup()
 	nruns, err := rb.Finish(ctx)
 	if err != nil {
 		return interrupted(ctx, "dups", err)
@@ -281,11 +324,7 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	sum := dupSummary{Type: "summary", Records: st.Records, Groups: st.Groups, Duplicates: st.Duplicates, Runs: nruns,
 		SpillFiles: st.SpillFiles + rb.SpillFiles(), SpillBytes: st.SpillBytes + rb.SpillBytes(), Findings: findings}
 	for _, c := range dupClasses {
-		t := classTotal{Class: c}
-		if byClass[c] != nil {
-			t = *byClass[c]
-		}
-		sum.ByClass = append(sum.ByClass, t)
+		sum.ByClass = append(sum.ByClass, *byClass[c])
 	}
 	for _, t := range topics {
 		sum.ByTopic = append(sum.ByTopic, *t)
@@ -321,6 +360,14 @@ func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.Run
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "%d records in %d input(s): %d duplicate group(s), %d later cop%s in %d run(s)\n",
 		s.Records, inputs, s.Groups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"), s.Runs)
+	var strong, possible int64
+	for _, c := range s.ByClass {
+		strong, possible = strong+c.Strong, possible+c.Possible
+	}
+	if strong+possible > 0 {
+		fmt.Fprintf(ew, "resends and retries: %d with strong evidence, %d possible (a new session repeated content, but the bytes do not show a resend)\n",
+			strong, possible)
+	}
 	if s.Findings > 0 {
 		fmt.Fprintf(ew, "note: the inputs hold %d finding(s) of severity error or warning; records of damaged batches are marked \"damaged\" (ksleuth verify PATH for details)\n", s.Findings)
 	}
@@ -340,18 +387,28 @@ func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.Run
 		}
 	}
 	fmt.Fprintln(ew)
+	// A group counts once, under its most telling copy: the groups add
+	// up to the header's, the records to its later copies.
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "CLASS\tGROUPS\tRECORDS\t")
+	fmt.Fprintln(tw, "CLASS\tGROUPS\tRECORDS\tSTRONG\tPOSSIBLE\t")
+	var total classTotal
 	for _, c := range s.ByClass {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t\n", c.Class, c.Groups, c.Records)
+		if c.Class == dups.ClassRepeat {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t-\t-\t\n", c.Class, c.Groups, c.Records)
+		} else {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t\n", c.Class, c.Groups, c.Records, c.Strong, c.Possible)
+		}
+		total.Groups, total.Records, total.Strong, total.Possible = total.Groups+c.Groups, total.Records+c.Records, total.Strong+c.Strong, total.Possible+c.Possible
 	}
+	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t\n", total.Groups, total.Records, total.Strong, total.Possible)
 	tw.Flush()
 	if len(s.ByTopic) > 0 {
 		fmt.Fprintln(ew)
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "TOPIC\tRECORDS\trestart-resend\ttxn-retry\trepeat\t")
+		fmt.Fprintln(tw, "TOPIC\tRECORDS\trestart-resend\ttxn-retry\trepeat\tSTRONG\tPOSSIBLE\t")
 		for _, t := range s.ByTopic {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t\n", t.Topic, t.Records, t.ByClass[dups.ClassRestartResend], t.ByClass[dups.ClassTxnRetry], t.ByClass[dups.ClassRepeat])
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Topic, t.Records, t.ByClass[dups.ClassRestartResend], t.ByClass[dups.ClassTxnRetry],
+				t.ByClass[dups.ClassRepeat], t.Strong, t.Possible)
 		}
 		tw.Flush()
 	}

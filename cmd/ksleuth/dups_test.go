@@ -164,15 +164,43 @@ func TestDupsExplanations(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{
-		"orders-0: PID 1002 (epoch 0) resent 10 records first written by PID 1001 — offsets 50–59 repeat 40–49, 2.1 s after PID 1001's last write [restart-resend]",
-		"orders-0: PID 1003 (epoch 0) resent 15 records first written by PID 1002 — offsets 70–84 repeat 55–69, 1.6 s after PID 1002's last write [restart-resend]",
+		"resends and retries: 76 with strong evidence, 14 possible (a new session repeated content, but the bytes do not show a resend)",
+		"orders-0: PID 1002 (epoch 0) resent 10 records first written by PID 1001 — offsets 50–59 repeat 40–49, written 0.0 s into PID 1002's session, which began 2.1 s after PID 1001's last write [restart-resend, strong evidence]",
+		"orders-0: PID 1003 (epoch 0) resent 15 records first written by PID 1002 — offsets 70–84 repeat 55–69, written 0.0 s into PID 1003's session, which began 1.6 s after PID 1002's last write [restart-resend, strong evidence]",
 		"clicks-1: PID 1102 (epoch 0) resent 4 records first written by PID 1101 in clicks-0 — offsets",
-		"payments-0: PID 2002 (epoch 0) retried 6 records of an aborted transaction of PID 2001 — offsets 6–11 repeat 0–5, 5.2 s later [txn-retry]",
-		"heartbeats-0: PID 4002 (epoch 0) wrote 1 record already written by PID 4001 — offset 7 repeats 0, 3h00m later [repeat]",
+		"payments-0: PID 2002 (epoch 0) retried 6 records of an aborted transaction of PID 2001 — offsets 6–11 repeat 0–5, 5.2 s later, 0.0 s into PID 2002's session [txn-retry, strong evidence]",
+		"heartbeats-0: PID 4002 (epoch 0) wrote 1 record already written by PID 4001 — offset 7 repeats 0, 3h00m later, 0.0 s into PID 4002's session [repeat]",
 		"corrupt-0: PID 8002 (epoch 0) resent 3 records first written by PID 8001 — offsets 9–11 repeat 6–8",
+		"late-0: PID 9502 (epoch 0) possibly resent 4 records first written by PID 9501 — offsets 80–83 repeat 16–19, written 4m01s into PID 9502's session, which began 3.1 s after PID 9501's last write [possible restart-resend: not the session's head]",
+		"console-0: PID 9302 (epoch 0) possibly resent 1 record first written by PID 9301 — offset 3 repeats 2, written 0.0 s into PID 9302's session, which began 5m04s after PID 9301's last write [possible restart-resend: too few records]",
+		"startup-0: PID 9104 (epoch 0) possibly resent 1 record first written by PID 9103 — offset 3 repeats 2, written 0.0 s into PID 9104's session, which began 20.1 s after PID 9103's last write [possible restart-resend: too few records, content new sessions write]",
+		"  restart-resend      73       84      70        14",
+		"           total      83       95      76        14",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q\n%s", want, out)
+		}
+	}
+	// Every explanation gives the copy's own timing, and a graded copy
+	// its grade with the reasons.
+	for topic, want := range map[string]string{
+		"late": "PID 9502 (epoch 0) wrote late-0@81 again (written 4m04s after the earlier copy, 4m01s into PID 9502's session in late-0), first written by PID 9501 (epoch 0) at late-0@17; " +
+			"PID 9502's session in late-0 began 3.1 s after PID 9501's last write there; possible restart-resend only, not strong: " +
+			"not the head of PID 9502's session in late-0: 60 of its records there came before the run",
+		"orders": "PID 1002 (epoch 0) wrote orders-0@50 again (written 2.2 s after the earlier copy, 0.0 s into PID 1002's session in orders-0), first written by PID 1001 (epoch 0) at orders-0@40; " +
+			"PID 1002's session in orders-0 began 2.1 s after PID 1001's last write there; strong evidence: PID 1002's session in orders-0 began 2.1 s after PID 1001's last write; " +
+			"a run of 10 records repeating PID 1001's in order, the tail of its session, and the head of PID 1002's",
+		"console": "possible restart-resend only, not strong: a run of one record: a session that wrote one record reads exactly like a resend of one record",
+	} {
+		groups, _ := dupsJSON(t, dir, "--topic", "^"+topic+"$")
+		found := false
+		for _, g := range groups {
+			for _, m := range g.Members {
+				found = found || strings.Contains(m.Explanation, want)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no explanation with %q (%d groups)", topic, want, len(groups))
 		}
 	}
 	groups, _ := dupsJSON(t, dir, "--topic", "^corrupt$")
@@ -338,7 +366,7 @@ func TestDupsRunsSpill(t *testing.T) {
 	}
 	// --limit cuts the list, not the count.
 	limited, _, _ := scanCmd(t, "dups", "--progress", "never", "--same-pid", "--limit", "3", dir)
-	runLine := regexp.MustCompile(`(?m)^\S+-\d+: .* \[(restart-resend|txn-retry|repeat)\]$`)
+	runLine := regexp.MustCompile(`(?m)^\S+-\d+: .* \[(restart-resend|txn-retry|repeat|possible [^\]]+)(, strong evidence)?\]$`)
 	if n, all := len(runLine.FindAllString(limited, -1)), runLine.FindAllString(memText, -1); n != 3 || len(all) != memSum.Runs {
 		t.Errorf("--limit 3 printed %d runs, --limit 0 %d of %d", n, len(all), memSum.Runs)
 	}
