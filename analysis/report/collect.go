@@ -229,6 +229,9 @@ func (c *Collector) Duplicates(group []analysis.DuplicateRow) error {
 			c.dupTopics[r.Topic] = byClass
 		}
 		byClass[r.Class]++
+		if r.Evidence != "" {
+			byClass[gradeKey+r.Evidence]++
+		}
 		if r.ProducerID < 0 {
 			c.negParts[recKey{r.Input, r.Topic, r.Partition, 0}] = true
 		}

@@ -97,13 +97,17 @@ type Model struct {
 	Segments         []SegmentDamage       `json:"damaged_segments"`
 	SegmentsOmitted  int                   `json:"damaged_segments_omitted"`
 
-	Sessions        int          `json:"producer_sessions"`
-	Timelines       []Timeline   `json:"timelines"`
-	DuplicateGroups int64        `json:"duplicate_groups"`
-	Duplicates      int64        `json:"duplicates"`
-	Runs            []RunInfo    `json:"runs"`
-	RunsTotal       int          `json:"runs_total"`
-	TopicTotals     []TopicTotal `json:"topic_totals"`
+	Sessions        int        `json:"producer_sessions"`
+	Timelines       []Timeline `json:"timelines"`
+	DuplicateGroups int64      `json:"duplicate_groups"`
+	Duplicates      int64      `json:"duplicates"`
+	// Strong and Possible count the restart-resend and txn-retry copies
+	// graded strong and weak.
+	Strong      int64        `json:"strong_resends"`
+	Possible    int64        `json:"possible_resends"`
+	Runs        []RunInfo    `json:"runs"`
+	RunsTotal   int          `json:"runs_total"`
+	TopicTotals []TopicTotal `json:"topic_totals"`
 	// Omitted counts aborted spans, abort markers and damaged batches the
 	// collector left out past its limits.
 	Omitted map[string]int `json:"omitted"`
@@ -242,8 +246,14 @@ type TopicTotal struct {
 	Sessions   int              `json:"producer_sessions"`
 	Duplicates int64            `json:"duplicates"`
 	ByClass    map[string]int64 `json:"by_class"`
+	Strong     int64            `json:"strong_resends"`
+	Possible   int64            `json:"possible_resends"`
 	Findings   int64            `json:"findings"`
 }
+
+// gradeKey prefixes the evidence grades counted beside the classes of a
+// topic's copies.
+const gradeKey = "evidence:"
 
 // Build turns a run into the page model.
 func Build(r *Run) *Model {
@@ -341,8 +351,17 @@ func Build(r *Run) *Model {
 	for name, byClass := range c.dupTopics {
 		t := topic(name)
 		for class, n := range byClass {
-			t.Duplicates += n
-			t.ByClass[class] += n
+			switch class {
+			case gradeKey + dups.EvidenceStrong:
+				t.Strong += n
+				m.Strong += n
+			case gradeKey + dups.EvidenceWeak:
+				t.Possible += n
+				m.Possible += n
+			default:
+				t.Duplicates += n
+				t.ByClass[class] += n
+			}
 		}
 	}
 	m.Runs, m.RunsTotal = buildRuns(c, m.Timelines)

@@ -212,3 +212,47 @@ func TestCollectorDatesRefsInLargeGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestEvidenceShown: the page separates strong from possible resends, in
+// the facts, the runs table and the per-topic totals.
+func TestEvidenceShown(t *testing.T) {
+	c := NewCollector(t.TempDir())
+	t.Cleanup(func() { c.Close() })
+	const topic = "orders"
+	row := func(g, off int64, pid int64, k int32, evidence string, why uint8) analysis.DuplicateRow {
+		r := analysis.DuplicateRow{GroupID: g, Topic: topic, Offset: off, ProducerID: pid, Timestamp: ptr(1_700_000_000_000 + off), Occurrence: k}
+		if k > 1 {
+			r.Class, r.Evidence, r.EvidenceWhy = "restart-resend", evidence, why
+			r.RefTopic, r.RefPartition, r.RefOffset, r.RefProducerID = ptr(topic), ptr(int32(0)), ptr(off-10), ptr(pid-1)
+		}
+		return r
+	}
+	for i, g := range [][]analysis.DuplicateRow{
+		{row(1, 8, 1, 1, "", 0), row(1, 18, 2, 2, "strong", 0)},
+		{row(2, 9, 1, 1, "", 0), row(2, 19, 2, 2, "strong", 0)},
+		{row(3, 30, 2, 1, "", 0), row(3, 40, 3, 2, "weak", dups.WhyShort)},
+	} {
+		if err := c.Duplicates(g); err != nil {
+			t.Fatalf("group %d: %v", i+1, err)
+		}
+	}
+	if err := c.Finish(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := &scan.Result{Partitions: []*scan.PartitionSummary{{Topic: topic, Dir: topic + "-0", First: ptr(int64(0)), Last: ptr(int64(49))}}}
+	page, m := render(t, &Run{Version: "test", Generated: time.Unix(0, 0), Inputs: []Input{{Path: "in", Kind: "dir"}}, Result: res,
+		DupStats: dups.Stats{Groups: 3, Duplicates: 3}, Collected: c})
+	if m.Strong != 2 || m.Possible != 1 {
+		t.Errorf("model: %d strong, %d possible; want 2 and 1", m.Strong, m.Possible)
+	}
+	for _, want := range []string{
+		"2 with strong evidence of a resend, 1 possible only",
+		"restart-resend, strong evidence</td>",
+		"possible restart-resend: too few records</td>",
+		`<td class="n">2</td><td class="n">1</td>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
