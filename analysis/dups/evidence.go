@@ -86,7 +86,7 @@ type cand struct {
 	pid, refPID   int64
 	epoch, refEp  int16
 	seq, refSeq   int32
-	fp            uint64 // the fingerprint's first half: enough to tell values apart
+	fp            uint64 // the fingerprint folded to 64 bits: enough to tell values apart
 	common        bool
 }
 

@@ -138,7 +138,7 @@ func (g *grouper) add(t *tapeRow) error {
 		t.cand = g.ncand
 		g.ncand++
 		c := cand{id: t.cand, part: t.m.part, refPart: t.ref.part, pid: t.m.pid, refPID: t.ref.pid, epoch: t.m.epoch, refEp: t.ref.epoch,
-			seq: t.m.seq, refSeq: t.ref.seq, fp: binary.BigEndian.Uint64(t.m.fp[:8]), common: t.common}
+			seq: t.m.seq, refSeq: t.ref.seq, fp: binary.BigEndian.Uint64(t.m.fp[:8]) ^ binary.BigEndian.Uint64(t.m.fp[8:]), common: t.common}
 		if err := g.cands.add(&c); err != nil {
 			return err
 		}
