@@ -52,8 +52,8 @@ type ProducerRow struct {
 }
 
 // DuplicateRow is one row of duplicates.parquet: one record of a
-// duplicate group, the first occurrence included (DESIGN.md "Duplicate
-// semantics"). The columns after explanation are extras.
+// duplicate group, the first occurrence included (docs/duplicates.md).
+// The columns after explanation are extras.
 type DuplicateRow struct {
 	Input   int32  `parquet:"input" json:"input"`
 	Source  string `parquet:"source,dict" json:"source"`

@@ -1,6 +1,7 @@
 // Package dups finds records whose content was written again under another
-// producer (DESIGN.md "Duplicate semantics") and explains each later copy
-// as a restart-resend, a txn-retry or a repeat.
+// producer (docs/duplicates.md) and explains each later copy as a
+// restart-resend, a txn-retry or a repeat, grading the evidence of each
+// restart-resend and txn-retry (evidence.go).
 //
 //	d, _ := dups.New(dups.Options{TmpDir: dir})
 //	defer d.Close()
@@ -100,7 +101,8 @@ func ParseTxnState(s string) TxnState {
 	return TxnOpen
 }
 
-// Options configure a Detector. The zero value is the DESIGN.md default.
+// Options configure a Detector. The zero value is the documented default
+// (docs/duplicates.md).
 type Options struct {
 	Scope Scope
 	// SamePID also reports groups written by a single producer.

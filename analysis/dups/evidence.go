@@ -311,7 +311,7 @@ func (c *chainer) end() error {
 // candidate id, the chain of each, and the chains' facts.
 func (d *Detector) chains(ctx context.Context, cands *extSorter[cand]) (*extSorter[candChain], *store, error) {
 	head, tail, _ := d.opts.evidenceOpts()
-	held := int(max(d.opts.MemBudget/8/32, 64))
+	held := int(max(d.opts.MemBudget/8/16, 64)) // 16-byte links
 	c := &chainer{d: d, head: head, tail: tail, parts: map[uint32]*chainPart{},
 		facts: &store{tape: tape{tmpDir: d.opts.TmpDir, name: "chains", limit: int(max(d.opts.MemBudget/8, 4096))}, size: chainFactsBytes},
 		links: newExtSorter(d.opts.TmpDir, "chains", held, codec[candChain]{16, encodeCandChain, decodeCandChain},

@@ -30,9 +30,12 @@ func (d *Detector) Finish(ctx context.Context, emit func([]analysis.DuplicateRow
 	d.finished = true
 	d.rankScopes()
 	d.rankParts()
+	// The tape and the candidates take a sixteenth of the budget each
+	// beside the records' entries; the chain pass, after the entries are
+	// released, an eighth for its facts and as much for its links.
 	g := &grouper{d: d, ctx: ctx,
-		tape: &tape{tmpDir: d.opts.TmpDir, name: "rows", limit: int(max(d.opts.MemBudget/4, 4096))}}
-	g.cands = newExtSorter(d.opts.TmpDir, "cands", int(max(d.opts.MemBudget/8/64, 64)),
+		tape: &tape{tmpDir: d.opts.TmpDir, name: "rows", limit: int(max(d.opts.MemBudget/16, 4096))}}
+	g.cands = newExtSorter(d.opts.TmpDir, "cands", int(max(d.opts.MemBudget/16/64, 64)),
 		codec[cand]{candBytes, encodeCand, decodeCand}, d.cmpCand)
 	defer g.tape.close()
 	defer g.cands.close()
