@@ -88,9 +88,12 @@ type cand struct {
 	seq, refSeq   int32
 	fp            uint64 // the fingerprint folded to 64 bits: enough to tell values apart
 	common        bool
+	// fresh is how many records of its session in its partition precede
+	// the copy and are not copies to grade themselves; -1 unknown.
+	fresh int64
 }
 
-const candBytes = 8 + 4 + 4 + 8 + 8 + 2 + 2 + 4 + 4 + 8 + 1
+const candBytes = 8 + 4 + 4 + 8 + 8 + 2 + 2 + 4 + 4 + 8 + 1 + 8
 
 func encodeCand(b []byte, c *cand) {
 	le := binary.LittleEndian
@@ -108,6 +111,7 @@ func encodeCand(b []byte, c *cand) {
 	if c.common {
 		b[52] = 1
 	}
+	le.PutUint64(b[53:], uint64(c.fresh))
 }
 
 func decodeCand(b []byte, c *cand) {
@@ -120,6 +124,7 @@ func decodeCand(b []byte, c *cand) {
 	c.seq, c.refSeq = int32(le.Uint32(b[36:])), int32(le.Uint32(b[40:]))
 	c.fp = le.Uint64(b[44:])
 	c.common = b[52] != 0
+	c.fresh = int64(le.Uint64(b[53:]))
 }
 
 // candChain links a candidate to the chain it belongs to.
@@ -143,7 +148,7 @@ type chainFacts struct {
 	distinct int64 // changes of value along the chain, plus one
 	common   int64 // copies of content that new sessions write
 	trailing int64 // earlier-session records after the chain; -1 unknown
-	firstPos int64 // later-session records before the chain's first copy; -1 unknown
+	firstPos int64 // fresh of the chain's first copy
 	parts    int64 // later partitions the chain spans
 	headOK   bool
 }
@@ -212,6 +217,13 @@ func (d *Detector) rankParts() {
 	}
 }
 
+// cmpSession orders candidates by the later writer's session in its
+// partition, then sequence.
+func (d *Detector) cmpSession(a, b *cand) int {
+	return cmp.Or(cmp.Compare(d.rank[a.part], d.rank[b.part]), cmp.Compare(a.pid, b.pid), cmp.Compare(a.epoch, b.epoch),
+		cmp.Compare(a.seq, b.seq), cmp.Compare(a.id, b.id))
+}
+
 // cmpCand orders candidates by chain: the later writer's topic, PID and
 // epoch, the earlier writer's partition, PID and epoch, then the earlier
 // copy's sequence, and the later copy's partition and sequence.
@@ -241,42 +253,40 @@ type chainer struct {
 
 // chainPart is how far a chain has come in one later partition.
 type chainPart struct {
-	lastSeq  int32
-	count    int64
-	firstPos int64 // of the chain's first copy there
+	lastSeq int32
 }
 
+// add takes the next candidate in chain order. A copy continues the
+// chain when it repeats the next record of the earlier session, comes
+// after the chain's last copy in its own partition, and, while the chain
+// is at the later session's head, has at most head records of the session
+// before it that are not copies (in any partition the chain reaches:
+// keyless records land anywhere, and a replay interleaves records of
+// several earlier partitions).
 func (c *chainer) add(x *cand) error {
 	d := c.d
-	pos := d.pos(x.part, x.pid, x.epoch, x.seq)
-	cont := c.open && sameChainKey(d, &c.last, x) && c.last.refSeq >= 0 && seqDist(c.last.refSeq, x.refSeq) == 1 && pos >= 0
-	// In each later partition the chain's copies come in order, with at
-	// most head records of the session between them; a partition the
-	// chain reaches later (keyless records) must be at its head, unless
-	// the chain is not at the head anyway.
-	if cont {
-		if p := c.parts[x.part]; p != nil {
-			d := seqDist(p.lastSeq, x.seq)
-			cont = d >= 1 && d < 1<<30 && pos-p.firstPos <= p.count+c.head
-		} else {
-			cont = pos <= c.head || !c.f.headOK
-		}
+	head := x.fresh >= 0 && x.fresh <= c.head
+	cont := c.open && sameChainKey(d, &c.last, x) && c.last.refSeq >= 0 && seqDist(c.last.refSeq, x.refSeq) == 1 && x.fresh >= 0 &&
+		(head || !c.f.headOK)
+	if p := c.parts[x.part]; cont && p != nil {
+		d := seqDist(p.lastSeq, x.seq)
+		cont = d >= 1 && d < 1<<30
 	}
 	if !cont {
 		if err := c.end(); err != nil {
 			return err
 		}
 		c.open = true
-		c.f = chainFacts{firstPos: pos, headOK: pos >= 0 && pos <= c.head}
+		c.f = chainFacts{firstPos: x.fresh, headOK: head}
 		clear(c.parts)
 	}
 	p := c.parts[x.part]
 	if p == nil {
-		p = &chainPart{firstPos: pos}
+		p = &chainPart{}
 		c.parts[x.part] = p
 		c.f.parts++
 	}
-	p.lastSeq, p.count = x.seq, p.count+1
+	p.lastSeq = x.seq
 	if c.f.records == 0 || x.fp != c.last.fp {
 		c.f.distinct++
 	}
@@ -307,16 +317,54 @@ func (c *chainer) end() error {
 	return nil
 }
 
-// chains forms the chains of the candidates and returns, sorted by
-// candidate id, the chain of each, and the chains' facts.
-func (d *Detector) chains(ctx context.Context, cands *extSorter[cand]) (*extSorter[candChain], *store, error) {
+// fresher counts, in session order, the records of each later session
+// before a candidate that are not candidates, and passes the candidates
+// on to be sorted by chain.
+type fresher struct {
+	d     *Detector
+	out   *extSorter[cand]
+	last  cand
+	any   bool
+	count int64 // candidates of the session so far, distinct sequences
+}
+
+func (f *fresher) add(x *cand) error {
+	same := f.any && x.part == f.last.part && x.pid == f.last.pid && x.epoch == f.last.epoch
+	if !same {
+		f.count = 0
+	}
+	if !same || x.seq != f.last.seq {
+		f.count++
+	}
+	f.last, f.any = *x, true
+	y := *x
+	y.fresh = -1
+	if p := f.d.pos(x.part, x.pid, x.epoch, x.seq); p >= 0 {
+		y.fresh = max(p-(f.count-1), 0)
+	}
+	return f.out.add(&y)
+}
+
+// chains forms the chains of the candidates (sorted by session) and
+// returns, sorted by candidate id, the chain of each, and the chains'
+// facts; st counts the files it spilled and removed.
+func (d *Detector) chains(ctx context.Context, cands *extSorter[cand], st *Stats) (*extSorter[candChain], *store, error) {
+	byChain := newExtSorter(d.opts.TmpDir, "cands", int(max(d.opts.MemBudget/8/64, 64)), cands.codec, d.cmpCand)
+	defer func() {
+		byChain.close()
+		st.SpillFiles, st.SpillBytes = st.SpillFiles+byChain.files, st.SpillBytes+byChain.bytes
+	}()
+	if err := cands.each(ctx, (&fresher{d: d, out: byChain}).add); err != nil {
+		return nil, nil, err
+	}
+	cands.close()
 	head, tail, _ := d.opts.evidenceOpts()
 	held := int(max(d.opts.MemBudget/8/16, 64)) // 16-byte links
 	c := &chainer{d: d, head: head, tail: tail, parts: map[uint32]*chainPart{},
 		facts: &store{tape: tape{tmpDir: d.opts.TmpDir, name: "chains", limit: int(max(d.opts.MemBudget/8, 4096))}, size: chainFactsBytes},
 		links: newExtSorter(d.opts.TmpDir, "chains", held, codec[candChain]{16, encodeCandChain, decodeCandChain},
 			func(a, b *candChain) int { return cmp.Compare(a.id, b.id) })}
-	err := cands.each(ctx, c.add)
+	err := byChain.each(ctx, c.add)
 	if err == nil {
 		err = c.end()
 	}
@@ -358,7 +406,7 @@ func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts) (evidence strin
 		rs = append(rs, "no sequence numbers to place the run in "+pidName(m)+"'s session")
 	case !f.headOK:
 		why |= WhyNotHead
-		rs = append(rs, fmt.Sprintf("not the head of %s's session in %s: %d of its records there came before the run", pidName(m), d.pname(m), f.firstPos))
+		rs = append(rs, fmt.Sprintf("not the head of %s's session in %s: %d records of its own came before the run there", pidName(m), d.pname(m), f.firstPos))
 	}
 	switch {
 	case f.trailing < 0:

@@ -36,7 +36,7 @@ func (d *Detector) Finish(ctx context.Context, emit func([]analysis.DuplicateRow
 	g := &grouper{d: d, ctx: ctx,
 		tape: &tape{tmpDir: d.opts.TmpDir, name: "rows", limit: int(max(d.opts.MemBudget/16, 4096))}}
 	g.cands = newExtSorter(d.opts.TmpDir, "cands", int(max(d.opts.MemBudget/16/64, 64)),
-		codec[cand]{candBytes, encodeCand, decodeCand}, d.cmpCand)
+		codec[cand]{candBytes, encodeCand, decodeCand}, d.cmpSession)
 	defer g.tape.close()
 	defer g.cands.close()
 	var err error
@@ -54,7 +54,8 @@ func (d *Detector) Finish(ctx context.Context, emit func([]analysis.DuplicateRow
 	if err == nil {
 		var links *extSorter[candChain]
 		var facts *store
-		links, facts, err = d.chains(ctx, g.cands)
+		links, facts, err = d.chains(ctx, g.cands, &st)
+		st.SpillFiles, st.SpillBytes = st.SpillFiles+g.cands.files, st.SpillBytes+g.cands.bytes
 		if err == nil {
 			err = g.rows(emit, links, facts)
 			err = errors.Join(err, links.close(), facts.close())
@@ -63,8 +64,8 @@ func (d *Detector) Finish(ctx context.Context, emit func([]analysis.DuplicateRow
 		}
 	}
 	st.Members, st.Duplicates = g.members, g.members-g.groups
-	st.SpillFiles += g.tape.files + g.cands.files
-	st.SpillBytes += g.tape.bytes + g.cands.bytes
+	st.SpillFiles += g.tape.files
+	st.SpillBytes += g.tape.bytes
 	if d.spill != nil {
 		st.SpillFiles, st.SpillBytes, st.SortedRuns = st.SpillFiles+d.spill.files, st.SpillBytes+d.spill.bytes, d.spill.runs
 	}

@@ -164,7 +164,7 @@ func TestDupsExplanations(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{
-		"resends and retries: 76 with strong evidence, 14 possible (a new session repeated content, but the bytes do not show a resend)",
+		"resends and retries: 136 with strong evidence, 14 possible (a new session repeated content, but the bytes do not show a resend)",
 		"orders-0: PID 1002 (epoch 0) resent 10 records first written by PID 1001 — offsets 50–59 repeat 40–49, written 0.0 s into PID 1002's session, which began 2.1 s after PID 1001's last write [restart-resend, strong evidence]",
 		"orders-0: PID 1003 (epoch 0) resent 15 records first written by PID 1002 — offsets 70–84 repeat 55–69, written 0.0 s into PID 1003's session, which began 1.6 s after PID 1002's last write [restart-resend, strong evidence]",
 		"clicks-1: PID 1102 (epoch 0) resent 4 records first written by PID 1101 in clicks-0 — offsets",
@@ -174,8 +174,8 @@ func TestDupsExplanations(t *testing.T) {
 		"late-0: PID 9502 (epoch 0) possibly resent 4 records first written by PID 9501 — offsets 80–83 repeat 16–19, written 4m01s into PID 9502's session, which began 3.1 s after PID 9501's last write [possible restart-resend: not the session's head]",
 		"console-0: PID 9302 (epoch 0) possibly resent 1 record first written by PID 9301 — offset 3 repeats 2, written 0.0 s into PID 9302's session, which began 5m04s after PID 9301's last write [possible restart-resend: too few records]",
 		"startup-0: PID 9104 (epoch 0) possibly resent 1 record first written by PID 9103 — offset 3 repeats 2, written 0.0 s into PID 9104's session, which began 20.1 s after PID 9103's last write [possible restart-resend: too few records, content new sessions write]",
-		"  restart-resend      73       84      70        14",
-		"           total      83       95      76        14",
+		"  restart-resend     133      144     130        14",
+		"           total     143      155     136        14",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q\n%s", want, out)
@@ -186,7 +186,7 @@ func TestDupsExplanations(t *testing.T) {
 	for topic, want := range map[string]string{
 		"late": "PID 9502 (epoch 0) wrote late-0@81 again (written 4m04s after the earlier copy, 4m01s into PID 9502's session in late-0), first written by PID 9501 (epoch 0) at late-0@17; " +
 			"PID 9502's session in late-0 began 3.1 s after PID 9501's last write there; possible restart-resend only, not strong: " +
-			"not the head of PID 9502's session in late-0: 60 of its records there came before the run",
+			"not the head of PID 9502's session in late-0: 60 records of its own came before the run there",
 		"orders": "PID 1002 (epoch 0) wrote orders-0@50 again (written 2.2 s after the earlier copy, 0.0 s into PID 1002's session in orders-0), first written by PID 1001 (epoch 0) at orders-0@40; " +
 			"PID 1002's session in orders-0 began 2.1 s after PID 1001's last write there; strong evidence: PID 1002's session in orders-0 began 2.1 s after PID 1001's last write; " +
 			"a run of 10 records repeating PID 1001's in order, the tail of its session, and the head of PID 1002's",

@@ -206,3 +206,36 @@ func (d *dupGen) late() error {
 	}
 	return nil
 }
+
+// interleaved: producer 9601 writes keyless batches of 15 records to
+// partitions 0 and 1 in turn and crashes; 9602 replays its last two
+// batches of each, in the order they were produced, all landing on
+// partition 2: the records of the two earlier partitions interleave.
+func (d *dupGen) interleaved() error {
+	const t = "replayed-keyless"
+	seqs := make([]int32, 3)
+	var sent [][]loc
+	var rss [][]Record
+	for i := range 6 {
+		rs := recs("kl", i*15, 15)
+		for j := range rs {
+			rs[j].Key = nil
+		}
+		l, err := d.send(t, int32(i%2), 9601, 0, &seqs[i%2], false, CodecLZ4, rs)
+		if err != nil {
+			return err
+		}
+		sent, rss = append(sent, l), append(rss, rs)
+	}
+	d.now += 2500
+	s := d.scenario(t, "keyless replay interleaving two earlier partitions into one")
+	s.Strong = true
+	for i := 2; i < 6; i++ {
+		l, err := d.send(t, 2, 9602, 0, &seqs[2], false, CodecLZ4, rss[i])
+		if err != nil {
+			return err
+		}
+		d.pairs(s, "", sent[i], l, "restart-resend")
+	}
+	return nil
+}
