@@ -379,8 +379,9 @@ func (d *Detector) chains(ctx context.Context, cands *extSorter[cand], st *Stats
 	return c.links, c.facts, nil
 }
 
-// grade judges later copy m of ref (verdict v) on the facts of its chain.
-func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts) (evidence string, why uint8, reasons string) {
+// grade judges later copy m of ref (verdict v) on the facts of its chain;
+// writes is how many copies of the content m's session wrote (0 unknown).
+func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts, writes int32) (evidence string, why uint8, reasons string) {
 	_, tailMax, minRun := d.opts.evidenceOpts()
 	t := v
 	if v.reason == reasonAborted {
@@ -421,6 +422,12 @@ func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts) (evidence strin
 	if f.records > 1 && f.distinct < 2 {
 		why |= WhyConstant
 		rs = append(rs, "one value repeated")
+	}
+	// A resend writes each record once; a producer that writes the same
+	// content again and again is sending a constant.
+	if writes > 1 {
+		why |= WhyConstant
+		rs = append(rs, fmt.Sprintf("%s's session wrote this content %d times", pidName(m), writes))
 	}
 	if f.common > 0 && 2*f.common >= f.records {
 		why |= WhyCommon

@@ -184,9 +184,19 @@ type groupStats struct {
 	first rec
 	pids  []int64
 	more  bool // PIDs beyond pids
+	// tally counts the members of the first sessions (PID and epoch),
+	// up to maxNamedPIDs+1 of them.
+	tally []sessionCount
+}
+
+type sessionCount struct {
+	pid   int64
+	epoch int16
+	n     int32
 }
 
 func (s *groupStats) add(m *rec) {
+	s.count(m)
 	if s.n++; s.n == 1 {
 		s.first = *m
 		return
@@ -201,6 +211,29 @@ func (s *groupStats) add(m *rec) {
 	s.pids = append(s.pids, m.pid)
 }
 
+func (s *groupStats) count(m *rec) {
+	for i := range s.tally {
+		if c := &s.tally[i]; c.pid == m.pid && c.epoch == m.epoch {
+			c.n++
+			return
+		}
+	}
+	if len(s.tally) <= maxNamedPIDs {
+		s.tally = append(s.tally, sessionCount{m.pid, m.epoch, 1})
+	}
+}
+
+// writes is how many members the session of m wrote; 0 when unknown (a
+// session beyond the tallied ones).
+func (s *groupStats) writes(m *rec) int32 {
+	for _, c := range s.tally {
+		if c.pid == m.pid && c.epoch == m.epoch {
+			return c.n
+		}
+	}
+	return 0
+}
+
 // reported: a group is two members or more written under two PIDs at
 // least, or under one with --same-pid.
 func (s *groupStats) reported(samePID bool) bool {
@@ -210,7 +243,7 @@ func (s *groupStats) reported(samePID bool) bool {
 // start numbers a reported group and returns what makes its rows.
 func (g *grouper) start(st *groupStats) *groupRows {
 	g.groups++
-	w := &groupRows{d: g.d, group: g.groups}
+	w := &groupRows{d: g.d, group: g.groups, stats: st}
 	if !g.d.opts.NoExplanations {
 		w.first = g.d.firstExplanation(st)
 	}
@@ -234,6 +267,7 @@ func (g *grouper) start(st *groupStats) *groupRows {
 type groupRows struct {
 	d            *Detector
 	group        int64
+	stats        *groupStats
 	first        string
 	common       bool
 	k            int
@@ -253,6 +287,7 @@ func (w *groupRows) row(m *rec) *tapeRow {
 			ref = &w.lastB
 		}
 		w.t.ref = *ref
+		w.t.writes = w.stats.writes(m)
 		v := w.d.judge(m, ref)
 		w.t.class, w.t.reason, w.t.sessionGap = v.class, v.reason, v.sessionGap
 		if v.gap != nil {
@@ -280,13 +315,14 @@ type tapeRow struct {
 	gap        int64
 	sessionGap int64
 	cand       int64 // -1: not graded
+	writes     int32 // members of the group by this copy's session; 0 unknown
 	first      string
 }
 
 var classIndex = map[string]byte{"": 0, ClassRestartResend: 1, ClassTxnRetry: 2, ClassRepeat: 3}
 var classByIndex = [...]string{"", ClassRestartResend, ClassTxnRetry, ClassRepeat}
 
-const tapeRowBytes = 8 + 4 + 2*recordBytes + 4 + 3*8 + 4
+const tapeRowBytes = 8 + 4 + 2*recordBytes + 4 + 3*8 + 4 + 4
 
 func (t *tapeRow) encode(b []byte) []byte {
 	le := binary.LittleEndian
@@ -308,6 +344,7 @@ func (t *tapeRow) encode(b []byte) []byte {
 	b = le.AppendUint64(b, uint64(t.gap))
 	b = le.AppendUint64(b, uint64(t.sessionGap))
 	b = le.AppendUint64(b, uint64(t.cand))
+	b = le.AppendUint32(b, uint32(t.writes))
 	b = le.AppendUint32(b, uint32(len(t.first)))
 	return append(b, t.first...)
 }
@@ -329,7 +366,8 @@ func (t *tapeRow) read(tp *tape, b []byte) ([]byte, error) {
 	}
 	t.class, t.reason, t.hasGap, t.common = classByIndex[p[0]], reasonKind(p[1]), p[2]&1 != 0, p[2]&2 != 0
 	t.gap, t.sessionGap, t.cand = int64(le.Uint64(p[4:])), int64(le.Uint64(p[12:])), int64(le.Uint64(p[20:]))
-	n := le.Uint32(p[28:])
+	t.writes = int32(le.Uint32(p[28:]))
+	n := le.Uint32(p[32:])
 	if n > 1<<24 {
 		return b, fmt.Errorf("dups: spill: tape row text of %d bytes", n)
 	}
@@ -434,7 +472,7 @@ func (d *Detector) makeRow(t *tapeRow, f *chainFacts) analysis.DuplicateRow {
 	row.CopyGapMillis, row.SessionAgeMillis = copyGap(m, ref), d.sessionAge(m)
 	v := verdict{class: t.class, reason: t.reason, sessionGap: t.sessionGap, gap: row.GapMillis}
 	if f != nil {
-		row.Evidence, row.EvidenceWhy, row.EvidenceReasons = d.grade(m, ref, &v, f)
+		row.Evidence, row.EvidenceWhy, row.EvidenceReasons = d.grade(m, ref, &v, f, t.writes)
 	}
 	if !d.opts.NoExplanations {
 		row.Explanation = d.explain(m, ref, &v, row.Evidence, row.EvidenceReasons)
