@@ -112,7 +112,12 @@ func (in *Input) Stream(ctx context.Context, opts Options, fn func(e *Entry, r i
 		return err
 	}
 	defer f.Close()
-	rc, layer, err := decompress(bufio.NewReaderSize(&ctxReader{ctx, f}, 1<<20))
+	return in.stream(ctx, f, 1<<20, opts, fn)
+}
+
+// stream is Stream over the archive's bytes, read bufSize bytes at a time.
+func (in *Input) stream(ctx context.Context, f io.Reader, bufSize int, opts Options, fn func(e *Entry, r io.Reader) error) error {
+	rc, layer, err := decompress(bufio.NewReaderSize(&ctxReader{ctx, f}, bufSize))
 	if err != nil {
 		return &ArchiveError{Path: in.Path, Err: err}
 	}

@@ -122,6 +122,10 @@ func (t *tarReader) next() (*tarHeader, error) {
 		if (err == io.EOF || err == errTruncatedData) && t.headers == 0 && t.zeros == 0 {
 			return nil, ErrNotTar // empty, or shorter than one header
 		}
+		if err == errTruncatedData && start < 0 && t.zeros >= 2 {
+			// Less than a block after the end marker.
+			return nil, &tarEnd{state: endTrailing, at: at, n: t.r.n - at}
+		}
 		if err == io.EOF {
 			switch {
 			case start >= 0:
