@@ -95,13 +95,27 @@ type tarEnd struct {
 func (e *tarEnd) Error() string { return "end of tar stream" }
 
 // readBlock reads the next 512 bytes. It returns io.EOF when the stream
-// ends at the block boundary.
+// ends at the block boundary and errTruncatedData when it ends inside the
+// block; any other error is the input's own (a compressed stream's
+// damage), passed on as it is: io.ReadFull would turn a decompressor's
+// io.ErrUnexpectedEOF and a short plain stream into the same error.
 func (t *tarReader) readBlock() error {
-	n, err := io.ReadFull(t.r, t.blk[:])
-	if err == io.ErrUnexpectedEOF || (err == nil && n < blockSize) {
-		return errTruncatedData
+	n := 0
+	for n < blockSize {
+		k, err := t.r.Read(t.blk[n:])
+		n += k
+		switch {
+		case err == io.EOF && n == 0:
+			return io.EOF
+		case err == io.EOF && n < blockSize:
+			return errTruncatedData
+		case err != nil && err != io.EOF:
+			return err
+		case err == io.EOF:
+			return nil
+		}
 	}
-	return err
+	return nil
 }
 
 // next returns the next file entry's header, with the reader at its data.
