@@ -201,4 +201,3 @@ func TestSparseTarCancel(t *testing.T) {
 		t.Errorf("cancelled after 300 ms, returned after %v", d)
 	}
 }
-
