@@ -4,6 +4,7 @@ package source
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -191,24 +192,58 @@ func TestFilesLongPath(t *testing.T) {
 }
 
 // TestFilesUnreadableDir: one partition dir the user cannot read is an
-// io-error entry; the others are listed. Root reads everything, so the
-// test needs another user.
+// io-error entry; the others are listed. Root reads every dir, so under
+// root the test runs itself again as nobody (uid 65534).
 func TestFilesUnreadableDir(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("SKIPPED: running as root, which reads any dir; TestFilesLongPath covers the same path of the code")
+	if dir := os.Getenv("KSLEUTH_UNREADABLE_DIR"); dir != "" {
+		unreadableDirChild(t, dir)
+		return
 	}
 	root := t.TempDir()
-	write(t, filepath.Join(root, "ok-0", "00000000000000000000.log"), "seg")
-	write(t, filepath.Join(root, "locked-0", "00000000000000000000.log"), "seg")
-	os.Chmod(filepath.Join(root, "locked-0"), 0)
-	defer os.Chmod(filepath.Join(root, "locked-0"), 0o755)
-	ins, _ := Classify([]string{root})
+	write(t, filepath.Join(root, "logs", "ok-0", "00000000000000000000.log"), "seg")
+	write(t, filepath.Join(root, "logs", "locked-0", "00000000000000000000.log"), "seg")
+	locked := filepath.Join(root, "logs", "locked-0")
+	if os.Geteuid() != 0 {
+		os.Chmod(locked, 0)
+		defer os.Chmod(locked, 0o755)
+		unreadableDirChild(t, filepath.Join(root, "logs"))
+		return
+	}
+	// nobody must reach the tree and the test binary, not the dir: the
+	// test's temp dirs are opened to others (the system's is already).
+	for p := root; p != filepath.Clean(os.TempDir()) && p != filepath.Dir(p); p = filepath.Dir(p) {
+		if st, err := os.Stat(p); err == nil && st.Mode().Perm()&0o005 != 0o005 {
+			os.Chmod(p, st.Mode().Perm()|0o005)
+			defer os.Chmod(p, st.Mode().Perm())
+		}
+	}
+	exe, _ := os.Executable()
+	bin := filepath.Join(root, "source.test")
+	data, err := os.ReadFile(exe)
+	if err != nil || os.WriteFile(bin, data, 0o755) != nil {
+		t.Fatalf("copying the test binary: %v", err)
+	}
+	os.Chmod(locked, 0)
+	cmd := exec.Command(bin, "-test.run=^TestFilesUnreadableDir$", "-test.v")
+	cmd.Env = append(os.Environ(), "KSLEUTH_UNREADABLE_DIR="+filepath.Join(root, "logs"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestFilesUnreadableDir") {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+}
+
+func unreadableDirChild(t *testing.T, dir string) {
+	ins, err := Classify([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
 	es, err := ins[0].Files(Options{})
 	got := byPath(es)
 	if err != nil || got["ok-0/00000000000000000000.log"] == nil {
 		t.Fatalf("err %v, entries %v", err, got)
 	}
-	if e := got["locked-0/"]; e == nil || e.Err == nil || e.Partition == nil || e.Partition.Topic != "locked" {
+	if e := got["locked-0/"]; e == nil || e.Err == nil || e.SkipKind != SkipIOError || e.Partition == nil || e.Partition.Topic != "locked" {
 		t.Errorf("locked dir: %+v", e)
 	}
 }
