@@ -270,7 +270,25 @@ func decompress(br *bufio.Reader) (io.ReadCloser, string, error) {
 		}
 		return readCloser{zr, func() error { zr.Close(); return nil }}, "zstd", nil
 	}
+	for _, o := range otherFormats {
+		if bytes.HasPrefix(magic, o.magic) {
+			return nil, "", fmt.Errorf("%w: %s, which ksleuth does not read (%s)", ErrNotTar, o.name, o.hint)
+		}
+	}
 	return io.NopCloser(br), "", nil
+}
+
+// otherFormats are archive and compression formats ksleuth does not read,
+// named when an input is one rather than called "not a tar archive" alone.
+var otherFormats = []struct {
+	magic      []byte
+	name, hint string
+}{
+	{[]byte{0xfd, '7', 'z', 'X'}, "an xz stream", "decompress it first: xz -d"},
+	{[]byte("BZh"), "a bzip2 stream", "decompress it first: bzip2 -d"},
+	{[]byte{0x04, 0x22, 0x4d, 0x18}, "an lz4 stream", "decompress it first: lz4 -d"},
+	{[]byte("PK\x03\x04"), "a zip archive", "extract it and give the log dirs as inputs"},
+	{[]byte("7z\xbc\xaf"), "a 7z archive", "extract it and give the log dirs as inputs"},
 }
 
 // ctxReader fails reads once ctx is cancelled, so a long archive stops

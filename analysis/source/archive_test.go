@@ -309,6 +309,8 @@ func TestStreamNotTar(t *testing.T) {
 		"notes.tar.gz": []byte("these are my notes\n"),
 		"long.tar":     bytes.Repeat([]byte("not a tar header at all\n"), 100),
 		"empty.tgz":    nil,
+		"xz.tar":       {0xfd, '7', 'z', 'X', 'Z', 0, 0, 4},
+		"zip.tgz":      []byte("PK\x03\x04 and more"),
 	} {
 		_, err := streamFile(t, writeFile(t, dir, name, data))
 		var ae *ArchiveError
