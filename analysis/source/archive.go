@@ -208,9 +208,7 @@ func archiveEntry(in *Input, h *tarHeader) *Entry {
 	}
 	e := &Entry{Input: in.Index, Path: name, Size: h.size}
 	describe(e, "")
-	for _, w := range h.warnings {
-		e.Warnings = append(e.Warnings, w)
-	}
+	e.Warnings = append(e.Warnings, h.warnings...)
 	if unsafeName(raw) {
 		e.Warnings = append(e.Warnings, Warning{"unsafe-path",
 			fmt.Sprintf("archive entry name %q leaves the archive root; read as %q, nothing extracted", raw, name)})
