@@ -333,12 +333,12 @@ func (s *scanner) runArchive(ctx context.Context, in *source.Input, opts source.
 	})
 	var ae *source.ArchiveError
 	if errors.As(err, &ae) {
-		// The archive itself is damaged: what came before the damage was
-		// scanned; the damage is a finding about the archive, and the
-		// other inputs are still scanned.
-		s.anomalies = append(s.anomalies, analysis.AnomalyRow{Input: int32(in.Index), Kind: "archive-damaged",
-			Severity: "error", File: filepath.Base(in.Path), Position: &ae.Offset,
-			Message: fmt.Sprintf("%v; entries after it not read", ae.Err)})
+		// A problem with the archive itself (damage, no tar at all,
+		// trailing data): what came before it was scanned; it is a
+		// finding about the archive, and the other inputs are still
+		// scanned.
+		s.anomalies = append(s.anomalies, analysis.AnomalyRow{Input: int32(in.Index), Kind: ae.Kind(),
+			Severity: ae.Severity(), File: filepath.Base(in.Path), Position: &ae.Offset, Message: ae.Detail()})
 		return nil
 	}
 	return err

@@ -114,6 +114,9 @@ type fileCtx struct {
 	done      *fileDone
 	// internal: the topic is one whose records topics.Attribution reads.
 	internal bool
+	// dataEnd is where the file's data ends; hole bytes of a hole follow
+	// it to the end of the file, not read (holes.go).
+	dataEnd, hole int64
 }
 
 func (fc *fileCtx) anomaly(kind, severity string, pos, off, pid *int64, msg string) {
@@ -201,7 +204,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // fileInput is an opened input file as the parsers read it: sequential
-// reads that report progress, and ReadAt for the segment reader.
+// reads that report progress, and ReadAt for the segment reader. It ends
+// at size, which is before the file's end when a hole follows.
 type fileInput struct {
 	f        *os.File
 	size     int64
@@ -210,6 +214,10 @@ type fileInput struct {
 }
 
 func (fi *fileInput) Read(p []byte) (int, error) {
+	if fi.read >= fi.size {
+		return 0, io.EOF
+	}
+	p = p[:min(int64(len(p)), fi.size-fi.read)]
 	n, err := fi.f.Read(p)
 	fi.read += int64(n)
 	if n > 0 && fi.progress != nil {
@@ -246,8 +254,9 @@ func isSegmentKind(k snapshot.Kind) bool {
 // hashFile computes the SHA-256 of a file (or its mapping) from its first
 // byte to its end, with ReadAt on its own goroutine, and delivers it once.
 // With m (a mapped segment) it hashes the mapping and reports its
-// progress to m.
-func hashFile(ctx context.Context, f io.ReaderAt, m *mappedInput) <-chan hashResult {
+// progress to m. The file's data ends at end (the mapping's end for m);
+// hole bytes of zeros follow it, hashed without reading them.
+func hashFile(ctx context.Context, f io.ReaderAt, m *mappedInput, end, hole int64) <-chan hashResult {
 	var mapped []byte
 	if m != nil {
 		mapped = m.data
@@ -272,15 +281,18 @@ func hashFile(ctx context.Context, f io.ReaderAt, m *mappedInput) <-chan hashRes
 						err = io.EOF
 					}
 				} else {
-					n, err = f.ReadAt(buf[:], off)
+					n, err = f.ReadAt(buf[:min(int64(len(buf)), end-off)], off)
 					h.Write(buf[:n])
+					if off+int64(n) >= end {
+						err = io.EOF
+					}
 				}
 				off += int64(n)
 				if m != nil {
 					m.hashedTo(off)
 				}
 				if err == io.EOF {
-					return nil
+					return hashZeros(ctx, h, hole)
 				}
 				if err != nil {
 					return err
@@ -354,30 +366,44 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 			ra     io.ReaderAt = f
 			mapped *mappedInput
 		)
+		fc.dataEnd = st.Size()
 		if isSegmentKind(e.Name.Kind) {
-			if data, unmap, err := mapFile(f, st.Size()); err == nil {
+			// A hole to the end of the file (a preallocated segment) is
+			// neither mapped nor read: one finding says what it is.
+			fc.dataEnd = source.DataEnd(source.FileDataRanges(f, st.Size()), st.Size())
+			fc.hole = st.Size() - fc.dataEnd
+			if data, unmap, err := mapFile(f, fc.dataEnd); err == nil {
 				defer unmap()
-				m := newMappedInput(data, w.cfg.Progress, w.cfg.Hash)
+				m := newMappedInput(data, w.cfg.Progress, w.cfg.Hash && fc.hashable())
 				defer m.advance(int64(len(data)))
 				in, ra, mapped = m, bytes.NewReader(data), m
 			}
 		}
 		if in == nil {
-			fi := &fileInput{f: f, size: st.Size(), progress: w.cfg.Progress}
+			fi := &fileInput{f: f, size: fc.dataEnd, progress: w.cfg.Progress}
 			defer fi.reportRest()
 			in = fi
 		}
-		if w.cfg.Hash {
+		defer fc.reportHole(w.cfg.Progress)
+		if w.cfg.Hash && fc.hashable() {
 			var hashCtx context.Context
 			hashCtx, stopHash = context.WithCancel(ctx)
 			defer stopHash()
-			hashed = hashFile(hashCtx, ra, mapped)
+			hashed = hashFile(hashCtx, ra, mapped, fc.dataEnd, fc.hole)
 		}
 	} else {
 		in = &countingReader{r, w.cfg.Progress}
 		if w.cfg.Hash {
 			w.hash.Reset()
 			in = io.TeeReader(in, w.hash)
+		}
+		fc.dataEnd = e.Size
+		if sr, ok := r.(source.SparseReader); ok && isSegmentKind(e.Name.Kind) {
+			// The same for a sparse archive entry: its trailing hole is
+			// skipped by the stream after this returns, never read.
+			fc.dataEnd = source.DataEnd(sr.DataRanges(), e.Size)
+			fc.hole = e.Size - fc.dataEnd
+			in = io.LimitReader(in, fc.dataEnd)
 		}
 	}
 	var err error
@@ -407,9 +433,11 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		if h := <-hashed; err == nil {
 			sum, err = h.sum, h.err
 		}
-	case err == nil && w.cfg.Hash:
+	case err == nil && w.cfg.Hash && fc.hashable():
 		if _, err = io.Copy(io.Discard, in); err == nil {
-			sum = w.hash.Sum(nil)
+			if err = hashZeros(ctx, w.hash, fc.hole); err == nil {
+				sum = w.hash.Sum(nil)
+			}
 		}
 	}
 	if err != nil {
@@ -424,6 +452,7 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 	if sum != nil {
 		fd.row.SHA256 = hex.EncodeToString(sum)
 	}
+	fc.holeFindings(w.cfg.Hash)
 	fd.row.Status = statusOK
 	count := func(severity string, n int64) {
 		fd.row.Findings += n
@@ -585,7 +614,7 @@ func (w *worker) stateFile(fc *fileCtx, in io.Reader) error {
 // segment reads a .log (or KRaft .checkpoint) file batch by batch.
 func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit func(chunk) error) error {
 	opts := w.cfg.Segment
-	opts.Path, opts.Size = fc.e.Path, fc.e.Size
+	opts.Path, opts.Size = fc.e.Path, fc.dataEnd
 	var rd *segment.Reader
 	m, mapped := in.(*mappedInput)
 	if mapped {

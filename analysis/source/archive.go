@@ -1,14 +1,14 @@
 package source
 
 import (
-	"archive/tar"
 	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"path"
+	"strings"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -19,10 +19,12 @@ import (
 // and `zstd --long` archives use up to 128 MiB (--long=27).
 const maxZstdWindow = 1 << 28
 
-// ArchiveError is damage to an archive's own structure (a truncated or
-// corrupt tar or compression stream): the entries before it were read,
-// the rest of the archive cannot be. Offset is the position in the tar
-// stream (after decompression) where reading stopped.
+// ArchiveError is a problem with an archive's own structure. Damage (a
+// truncated or corrupt tar or compression stream) stops the read: the
+// entries before it were read, the rest cannot be. Trailing data after
+// the last end-of-archive marker (ErrTrailingData) comes after every
+// entry was read, and is a warning. Offset is the position in the tar
+// stream (after decompression) where the problem is.
 type ArchiveError struct {
 	Path   string
 	Offset int64
@@ -30,158 +32,261 @@ type ArchiveError struct {
 }
 
 func (e *ArchiveError) Error() string {
-	return fmt.Sprintf("%s: archive damaged at tar byte %d: %v", e.Path, e.Offset, e.Err)
+	return fmt.Sprintf("%s: %s at tar byte %d: %v", e.Path, e.Kind(), e.Offset, e.Err)
 }
 
 func (e *ArchiveError) Unwrap() error { return e.Err }
 
-// ErrNoEndMarker: the tar stream ended without its end-of-archive blocks
-// (two zero blocks), so it was most likely cut short at an entry boundary.
-var ErrNoEndMarker = errors.New("source: tar stream ends without its end-of-archive marker (truncated?)")
+// Kind is the finding kind for the error: archive-not-tar for a file that
+// is no tar archive at all (whatever its name says), archive-trailing-data,
+// or archive-damaged.
+func (e *ArchiveError) Kind() string {
+	switch {
+	case errors.Is(e.Err, ErrNotTar):
+		return "archive-not-tar"
+	case errors.Is(e.Err, ErrTrailingData):
+		return "archive-trailing-data"
+	}
+	return "archive-damaged"
+}
+
+// Severity is "warning" for trailing data (nothing of the archive was
+// lost) and "error" otherwise.
+func (e *ArchiveError) Severity() string {
+	if errors.Is(e.Err, ErrTrailingData) {
+		return "warning"
+	}
+	return "error"
+}
+
+// Detail is the finding's message: the cause, and whether entries were
+// left unread.
+func (e *ArchiveError) Detail() string {
+	switch e.Kind() {
+	case "archive-trailing-data":
+		return fmt.Sprintf("%v; every entry before it was read", e.Err)
+	case "archive-not-tar":
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("%v; entries after it not read", e.Err)
+}
+
+var (
+	// ErrNoEndMarker: the tar stream ended without its end-of-archive
+	// blocks (two zero blocks), so it was most likely cut short at an
+	// entry boundary.
+	ErrNoEndMarker = errors.New("source: tar stream ends without its end-of-archive marker (truncated?)")
+	// ErrNotTar: the input (after any gzip or zstd layer) does not start
+	// with a tar header.
+	ErrNotTar = errors.New("not a tar archive")
+	// ErrTrailingData: bytes after the last end-of-archive marker that are
+	// no tar header (tar --ignore-zeros would skip them too).
+	ErrTrailingData = errors.New("data after the end-of-archive marker is no tar archive")
+)
 
 // Stream reads an archive input front to back and calls fn for each file
 // entry with a reader over its bytes, valid only during the call; whatever
 // fn leaves unread is skipped. Entries filtered out by opts are skipped
-// without a call. Symlinks, hard links and other non-regular entries are
-// passed with Skipped set and an empty reader; names that leave the archive
-// root or repeat an earlier entry's name carry Warnings. Nothing is ever
-// written. Cancelling ctx stops between reads.
+// without a call. Symlinks, hard links, devices, FIFOs and archives inside
+// the archive are passed with Skipped set and an empty reader; names that
+// leave the archive root or repeat an earlier entry's name carry Warnings.
+// Nothing is ever written.
 //
-// Damage to the archive itself (a truncated or corrupt tar, gzip or zstd
-// stream, a missing end-of-archive marker) ends the stream with an
-// *ArchiveError after the entries before it were passed to fn.
+// Tar archives concatenated into one stream are read one after the other,
+// as `tar --ignore-zeros` reads them. The reader of a sparse entry is a
+// SparseReader: its holes read as zeros but can be skipped at no cost.
+// Cancelling ctx stops the stream within one read of the input, inside a
+// long entry too.
+//
+// Problems with the archive itself end the stream with an *ArchiveError
+// after the entries before it were passed to fn: damage (a truncated or
+// corrupt tar, gzip or zstd stream, a missing end-of-archive marker), a
+// file that is no tar archive at all, or trailing data after the last
+// archive.
 func (in *Input) Stream(ctx context.Context, opts Options, fn func(e *Entry, r io.Reader) error) error {
 	if in.Kind != Archive {
 		return fmt.Errorf("source: %s is not an archive", in.Path)
 	}
-	f, err := os.Open(in.Abs)
+	f, err := openRegular(in.Abs)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	rc, err := decompress(bufio.NewReaderSize(&ctxReader{ctx, f}, 1<<20))
+	return in.stream(ctx, f, 1<<20, opts, fn)
+}
+
+// stream is Stream over the archive's bytes, read bufSize bytes at a time.
+func (in *Input) stream(ctx context.Context, f io.Reader, bufSize int, opts Options, fn func(e *Entry, r io.Reader) error) error {
+	rc, layer, err := decompress(bufio.NewReaderSize(&ctxReader{ctx, f}, bufSize))
 	if err != nil {
 		return &ArchiveError{Path: in.Path, Err: err}
 	}
 	defer rc.Close()
-	tail := &tailReader{r: rc}
-	tr := tar.NewReader(tail)
+	tr := &tarReader{r: &countReader{r: rc}}
+	fail := func(at int64, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if errors.Is(err, ErrNotTar) {
+			err = notTar(layer)
+		}
+		return &ArchiveError{Path: in.Path, Offset: at, Err: err}
+	}
 	seen := map[string]int{}
 	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			// tar.Reader also says EOF when the stream just stops between
-			// entries: check the end marker, and that the compressed
-			// stream ends cleanly after it.
-			if !tail.endMarker() {
-				return &ArchiveError{Path: in.Path, Offset: tail.n, Err: ErrNoEndMarker}
-			}
-			if _, err := io.Copy(io.Discard, tail); err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return &ArchiveError{Path: in.Path, Offset: tail.n, Err: err}
+		h, err := tr.next()
+		var end *tarEnd
+		if errors.As(err, &end) {
+			switch end.state {
+			case endNoMarker:
+				return fail(tr.r.n, ErrNoEndMarker)
+			case endTrailing:
+				return fail(end.at, fmt.Errorf("%w (%d bytes)", ErrTrailingData, end.n))
 			}
 			return nil
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+			return fail(tr.r.n, err)
+		}
+		er := &entryReader{ctx: ctx, r: tr.r, size: h.size, phys: h.phys, ranges: h.sparse}
+		e := archiveEntry(in, h)
+		if e != nil {
+			if n := seen[e.Path]; n > 0 {
+				e.Warnings = append(e.Warnings, Warning{"duplicate-entry",
+					fmt.Sprintf("archive entry %q is copy %d of that name in the archive (extracting would keep only the last)", e.Path, n+1)})
 			}
-			return &ArchiveError{Path: in.Path, Offset: tail.n, Err: err}
+			seen[e.Path]++
 		}
-		var e *Entry
-		switch h.Typeflag {
-		case tar.TypeDir, tar.TypeXGlobalHeader, tar.TypeXHeader:
-			continue
-		case tar.TypeReg: // Next reports the old TypeRegA as TypeReg
-			e = archiveEntry(in, h.Name, h.Size, entryRegular)
-		case tar.TypeSymlink:
-			e = archiveEntry(in, h.Name, 0, entrySymlink)
-		case tar.TypeLink:
-			e = archiveEntry(in, h.Name, 0, entryHardLink)
-		default:
-			e = archiveEntry(in, h.Name, 0, entryOther)
-		}
-		if e == nil {
-			continue
-		}
-		if n := seen[e.Path]; n > 0 {
-			e.Warnings = append(e.Warnings, Warning{"duplicate-entry",
-				fmt.Sprintf("archive entry %q is copy %d of that name in the archive (extracting would keep only the last)", e.Path, n+1)})
-		}
-		seen[e.Path]++
-		if !opts.keep(e) {
-			continue
-		}
-		var r io.Reader = tr
-		if e.Skipped != "" {
-			r = bytes.NewReader(nil)
-		}
-		if err := fn(e, r); err != nil {
-			if errors.Is(err, ErrStop) {
-				return nil
+		if e != nil && opts.keep(e) {
+			var r io.Reader = er
+			if e.Skipped != "" {
+				r = bytes.NewReader(nil)
+			} else if h.sparse == nil {
+				r = plainReader{er}
 			}
-			return err
+			if err := fn(e, r); err != nil {
+				if errors.Is(err, ErrStop) {
+					return nil
+				}
+				return err
+			}
+		}
+		// Whatever fn left unread is skipped: holes at no cost, stored
+		// bytes read and dropped (a compressed stream cannot seek).
+		if err := er.SkipTo(h.size); err != nil {
+			return fail(tr.r.n, truncated(err))
+		}
+		if err := tr.skipPad(h.phys); err != nil {
+			return fail(tr.r.n, err)
 		}
 	}
 }
 
-// tailReader counts the bytes read through it and keeps the last two tar
-// blocks, to tell an end-of-archive marker from a stream cut short.
-type tailReader struct {
-	r    io.Reader
-	n    int64
-	last [1024]byte
+// notTar says what the input is not, by the layer found around it.
+func notTar(layer string) error {
+	if layer == "" {
+		return fmt.Errorf("%w: not a gzip or zstd stream either", ErrNotTar)
+	}
+	return fmt.Errorf("%w: the %s stream holds something else", ErrNotTar, layer)
 }
 
-func (t *tailReader) Read(p []byte) (int, error) {
-	k, err := t.r.Read(p)
-	if k > 0 {
-		t.n += int64(k)
-		if k >= len(t.last) {
-			copy(t.last[:], p[k-len(t.last):k])
+// archiveEntry turns a tar header into an Entry, or nil for entries that
+// are not files (directories). Names are cleaned to a path inside the
+// archive root; a name that is absolute or climbs out with ".." is kept
+// under its cleaned form, with an unsafe-path warning. Links are never
+// followed: a link to a file inside the archive names a file read under
+// its own name, and a link out of it names nothing in the evidence.
+func archiveEntry(in *Input, h *tarHeader) *Entry {
+	switch h.typeflag {
+	case '5', 'D', 'V':
+		return nil // dirs, GNU dump dirs, volume labels
+	}
+	raw := h.name
+	name := cleanArchiveName(raw)
+	if name == "" {
+		return nil
+	}
+	e := &Entry{Input: in.Index, Path: name, Size: h.size}
+	describe(e, "")
+	e.Warnings = append(e.Warnings, h.warnings...)
+	if unsafeName(raw) {
+		e.Warnings = append(e.Warnings, Warning{"unsafe-path",
+			fmt.Sprintf("archive entry name %q leaves the archive root; read as %q, nothing extracted", raw, name)})
+	}
+	skip := func(kind, reason string) { e.SkipKind, e.Skipped, e.Size = kind, reason, 0 }
+	switch h.typeflag {
+	case '0', 0, '7', 'S':
+		if IsNestedArchiveName(name) {
+			skip(SkipNestedArchive, "archive inside an archive, not read: extract it and give it as an input of its own")
+		}
+	case '1':
+		if unsafeName(h.linkname) {
+			skip(SkipLinkOutside, fmt.Sprintf("hard link to %q, out of the archive root: not followed", h.linkname))
 		} else {
-			copy(t.last[:], t.last[k:])
-			copy(t.last[len(t.last)-k:], p[:k])
+			skip(SkipLinkInside, fmt.Sprintf("hard link to %q: that entry is read under its own name", cleanArchiveName(h.linkname)))
 		}
+	case '2':
+		l := slashed(h.linkname)
+		target := path.Join(path.Dir(name), l)
+		if path.IsAbs(l) || len(l) >= 2 && l[1] == ':' || target == ".." || strings.HasPrefix(target, "../") {
+			skip(SkipLinkOutside, fmt.Sprintf("symlink to %q, out of the archive root: not followed", h.linkname))
+		} else {
+			skip(SkipLinkInside, fmt.Sprintf("symlink to %q: that entry is read under its own name", target))
+		}
+	case '3', '4', '6':
+		skip(SkipSpecial, "device or FIFO entry, not a regular file")
+	default:
+		skip(SkipSpecial, fmt.Sprintf("not a regular file (tar type %q)", h.typeflag))
 	}
-	return k, err
+	return e
 }
 
-// endMarker reports whether the last 1024 bytes read were zero: the two
-// zero blocks that end a tar stream (tar.Reader stops right after them).
-func (t *tailReader) endMarker() bool {
-	if t.n < int64(len(t.last)) {
-		return false
-	}
-	for _, c := range t.last {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
-}
+// plainReader hides an entry reader's SparseReader methods: an entry
+// without holes is an ordinary stream.
+type plainReader struct{ r *entryReader }
+
+func (p plainReader) Read(b []byte) (int, error) { return p.r.Read(b) }
 
 // decompress sniffs gzip and zstd magic numbers (names can lie) and
-// returns the tar stream.
-func decompress(br *bufio.Reader) (io.ReadCloser, error) {
+// returns the tar stream and the name of the layer removed ("" for none).
+// A zstd stream may start with a skippable frame (pzstd writes one) and
+// hold many frames; a gzip stream may hold many members.
+func decompress(br *bufio.Reader) (io.ReadCloser, string, error) {
 	magic, _ := br.Peek(4)
 	switch {
 	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, err
+			return nil, "gzip", err
 		}
-		return zr, nil
-	case len(magic) == 4 && bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return zr, "gzip", nil
+	case len(magic) == 4 && (bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}) ||
+		magic[0]&0xf0 == 0x50 && bytes.Equal(magic[1:], []byte{0x2a, 0x4d, 0x18})):
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow))
 		if err != nil {
-			return nil, err
+			return nil, "zstd", err
 		}
-		return readCloser{zr, func() error { zr.Close(); return nil }}, nil
+		return readCloser{zr, func() error { zr.Close(); return nil }}, "zstd", nil
 	}
-	return io.NopCloser(br), nil
+	for _, o := range otherFormats {
+		if bytes.HasPrefix(magic, o.magic) {
+			return nil, "", fmt.Errorf("%w: %s, which ksleuth does not read (%s)", ErrNotTar, o.name, o.hint)
+		}
+	}
+	return io.NopCloser(br), "", nil
+}
+
+// otherFormats are archive and compression formats ksleuth does not read,
+// named when an input is one rather than called "not a tar archive" alone.
+var otherFormats = []struct {
+	magic      []byte
+	name, hint string
+}{
+	{[]byte{0xfd, '7', 'z', 'X'}, "an xz stream", "decompress it first: xz -d"},
+	{[]byte("BZh"), "a bzip2 stream", "decompress it first: bzip2 -d"},
+	{[]byte{0x04, 0x22, 0x4d, 0x18}, "an lz4 stream", "decompress it first: lz4 -d"},
+	{[]byte("PK\x03\x04"), "a zip archive", "extract it and give the log dirs as inputs"},
+	{[]byte("7z\xbc\xaf"), "a 7z archive", "extract it and give the log dirs as inputs"},
 }
 
 // ctxReader fails reads once ctx is cancelled, so a long archive stops

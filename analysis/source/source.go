@@ -13,12 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -137,9 +135,15 @@ type Entry struct {
 	// the file belongs to: the parent of its partition dir, or the dir of a
 	// root file. For a partition dir given as the input it is "..".
 	LogDir string
-	// Skipped is set for entries that are listed but not read (symlinks),
-	// with the reason.
-	Skipped string
+	// Skipped is set for entries that are listed but not read (links,
+	// FIFOs, devices, sockets, archives inside archives), with the reason;
+	// SkipKind is one of the Skip* kinds.
+	Skipped  string
+	SkipKind string
+	// Err is set for a path that could not be read (an unreadable dir or
+	// file, a path too long for the system): the entry stands for it in
+	// the listing, and Open returns Err.
+	Err error
 	// Warnings are problems with an archive entry's name or place in the
 	// archive (a name leaving the archive root, a name seen before). The
 	// entry is still read: its bytes are evidence too.
@@ -148,12 +152,17 @@ type Entry struct {
 	abs string // dir and file inputs: the file to open
 }
 
-// Open opens a dir or file input's entry read-only.
+// Open opens a dir or file input's entry read-only. It never opens a
+// FIFO, device or socket, nor follows a symlink that took the file's place
+// after it was listed: those are errors.
 func (e *Entry) Open() (*os.File, error) {
+	if e.Err != nil {
+		return nil, e.Err
+	}
 	if e.abs == "" {
 		return nil, errors.New("source: archive entries cannot be reopened")
 	}
-	return os.Open(e.abs)
+	return openRegular(e.abs)
 }
 
 // Classify builds the inputs from PATH arguments.
@@ -232,79 +241,6 @@ func (o Options) keep(e *Entry) bool {
 	return o.Topic == nil || e.Partition == nil || o.Topic.MatchString(e.Partition.Topic)
 }
 
-// Files lists a dir or file input's files, sorted by path (lexical order,
-// which within a partition is offset order). Symlinks are listed with
-// Skipped set unless they point to a regular file inside the root.
-func (in *Input) Files(opts Options) ([]*Entry, error) {
-	switch in.Kind {
-	case File:
-		fi, err := os.Stat(in.Abs)
-		if err != nil {
-			return nil, err
-		}
-		e := &Entry{Input: in.Index, Path: filepath.Base(in.Abs), Size: fi.Size(), abs: in.Abs}
-		describe(e, filepath.Base(filepath.Dir(in.Abs)))
-		if !opts.keep(e) {
-			return nil, nil
-		}
-		return []*Entry{e}, nil
-	case Archive:
-		return nil, fmt.Errorf("source: %s is an archive: use Stream", in.Path)
-	}
-	var out []*Entry
-	rootName := filepath.Base(in.Abs)
-	err := filepath.WalkDir(in.Abs, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		rel, err := filepath.Rel(in.Abs, p)
-		if err != nil {
-			return err
-		}
-		e := &Entry{Input: in.Index, Path: filepath.ToSlash(rel), abs: p}
-		describe(e, rootName)
-		if !opts.keep(e) {
-			return nil
-		}
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := filepath.EvalSymlinks(p)
-			fi, serr := os.Stat(p)
-			switch {
-			case err != nil || serr != nil:
-				e.Skipped = "dangling symlink"
-			case !within(in.Abs, target):
-				e.Skipped = "symlink out of the input root, not followed"
-			case !fi.Mode().IsRegular():
-				e.Skipped = "symlink to a non-regular file, not followed"
-			default:
-				e.abs, e.Size = target, fi.Size()
-			}
-		case !d.Type().IsRegular():
-			e.Skipped = "not a regular file"
-		default:
-			fi, err := d.Info()
-			if err != nil {
-				return err
-			}
-			e.Size = fi.Size()
-		}
-		out = append(out, e)
-		return nil
-	})
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, err
-}
-
-// within reports whether p is root or below it (both absolute, cleaned).
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
 // Within reports whether path p lies inside dir root, after making both
 // absolute and resolving the symlinks of their existing parts.
 func Within(root, p string) bool {
@@ -342,45 +278,10 @@ type Warning struct {
 	Message string
 }
 
-// archiveEntry turns a tar header into an Entry, or nil for entries that
-// are not files (directories). Names are cleaned to a path inside the
-// archive root; a name that is absolute or climbs out with ".." is kept
-// under its cleaned form, with an unsafe-path warning.
-func archiveEntry(in *Input, raw string, size int64, kind entryKind) *Entry {
-	slashed := strings.ReplaceAll(raw, "\\", "/")
-	name := strings.TrimLeft(path.Clean("/"+slashed), "/")
-	if name == "" || name == "." {
-		return nil
-	}
-	e := &Entry{Input: in.Index, Path: name, Size: size}
-	describe(e, "")
-	if unsafeName(slashed) {
-		e.Warnings = append(e.Warnings, Warning{"unsafe-path",
-			fmt.Sprintf("archive entry name %q leaves the archive root; read as %q, nothing extracted", raw, name)})
-	}
-	switch kind {
-	case entrySymlink:
-		e.Skipped, e.Size = "symlink in archive, not followed", 0
-	case entryHardLink:
-		e.Skipped, e.Size = "hard link in archive, not followed", 0
-	case entryOther:
-		e.Skipped, e.Size = "not a regular file", 0
-	}
-	return e
-}
-
-type entryKind int
-
-const (
-	entryRegular entryKind = iota
-	entrySymlink
-	entryHardLink
-	entryOther // devices, FIFOs, anything else
-)
-
 // unsafeName reports whether a slash-separated archive name is absolute
 // (or has a drive letter) or has a ".." element.
 func unsafeName(name string) bool {
+	name = slashed(name)
 	if strings.HasPrefix(name, "/") || len(name) >= 2 && name[1] == ':' {
 		return true
 	}
@@ -390,6 +291,20 @@ func unsafeName(name string) bool {
 		}
 	}
 	return false
+}
+
+// slashed turns an archive name's backslashes into slashes: archives
+// written on Windows may use either.
+func slashed(name string) string { return strings.ReplaceAll(name, "\\", "/") }
+
+// cleanArchiveName is an archive entry's name as a path inside the
+// archive root ("" for the root itself).
+func cleanArchiveName(raw string) string {
+	name := strings.TrimLeft(path.Clean("/"+slashed(raw)), "/")
+	if name == "." {
+		return ""
+	}
+	return name
 }
 
 // ReadCloser pairs an archive's decompressed stream with what must be
