@@ -155,15 +155,23 @@ func (c *Checker) File(ev *scan.FileEvent) error {
 	for k, n := range ev.Omitted {
 		c.omitted[k] += n
 	}
-	if e.Name.Kind == snapshot.KindUnknown {
-		reason := e.Skipped
-		if reason == "" {
-			reason = "not a Kafka file by its name"
+	sk, skipped := e.Skip()
+	switch {
+	case skipped && sk.Kind != source.SkipIOError:
+		// Not read (a special file, a link, an archive inside the
+		// archive), whatever its name says: nothing to check.
+		c.skipped = append(c.skipped, Skipped{int32(e.Input), e.Path, sk.Reason})
+		c.findings = append(c.findings, ev.Anomalies...)
+		return nil
+	case e.Name.Kind == snapshot.KindUnknown:
+		if !skipped { // an unreadable dir is an io-error, listed as such
+			c.skipped = append(c.skipped, Skipped{int32(e.Input), e.Path, "not a Kafka file by its name"})
 		}
-		c.skipped = append(c.skipped, Skipped{int32(e.Input), e.Path, reason})
 		c.findings = append(c.findings, ev.Anomalies...)
 		return nil
 	}
+	// A Kafka file, read or not: an unreadable segment still takes its
+	// place in the ledger.
 	c.kafka++
 	if c.isArchive(int32(e.Input)) {
 		c.hold(int32(e.Input)).file(ev)

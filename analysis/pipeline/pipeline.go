@@ -166,10 +166,13 @@ func noKafkaData(inputs []*source.Input, findings []analysis.AnomalyRow) error {
 	for i, in := range inputs {
 		names[i] = in.Path
 	}
-	why := ""
+	why, n := "", 0
 	for _, a := range findings {
-		if a.Kind == "archive-damaged" {
+		// What kept Kafka files from being seen: a damaged or mislabelled
+		// archive, an unreadable dir.
+		if (strings.HasPrefix(a.Kind, "archive-") || a.Kind == finding.KindIOError) && n < 3 {
 			why += "; " + a.File + ": " + a.Message
+			n++
 		}
 	}
 	return fmt.Errorf("%w in %s: %s%s", ErrNoKafkaData, strings.Join(names, ", "), expected, why)
