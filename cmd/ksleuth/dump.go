@@ -437,8 +437,14 @@ func (d *dumper) decodedText(w *bufio.Writer, r *segment.Record, dec *topics.Dec
 		fmt.Fprintf(w, " payload: %s", mustJSON(dec.OffsetCommit))
 	case dec.GroupMetadata != nil:
 		fmt.Fprintf(w, " payload: %s", mustJSON(dec.GroupMetadata))
+	case dec.Metadata != nil && dec.Metadata.Data != nil:
+		w.WriteString(" payload: ")
+		w.Write(dec.Metadata.KafkaJSON())
 	case dec.Metadata != nil:
-		fmt.Fprintf(w, " payload: %s", mustJSON(dec.Metadata))
+		// The form kafka-dump-log prints for a record it cannot read; the
+		// finding on stderr says why.
+		fmt.Fprintf(w, " payload: Error at %d, skipping. %s record v%d not decoded (%d-byte body)",
+			r.Offset, dec.Metadata.Type, dec.Metadata.Version, dec.Metadata.BodySize)
 	case r.Value != nil:
 		if dec.GroupKey != nil && dec.ValueVersion >= 0 {
 			fmt.Fprintf(w, " payload: <%s value v%d, %d bytes, not decoded>", dec.Type, dec.ValueVersion, len(r.Value))

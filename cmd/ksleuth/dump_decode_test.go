@@ -120,8 +120,8 @@ func TestDumpDecodeConsumerOffsetsAndMetadata(t *testing.T) {
 	p = writeInternalSegment(t, "__cluster_metadata-0", []segtest.Record{{Value: pids}, {Value: []byte{1, 20, 0, 0}}})
 	out, errOut, code = runCLI(t, "dump", "--records", p)
 	for _, want := range []string{
-		`payload: {"frameVersion":1,"apiKey":15,"version":0,"type":"ProducerIds","bodySize":21,"data":{"brokerId":1,"brokerEpoch":5,"nextProducerId":2000}}`,
-		`payload: {"frameVersion":1,"apiKey":20,"version":0,"type":"NoOp","bodySize":1}`,
+		`payload: {"type":"PRODUCER_IDS_RECORD","version":0,"data":{"brokerId":1,"brokerEpoch":5,"nextProducerId":2000}}`,
+		`payload: {"type":"NO_OP_RECORD","version":0,"data":{}}`,
 	} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("exit %d %s: missing %s in\n%s", code, errOut, want, out)
@@ -146,7 +146,7 @@ func TestDumpDecodeCorpus(t *testing.T) {
 		t.Fatal("no KRaft snapshot")
 	}
 	out, errOut, code = runCLI(t, "dump", "--records", "--fail-on-findings", snaps[len(snaps)-1]) // the later one, after the ProducerIds record at offset 13101
-	if code != 0 || !strings.Contains(out, `"type":"SNAPSHOT_HEADER"`) || !strings.Contains(out, `"type":"ProducerIds"`) {
+	if code != 0 || !strings.Contains(out, `"type":"SNAPSHOT_HEADER"`) || !strings.Contains(out, `"type":"PRODUCER_IDS_RECORD"`) {
 		t.Errorf("exit %d %s", code, errOut)
 	}
 }
