@@ -195,11 +195,15 @@ func decodeRegisterBroker(c *cursor, version uint32) any {
 		r.InControlledShutdown = &v
 	}
 	c.tags(func(tag uint32, f *cursor) {
-		switch {
-		case tag == 0 && version >= 3:
-			r.LogDirs = f.uuids("LogDirs")
-		case tag == 1 && version >= 4:
-			r.CordonedLogDirs = f.optUUIDs("CordonedLogDirs")
+		switch tag {
+		case 0:
+			if f.since(version, 3, tag) {
+				r.LogDirs = f.uuids("LogDirs")
+			}
+		case 1:
+			if f.since(version, 4, tag) {
+				r.CordonedLogDirs = f.optUUIDs("CordonedLogDirs")
+			}
 		}
 	})
 	return r
@@ -224,15 +228,21 @@ func decodeUnfenceBroker(c *cursor, v uint32) any {
 func decodeBrokerRegistrationChange(c *cursor, version uint32) any {
 	r := &BrokerRegistrationChangeRecord{BrokerID: c.int32("BrokerId"), BrokerEpoch: c.int64("BrokerEpoch")}
 	c.tags(func(tag uint32, f *cursor) {
-		switch {
-		case tag == 0:
+		switch tag {
+		case 0:
 			r.Fenced = f.int8("Fenced")
-		case tag == 1 && version >= 1:
-			r.InControlledShutdown = f.int8("InControlledShutdown")
-		case tag == 2 && version >= 2:
-			r.LogDirs = f.uuids("LogDirs")
-		case tag == 3 && version >= 3:
-			r.CordonedLogDirs = f.optUUIDs("CordonedLogDirs")
+		case 1:
+			if f.since(version, 1, tag) {
+				r.InControlledShutdown = f.int8("InControlledShutdown")
+			}
+		case 2:
+			if f.since(version, 2, tag) {
+				r.LogDirs = f.uuids("LogDirs")
+			}
+		case 3:
+			if f.since(version, 3, tag) {
+				r.CordonedLogDirs = f.optUUIDs("CordonedLogDirs")
+			}
 		}
 	})
 	return r

@@ -108,13 +108,17 @@ func decodePartition(c *cursor, version uint32) any {
 		r.Directories = c.uuids("Directories")
 	}
 	c.tags(func(tag uint32, f *cursor) {
-		switch {
-		case tag == 0:
+		switch tag {
+		case 0:
 			r.LeaderRecoveryState = f.int8("LeaderRecoveryState")
-		case tag == 1 && version >= 2:
-			r.EligibleLeaderReplicas = f.optInt32s("EligibleLeaderReplicas")
-		case tag == 2 && version >= 2:
-			r.LastKnownElr = f.optInt32s("LastKnownElr")
+		case 1:
+			if f.since(version, 2, tag) {
+				r.EligibleLeaderReplicas = f.optInt32s("EligibleLeaderReplicas")
+			}
+		case 2:
+			if f.since(version, 2, tag) {
+				r.LastKnownElr = f.optInt32s("LastKnownElr")
+			}
 		}
 	})
 	return r
@@ -123,29 +127,35 @@ func decodePartition(c *cursor, version uint32) any {
 func decodePartitionChange(c *cursor, version uint32) any {
 	r := &PartitionChangeRecord{PartitionID: c.int32("PartitionId"), TopicID: c.uuid("TopicId")}
 	c.tags(func(tag uint32, f *cursor) {
-		switch {
-		case tag == 0:
+		switch tag {
+		case 0:
 			r.Isr = f.optInt32s("Isr")
-		case tag == 1:
+		case 1:
 			if l := f.int32("Leader"); l != NoLeaderChange {
 				r.Leader = &l
 			}
-		case tag == 2:
+		case 2:
 			r.Replicas = f.optInt32s("Replicas")
-		case tag == 3:
+		case 3:
 			r.RemovingReplicas = f.optInt32s("RemovingReplicas")
-		case tag == 4:
+		case 4:
 			r.AddingReplicas = f.optInt32s("AddingReplicas")
-		case tag == 5:
+		case 5:
 			if s := f.int8("LeaderRecoveryState"); s != -1 {
 				r.LeaderRecoveryState = &s
 			}
-		case tag == 6 && version >= 2:
-			r.EligibleLeaderReplicas = f.optInt32s("EligibleLeaderReplicas")
-		case tag == 7 && version >= 2:
-			r.LastKnownElr = f.optInt32s("LastKnownElr")
-		case tag == 8 && version >= 1:
-			r.Directories = f.optUUIDs("Directories")
+		case 6:
+			if f.since(version, 2, tag) {
+				r.EligibleLeaderReplicas = f.optInt32s("EligibleLeaderReplicas")
+			}
+		case 7:
+			if f.since(version, 2, tag) {
+				r.LastKnownElr = f.optInt32s("LastKnownElr")
+			}
+		case 8:
+			if f.since(version, 1, tag) {
+				r.Directories = f.optUUIDs("Directories")
+			}
 		}
 	})
 	return r

@@ -169,3 +169,14 @@ func containsByte(s string, b byte) bool {
 	}
 	return false
 }
+
+// since reports whether a tagged field that the schema adds in version
+// first may appear in version; when it may not, it fails the cursor, as
+// Kafka's generated readers reject such a tag rather than skip it.
+func (c *cursor) since(version, first, tag uint32) bool {
+	if version < first {
+		c.fail("tag " + strconv.FormatUint(uint64(tag), 10) + " is not valid for version " + strconv.FormatUint(uint64(version), 10))
+		return false
+	}
+	return true
+}
