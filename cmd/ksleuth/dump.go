@@ -45,7 +45,11 @@ With --decode auto (the default) the records of __transaction_state,
 __consumer_offsets and __cluster_metadata (judged from the partition
 directory name) and of KRaft .checkpoint snapshots are decoded: with
 --records each record line shows its key and value as the internal
-topic's schema reads them (a structured "decoded" object with --json);
+topic's schema reads them (a structured "decoded" object with --json).
+KRaft metadata records print field by field as kafka-dump-log's
+--cluster-metadata-decoder prints them, as
+payload: {"type":"PARTITION_CHANGE_RECORD","version":0,"data":{...}};
+a type or version this tool does not know is a finding.
 --decode none shows the raw bytes instead.
 Findings about damaged bytes go to stderr with file and byte or line
 position (and into the stream with --json).`,
