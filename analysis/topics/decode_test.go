@@ -227,7 +227,7 @@ func TestGroupMetadataValueVersions(t *testing.T) {
 func metaHeader(apiKey, version uint64) *enc { return new(enc).uv(1).uv(apiKey).uv(version) }
 
 func TestMetadataProducerIds(t *testing.T) {
-	// kafka-formats.md §9.3, derived: broker 1, epoch 5, next 2000.
+	// ProducerIdsRecord v0 built by hand from its schema: broker 1, epoch 5, next 2000.
 	in := []byte{0x01, 0x0f, 0x00, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0x07, 0xd0, 0x00}
 	m, err := topics.DecodeMetadata(in)
 	if err != nil {

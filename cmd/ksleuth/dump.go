@@ -414,9 +414,10 @@ func (d *dumper) controlJSON(m map[string]any, r *segment.Record) {
 
 // decodedText appends the decoded key and value of an internal-topic
 // record, in kafka-dump-log's decoder forms where it has one
-// (--transaction-log-decoder, --offsets-decoder, --cluster-metadata-decoder;
-// kafka-formats.md §10.2) with the fields those forms leave out added at
-// the end. A part that did not decode is shown raw.
+// (--transaction-log-decoder, --offsets-decoder, --cluster-metadata-decoder)
+// with the fields those forms leave out added at the end. A part that did
+// not decode is shown raw, or for a metadata record in kafka-dump-log's
+// error form.
 func (d *dumper) decodedText(w *bufio.Writer, r *segment.Record, dec *topics.Decoded) {
 	switch {
 	case dec.TxnKey != nil:

@@ -115,7 +115,7 @@ func TestDumpDecodeConsumerOffsetsAndMetadata(t *testing.T) {
 		t.Errorf("exit %d %s\n%s", code, errOut, out)
 	}
 
-	// kafka-formats.md §9.3: ProducerIdsRecord, broker 1, epoch 5, next 2000.
+	// ProducerIdsRecord v0 built by hand from its schema: broker 1, epoch 5, next 2000.
 	pids := []byte{0x01, 0x0f, 0x00, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0x07, 0xd0, 0x00}
 	p = writeInternalSegment(t, "__cluster_metadata-0", []segtest.Record{{Value: pids}, {Value: []byte{1, 20, 0, 0}}})
 	out, errOut, code = runCLI(t, "dump", "--records", p)
