@@ -193,10 +193,8 @@ func TestCorpusTopicConfigs(t *testing.T) {
 	})
 	cfg := tc.Topics()
 	var compacted []string
-	for name := range cfg {
-		if tc.Compacted(name) {
-			compacted = append(compacted, name)
-		}
+	for name := range tc.CompactedTopics() {
+		compacted = append(compacted, name)
 	}
 	sort.Strings(compacted)
 	want := []string{"CURRENTLOCATION", "RIDERSNEARMOUNTAINVIEW", "__consumer_offsets", "__transaction_state",

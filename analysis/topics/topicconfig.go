@@ -10,8 +10,9 @@ import "strings"
 // defaults (resource type BROKER, empty name) are kept apart in Cluster.
 //
 // Feed a .checkpoint snapshot first and then the log records after its end
-// offset, or the whole log from offset 0; call Reset before a snapshot
-// that replaces what came before.
+// offset, or the whole log from offset 0, of one copy of the log (each
+// node keeps its own; take the one reaching the highest offset). Call
+// Reset before a snapshot that replaces what came before.
 type TopicConfigs struct {
 	names   map[UUID]string
 	topics  map[string]map[string]string
@@ -95,6 +96,18 @@ func (t *TopicConfigs) Compacted(topic string) bool {
 		return PolicyCompacts(v)
 	}
 	return false
+}
+
+// CompactedTopics is the set of topics in Topics for which Compacted is
+// true, the form the loss ledger's options take.
+func (t *TopicConfigs) CompactedTopics() map[string]bool {
+	out := map[string]bool{}
+	for name := range t.topics {
+		if t.Compacted(name) {
+			out[name] = true
+		}
+	}
+	return out
 }
 
 // PolicyCompacts reports whether a cleanup.policy value (a comma-separated
