@@ -55,7 +55,7 @@ func TestAttribution(t *testing.T) {
 		new(enc).i16(0).str(false, "elsewhere").b, txnV0(4000, 0, 0, nil, nil))
 	a.Add(1, "__cluster_metadata", 0, "other/__cluster_metadata-0/00000000000000000000.log", 0, 0, &ts, false, nil, pidsRecord(9, 5000))
 	// A NoOp and a control-free other record are ignored.
-	a.Add(0, "__cluster_metadata", 0, "logs/__cluster_metadata-0/00000000000000000000.log", 0, 41, &ts, false, nil, metaHeader(20, 0).b)
+	a.Add(0, "__cluster_metadata", 0, "logs/__cluster_metadata-0/00000000000000000000.log", 0, 41, &ts, false, nil, metaHeader(20, 0).tags().b)
 	a.Add(0, "orders", 0, "logs/orders-0/00000000000000000000.log", 0, 0, &ts, false, []byte("k"), []byte("v"))
 	a.Finish()
 	if len(a.Findings) != 0 {

@@ -5,8 +5,8 @@ import (
 )
 
 // ControlRecord is a decoded KRaft control record of the metadata log or a
-// .checkpoint snapshot (kafka-formats.md §5): the value has no version
-// prefix and is always in the flexible version-0 layout.
+// .checkpoint snapshot: the value has no version prefix and is always in
+// the flexible version-0 layout.
 type ControlRecord struct {
 	Type string `json:"type"`
 	// TypeID is the control type from the record key.

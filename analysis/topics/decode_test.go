@@ -227,7 +227,7 @@ func TestGroupMetadataValueVersions(t *testing.T) {
 func metaHeader(apiKey, version uint64) *enc { return new(enc).uv(1).uv(apiKey).uv(version) }
 
 func TestMetadataProducerIds(t *testing.T) {
-	// kafka-formats.md §9.3, derived: broker 1, epoch 5, next 2000.
+	// ProducerIdsRecord v0 built by hand from its schema: broker 1, epoch 5, next 2000.
 	in := []byte{0x01, 0x0f, 0x00, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0x07, 0xd0, 0x00}
 	m, err := topics.DecodeMetadata(in)
 	if err != nil {
@@ -236,107 +236,6 @@ func TestMetadataProducerIds(t *testing.T) {
 	want := &topics.ProducerIdsRecord{BrokerID: 1, BrokerEpoch: 5, NextProducerID: 2000}
 	if m.Type != "ProducerIds" || m.APIKey != 15 || !reflect.DeepEqual(m.Data, want) {
 		t.Errorf("got %+v (%+v)", m, m.Data)
-	}
-}
-
-func TestMetadataBodies(t *testing.T) {
-	uuid := func(b byte) []byte {
-		u := make([]byte, 16)
-		u[15] = b
-		return u
-	}
-	var u1, u2 topics.UUID
-	u1[15], u2[15] = 1, 2
-	regBroker := func(v uint64) (*enc, *topics.RegisterBrokerRecord) {
-		e := metaHeader(0, v).i32(2)
-		r := &topics.RegisterBrokerRecord{BrokerID: 2, IncarnationID: u1, BrokerEpoch: 40,
-			EndPoints: []topics.BrokerEndpoint{{Name: "PLAINTEXT", Host: "b2", Port: 9092, SecurityProtocol: 0}},
-			Features:  []topics.BrokerFeature{{Name: "metadata.version", MinSupportedVersion: 1, MaxSupportedVersion: 25}},
-			Rack:      sp("r1"), Fenced: true}
-		if v >= 2 {
-			e.boolean(true)
-			r.IsMigratingZkBroker = true
-		}
-		e.raw(uuid(1)).i64(40)
-		e.count(true, 1).str(true, "PLAINTEXT").str(true, "b2").i16(9092).i16(0).tags()
-		e.count(true, 1).str(true, "metadata.version").i16(1).i16(25).tags()
-		e.nstr(true, sp("r1")).boolean(true)
-		if v >= 1 {
-			e.boolean(false)
-		}
-		if v >= 3 {
-			e.tags(tag{0, new(enc).count(true, 1).raw(uuid(2)).b})
-			r.LogDirs = []topics.UUID{u2}
-		} else {
-			e.tags()
-		}
-		return e, r
-	}
-	partition := func(v uint64) (*enc, *topics.PartitionRecord) {
-		e := metaHeader(3, v).i32(4).raw(uuid(1)).i32s(true, []int32{1, 2}).i32s(true, []int32{1}).i32s(true, []int32{}).i32s(true, []int32{}).i32(1).i32(3).i32(5)
-		r := &topics.PartitionRecord{PartitionID: 4, TopicID: u1, Replicas: []int32{1, 2}, Isr: []int32{1}, RemovingReplicas: []int32{}, AddingReplicas: []int32{}, Leader: 1, LeaderEpoch: 3, PartitionEpoch: 5, LeaderRecoveryState: 1}
-		if v >= 1 {
-			e.count(true, 2).raw(uuid(1)).raw(uuid(2))
-			r.Directories = []topics.UUID{u1, u2}
-		}
-		ts := []tag{{0, []byte{1}}}
-		if v >= 2 {
-			ts = append(ts, tag{1, new(enc).i32s(true, []int32{2}).b}, tag{2, new(enc).i32s(true, []int32{1, 2}).b})
-			r.EligibleLeaderReplicas, r.LastKnownElr = []int32{2}, []int32{1, 2}
-		}
-		e.tags(ts...)
-		return e, r
-	}
-	type tc struct {
-		name string
-		in   []byte
-		want any
-	}
-	var cases []tc
-	for v := uint64(0); v <= 3; v++ {
-		e, r := regBroker(v)
-		cases = append(cases, tc{"RegisterBroker v" + string(rune('0'+v)), e.b, r})
-	}
-	for v := uint64(0); v <= 2; v++ {
-		e, r := partition(v)
-		cases = append(cases, tc{"Partition v" + string(rune('0'+v)), e.b, r})
-	}
-	cases = append(cases,
-		tc{"Topic", metaHeader(2, 0).str(true, "orders").raw(uuid(1)).tags().b, &topics.TopicRecord{Name: "orders", TopicID: u1}},
-		tc{"FeatureLevel", metaHeader(12, 0).str(true, "metadata.version").i16(25).tags().b, &topics.FeatureLevelRecord{Name: "metadata.version", FeatureLevel: 25}},
-	)
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			m, err := topics.DecodeMetadata(c.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(m.Data, c.want) {
-				t.Errorf("got  %+v\nwant %+v", m.Data, c.want)
-			}
-		})
-	}
-}
-
-func TestMetadataNamedAndUnknown(t *testing.T) {
-	for key, name := range map[uint64]string{20: "NoOp", 5: "PartitionChange", 17: "BrokerRegistrationChange", 27: "RegisterController",
-		4: "Config", 23: "BeginTransaction", 24: "EndTransaction", 21: "ZkMigration", 29: "UnregisterController"} {
-		m, err := topics.DecodeMetadata(metaHeader(key, 7).raw([]byte{1, 2, 3}).b)
-		if err != nil || m.Type != name || m.BodySize != 3 || m.Data != nil {
-			t.Errorf("apiKey %d: %+v, %v; want %s, not decoded, no error", key, m, err, name)
-		}
-	}
-	if m, err := topics.DecodeMetadata(metaHeader(99, 0).b); !errors.Is(err, topics.ErrUnknownType) || m.Type != "Unknown(99)" {
-		t.Errorf("apiKey 99: %+v, %v", m, err)
-	}
-	if m, err := topics.DecodeMetadata(metaHeader(15, 1).b); !errors.Is(err, topics.ErrUnknownVersion) || m.Type != "ProducerIds" {
-		t.Errorf("ProducerIds v1: %+v, %v", m, err)
-	}
-	if _, err := topics.DecodeMetadata(new(enc).uv(2).uv(15).uv(0).b); !errors.Is(err, topics.ErrUnknownVersion) {
-		t.Errorf("frame version 2: %v", err)
-	}
-	if _, err := topics.DecodeMetadata(append(metaHeader(2, 0).str(true, "t").raw(make([]byte, 16)).tags().b, 0xff)); !errors.Is(err, topics.ErrTrailing) {
-		t.Errorf("trailing byte: %v", err)
 	}
 }
 

@@ -4,8 +4,7 @@ import "encoding/binary"
 
 // enc writes the Kafka message-schema primitives, for building fixtures.
 // It is the mirror of the package's cursor, written from the schema text
-// (kafka-formats.md §9, the apache/kafka JSON schemas), not from the
-// decoder.
+// (the apache/kafka JSON schemas), not from the decoder.
 type enc struct{ b []byte }
 
 func (e *enc) i8(v int8) *enc   { e.b = append(e.b, byte(v)); return e }

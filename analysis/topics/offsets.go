@@ -6,7 +6,7 @@ import (
 )
 
 // __consumer_offsets: the key version is the record type
-// (kafka-formats.md §9.2; group-coordinator/.../common/message/*Key.json).
+// (group-coordinator/.../common/message/*Key.json).
 const (
 	GroupTypeOffsetCommitV0  int16 = 0
 	GroupTypeOffsetCommit    int16 = 1

@@ -7,7 +7,7 @@ import (
 )
 
 // TxnState is a TransactionStatus byte of a __transaction_state value
-// (kafka-formats.md §9.1; TransactionState.java).
+// (TransactionState.java).
 type TxnState int8
 
 const (

@@ -45,7 +45,11 @@ With --decode auto (the default) the records of __transaction_state,
 __consumer_offsets and __cluster_metadata (judged from the partition
 directory name) and of KRaft .checkpoint snapshots are decoded: with
 --records each record line shows its key and value as the internal
-topic's schema reads them (a structured "decoded" object with --json);
+topic's schema reads them (a structured "decoded" object with --json).
+KRaft metadata records print field by field as kafka-dump-log's
+--cluster-metadata-decoder prints them, as
+payload: {"type":"PARTITION_CHANGE_RECORD","version":0,"data":{...}};
+a type or version this tool does not know is a finding.
 --decode none shows the raw bytes instead.
 Findings about damaged bytes go to stderr with file and byte or line
 position (and into the stream with --json).`,
@@ -410,9 +414,10 @@ func (d *dumper) controlJSON(m map[string]any, r *segment.Record) {
 
 // decodedText appends the decoded key and value of an internal-topic
 // record, in kafka-dump-log's decoder forms where it has one
-// (--transaction-log-decoder, --offsets-decoder, --cluster-metadata-decoder;
-// kafka-formats.md §10.2) with the fields those forms leave out added at
-// the end. A part that did not decode is shown raw.
+// (--transaction-log-decoder, --offsets-decoder, --cluster-metadata-decoder)
+// with the fields those forms leave out added at the end. A part that did
+// not decode is shown raw, or for a metadata record in kafka-dump-log's
+// error form.
 func (d *dumper) decodedText(w *bufio.Writer, r *segment.Record, dec *topics.Decoded) {
 	switch {
 	case dec.TxnKey != nil:
@@ -437,8 +442,14 @@ func (d *dumper) decodedText(w *bufio.Writer, r *segment.Record, dec *topics.Dec
 		fmt.Fprintf(w, " payload: %s", mustJSON(dec.OffsetCommit))
 	case dec.GroupMetadata != nil:
 		fmt.Fprintf(w, " payload: %s", mustJSON(dec.GroupMetadata))
+	case dec.Metadata != nil && dec.Metadata.Data != nil:
+		w.WriteString(" payload: ")
+		w.Write(dec.Metadata.KafkaJSON())
 	case dec.Metadata != nil:
-		fmt.Fprintf(w, " payload: %s", mustJSON(dec.Metadata))
+		// The form kafka-dump-log prints for a record it cannot read; the
+		// finding on stderr says why.
+		fmt.Fprintf(w, " payload: Error at %d, skipping. %s record v%d not decoded (%d-byte body)",
+			r.Offset, dec.Metadata.Type, dec.Metadata.Version, dec.Metadata.BodySize)
 	case r.Value != nil:
 		if dec.GroupKey != nil && dec.ValueVersion >= 0 {
 			fmt.Fprintf(w, " payload: <%s value v%d, %d bytes, not decoded>", dec.Type, dec.ValueVersion, len(r.Value))

@@ -115,13 +115,13 @@ func TestDumpDecodeConsumerOffsetsAndMetadata(t *testing.T) {
 		t.Errorf("exit %d %s\n%s", code, errOut, out)
 	}
 
-	// kafka-formats.md §9.3: ProducerIdsRecord, broker 1, epoch 5, next 2000.
+	// ProducerIdsRecord v0 built by hand from its schema: broker 1, epoch 5, next 2000.
 	pids := []byte{0x01, 0x0f, 0x00, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0x07, 0xd0, 0x00}
 	p = writeInternalSegment(t, "__cluster_metadata-0", []segtest.Record{{Value: pids}, {Value: []byte{1, 20, 0, 0}}})
 	out, errOut, code = runCLI(t, "dump", "--records", p)
 	for _, want := range []string{
-		`payload: {"frameVersion":1,"apiKey":15,"version":0,"type":"ProducerIds","bodySize":21,"data":{"brokerId":1,"brokerEpoch":5,"nextProducerId":2000}}`,
-		`payload: {"frameVersion":1,"apiKey":20,"version":0,"type":"NoOp","bodySize":1}`,
+		`payload: {"type":"PRODUCER_IDS_RECORD","version":0,"data":{"brokerId":1,"brokerEpoch":5,"nextProducerId":2000}}`,
+		`payload: {"type":"NO_OP_RECORD","version":0,"data":{}}`,
 	} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("exit %d %s: missing %s in\n%s", code, errOut, want, out)
@@ -146,7 +146,60 @@ func TestDumpDecodeCorpus(t *testing.T) {
 		t.Fatal("no KRaft snapshot")
 	}
 	out, errOut, code = runCLI(t, "dump", "--records", "--fail-on-findings", snaps[len(snaps)-1]) // the later one, after the ProducerIds record at offset 13101
-	if code != 0 || !strings.Contains(out, `"type":"SNAPSHOT_HEADER"`) || !strings.Contains(out, `"type":"ProducerIds"`) {
+	if code != 0 || !strings.Contains(out, `"type":"SNAPSHOT_HEADER"`) || !strings.Contains(out, `"type":"PRODUCER_IDS_RECORD"`) {
 		t.Errorf("exit %d %s", code, errOut)
+	}
+}
+
+// TestDumpMetadataFields dumps a PartitionChange (ISR shrink to [1,2],
+// leader 2: tags 0 and 1) and a PartitionChange of an unknown version 9:
+// the first prints field by field in kafka-dump-log's form and nests the
+// same fields under decoded.metadata.data with --json; the second prints
+// kafka-dump-log's error form and a finding that names the type, version
+// and byte.
+func TestDumpMetadataFields(t *testing.T) {
+	topicID := make([]byte, 16)
+	topicID[15] = 1
+	isr := []byte{3, 0, 0, 0, 1, 0, 0, 0, 2} // compact count 2+1, then 1, 2
+	pc := append([]byte{1, 5, 0}, be(int32(0))...)
+	pc = append(pc, topicID...)
+	pc = append(pc, 2, 0, byte(len(isr)))
+	pc = append(pc, isr...)
+	pc = append(pc, 1, 4)
+	pc = append(pc, be(int32(2))...)
+	p := writeInternalSegment(t, "__cluster_metadata-0", []segtest.Record{{Value: pc}, {Value: []byte{1, 5, 9, 0}}})
+
+	out, errOut, code := runCLI(t, "dump", "--records", p)
+	want := `payload: {"type":"PARTITION_CHANGE_RECORD","version":0,"data":{"partitionId":0,"topicId":"AAAAAAAAAAAAAAAAAAAAAQ","isr":[1,2],"leader":2}}`
+	if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, "| offset: 1 ") ||
+		!strings.Contains(out, "payload: Error at 1, skipping. PartitionChange record v9 not decoded (1-byte body)") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+	if !strings.Contains(errOut, "offset 1: topics: unknown version: PartitionChangeRecord version 9 (known up to 2), at byte 2 of the value [unknown-version, warning]") {
+		t.Errorf("finding: %s", errOut)
+	}
+
+	out, _, _ = runCLI(t, "dump", "--records", "--json", p)
+	var rec struct {
+		Type    string `json:"type"`
+		Decoded struct {
+			Metadata struct {
+				KafkaType string `json:"kafkaType"`
+				Data      struct {
+					Isr    []int32 `json:"isr"`
+					Leader *int32  `json:"leader"`
+				} `json:"data"`
+			} `json:"metadata"`
+		} `json:"decoded"`
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, `"type":"record"`) && strings.Contains(line, `"offset":0`) {
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if m := rec.Decoded.Metadata; m.KafkaType != "PARTITION_CHANGE_RECORD" || len(m.Data.Isr) != 2 || m.Data.Leader == nil || *m.Data.Leader != 2 {
+		t.Errorf("--json record: %+v\n%s", rec, out)
 	}
 }
