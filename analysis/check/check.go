@@ -118,6 +118,21 @@ func (c *Checker) isArchive(input int32) bool {
 	return int(input) < len(c.inputs) && c.inputs[input].Kind == source.Archive
 }
 
+// AddCompactedTopics adds topics whose configuration compacts them, known
+// only once the metadata log has been read: the ledger is classified at
+// Finish.
+func (c *Checker) AddCompactedTopics(ts map[string]bool) {
+	if len(ts) == 0 {
+		return
+	}
+	if c.o.CompactedTopics == nil {
+		c.o.CompactedTopics = map[string]bool{}
+	}
+	for t := range ts {
+		c.o.CompactedTopics[t] = true
+	}
+}
+
 // Batches takes a scan's batch rows (scan.Output.Batches).
 func (c *Checker) Batches(rows []analysis.BatchRow) error {
 	for i := range rows {

@@ -231,18 +231,19 @@ func (p *partition) compactionEvidence() []string {
 func (p *partition) ledger() []analysis.GapRow {
 	segs := p.sortedSegs()
 	ld := p.c.logDirOfPartition(p)
+	hw := max(ld.offset(snapshot.KindReplicationCheckpoint, p.topic, p.part), ld.offset(snapshot.KindRecoveryPointCheckpoint, p.topic, p.part))
 	if len(segs) == 0 {
-		rows := p.orphanGaps(nil, -1)
-		if hw := max(ld.offset(snapshot.KindReplicationCheckpoint, p.topic, p.part), ld.offset(snapshot.KindRecoveryPointCheckpoint, p.topic, p.part)); hw > 0 && len(rows) == 0 {
-			from := max(ld.offset(snapshot.KindLogStartCheckpoint, p.topic, p.part), 0)
-			if from < hw {
-				l := hw - 1
-				rows = append(rows, analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from, LastOffset: &l,
-					Cause: CauseCheckpointAh, Severity: finding.Warning, File: ld.checkpointPath(),
-					Explanation: fmt.Sprintf("the broker's checkpoints say offsets up to %d were written, but the partition dir holds no .log file: the segments were not copied, or were deleted after the checkpoint", l)})
-			}
+		from := max(ld.offset(snapshot.KindLogStartCheckpoint, p.topic, p.part), 0)
+		if g, ok := p.orphanGap(from, -1, hw); ok {
+			return []analysis.GapRow{g}
 		}
-		return rows
+		if hw > from {
+			l := hw - 1
+			return []analysis.GapRow{{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from, LastOffset: &l,
+				Cause: CauseCheckpointAh, Severity: finding.Warning, File: ld.checkpointPath(),
+				Explanation: fmt.Sprintf("the broker's checkpoints say offsets up to %d were written, but the partition dir holds no .log file: the segments were not copied, or were deleted after the checkpoint", l)}}
+		}
+		return nil
 	}
 	evidence := p.compactionEvidence()
 	compacted := len(evidence) > 0
@@ -371,8 +372,8 @@ func (p *partition) ledger() []analysis.GapRow {
 	}
 	// The end: a torn tail of the active segment, data a checkpoint says
 	// was written.
-	hw := max(ld.offset(snapshot.KindReplicationCheckpoint, p.topic, p.part), ld.offset(snapshot.KindRecoveryPointCheckpoint, p.topic, p.part))
 	last := segs[len(segs)-1]
+	orphan, orphaned := p.orphanGap(prevEnd+1, prevEnd, hw)
 	switch {
 	case prev != nil && (prev.tail != nil || lost != nil):
 		d := prev.tail
@@ -384,6 +385,8 @@ func (p *partition) ledger() []analysis.GapRow {
 		}
 		end := hw - 1
 		damaged(prevEnd+1, end, last.path, d, false)
+	case orphaned:
+		rows = append(rows, orphan)
 	case hw > prevEnd+1 && prevEnd >= 0:
 		l := hw - 1
 		gap(prevEnd+1, &l, CauseCheckpointAh, finding.Warning, ld.checkpointPath(), -1,
@@ -398,22 +401,32 @@ func (p *partition) ledger() []analysis.GapRow {
 				fo, l, lso)
 		}
 	}
-	rows = append(rows, p.orphanGaps(segs, prevEnd)...)
 	slices.SortStableFunc(rows, func(a, b analysis.GapRow) int { return cmp.Compare(a.FirstOffset, b.FirstOffset) })
 	return rows
 }
 
-// orphanGaps are the missing segments that only their index files show:
-// past the last segment on disk, or in a partition dir with none.
-func (p *partition) orphanGaps(segs []*segSummary, end int64) []analysis.GapRow {
-	var rows []analysis.GapRow
-	for _, o := range p.orphans {
-		if len(segs) > 0 && o.base <= end {
-			continue // inside the data: the boundary gap says it
+// orphanGap is the missing segment that only its index files show, past
+// offset end (the last batch on disk, -1 for none): offsets from first,
+// up to the checkpoints' hw when they reach past it.
+func (p *partition) orphanGap(first, end, hw int64) (analysis.GapRow, bool) {
+	var o *orphanIndex
+	for i := range p.orphans {
+		if p.orphans[i].base > end && (o == nil || p.orphans[i].base < o.base) {
+			o = &p.orphans[i]
 		}
-		rows = append(rows, analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: o.base,
-			Cause: CauseMissingSegment, Severity: finding.Warning, File: o.path,
-			Explanation: fmt.Sprintf("%s has no %020d.log beside it: the segment from offset %d was deleted or not copied; how far it reached is unknown", path.Base(o.path), o.base, o.base)})
 	}
-	return rows
+	if o == nil {
+		return analysis.GapRow{}, false
+	}
+	first = min(first, o.base)
+	g := analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: first,
+		Cause: CauseMissingSegment, Severity: finding.Warning, File: o.path}
+	reach := "how far it reached is unknown"
+	if hw > first {
+		l := hw - 1
+		g.LastOffset = &l
+		reach = fmt.Sprintf("the broker's checkpoints say the log reached offset %d", l)
+	}
+	g.Explanation = fmt.Sprintf("%s has no %020d.log beside it: the segment from offset %d was deleted or not copied; %s", path.Base(o.path), o.base, o.base, reach)
+	return g, true
 }

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +18,9 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
+	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
@@ -328,5 +332,37 @@ func TestArchiveSameFindings(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: findings differ from the directory's:\n got %v\nwant %v", ext, got, want)
 		}
+	}
+}
+
+// TestLedgerCompactedByConfig: a topic the cluster metadata configures
+// with cleanup.policy=compact explains a boundary gap as compaction.
+func TestLedgerCompactedByConfig(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "idempotent-0")
+	mid := p.Segments[1]
+	prefix := strings.TrimSuffix(mid.File, ".log")
+	for name := range mfs {
+		if strings.HasPrefix(name, prefix+".") && !strings.HasSuffix(name, ".snapshot") {
+			delete(mfs, name)
+		}
+	}
+	inputs, err := source.Classify([]string{writeFS(t, mfs, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pipeline.Run(context.Background(), inputs, pipeline.Options{Scan: scan.Config{Jobs: 1, Records: true, Compact: true},
+		Check: check.Options{CompactedTopics: map[string]bool{"idempotent": true}}}, pipeline.Sinks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gs []analysis.GapRow
+	for _, g := range res.Check.Gaps {
+		if g.Dir == "idempotent-0" {
+			gs = append(gs, g)
+		}
+	}
+	if len(gs) != 1 || gs[0].Cause != check.CauseCompaction || gs[0].Severity != finding.Note || !strings.Contains(gs[0].Explanation, "cleanup.policy=compact") {
+		t.Fatalf("gaps %+v, want one compaction note citing the topic config", gs)
 	}
 }

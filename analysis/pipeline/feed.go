@@ -103,7 +103,10 @@ func (f *feed) records(all, rows []analysis.PayloadRecordRow) error {
 // __cluster_metadata and, once finished, names the transactional id and
 // the allocating broker of producer ids.
 type attributor struct {
-	a         *topics.Attribution
+	a *topics.Attribution
+	// configs replays the metadata log's topic configs: a topic with
+	// cleanup.policy=compact explains the gaps of its partitions.
+	configs   *topics.TopicConfigs
 	anomalies []analysis.AnomalyRow
 	// lastTopic caches whether the topic of the previous row is one the
 	// attribution reads: rows come in runs of one topic.
@@ -111,7 +114,9 @@ type attributor struct {
 	lastRead  bool
 }
 
-func newAttributor() *attributor { return &attributor{a: topics.NewAttribution()} }
+func newAttributor() *attributor {
+	return &attributor{a: topics.NewAttribution(), configs: topics.NewTopicConfigs()}
+}
 
 // records takes streamed record rows; rows of the two internal topics carry
 // their key and value (package scan fills them for these topics).
@@ -127,6 +132,12 @@ func (t *attributor) records(rows []analysis.PayloadRecordRow) {
 		}
 		if !t.lastRead {
 			continue
+		}
+		if topics.TopicOf(r.Topic) == topics.ClusterMetadata {
+			// Its decode problems are the attribution's findings below.
+			if m, err := topics.DecodeMetadata(r.Value); err == nil {
+				t.configs.Apply(m)
+			}
 		}
 		n := len(t.a.Findings)
 		t.a.Add(r.Input, r.Topic, r.Partition, r.Segment, r.BatchPosition, r.Offset, r.Timestamp, r.IsControl, r.Key, r.Value)

@@ -111,6 +111,9 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	if err != nil {
 		return nil, err
 	}
+	if f.attr != nil {
+		chk.AddCompactedTopics(f.attr.configs.CompactedTopics())
+	}
 	cr := chk.Finish()
 	r := &Result{Scan: res, Check: cr, attr: f.attr}
 	sessions, sessionFindings := f.tracker.Finish(res.Snapshots)
