@@ -8,8 +8,7 @@ import (
 	"github.com/zeebo/xxh3"
 )
 
-// Fingerprinter computes record fingerprints (DESIGN.md "Duplicate
-// semantics"): 128 bits over key, value and headers in order, null
+// Fingerprinter computes record fingerprints (docs/duplicates.md): 128 bits over key, value and headers in order, null
 // distinguished from empty, nothing else.
 //
 // The hashed bytes are the parts as Kafka's v2 record format lays them

@@ -50,7 +50,7 @@ func (t TimestampType) String() string {
 	return "NoTimestampType"
 }
 
-// Wire constants of the v2 record batch (kafka-formats.md §2.1) and of the
+// Wire constants of the v2 record batch and of the
 // legacy log entry (§3.1).
 const (
 	// LogOverhead is the offset + length prefix every entry starts with.
@@ -80,7 +80,7 @@ const (
 // messages). It is a view into the reader's buffer and is valid only until
 // the next call to Next; use Clone to keep it.
 //
-// Field comments give the wire position for magic 2 (kafka-formats.md §2.1).
+// Field comments give the wire position for magic 2.
 // Legacy messages fill the fields they have and set the rest to -1.
 type Batch struct {
 	// Position is the byte offset of the batch in its file.

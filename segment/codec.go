@@ -185,9 +185,9 @@ func readFullCodec(r io.Reader, p []byte, what string) error {
 
 var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
 
-// xerialSnappy decodes what snappy-java's SnappyInputStream accepts
-// (kafka-formats.md §4.2): the xerial header followed by length-prefixed raw
-// blocks, or, when the header is absent, the whole payload as one raw block.
+// xerialSnappy decodes what snappy-java's SnappyInputStream accepts: the
+// xerial header followed by length-prefixed raw blocks, or, when the
+// header is absent, the whole payload as one raw block.
 type xerialSnappy struct {
 	src   io.Reader
 	limit int64
@@ -307,7 +307,7 @@ func (s *xerialSnappy) decode(block []byte) error {
 
 const lz4FrameMagic = 0x184D2204
 
-// lz4Frame decodes one LZ4 frame block by block (kafka-formats.md §4.3).
+// lz4Frame decodes one LZ4 frame block by block.
 // Written here rather than using lz4.Reader for two reasons: magic-0 data
 // carries Kafka 0.8's wrong header checksum, which Kafka skips and standard
 // readers reject; and block/content checksums are redundant with the batch
@@ -367,7 +367,7 @@ func lz4HeaderLen(flg byte) int {
 	return 7
 }
 
-// lz4ParseHeader checks a whole frame header (kafka-formats.md §4.3) and
+// lz4ParseHeader checks a whole frame header and
 // returns FLG and the largest block the frame may hold.
 func lz4ParseHeader(h []byte, magic int8) (flg byte, blockMax int, err error) {
 	if binary.LittleEndian.Uint32(h[:4]) != lz4FrameMagic {

@@ -210,7 +210,7 @@ func (d *Decoder) openLegacy(b *Batch) {
 	}
 	if b.Magic == 1 && m.offset != 0 {
 		// Inner offsets are relative; the wrapper carries the absolute
-		// offset of the last one (kafka-formats.md §3.2).
+		// offset of the last one.
 		if m.offset < last {
 			b.innerErr = b.corrupt(ErrBadOffset, "wrapper offset %d below its last inner offset %d", m.offset, last)
 			return

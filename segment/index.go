@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Index files (kafka-formats.md §7). The parsers below work on a whole
+// Index files. The parsers below work on a whole
 // file's bytes: index files are at most segment.index.bytes (10 MiB by
 // default), and nothing is allocated beyond one entry struct per entry
 // actually present before the zero tail.

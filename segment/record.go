@@ -15,7 +15,7 @@ type Header struct {
 	Value []byte
 }
 
-// Control record types (kafka-formats.md §5).
+// Control record types, the key of a control record.
 const (
 	ControlAbort          int16 = 0
 	ControlCommit         int16 = 1

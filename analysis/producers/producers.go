@@ -1,8 +1,8 @@
 // Package producers builds producer sessions from the batches of a scan:
 // one session per (partition dir, producer id, producer epoch), with its
 // offsets, times, sequences, transaction markers and the sequence
-// anomalies a healthy broker would not have let through (DESIGN.md
-// producers.parquet; kafka-formats.md §2.4 and §8).
+// anomalies a healthy broker would not have let through (the rows of
+// producers.parquet).
 //
 //	t := producers.New()
 //	for each batch row, in file order { t.Batch(&row) }

@@ -1,6 +1,5 @@
 // Package pstate rebuilds a partition's producer state from its batches the
-// way the broker does when it recovers a log (kafka-formats.md §8.1;
-// apache/kafka UnifiedLog.loadProducersFromRecords, ProducerAppendInfo,
+// way the broker does when it recovers a log (apache/kafka UnifiedLog.loadProducersFromRecords, ProducerAppendInfo,
 // ProducerStateEntry), so that the result can be compared field by field
 // with a producer-state .snapshot.
 //

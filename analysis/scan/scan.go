@@ -1,6 +1,6 @@
 // Package scan is the engine of `ksleuth scan`: it reads every file of the
 // inputs found by package source, checks and decodes them, and produces the
-// rows of the tables of DESIGN.md together with a per-partition summary.
+// rows of the tables scan writes together with a per-partition summary.
 //
 // Files of directory inputs are processed by a bounded group of Jobs
 // workers; an archive is read as one stream, entry after entry. Inside a

@@ -59,7 +59,7 @@ type Options struct {
 	Topic *regexp.Regexp
 }
 
-// PartitionDir is a parsed partition directory name (kafka-formats.md 1.2).
+// PartitionDir is a parsed partition directory name.
 type PartitionDir struct {
 	Topic     string
 	Partition int32

@@ -106,7 +106,7 @@ func newScanCmd() *cobra.Command {
 		Short: "Analyse log dirs, partition dirs, files or archives into Parquet tables",
 		Long: `scan reads log dirs (several at once, e.g. one per broker), partition
 dirs, single files and archives (.tar, .tar.gz/.tgz, .tar.zst) read as
-streams without extraction, and writes the tables of DESIGN.md to DIR:
+streams without extraction, and writes these tables to DIR:
 files.parquet (with the SHA-256 of every input file), batches.parquet,
 anomalies.parquet, snapshots.parquet, producers.parquet (producer
 sessions), duplicates.parquet (content written again under another
