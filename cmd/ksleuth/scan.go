@@ -19,7 +19,6 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/check"
-	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/export"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report"
@@ -62,39 +61,6 @@ const (
 	metaSources       = export.MetaSources
 	metaFingerprint   = export.MetaFingerprint
 )
-
-// fingerprintMeta records how records.fingerprint was computed. Probe is
-// the fingerprint of an empty record (null key and value, no headers):
-// tables whose probes differ were fingerprinted by different hash
-// functions (ksleuth versions) and cannot be compared.
-type fingerprintMeta struct {
-	Match         string   `json:"match"`
-	IgnoreHeaders []string `json:"ignore_headers"`
-	Probe         string   `json:"probe"`
-}
-
-// newFingerprintMeta normalises --match and --ignore-header (already
-// validated): parts in key,value,headers order, header names sorted and
-// dropped when headers are not matched.
-func newFingerprintMeta(match string, ignore []string) fingerprintMeta {
-	p, _ := dups.ParseMatch(match)
-	var names []string
-	for _, n := range []struct {
-		bit  dups.Parts
-		name string
-	}{{dups.MatchKey, "key"}, {dups.MatchValue, "value"}, {dups.MatchHeaders, "headers"}} {
-		if p&n.bit != 0 {
-			names = append(names, n.name)
-		}
-	}
-	ig := []string{}
-	if p&dups.MatchHeaders != 0 {
-		ig = append(ig, ignore...)
-		slices.Sort(ig)
-		ig = slices.Compact(ig)
-	}
-	return fingerprintMeta{Match: strings.Join(names, ","), IgnoreHeaders: ig, Probe: analysis.NewFingerprinter().Sum(nil, nil, 0, nil)}
-}
 
 // scanFileDone is a test hook called after each file's rows are written.
 var scanFileDone func(ctx context.Context, path string)
@@ -272,7 +238,7 @@ func scanMetadata(cmd *cobra.Command, args []string, inputs []*source.Input, o *
 	sources := scan.Sources(inputs)
 	sourcesJSON, _ := json.Marshal(sources)
 	meta.Set(metaSources, string(sourcesJSON))
-	fpJSON, _ := json.Marshal(newFingerprintMeta(o.dup.match, o.dup.ignoreHeaders))
+	fpJSON, _ := json.Marshal(pipeline.NewFingerprintMeta(o.dup.match, o.dup.ignoreHeaders))
 	meta.Set(metaFingerprint, string(fpJSON))
 	meta.Set("ksleuth.run_start", start.UTC().Format(time.RFC3339Nano))
 	meta.Set("ksleuth.run_end", "")
