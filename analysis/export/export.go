@@ -82,6 +82,9 @@ type ParquetSink[T any] struct {
 // fastest takes half of that for tables about 7 % larger.
 var zstdCodec = &zstd.Codec{Level: zstd.SpeedFastest}
 
+// payloadColumns are the paths of record keys, values and header values.
+var payloadColumns = [][]string{{"key"}, {"value"}, {"headers", "list", "element", "key"}, {"headers", "list", "element", "value"}}
+
 // NewParquet starts writing path (under a temporary name) with zstd
 // compression, capped row groups, CreatedBy "ksleuth <version>", and the
 // key-value metadata in meta as it is when Close is called.
@@ -91,11 +94,19 @@ func NewParquet[T any](path, version string, meta *Metadata) (*ParquetSink[T], e
 		return nil, err
 	}
 	bw := bufio.NewWriterSize(f, 64<<10)
-	w := parquet.NewGenericWriter[T](bw,
+	opts := []parquet.WriterOption{
 		parquet.Compression(zstdCodec),
 		parquet.MaxRowsPerRowGroup(MaxRowsPerRowGroup),
 		parquet.CreatedBy("ksleuth", version, ""),
-	)
+	}
+	// Payload columns get no min/max, in the footer or in page headers: a
+	// bound is a whole value, and an 8 MB record as a page header's
+	// statistics is more than readers such as Arrow's accept; nobody prunes
+	// by payload bytes.
+	for _, p := range payloadColumns {
+		opts = append(opts, parquet.SkipPageBounds(p...), parquet.SkipPageStatistics(p...))
+	}
+	w := parquet.NewGenericWriter[T](bw, opts...)
 	return &ParquetSink[T]{final: path, f: f, bw: bw, w: w, meta: meta}, nil
 }
 
