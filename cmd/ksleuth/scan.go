@@ -82,7 +82,7 @@ record, Hive-partitioned so engines prune by topic and partition; see
 docs/scale-out.md). Every row carries a source column naming its input,
 so the tables of scans run on several machines combine: ksleuth dups
 --from-tables DIR... merges them exactly.
-A summary per topic-partition goes to stdout (--json: one JSON document).
+A summary per topic-partition goes to stdout (--json: one JSON line of type "summary").
 
 Tables are written under temporary names and renamed only when the scan
 completed, so an interrupted scan leaves no complete-looking table. DIR
@@ -98,7 +98,7 @@ may not be inside an input, and must not already hold tables (--force).`,
 	f.BoolVar(&o.payload, "payload", false, "add keys, values and headers to the records (implies --records)")
 	f.StringVar(&o.topic, "topic", "", "only partitions whose topic matches this regular expression")
 	f.IntVar(&o.jobs, "jobs", 0, "parallel workers (default: all cores)")
-	f.BoolVar(&o.json, "json", false, "print the summary as one JSON document")
+	f.BoolVar(&o.json, "json", false, "print the summary as a JSON line of type summary")
 	f.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")
 	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, "exit 3 when findings of severity error were reported")
 	f.BoolVar(&o.force, "force", false, "replace tables already in --out")
@@ -178,9 +178,7 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	sum.DuplicateGroups, sum.Duplicates = dst.Groups, dst.Duplicates
 	w := cmd.OutOrStdout()
 	if o.json {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(sum)
+		err = json.NewEncoder(w).Encode(sum)
 	} else {
 		err = sum.writeText(w)
 	}
@@ -360,6 +358,7 @@ func dirSize(root string) int64 {
 
 // scanSummary is the --json document, and what the text summary prints.
 type scanSummary struct {
+	Type       string                   `json:"type"` // "summary": --json is JSON lines on every command
 	Inputs     []scanInput              `json:"inputs"`
 	Jobs       int                      `json:"jobs"`
 	Seconds    float64                  `json:"seconds"`
@@ -409,7 +408,7 @@ type scanTable struct {
 
 func newScanSummary(inputs []*source.Input, o scanOptions, pres *pipeline.Result, ts *export.Set, d time.Duration) *scanSummary {
 	res := pres.Scan
-	s := &scanSummary{Jobs: o.jobs, Seconds: d.Seconds(), Files: len(res.Files), Bytes: res.Bytes,
+	s := &scanSummary{Type: "summary", Jobs: o.jobs, Seconds: d.Seconds(), Files: len(res.Files), Bytes: res.Bytes,
 		Batches: res.Batches, Records: res.Records, Partitions: res.Partitions, Findings: res.Findings,
 		Errors: res.Errors, Warnings: pres.Warnings, Unreadable: res.Unreadable, Out: o.out, Gaps: len(pres.Check.Gaps),
 		ProducerSessions: len(pres.Sessions), Skipped: len(pres.Check.Skipped), Checked: report.Checked(res.Files), files: res.Files}
