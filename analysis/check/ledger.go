@@ -237,6 +237,14 @@ func (p *partition) ledger() []analysis.GapRow {
 		if g, ok := p.orphanGap(from, -1, hw); ok {
 			return []analysis.GapRow{g}
 		}
+		if hw > from && len(p.deleted) > 0 {
+			// Every segment left is scheduled for deletion: the broker
+			// deleted the log up to its end by retention.
+			l := hw - 1
+			return []analysis.GapRow{{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from, LastOffset: &l,
+				Cause: CauseRetention, Severity: finding.Note, File: ld.checkpointPath(),
+				Explanation: fmt.Sprintf("the partition dir holds no live segment, only segments scheduled for deletion (.deleted, the last from offset %d): retention removed offsets up to %d", slices.Max(p.deleted), l)}}
+		}
 		if hw > from {
 			l := hw - 1
 			return []analysis.GapRow{{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from, LastOffset: &l,

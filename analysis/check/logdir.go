@@ -138,6 +138,11 @@ func (l *logDir) finish() {
 			mk := func(kind, format string, args ...any) {
 				l.findings = append(l.findings, finding.WithLine(finding.New(w, kind, -1, e.Offset, format, args...), e.Line))
 			}
+			if len(pt.segs) == 0 && len(pt.deleted) > 0 && e.Offset > 0 {
+				l.findings = append(l.findings, finding.WithLine(finding.NewSev(w, finding.KindCheckpointStale, finding.Note, -1, e.Offset,
+					"%s of %s is %d; the partition dir holds only segments scheduled for deletion: retention removed the log's data", what[k], name, e.Offset), e.Line))
+				continue
+			}
 			if len(pt.segs) == 0 {
 				if e.Offset > 0 {
 					mk(finding.KindCheckpointAhead, "%s of %s is %d but the partition dir holds no .log file: the segments were not copied, or were deleted after the checkpoint",

@@ -124,6 +124,7 @@ type partition struct {
 	stash     map[int64][]sideFile
 	segs      []*segSummary
 	orphans   []orphanIndex
+	deleted   []int64 // name offsets of .log.deleted segments: retention at work
 	// truncated indexes the truncated-batch findings of live segments in
 	// findings, graded once the active segment is known.
 	truncated    []truncRef
@@ -460,6 +461,9 @@ func (p *partition) leftover(ev *scan.FileEvent) {
 	}[n.Suffix]
 	if n.Leftover {
 		why = "leftover of an atomic rewrite that was never renamed (the broker crashed or was killed while writing it)"
+	}
+	if n.Suffix == snapshot.SuffixDeleted && n.Kind == snapshot.KindLog {
+		p.deleted = append(p.deleted, n.Offset)
 	}
 	if n.Suffix == snapshot.SuffixCleaned || n.Suffix == snapshot.SuffixSwap {
 		p.addEvidence(fmt.Sprintf("the log cleaner's %s file %s", n.Suffix, path.Base(file)))

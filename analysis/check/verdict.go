@@ -79,7 +79,10 @@ func (p *partition) verdict(gaps []analysis.GapRow) (Verdict, bool) {
 		return v, true
 	}
 	lost := fmt.Sprintf("%d offset(s)", v.Lost)
-	if v.Unbounded {
+	switch {
+	case v.Unbounded && v.Lost == 0:
+		lost = "offsets (how many is unknown)"
+	case v.Unbounded:
 		lost = "at least " + lost
 	}
 	v.Text = fmt.Sprintf("LOST %s of %s: %s", lost, span, strings.Join(bad, ", "))
