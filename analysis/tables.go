@@ -1,5 +1,5 @@
 // Package analysis holds the row types of the tables ksleuth writes
-// (see docs/losses.md and the README) and the pure computations behind them.
+// (every column in docs/tables.md) and the pure computations behind them.
 //
 // Row types carry both `json` and `parquet` tags, so one struct serves the
 // Parquet and JSON-lines sinks of package analysis/export. Column names are
