@@ -7,6 +7,7 @@
 package realkafka
 
 import (
+	"archive/zip"
 	"bytes"
 	"errors"
 	"fmt"
@@ -24,14 +25,16 @@ const Newest = "4.4.0"
 
 var Versions = []string{Newest, "4.0.2", "3.9.2"}
 
-// extraDeps are the artifacts a release needs beside kafka_2.13 for its
-// log4j output to reach server.log: the broker's SLF4J binding is a
-// runtime choice of the distribution, not a Maven dependency.
+// extraDeps are the artifacts a release needs beside kafka_2.13:
+// kafka-tools, where newer releases keep DumpLogSegments, and the SLF4J
+// binding that sends log4j output to server.log (a runtime choice of the
+// distribution, not a Maven dependency of the broker).
 func extraDeps(version string) [][3]string {
+	deps := [][3]string{{"org.apache.kafka", "kafka-tools", version}}
 	if strings.HasPrefix(version, "3.") {
-		return [][3]string{{"org.slf4j", "slf4j-reload4j", "1.7.36"}, {"ch.qos.reload4j", "reload4j", "1.2.25"}}
+		return append(deps, [3]string{"org.slf4j", "slf4j-reload4j", "1.7.36"}, [3]string{"ch.qos.reload4j", "reload4j", "1.2.25"})
 	}
-	return [][3]string{{"org.apache.logging.log4j", "log4j-slf4j-impl", "2.25.5"}}
+	return append(deps, [3]string{"org.apache.logging.log4j", "log4j-slf4j-impl", "2.25.5"})
 }
 
 // Kafka is one resolved release.
@@ -64,14 +67,15 @@ func CacheRoot() (string, error) {
 
 const completeMarker = "resolved"
 
-// Cached returns the release if an earlier Resolve completed.
+// Cached returns the release if an earlier Resolve completed with the
+// same artifact list.
 func Cached(version string) (*Kafka, bool) {
 	root, err := CacheRoot()
 	if err != nil {
 		return nil, false
 	}
 	k := &Kafka{Version: version, Dir: filepath.Join(root, version)}
-	if _, err := os.Stat(filepath.Join(k.Dir, completeMarker)); err != nil {
+	if mark, err := os.ReadFile(filepath.Join(k.Dir, completeMarker)); err != nil || string(mark) != pomXML(version) {
 		return nil, false
 	}
 	return k, true
@@ -116,7 +120,7 @@ func Resolve(version string) (*Kafka, error) {
 	if _, err := os.Stat(filepath.Join(k.Libs(), "kafka_2.13-"+version+".jar")); err != nil {
 		return nil, fmt.Errorf("mvn resolve of kafka_2.13 %s: no kafka jar: %v", version, err)
 	}
-	if err := os.WriteFile(filepath.Join(k.Dir, completeMarker), []byte(version+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(k.Dir, completeMarker), []byte(pomXML(version)), 0o644); err != nil {
 		return nil, err
 	}
 	return k, nil
@@ -141,6 +145,23 @@ func pomXML(version string) string {
 ` + deps.String() + `  </dependencies>
 </project>
 `
+}
+
+// dumpLogClass is the main class of kafka-dump-log: in kafka-tools from
+// 4.1 on, in the broker's jar before.
+func (k *Kafka) dumpLogClass() (string, error) {
+	jar := filepath.Join(k.Libs(), "kafka-tools-"+k.Version+".jar")
+	z, err := zip.OpenReader(jar)
+	if err != nil {
+		return "", err
+	}
+	defer z.Close()
+	for _, f := range z.File {
+		if f.Name == "org/apache/kafka/tools/DumpLogSegments.class" {
+			return "org.apache.kafka.tools.DumpLogSegments", nil
+		}
+	}
+	return "kafka.tools.DumpLogSegments", nil
 }
 
 // Classpath is the java -cp argument for the release's jars, plus extra

@@ -1,0 +1,634 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/ksleuth/ksleuth/cmd/ksleuth-gen/realkafka"
+)
+
+// The kafka-dump-log side: its output parsed into entries of named
+// fields, file by file.
+
+// dlEntry is one line kafka-dump-log printed for a file: a batch, a
+// record, an index, time index, transaction index or snapshot entry.
+type dlEntry struct {
+	kind   string // batch, record, index_entry, timeindex_entry, txn_entry, snapshot_entry
+	line   int
+	fields map[string]string
+	names  []string // fields in printed order
+	// For records: the key and payload text, or the text of a decoded
+	// KRaft control record ("LeaderChange: {...}").
+	key, payload, control string
+	hasKey, hasPayload    bool
+}
+
+type dlFile struct {
+	name    string
+	entries []*dlEntry
+	// other holds lines that are none of the above (the tool's notes and
+	// index checks).
+	other []string
+}
+
+// parseFields reads "name: value name: value ..." where a name is one
+// word followed by a colon.
+func parseFields(s string) (map[string]string, []string) {
+	m := map[string]string{}
+	var names []string
+	var cur string
+	for _, tok := range strings.Fields(s) {
+		if strings.HasSuffix(tok, ":") && len(tok) > 1 && isWord(tok[:len(tok)-1]) {
+			cur = tok[:len(tok)-1]
+			names = append(names, cur)
+			m[cur] = ""
+			continue
+		}
+		if cur == "" {
+			continue
+		}
+		if m[cur] != "" {
+			m[cur] += " "
+		}
+		m[cur] += tok
+	}
+	return m, names
+}
+
+func isWord(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func parseDumpLog(out string) map[string]*dlFile {
+	files := map[string]*dlFile{}
+	var f *dlFile
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 64<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if name, ok := strings.CutPrefix(line, "Dumping "); ok {
+			f = &dlFile{name: name}
+			files[name] = f
+			continue
+		}
+		if f == nil || line == "" {
+			continue
+		}
+		e := &dlEntry{line: n}
+		switch {
+		case strings.HasPrefix(line, "baseOffset: "):
+			e.kind = "batch"
+		case strings.HasPrefix(line, "| offset: "):
+			e.kind = "record"
+			parseRecordLine(e, line[2:])
+			f.entries = append(f.entries, e)
+			continue
+		case strings.HasPrefix(line, "offset: ") && strings.Contains(line, " position: ") && len(strings.Fields(line)) == 4:
+			e.kind = "index_entry"
+		case strings.HasPrefix(line, "timestamp: ") && len(strings.Fields(line)) == 4:
+			e.kind = "timeindex_entry"
+		case strings.HasPrefix(line, "version: ") && strings.Contains(line, " lastStableOffset: "):
+			e.kind = "txn_entry"
+		case strings.HasPrefix(line, "producerId: ") && strings.Contains(line, " offsetDelta: "):
+			e.kind = "snapshot_entry"
+		default:
+			f.other = append(f.other, line)
+			continue
+		}
+		e.fields, e.names = parseFields(line)
+		f.entries = append(f.entries, e)
+	}
+	return files
+}
+
+// parseRecordLine splits a record line into its plain fields and the
+// free-form tail: key and payload (whose text may hold anything), an end
+// transaction marker, or a decoded control record.
+func parseRecordLine(e *dlEntry, line string) {
+	i := strings.Index(line, "headerKeys: [")
+	head, tail := line, ""
+	if i >= 0 {
+		if j := strings.IndexByte(line[i:], ']'); j >= 0 {
+			head, tail = line[:i+j+1], line[i+j+1:]
+		}
+	}
+	e.fields, e.names = parseFields(head)
+	if i >= 0 {
+		// Header keys are printed [a,b]: keep the brackets' content whole.
+		e.fields["headerKeys"] = strings.TrimSuffix(strings.TrimPrefix(head[i:], "headerKeys: ["), "]")
+	}
+	tail = strings.TrimPrefix(tail, " ")
+	switch {
+	case tail == "":
+	case strings.HasPrefix(tail, "endTxnMarker: "):
+		m, names := parseFields(tail)
+		for _, k := range names {
+			e.fields[k] = m[k]
+		}
+		e.names = append(e.names, names...)
+	case strings.HasPrefix(tail, "key: "):
+		e.hasKey = true
+		rest := tail[len("key: "):]
+		if k := strings.Index(rest, " payload: "); k >= 0 {
+			e.key, e.payload, e.hasPayload = rest[:k], rest[k+len(" payload: "):], true
+		} else {
+			e.key = rest
+		}
+	case strings.HasPrefix(tail, "payload: "):
+		e.payload, e.hasPayload = tail[len("payload: "):], true
+	default:
+		e.control = tail
+	}
+}
+
+// The ksleuth side: dump --json objects by file.
+
+func ksleuthDump(t *testing.T, files []string, extra ...string) map[string][]map[string]any {
+	t.Helper()
+	args := append([]string{"dump", "--json", "--records", "--payload"}, extra...)
+	out, errs, code := scanCmd(t, append(args, files...)...)
+	if code != exitOK {
+		t.Fatalf("ksleuth dump: exit %d\n%s", code, errs)
+	}
+	by := map[string][]map[string]any{}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var m map[string]any
+		d := json.NewDecoder(strings.NewReader(sc.Text()))
+		d.UseNumber()
+		if err := d.Decode(&m); err != nil {
+			t.Fatalf("ksleuth dump --json: %v: %s", err, sc.Text())
+		}
+		f, _ := m["file"].(string)
+		by[f] = append(by[f], m)
+	}
+	return by
+}
+
+// ksleuthText is `ksleuth dump --records --payload` parsed as
+// kafka-dump-log output: its record lines carry the decoded key and
+// payload in kafka-dump-log's notation where ksleuth has one.
+func ksleuthText(t *testing.T, files []string) map[string]*dlFile {
+	t.Helper()
+	out, errs, code := scanCmd(t, append([]string{"dump", "--records", "--payload"}, files...)...)
+	if code != exitOK {
+		t.Fatalf("ksleuth dump: exit %d\n%s", code, errs)
+	}
+	return parseDumpLog(out)
+}
+
+// Comparison.
+
+// dumpKinds are the file kinds compared, by how their names end.
+var dumpKinds = []string{".log", ".index", ".timeindex", ".txnindex", ".snapshot", ".checkpoint"}
+
+func dumpKind(path string) string {
+	base := filepath.Base(path)
+	for _, k := range dumpKinds {
+		if strings.HasSuffix(base, k) {
+			if k == ".checkpoint" && !kraftSnapshotName.MatchString(base) {
+				return ""
+			}
+			return k
+		}
+	}
+	return ""
+}
+
+// kraftSnapshotName is a KRaft snapshot: OFFSET-EPOCH.checkpoint.
+var kraftSnapshotName = regexp.MustCompile(`^\d{20}-\d{10}\.checkpoint$`)
+
+// decoderFor is the kafka-dump-log decoder option for a file, from its
+// partition directory.
+func decoderFor(path string) string {
+	dir := filepath.Base(filepath.Dir(path))
+	switch {
+	case strings.HasPrefix(dir, "__consumer_offsets-"):
+		return "--offsets-decoder"
+	case strings.HasPrefix(dir, "__transaction_state-"):
+		return "--transaction-log-decoder"
+	case strings.HasPrefix(dir, "__cluster_metadata-"):
+		return "--cluster-metadata-decoder"
+	}
+	return ""
+}
+
+// dumpCompare holds the outcome for one scenario.
+type dumpCompare struct {
+	files      map[string]int // by kind
+	entries    map[string]int // by entry kind
+	diffs      []string       // unexplained
+	exceptions map[string]int // documented, by reason
+}
+
+func (c *dumpCompare) diff(format string, a ...any) {
+	c.diffs = append(c.diffs, fmt.Sprintf(format, a...))
+}
+
+// compareWithDumpLog runs kafka-dump-log and ksleuth dump on every file
+// of the log dirs that kafka-dump-log reads, and compares them.
+func compareWithDumpLog(t *testing.T, k *realkafka.Kafka, logDirs []string) *dumpCompare {
+	t.Helper()
+	c := &dumpCompare{files: map[string]int{}, entries: map[string]int{}, exceptions: map[string]int{}}
+	groups := map[string][]string{} // decoder option -> files
+	for _, dir := range logDirs {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || dumpKind(path) == "" {
+				return err
+			}
+			groups[decoderFor(path)] = append(groups[decoderFor(path)], path)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, opt := range slices.Sorted(maps.Keys(groups)) {
+		files := groups[opt]
+		opts := []string{"--deep-iteration", "--print-data-log"}
+		if opt != "" {
+			opts = append(opts, opt)
+		}
+		out, err := k.DumpLog(files, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dl := parseDumpLog(out)
+		ks := ksleuthDump(t, files)
+		var kt map[string]*dlFile
+		if opt != "" {
+			kt = ksleuthText(t, files)
+		}
+		for _, f := range files {
+			d := dl[f]
+			if d == nil {
+				c.diff("%s: kafka-dump-log printed nothing for it", f)
+				continue
+			}
+			c.files[dumpKind(f)]++
+			c.compareFile(f, d, ks[f], kt[f])
+		}
+	}
+	return c
+}
+
+func (c *dumpCompare) compareFile(name string, d *dlFile, ks []map[string]any, kt *dlFile) {
+	var objs []map[string]any
+	for _, o := range ks {
+		if o["type"] == "finding" {
+			c.diff("%s: ksleuth finding on a broker-written file: %v [%v, %v]", name, o["message"], o["kind"], o["severity"])
+			continue
+		}
+		objs = append(objs, o)
+	}
+	for _, line := range d.other {
+		if reason, ok := dumpLogNote(name, line); ok {
+			c.exceptions[reason]++
+			continue
+		}
+		c.diff("%s: kafka-dump-log says %q", name, line)
+	}
+	var ktRecords []*dlEntry
+	if kt != nil {
+		for _, e := range kt.entries {
+			if e.kind == "record" {
+				ktRecords = append(ktRecords, e)
+			}
+		}
+	}
+	if len(d.entries) != len(objs) {
+		c.diff("%s: kafka-dump-log printed %d entries, ksleuth %d", name, len(d.entries), len(objs))
+	}
+	rec := 0
+	for i := range min(len(d.entries), len(objs)) {
+		e, o := d.entries[i], objs[i]
+		c.entries[e.kind]++
+		where := fmt.Sprintf("%s: line %d (%s)", name, e.line, e.kind)
+		if o["type"] != e.kind {
+			c.diff("%s: ksleuth has a %v here", where, o["type"])
+			continue
+		}
+		for _, f := range e.names {
+			got, ok := jsonField(o, f)
+			if !ok {
+				c.diff("%s: field %s missing from ksleuth's JSON", where, f)
+				continue
+			}
+			if got != e.fields[f] {
+				c.diff("%s: %s: kafka-dump-log %q, ksleuth %q", where, f, e.fields[f], got)
+			}
+		}
+		if e.kind != "record" {
+			continue
+		}
+		var kr *dlEntry
+		if rec < len(ktRecords) {
+			kr = ktRecords[rec]
+		}
+		rec++
+		c.compareRecordTail(where, e, o, kr)
+	}
+}
+
+// jsonField renders ksleuth's JSON value for a kafka-dump-log field as
+// kafka-dump-log prints it.
+func jsonField(o map[string]any, name string) (string, bool) {
+	v, ok := o[name]
+	if !ok {
+		return "", false
+	}
+	switch name {
+	case "deleteHorizonMs", "currentTxnFirstOffset":
+		if v == nil {
+			return "OptionalLong.empty", true
+		}
+		return "OptionalLong[" + fmt.Sprint(v) + "]", true
+	case "headerKeys":
+		var ks []string
+		for _, k := range v.([]any) {
+			ks = append(ks, fmt.Sprint(k))
+		}
+		return strings.Join(ks, ","), true
+	}
+	return fmt.Sprint(v), true
+}
+
+// compareRecordTail compares a record's key and payload: the raw text
+// for user topics, the decoded content for internal ones.
+func (c *dumpCompare) compareRecordTail(where string, e *dlEntry, o map[string]any, kt *dlEntry) {
+	dec, decoded := o["decoded"].(map[string]any)
+	if !decoded {
+		if e.control != "" {
+			c.diff("%s: kafka-dump-log decoded a control record (%s) ksleuth did not", where, e.control)
+		}
+		for _, p := range []struct {
+			name, text string
+			has        bool
+		}{{"key", e.key, e.hasKey}, {"payload", e.payload, e.hasPayload}} {
+			got, ok := o[p.name].(string)
+			switch {
+			case ok != p.has:
+				c.diff("%s: %s present in kafka-dump-log: %v, in ksleuth: %v", where, p.name, p.has, ok)
+			case ok && got != p.text:
+				c.diff("%s: %s: kafka-dump-log %q, ksleuth %q", where, p.name, trunc(p.text), trunc(got))
+			}
+		}
+		return
+	}
+	if e.control != "" {
+		c.compareControl(where, e.control, dec)
+		return
+	}
+	if e.hasKey {
+		c.compareDecoded(where+" key", e.key, dec, true)
+	}
+	if e.hasPayload {
+		c.compareDecoded(where+" payload", e.payload, dec, false)
+	}
+}
+
+func trunc(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "..."
+	}
+	return s
+}
+
+// compareControl compares a decoded KRaft control record, which
+// kafka-dump-log prints as "Name: {json}" or "Name {json}".
+func (c *dumpCompare) compareControl(where, text string, dec map[string]any) {
+	i := strings.IndexByte(text, '{')
+	if i < 0 {
+		c.diff("%s: control record %q not understood", where, text)
+		return
+	}
+	var dl map[string]any
+	if err := json.Unmarshal([]byte(text[i:]), &dl); err != nil {
+		c.diff("%s: control record %q: %v", where, text, err)
+		return
+	}
+	ctl, _ := dec["control"].(map[string]any)
+	name := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(text[:i]), ":"))
+	if ctl == nil || upperSnake(name) != ctl["type"] {
+		c.diff("%s: control record %s; ksleuth decoded %v", where, name, dec["control"])
+		return
+	}
+	c.compareLeaves(where, flatten("", dl), flatten("", ctl))
+}
+
+// compareDecoded compares a key or payload of an internal topic:
+// kafka-dump-log prints {"type":..,"data":{..}} for keys and
+// {"version":..,"data":{..}} (metadata: {"type","version","data"}) for
+// values; ksleuth's JSON has a structured "decoded" object.
+func (c *dumpCompare) compareDecoded(where, text string, dec map[string]any, isKey bool) {
+	if text == "<DELETE>" || text == "null" {
+		if dec["tombstone"] != true {
+			c.diff("%s: kafka-dump-log shows a tombstone, ksleuth %v", where, dec)
+		}
+		return
+	}
+	var dl map[string]any
+	if err := json.Unmarshal([]byte(text), &dl); err != nil {
+		c.diff("%s: kafka-dump-log's %q is not JSON: %v", where, trunc(text), err)
+		return
+	}
+	var ks map[string]any
+	for _, part := range decodedParts(dec, isKey) {
+		if m, ok := dec[part].(map[string]any); ok {
+			ks = m
+		}
+	}
+	if ks == nil {
+		c.diff("%s: kafka-dump-log decoded %s, ksleuth did not (%v)", where, trunc(text), dec)
+		return
+	}
+	want := flatten("", dl)
+	got := flatten("", ks)
+	// kafka-dump-log nests the fields under "data" and prints the key
+	// type and value version as strings; ksleuth keeps them flat and
+	// numeric. Metadata keeps "data" on both sides.
+	if _, meta := dec["metadata"]; meta {
+		if t, ok := dl["type"].(string); ok {
+			if kt, _ := ks["type"].(string); upperSnake(kt)+"_RECORD" != t {
+				c.diff("%s: type: kafka-dump-log %s, ksleuth %s", where, t, kt)
+			}
+			delete(want, "type")
+		}
+	} else {
+		want = map[string]string{}
+		for k, v := range flatten("", dl) {
+			k = strings.TrimPrefix(k, "data.")
+			if k == "type" || k == "version" {
+				v = strings.Trim(v, `"`)
+			}
+			want[k] = v
+		}
+	}
+	c.compareLeaves(where, want, renameDecoded(got))
+}
+
+// decodedParts names the parts of ksleuth's decoded object that hold a
+// key or a value.
+func decodedParts(dec map[string]any, isKey bool) []string {
+	if isKey {
+		return []string{"txnKey", "groupKey"}
+	}
+	return []string{"txnValue", "offsetCommit", "groupMetadata", "metadata"}
+}
+
+// decodedAliases maps ksleuth's field names to the schema names
+// kafka-dump-log prints (its transaction log JSON uses the schema's
+// long names).
+var decodedAliases = map[string]string{
+	"state":                 "transactionStatus",
+	"partitions":            "transactionPartitions",
+	"lastUpdateTimestampMs": "transactionLastUpdateTimestampMs",
+	"startTimestampMs":      "transactionStartTimestampMs",
+}
+
+func renameDecoded(m map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range m {
+		first, rest, _ := strings.Cut(k, ".")
+		if a, ok := decodedAliases[strings.SplitN(first, "[", 2)[0]]; ok {
+			first = a + strings.TrimPrefix(first, strings.SplitN(first, "[", 2)[0])
+		}
+		if rest != "" {
+			first += "." + rest
+		}
+		out[first] = v
+	}
+	return out
+}
+
+// compareLeaves checks that every leaf kafka-dump-log printed has the
+// same value in ksleuth's; leaves only ksleuth has are extra detail.
+func (c *dumpCompare) compareLeaves(where string, want, got map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		g, ok := got[k]
+		if !ok {
+			if reason, ok := decodedException(k, want[k]); ok {
+				c.exceptions[reason]++
+				continue
+			}
+			c.diff("%s: %s=%s missing in ksleuth", where, k, want[k])
+			continue
+		}
+		if g != want[k] {
+			c.diff("%s: %s: kafka-dump-log %s, ksleuth %s", where, k, want[k], g)
+		}
+	}
+}
+
+// flatten renders a JSON tree as path=value leaves ("a.b[0].c").
+func flatten(prefix string, v any) map[string]string {
+	out := map[string]string{}
+	var walk func(p string, v any)
+	walk = func(p string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if p == "" {
+					walk(k, e)
+				} else {
+					walk(p+"."+k, e)
+				}
+			}
+		case []any:
+			if len(x) == 0 {
+				out[p] = "[]"
+			}
+			for i, e := range x {
+				walk(fmt.Sprintf("%s[%d]", p, i), e)
+			}
+		case float64:
+			out[p] = strconv.FormatFloat(x, 'f', -1, 64)
+		case json.Number:
+			out[p] = x.String()
+		case nil:
+			out[p] = "null"
+		default:
+			b, _ := json.Marshal(x)
+			out[p] = string(b)
+		}
+	}
+	walk(prefix, v)
+	return out
+}
+
+// upperSnake turns FeatureLevel or LeaderChange into FEATURE_LEVEL or
+// LEADER_CHANGE.
+func upperSnake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) && i > 0 {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToUpper(r))
+	}
+	return b.String()
+}
+
+// dumpLogNote accepts the informational lines kafka-dump-log prints
+// besides entries, each for a documented reason (docs/real-kafka.md).
+func dumpLogNote(file, line string) (string, bool) {
+	switch {
+	case strings.HasPrefix(line, "Log starting offset: "):
+		return "log starting offset line (ksleuth's JSON has it in the file name)", true
+	case strings.HasPrefix(line, "Snapshot end offset: "):
+		return "KRaft snapshot end offset line (the file name)", true
+	}
+	return "", false
+}
+
+// decodedException accepts a decoded field kafka-dump-log prints and
+// ksleuth does not, each for a documented reason.
+func decodedException(path, value string) (string, bool) {
+	return "", false
+}
+
+func (c *dumpCompare) report(t *testing.T, scenario string) {
+	t.Helper()
+	var kinds []string
+	total := 0
+	for _, k := range dumpKinds {
+		if n := c.files[k]; n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+			total += n
+		}
+	}
+	var ents []string
+	for _, k := range slices.Sorted(maps.Keys(c.entries)) {
+		ents = append(ents, fmt.Sprintf("%s %d", k, c.entries[k]))
+	}
+	t.Logf("kafka-dump-log vs ksleuth dump, %s: %d files (%s); entries %s; %d unexplained differences",
+		scenario, total, strings.Join(kinds, ", "), strings.Join(ents, ", "), len(c.diffs))
+	for _, r := range slices.Sorted(maps.Keys(c.exceptions)) {
+		t.Logf("  documented exception x%d: %s", c.exceptions[r], r)
+	}
+	for i, d := range c.diffs {
+		if i == 40 {
+			t.Errorf("... and %d more differences", len(c.diffs)-40)
+			break
+		}
+		t.Errorf("difference: %s", d)
+	}
+}
