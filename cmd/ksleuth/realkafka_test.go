@@ -111,5 +111,3 @@ func TestRealKafka(t *testing.T) {
 		})
 	}
 }
-
-

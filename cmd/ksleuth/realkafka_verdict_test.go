@@ -79,6 +79,12 @@ func checkVerify(t *testing.T, truth *realkafka.Truth, logDirs []string) {
 // knownVerifyIssue names the verify verdicts on real broker output that
 // are ksleuth's mistakes, reported to the verify engine's owner.
 func knownVerifyIssue(truth *realkafka.Truth, f verifyFinding) (string, bool) {
+	if f.Kind == "unknown-version" && strings.Contains(f.File, "__cluster_metadata-") {
+		return "the release writes a metadata record version ksleuth's decoder does not know yet; a current broker's metadata is no warning", true
+	}
+	if f.Kind == "snapshot-mismatch" && strings.Contains(f.Message, "compacted") {
+		return "the cleaner removed the PID's batches from a compacted topic while the broker keeps its state: normal for a compacted partition, so no warning", true
+	}
 	return "", false
 }
 
@@ -203,7 +209,12 @@ func checkProducers(t *testing.T, k *realkafka.Kafka, truth *realkafka.Truth, lo
 	}
 	slices.Sort(files)
 	if len(files) == 0 {
-		t.Fatalf("no producer .snapshot files in %v", logDirs)
+		if truth.Stop == "clean" {
+			t.Fatalf("no producer .snapshot files in %v after a clean stop", logDirs)
+		}
+		// A broker writes them at segment rolls and at shutdown.
+		t.Logf("producers on %s: no producer .snapshot files (stop %s): nothing to compare", truth.Scenario, truth.Stop)
+		return
 	}
 	dl, err := k.DumpLog(files)
 	if err != nil {
@@ -214,41 +225,46 @@ func checkProducers(t *testing.T, k *realkafka.Kafka, truth *realkafka.Truth, lo
 	for _, f := range files {
 		snapOff, _ := strconv.ParseInt(strings.TrimSuffix(filepath.Base(f), ".snapshot"), 10, 64)
 		dir := filepath.Base(filepath.Dir(f))
+		// The newest session of each PID below the snapshot offset, and
+		// the PIDs with a session across it (not comparable).
+		last := map[int64]analysis.ProducerRow{}
+		crosses := map[int64]bool{}
+		for _, s := range sessions[dir] {
+			if s.FirstOffset < snapOff && s.LastOffset >= snapOff {
+				crosses[s.ProducerID] = true
+			}
+			if l, ok := last[s.ProducerID]; s.LastOffset < snapOff && (!ok || s.LastOffset > l.LastOffset) {
+				last[s.ProducerID] = s
+			}
+		}
 		inSnap := map[int64]bool{}
 		for _, e := range parsed[f].entries {
 			pid, _ := strconv.ParseInt(e.fields["producerId"], 10, 64)
 			inSnap[pid] = true
-			var last *analysis.ProducerRow
-			crosses := false
-			for i, s := range sessions[dir] {
-				if s.ProducerID != pid {
-					continue
-				}
-				if s.FirstOffset < snapOff && s.LastOffset >= snapOff {
-					crosses = true
-				}
-				if s.LastOffset < snapOff && (last == nil || s.LastOffset > last.LastOffset) {
-					last = &sessions[dir][i]
-				}
+			if crosses[pid] {
+				continue
 			}
-			if crosses {
-				continue // the snapshot holds a state inside a session
-			}
-			if last == nil {
+			s, ok := last[pid]
+			if !ok {
 				t.Errorf("%s: PID %d is in the broker's snapshot; ksleuth producers has no session of it below offset %d", f, pid, snapOff)
 				continue
 			}
 			compared++
-			got := fmt.Sprintf("epoch %d lastSequence %d lastOffset %d", last.ProducerEpoch, last.LastSequence, last.LastOffset)
-			want := fmt.Sprintf("epoch %s lastSequence %s lastOffset %s", e.fields["producerEpoch"], e.fields["lastSequence"], e.fields["lastOffset"])
-			if got != want {
-				t.Errorf("%s: PID %d: broker snapshot %s, ksleuth producers %s", f, pid, want, got)
+			// A transactional PID's entry can hold no batch (its last
+			// batch is older than the marker): only the epoch is there.
+			got := map[string]string{"producerEpoch": fmt.Sprint(s.ProducerEpoch), "lastSequence": fmt.Sprint(s.LastSequence),
+				"lastOffset": fmt.Sprint(s.LastOffset)}
+			for _, k := range []string{"producerEpoch", "lastSequence", "lastOffset"} {
+				if want, ok := e.fields[k]; ok && want != got[k] {
+					t.Errorf("%s: PID %d: %s: broker snapshot %s, ksleuth producers %s (session epoch %d, offsets %d-%d)",
+						f, pid, k, want, got[k], s.ProducerEpoch, s.FirstOffset, s.LastOffset)
+				}
 			}
 		}
-		for _, s := range sessions[dir] {
-			if s.LastOffset < snapOff && !inSnap[s.ProducerID] {
+		for pid, s := range last {
+			if !inSnap[pid] && !crosses[pid] {
 				t.Errorf("%s: ksleuth producers has PID %d (epoch %d, offsets %d-%d) below the snapshot offset %d; the broker's snapshot does not",
-					f, s.ProducerID, s.ProducerEpoch, s.FirstOffset, s.LastOffset, snapOff)
+					f, pid, s.ProducerEpoch, s.FirstOffset, s.LastOffset, snapOff)
 			}
 		}
 	}

@@ -180,6 +180,9 @@ func kgoHeaders(hs []kgo.RecordHeader) []Header {
 // contentKey is what makes two records copies of each other: key, value
 // and headers, with null and empty kept apart.
 func contentKey(key, value []byte, hs []Header) string {
+	if len(hs) == 0 {
+		hs = nil
+	}
 	b, _ := json.Marshal(struct {
 		K, V []byte
 		KN   bool
