@@ -138,7 +138,7 @@ func parseRecordLine(e *dlEntry, line string) {
 	tail = strings.TrimPrefix(tail, " ")
 	switch {
 	case tail == "":
-	case strings.HasPrefix(tail, "endTxnMarker: "):
+	case strings.HasPrefix(tail, "endTxnMarker: "), strings.HasPrefix(tail, "controlType: "):
 		m, names := parseFields(tail)
 		for _, k := range names {
 			e.fields[k] = m[k]
@@ -444,6 +444,9 @@ func jsonField(o map[string]any, name string) (string, bool) {
 			return "OptionalLong.empty", true
 		}
 		return "OptionalLong[" + fmt.Sprint(v) + "]", true
+	case "controlType":
+		// Releases before 4.1 print a KRaft control record as NAME(ID).
+		return fmt.Sprintf("%v(%v)", v, o["controlTypeId"]), true
 	case "headerKeys":
 		var ks []string
 		for _, k := range v.([]any) {
@@ -480,11 +483,32 @@ func (c *dumpCompare) compareRecordTail(where string, e *dlEntry, o map[string]a
 		c.compareControl(where, e.control, dec)
 		return
 	}
+	if _, txn := dec["txnKey"]; txn && strings.HasPrefix(e.key, "transaction_metadata::") {
+		c.compareTxnText(where, e, kt)
+		return
+	}
 	if e.hasKey {
 		c.compareDecoded(where+" key", e.key, dec, true)
 	}
 	if e.hasPayload {
 		c.compareDecoded(where+" payload", e.payload, dec, false)
+	}
+}
+
+// compareTxnText compares a transaction log record in the notation of
+// releases before 4.1 (transaction_metadata::transactionalId=...,
+// producerId:N,...) with ksleuth's text dump, which prints that notation
+// and appends the fields it leaves out.
+func (c *dumpCompare) compareTxnText(where string, e, kt *dlEntry) {
+	if kt == nil {
+		c.diff("%s: no ksleuth text record to compare the transaction log notation with", where)
+		return
+	}
+	if kt.key != e.key {
+		c.diff("%s: key: kafka-dump-log %q, ksleuth %q", where, e.key, kt.key)
+	}
+	if kt.payload != e.payload && !strings.HasPrefix(kt.payload, e.payload+",") {
+		c.diff("%s: payload: kafka-dump-log %q, ksleuth %q", where, trunc(e.payload), trunc(kt.payload))
 	}
 }
 
@@ -550,7 +574,7 @@ func (c *dumpCompare) compareDecoded(where, text string, dec map[string]any, isK
 	// numeric. Metadata keeps "data" on both sides.
 	if _, meta := dec["metadata"]; meta {
 		if t, ok := dl["type"].(string); ok {
-			if kt, _ := ks["type"].(string); upperSnake(kt)+"_RECORD" != t {
+			if kt, _ := ks["type"].(string); metadataTypeName(kt) != t {
 				c.diff("%s: type: kafka-dump-log %s, ksleuth %s", where, t, kt)
 			}
 			delete(want, "type")
@@ -691,6 +715,16 @@ func flatten(prefix string, v any) map[string]string {
 	}
 	walk(prefix, v)
 	return out
+}
+
+// metadataTypeName is the schema name kafka-dump-log prints for
+// ksleuth's metadata record type name.
+func metadataTypeName(ksleuth string) string {
+	switch ksleuth {
+	case "ZkMigration":
+		return "ZK_MIGRATION_STATE_RECORD"
+	}
+	return upperSnake(ksleuth) + "_RECORD"
 }
 
 // upperSnake turns FeatureLevel or LeaderChange into FEATURE_LEVEL or
