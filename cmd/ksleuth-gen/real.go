@@ -22,6 +22,7 @@ func runReal(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("ksleuth-gen real", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	list := fs.Bool("list", false, "print the scenario names and what each does")
+	resolve := fs.Bool("resolve", false, "resolve every pinned Kafka release into the cache (Maven; once per machine) and exit")
 	name := fs.String("scenario", "", "scenario to run (see --list)")
 	seed := fs.Int64("seed", 1, "seed: record counts, keys, timings, partitions and crash points")
 	out := fs.String("out", "", "directory to create (must be missing or empty): broker-<id>/data, broker-<id>/logs, truth.json")
@@ -36,8 +37,18 @@ func runReal(args []string, stdout, stderr io.Writer) error {
 		}
 		return tw.Flush()
 	}
+	if *resolve {
+		for _, v := range realkafka.Versions {
+			k, err := realkafka.Resolve(v)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "Kafka %s in %s\n", v, k.Dir)
+		}
+		return nil
+	}
 	if *name == "" || *out == "" || fs.NArg() > 0 {
-		return fmt.Errorf("usage: ksleuth-gen real --list | ksleuth-gen real --scenario NAME [--seed N] [--kafka VERSION] --out DIR")
+		return fmt.Errorf("usage: ksleuth-gen real --list | --resolve | --scenario NAME [--seed N] [--kafka VERSION] --out DIR")
 	}
 	if !slices.Contains(realkafka.Versions, *version) {
 		return fmt.Errorf("--kafka %s: not one of %s", *version, strings.Join(realkafka.Versions, ", "))
