@@ -51,14 +51,15 @@ func realSeed(t *testing.T) int64 {
 }
 
 // realVersions are the releases and the scenarios each runs: every
-// scenario on the newest, the producer-side ones on the oldest 4.x and
-// on the last ZooKeeper-era release (in KRaft mode).
+// scenario on the newest; the seed case on the oldest 4.x and the
+// transactional one on the last ZooKeeper-era release (in KRaft mode),
+// whose kafka-dump-log prints the older notations.
 func realVersions() map[string][]string {
 	all := realkafka.Names()
 	return map[string][]string{
 		realkafka.Newest: all,
-		"4.0.2":          {"idempotent-restart", "transactional"},
-		"3.9.2":          {"idempotent-restart", "transactional"},
+		"4.0.2":          {"idempotent-restart"},
+		"3.9.2":          {"transactional"},
 	}
 }
 
@@ -105,7 +106,12 @@ func TestRealKafka(t *testing.T) {
 					})
 					t.Run("verify", func(t *testing.T) { checkVerify(t, truth, logDirs) })
 					t.Run("dups", func(t *testing.T) { checkDups(t, truth, logDirs) })
-					t.Run("producers", func(t *testing.T) { checkProducers(t, k, truth, logDirs) })
+					// Each broker's snapshots describe its own replica.
+					t.Run("producers", func(t *testing.T) {
+						for _, d := range logDirs {
+							checkProducers(t, k, truth, []string{d})
+						}
+					})
 				})
 			}
 		})

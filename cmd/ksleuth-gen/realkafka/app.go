@@ -168,7 +168,7 @@ func (a *App) truth(ctx context.Context, c *Cluster) (records []TruthRecord, res
 		byContent[m.content] = m
 	}
 	copies := map[string][]consumed{}
-	present := map[Loc]bool{}
+	present := map[Loc]string{} // content at each offset
 	for _, g := range got {
 		m := byContent[g.content]
 		if m == nil {
@@ -176,7 +176,7 @@ func (a *App) truth(ctx context.Context, c *Cluster) (records []TruthRecord, res
 		}
 		records = append(records, g.rec)
 		copies[m.name] = append(copies[m.name], g)
-		present[Loc{g.rec.Topic, g.rec.Partition, g.rec.Offset}] = true
+		present[Loc{g.rec.Topic, g.rec.Partition, g.rec.Offset}] = g.content
 	}
 	for name, cs := range copies {
 		m := a.msgs[name]
@@ -202,10 +202,12 @@ func (a *App) truth(ctx context.Context, c *Cluster) (records []TruthRecord, res
 	slices.SortFunc(resends, func(x, y TruthResend) int {
 		return cmp.Or(cmp.Compare(x.Topic, y.Topic), cmp.Compare(x.Partition, y.Partition), cmp.Compare(x.Offset, y.Offset))
 	})
+	// An acknowledged send is lost when its offset is gone or, after an
+	// unclean election, holds another record.
 	var gone []Loc
 	for _, s := range a.sends {
 		l := Loc{s.Topic, s.Ack.Partition, s.Ack.Offset}
-		if s.Acked && !present[l] {
+		if c, ok := present[l]; s.Acked && (!ok || c != a.msgs[s.Msg].content) {
 			gone = append(gone, l)
 		}
 	}

@@ -23,6 +23,21 @@ type Cluster struct {
 	env       *Env
 	ClusterID string
 	Brokers   []*Broker
+	// Controller is the dedicated KRaft controller when the brokers are
+	// not controllers themselves (killing brokers then leaves the quorum
+	// up); nil in combined mode.
+	Controller *Broker
+}
+
+// ControllerID is the node id of a dedicated controller.
+const ControllerID = 100
+
+// All lists the brokers, then the dedicated controller if any.
+func (c *Cluster) All() []*Broker {
+	if c.Controller != nil {
+		return append(slices.Clone(c.Brokers), c.Controller)
+	}
+	return c.Brokers
 }
 
 // Broker is one node.
@@ -60,10 +75,19 @@ func clusterID() string {
 
 // NewCluster formats n brokers (node ids 1..n) with server properties
 // overrides over the harness defaults, starts them and waits until all
-// are registered and serving.
-func (e *Env) NewCluster(ctx context.Context, n int, overrides map[string]string) (*Cluster, error) {
+// are registered and serving. With dedicated, a controller-only node
+// (ControllerID) holds the quorum and the brokers are brokers only;
+// otherwise every node is broker and controller.
+func (e *Env) NewCluster(ctx context.Context, n int, dedicated bool, overrides map[string]string) (*Cluster, error) {
 	c := &Cluster{env: e, ClusterID: clusterID()}
+	ids := make([]int, 0, n+1)
 	for id := 1; id <= n; id++ {
+		ids = append(ids, id)
+	}
+	if dedicated {
+		ids = append(ids, ControllerID)
+	}
+	for _, id := range ids {
 		p, err := freePort()
 		if err != nil {
 			return nil, err
@@ -72,22 +96,40 @@ func (e *Env) NewCluster(ctx context.Context, n int, overrides map[string]string
 		if err != nil {
 			return nil, err
 		}
-		root := filepath.Join(e.Dir, fmt.Sprintf("broker-%d", id))
+		name := fmt.Sprintf("broker-%d", id)
+		if id == ControllerID {
+			name = fmt.Sprintf("controller-%d", id)
+		}
+		root := filepath.Join(e.Dir, name)
 		b := &Broker{c: c, NodeID: id, Root: root, LogDir: filepath.Join(root, "data"), Logs: filepath.Join(root, "logs"),
-			Port: p, CtrlPort: cp, config: filepath.Join(e.Dir, fmt.Sprintf("work/broker-%d.properties", id))}
-		c.Brokers = append(c.Brokers, b)
+			Port: p, CtrlPort: cp, config: filepath.Join(e.Dir, "work", name+".properties")}
+		if id == ControllerID {
+			c.Controller = b
+		} else {
+			c.Brokers = append(c.Brokers, b)
+		}
 	}
 	var voters []string
-	for _, b := range c.Brokers {
-		voters = append(voters, fmt.Sprintf("%d@127.0.0.1:%d", b.NodeID, b.CtrlPort))
+	for _, b := range c.All() {
+		if !dedicated || b == c.Controller {
+			voters = append(voters, fmt.Sprintf("%d@127.0.0.1:%d", b.NodeID, b.CtrlPort))
+		}
 	}
 	rf := min(n, 3)
-	for _, b := range c.Brokers {
+	for _, b := range c.All() {
+		roles := "broker,controller"
+		listeners := fmt.Sprintf("PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", b.Port, b.CtrlPort)
+		switch {
+		case b == c.Controller:
+			roles, listeners = "controller", fmt.Sprintf("CONTROLLER://127.0.0.1:%d", b.CtrlPort)
+		case dedicated:
+			roles, listeners = "broker", fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", b.Port)
+		}
 		props := map[string]string{
-			"process.roles":                            "broker,controller",
+			"process.roles":                            roles,
 			"node.id":                                  fmt.Sprint(b.NodeID),
 			"controller.quorum.voters":                 strings.Join(voters, ","),
-			"listeners":                                fmt.Sprintf("PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", b.Port, b.CtrlPort),
+			"listeners":                                listeners,
 			"advertised.listeners":                     fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", b.Port),
 			"controller.listener.names":                "CONTROLLER",
 			"listener.security.protocol.map":           "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
@@ -116,6 +158,10 @@ func (e *Env) NewCluster(ctx context.Context, n int, overrides map[string]string
 			props["share.coordinator.state.topic.replication.factor"] = fmt.Sprint(rf)
 			props["share.coordinator.state.topic.min.isr"] = "1"
 		}
+		if b == c.Controller {
+			delete(props, "advertised.listeners")
+			delete(props, "inter.broker.listener.name")
+		}
 		maps.Copy(props, overrides)
 		if err := b.writeConfig(props); err != nil {
 			return nil, err
@@ -124,7 +170,7 @@ func (e *Env) NewCluster(ctx context.Context, n int, overrides map[string]string
 			return nil, err
 		}
 	}
-	for _, b := range c.Brokers {
+	for _, b := range c.All() {
 		if err := b.Start(); err != nil {
 			return nil, err
 		}
@@ -237,10 +283,10 @@ func (c *Cluster) Bootstrap() []string {
 // BootstrapString is Bootstrap comma-separated, for bootstrap.servers.
 func (c *Cluster) BootstrapString() string { return strings.Join(c.Bootstrap(), ",") }
 
-// Stop stops every running broker cleanly.
+// Stop stops every running broker cleanly, the controller last.
 func (c *Cluster) Stop() error {
 	var first error
-	for _, b := range c.Brokers {
+	for _, b := range c.All() {
 		if err := b.Stop(); err != nil && first == nil {
 			first = err
 		}

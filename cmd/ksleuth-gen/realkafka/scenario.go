@@ -18,7 +18,10 @@ type Scenario struct {
 	// Brokers is the cluster size; Stop how the brokers end (clean, kill
 	// or live-copy) after the truth is read back.
 	Brokers int
-	Stop    string
+	// Dedicated adds a controller-only node, so brokers can die without
+	// losing the quorum.
+	Dedicated bool
+	Stop      string
 	// Config overrides the harness's server properties.
 	Config map[string]string
 	run    func(s *Session) error
@@ -38,7 +41,7 @@ type Session struct {
 func Scenarios() []Scenario {
 	return []Scenario{
 		idempotentRestart, transactional, innocentRepeats, codecs,
-		brokerCrash, liveCopy, segments,
+		brokerCrash, liveCopy, segments, uncleanElection,
 	}
 }
 
@@ -67,7 +70,7 @@ func Run(ctx context.Context, k *Kafka, name string, seed int64, out string, log
 	if err := os.MkdirAll(filepath.Join(out, "work"), 0o755); err != nil {
 		return nil, err
 	}
-	c, err := env.NewCluster(ctx, sc.Brokers, sc.Config)
+	c, err := env.NewCluster(ctx, sc.Brokers, sc.Dedicated, sc.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +86,7 @@ func Run(ctx context.Context, k *Kafka, name string, seed int64, out string, log
 	if err := s.stop(sc.Stop); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", name, err)
 	}
-	for _, b := range c.Brokers {
+	for _, b := range c.All() {
 		t.Brokers = append(t.Brokers, TruthBroker{NodeID: b.NodeID, LogDir: filepath.ToSlash(filepath.Join(filepath.Base(b.Root), "data"))})
 	}
 	logf("scenario %s (Kafka %s, seed %d): %d records, %d resends, %d lost runs in %v",
@@ -105,12 +108,12 @@ func (s *Session) stop(how string) error {
 	case "clean":
 		return s.Cluster.Stop()
 	case "kill":
-		for _, b := range s.Cluster.Brokers {
+		for _, b := range s.Cluster.All() {
 			b.Kill()
 		}
 		return nil
 	case "live-copy":
-		for _, b := range s.Cluster.Brokers {
+		for _, b := range s.Cluster.All() {
 			if !b.Running() {
 				continue
 			}
