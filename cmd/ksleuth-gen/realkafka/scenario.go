@@ -83,6 +83,10 @@ func Run(ctx context.Context, k *Kafka, name string, seed int64, out string, log
 	if t.Records, t.Resends, t.Lost, err = s.App.truth(ctx, c); err != nil {
 		return nil, fmt.Errorf("scenario %s: truth: %w", name, err)
 	}
+	// Empty lists, not null, in truth.json.
+	t.Records = nonNil(t.Records)
+	t.Resends = nonNil(t.Resends)
+	t.Lost = nonNil(t.Lost)
 	if err := s.stop(sc.Stop); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", name, err)
 	}
@@ -92,6 +96,13 @@ func Run(ctx context.Context, k *Kafka, name string, seed int64, out string, log
 	logf("scenario %s (Kafka %s, seed %d): %d records, %d resends, %d lost runs in %v",
 		name, k.Version, seed, len(t.Records), len(t.Resends), len(t.Lost), time.Since(start).Round(time.Millisecond))
 	return t, t.WriteFile(filepath.Join(out, "truth.json"))
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // Names lists the scenario names.
