@@ -79,12 +79,6 @@ func checkVerify(t *testing.T, truth *realkafka.Truth, logDirs []string) {
 // knownVerifyIssue names the verify verdicts on real broker output that
 // are ksleuth's mistakes, reported to the verify engine's owner.
 func knownVerifyIssue(truth *realkafka.Truth, f verifyFinding) (string, bool) {
-	if f.Kind == "unknown-version" && strings.Contains(f.File, "__cluster_metadata-") {
-		return "the release writes a metadata record version ksleuth's decoder does not know yet; a current broker's metadata is no warning", true
-	}
-	if f.Kind == "snapshot-mismatch" && strings.Contains(f.Message, "compacted") {
-		return "the cleaner removed the PID's batches from a compacted topic while the broker keeps its state: normal for a compacted partition, so no warning", true
-	}
 	return "", false
 }
 
