@@ -19,6 +19,12 @@
 //	go run ./cmd/ksleuth-gen -out /tmp/perf-1g -realistic 1073741824 -partitions 6 -codecs none,none,none,none,lz4,lz4
 //	go run ./cmd/ksleuth-gen -out /tmp/perf-batch -realistic 67108864 -big-batch -codecs lz4
 //	go run ./cmd/ksleuth-gen -out /tmp/perf-txn -realistic 536870912 -partitions 2 -open-txn
+//
+// With the subcommand real it runs a scenario on real Kafka brokers
+// instead (docs/real-kafka.md):
+//
+//	go run ./cmd/ksleuth-gen real --list
+//	go run ./cmd/ksleuth-gen real --scenario idempotent-restart --seed 1 --out /tmp/real-1
 package main
 
 import (
@@ -33,6 +39,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "real" {
+		if err := runReal(os.Args[2:], os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintf(os.Stderr, "ksleuth-gen real: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(os.Args[1:], os.Stderr); err != nil {
 		fmt.Fprintf(os.Stderr, "ksleuth-gen: %v\n", err)
 		os.Exit(1)

@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package realkafka
+
+import "syscall"
+
+func dieWithParent(*syscall.SysProcAttr) {}

@@ -1,0 +1,233 @@
+package realkafka
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Truth is a scenario's ground truth, written as truth.json: what the
+// producing side did, matched to what a consumer read back from the log.
+type Truth struct {
+	Scenario     string        `json:"scenario"`
+	KafkaVersion string        `json:"kafka_version"`
+	Stop         string        `json:"stop"` // clean, kill or live-copy
+	Brokers      []TruthBroker `json:"brokers"`
+	Records      []TruthRecord `json:"records"`
+	Resends      []TruthResend `json:"resends"`
+	Lost         []TruthLost   `json:"lost"`
+}
+
+// TruthBroker names a broker's log dir, relative to the output dir.
+type TruthBroker struct {
+	NodeID int    `json:"node_id"`
+	LogDir string `json:"log_dir"`
+}
+
+// TruthRecord is one data record in the log (control records excluded).
+type TruthRecord struct {
+	Topic         string `json:"topic"`
+	Partition     int32  `json:"partition"`
+	Offset        int64  `json:"offset"`
+	ProducerID    int64  `json:"producer_id"`
+	ProducerEpoch int16  `json:"producer_epoch"`
+	Txn           bool   `json:"txn"`
+}
+
+// Loc is a record's place.
+type Loc struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"`
+}
+
+// Resend kinds.
+const (
+	KindRestartResend = "restart-resend"
+	KindTxnRetry      = "txn-retry"
+	KindAppRepeat     = "app-repeat"
+)
+
+// TruthResend is a later copy of a record the application sent again.
+type TruthResend struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"`
+	Of        Loc    `json:"of"`
+	Kind      string `json:"kind"`
+}
+
+// TruthLost is a run of acknowledged offsets no longer in the log.
+type TruthLost struct {
+	Topic       string `json:"topic"`
+	Partition   int32  `json:"partition"`
+	FirstOffset int64  `json:"first_offset"`
+	LastOffset  int64  `json:"last_offset"`
+	Why         string `json:"why"`
+}
+
+// ReadTruth reads a truth.json.
+func ReadTruth(path string) (*Truth, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var t Truth
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &t, nil
+}
+
+// WriteFile writes the truth as indented JSON.
+func (t *Truth) WriteFile(path string) error {
+	data, err := json.MarshalIndent(t, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// consumed is a record read back, with the content it is matched on.
+type consumed struct {
+	rec     TruthRecord
+	content string
+	ts      time.Time
+}
+
+// readBack reads every data record of the topics from the log start to
+// the high watermark, uncommitted ones included (aborted transactions
+// are in the log too).
+func readBack(ctx context.Context, c *Cluster, topics map[string]int) ([]consumed, error) {
+	cl, err := c.Client()
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	start, end, err := listOffsets(ctx, cl, topics)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]map[int32]kgo.Offset{}
+	pending := map[Loc]int64{} // partition -> end
+	for tp, s := range start {
+		if end[tp] > s {
+			if want[tp.Topic] == nil {
+				want[tp.Topic] = map[int32]kgo.Offset{}
+			}
+			want[tp.Topic][tp.Partition] = kgo.NewOffset().At(s)
+			pending[tp] = end[tp]
+		}
+	}
+	if len(pending) == 0 {
+		return nil, nil
+	}
+	cons, err := c.Client(kgo.ConsumePartitions(want), kgo.FetchIsolationLevel(kgo.ReadUncommitted()), kgo.KeepControlRecords())
+	if err != nil {
+		return nil, err
+	}
+	defer cons.Close()
+	var out []consumed
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	for len(pending) > 0 {
+		fs := cons.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("read back: %d partitions short of their high watermark: %v", len(pending), pending)
+		}
+		if err := fs.Err0(); err != nil {
+			return nil, fmt.Errorf("read back: %w", err)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			tp := Loc{Topic: r.Topic, Partition: r.Partition}
+			if e, ok := pending[tp]; ok && r.Offset+1 >= e {
+				delete(pending, tp)
+			}
+			if r.Attrs.IsControl() {
+				return
+			}
+			out = append(out, consumed{
+				rec: TruthRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, ProducerID: r.ProducerID,
+					ProducerEpoch: r.ProducerEpoch, Txn: r.Attrs.IsTransactional()},
+				content: contentKey(r.Key, r.Value, kgoHeaders(r.Headers)),
+				ts:      r.Timestamp,
+			})
+		})
+	}
+	slices.SortFunc(out, func(a, b consumed) int {
+		return cmp.Or(cmp.Compare(a.rec.Topic, b.rec.Topic), cmp.Compare(a.rec.Partition, b.rec.Partition), cmp.Compare(a.rec.Offset, b.rec.Offset))
+	})
+	return out, nil
+}
+
+func kgoHeaders(hs []kgo.RecordHeader) []Header {
+	out := make([]Header, len(hs))
+	for i, h := range hs {
+		out[i] = Header{Key: h.Key, Value: h.Value}
+	}
+	return out
+}
+
+// contentKey is what makes two records copies of each other: key, value
+// and headers, with null and empty kept apart.
+func contentKey(key, value []byte, hs []Header) string {
+	if len(hs) == 0 {
+		hs = nil
+	}
+	b, _ := json.Marshal(struct {
+		K, V []byte
+		KN   bool
+		VN   bool
+		H    []Header
+	}{key, value, key == nil, value == nil, hs})
+	return string(b)
+}
+
+// listOffsets returns the log start and end offsets of every partition.
+func listOffsets(ctx context.Context, cl *kgo.Client, topics map[string]int) (start, end map[Loc]int64, err error) {
+	start, end = map[Loc]int64{}, map[Loc]int64{}
+	for _, ts := range []int64{-2, -1} {
+		req := kmsg.NewPtrListOffsetsRequest()
+		req.ReplicaID = -1
+		for _, topic := range slices.Sorted(maps.Keys(topics)) {
+			rt := kmsg.NewListOffsetsRequestTopic()
+			rt.Topic = topic
+			for p := range topics[topic] {
+				rp := kmsg.NewListOffsetsRequestTopicPartition()
+				rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch = int32(p), ts, -1
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			req.Topics = append(req.Topics, rt)
+		}
+		shards := cl.RequestSharded(ctx, req)
+		for _, sh := range shards {
+			if sh.Err != nil {
+				return nil, nil, fmt.Errorf("list offsets: %w", sh.Err)
+			}
+			resp := sh.Resp.(*kmsg.ListOffsetsResponse)
+			for _, t := range resp.Topics {
+				for _, p := range t.Partitions {
+					if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+						return nil, nil, fmt.Errorf("list offsets %s-%d: %w", t.Topic, p.Partition, err)
+					}
+					l := Loc{Topic: t.Topic, Partition: p.Partition}
+					if ts == -2 {
+						start[l] = p.Offset
+					} else {
+						end[l] = p.Offset
+					}
+				}
+			}
+		}
+	}
+	return start, end, nil
+}
