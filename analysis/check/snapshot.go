@@ -112,7 +112,9 @@ func (p *partition) compareSnapshot(f *snapshot.File, st *pstate.State, logEnd i
 				mk(finding.KindNotVerifiable, finding.Note, "producer %d (last offset %d) is not verifiable: data before log start (the first segment on disk begins at %d)",
 					e.ProducerID, e.LastOffset, cover)
 			case p.compactedHere():
-				mk(finding.KindSnapshotMismatch, finding.Warning, "extra producer %d: the snapshot has it (last offset %d) but the log below %d holds no batch of it; the log was compacted, which can remove an expired producer's batches",
+				// A compacted log is expected to have lost an expired
+				// producer's batches before the snapshot forgot it.
+				mk(finding.KindSnapshotMismatch, finding.Note, "extra producer %d: the snapshot has it (last offset %d) but the log below %d holds no batch of it; the log was compacted, which removes an expired producer's batches",
 					e.ProducerID, e.LastOffset, end)
 			default:
 				mk(finding.KindSnapshotMismatch, finding.Error, "extra producer %d: the snapshot has it (last offset %d, sequence %d) but the log below %d holds no batch of it",
