@@ -317,7 +317,7 @@ func (p *partition) ledger() []analysis.GapRow {
 	prevEnd := int64(-1)
 	var prev *segSummary
 	var lost *segSummary // a segment with no intact batch since prev
-	for i, s := range segs {
+	for _, s := range segs {
 		if s.firstIntact < 0 {
 			if lost == nil && (s.unreadable || len(s.damages) > 0) {
 				lost = s
@@ -376,7 +376,6 @@ func (p *partition) ledger() []analysis.GapRow {
 			}
 		}
 		prevEnd, prev, lost = s.lastIntact, s, nil
-		_ = i
 	}
 	// The end: a torn tail of the active segment, data a checkpoint says
 	// was written.
