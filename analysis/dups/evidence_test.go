@@ -24,7 +24,7 @@ func resendChain(t *testing.T, d *Detector) ([][]analysis.DuplicateRow, Stats) {
 	}
 	var offA, offB int64
 	for s := range 60 {
-		pid, ts := int64(1000+s), int64(1_700_000_000_000+s*1000)
+		pid, ts := int64(1000+s), int64(1_700_000_000_000)+int64(s)*1000
 		var es []Entry
 		for i := range 10 {
 			n := s*5 + i - 5 // the first five repeat the last five of session s-1
