@@ -109,7 +109,11 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	}
 	out := cmd.OutOrStdout()
 	if o.json {
-		err = json.NewEncoder(out).Encode(m)
+		// One JSON line of type "report": the page's data section.
+		err = json.NewEncoder(out).Encode(struct {
+			Type string `json:"type"`
+			*report.Model
+		}{"report", m})
 	} else {
 		_, err = fmt.Fprintf(out, "wrote %s: %d input(s), %d partition(s), %d producer session(s), %d duplicate run(s), %d finding(s)\n",
 			html, len(ins), m.Partitions, m.Sessions, m.RunsTotal, len(res.Scan.Anomalies))

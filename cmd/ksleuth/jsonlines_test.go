@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestJSONLines: --json is JSON lines on every command, each object with
+// a "type", and JSON keys are snake_case like the tables' columns.
+func TestJSONLines(t *testing.T) {
+	seg := filepath.Join(sampleDir, "codecs-0", "00000000000000000000.log")
+	cases := [][]string{
+		{"dump", "--json", "--records", seg},
+		{"verify", "--json", sampleDir},
+		{"scan", "--json", sampleDir, "--out", filepath.Join(t.TempDir(), "o")},
+		{"dups", "--json", sampleDir},
+		{"producers", "--json", sampleDir},
+		{"report", "--json", sampleDir, "--html", filepath.Join(t.TempDir(), "r.html")},
+	}
+	for _, args := range cases {
+		out, errOut, code := runCLI(t, args...)
+		if code != exitOK {
+			t.Errorf("%v: exit %d: %s", args, code, errOut)
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+		if len(lines) == 0 || lines[0] == "" {
+			t.Errorf("%v: no output", args)
+		}
+		for i, l := range lines {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Errorf("%v: line %d is not a JSON object: %v: %.80s", args, i+1, err, l)
+				break
+			}
+			if typ, ok := m["type"].(string); !ok || typ == "" {
+				t.Errorf("%v: line %d has no type: %.80s", args, i+1, l)
+				break
+			}
+			if args[0] == "dump" {
+				continue // dump keeps kafka-dump-log's field names
+			}
+			for k := range m {
+				if strings.ToLower(k) != k || strings.Contains(k, "-") {
+					t.Errorf("%v: line %d: key %q is not snake_case", args, i+1, k)
+					break
+				}
+			}
+		}
+	}
+}
