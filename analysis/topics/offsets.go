@@ -115,6 +115,8 @@ type OffsetCommitValue struct {
 	CommitTimestamp int64  `json:"commitTimestamp"`
 	// ExpireTimestamp (v1 only, default -1).
 	ExpireTimestamp int64 `json:"expireTimestamp"`
+	// TopicID (v4+, tagged field 0) names the committed topic by id.
+	TopicID *UUID `json:"topicId,omitempty"`
 }
 
 // DecodeOffsetCommitValue decodes an OffsetCommit value; nil is a tombstone.
@@ -141,7 +143,12 @@ func DecodeOffsetCommitValue(b []byte) (*OffsetCommitValue, error) {
 		v.ExpireTimestamp = c.int64("expireTimestamp")
 	}
 	if flex {
-		c.tags(nil)
+		c.tags(func(tag uint32, f *cursor) {
+			if tag == 0 {
+				id := f.uuid("topicId")
+				v.TopicID = &id
+			}
+		})
 	}
 	return v, c.done()
 }
