@@ -108,14 +108,20 @@ func OpenTableWith[T any, S Sink[T]](ts *Set, name string, open func(path, versi
 		return t
 	}
 	t.sink = s
+	ts.register(name, s.Close, s.Abort)
+	return t
+}
+
+// register adds an opened table to the set: committed by Commit, removed
+// by Abort.
+func (ts *Set) register(name string, close func() error, abort func()) {
 	if ts.rows == nil {
 		ts.rows = map[string]int64{}
 	}
 	ts.rows[name] = 0
 	ts.names = append(ts.names, name)
-	ts.closers = append(ts.closers, s.Close)
-	ts.aborts = append(ts.aborts, s.Abort)
-	return t
+	ts.closers = append(ts.closers, close)
+	ts.aborts = append(ts.aborts, abort)
 }
 
 // Write hands rows to the sink in slices of at most 1024.
@@ -158,13 +164,7 @@ func OpenDataset[T any](ts *Set, name string, key func(*T) (string, int32)) *Dat
 		return d
 	}
 	d.ds = ds
-	if ts.rows == nil {
-		ts.rows = map[string]int64{}
-	}
-	ts.rows[name] = 0
-	ts.names = append(ts.names, name)
-	ts.closers = append(ts.closers, ds.Close)
-	ts.aborts = append(ts.aborts, ds.Abort)
+	ts.register(name, ds.Close, ds.Abort)
 	return d
 }
 
