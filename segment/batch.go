@@ -51,7 +51,7 @@ func (t TimestampType) String() string {
 }
 
 // Wire constants of the v2 record batch and of the
-// legacy log entry (§3.1).
+// legacy log entry (docs/formats/log-segment.md).
 const (
 	// LogOverhead is the offset + length prefix every entry starts with.
 	LogOverhead = 12

@@ -54,4 +54,8 @@
 // Batches and records are views into reused buffers, valid until the next
 // call to Next; Batch.Clone copies a batch. A Decoder (one per goroutine)
 // decodes records of cloned batches in parallel.
+//
+// The layouts, byte by byte, are in docs/formats/log-segment.md (batches and
+// message sets), docs/formats/compression.md (codec framings) and
+// docs/formats/indexes.md.
 package segment

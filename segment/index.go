@@ -170,7 +170,8 @@ type OffsetIndexEntry struct {
 	// Position (bytes 4-7) is the byte position of a batch start in .log.
 	Position int32
 	// Offset is the absolute offset: base offset + RelativeOffset. It is
-	// the last offset of the chunk appended at Position (§7.1).
+	// the last offset of the chunk appended at Position
+	// (docs/formats/indexes.md).
 	Offset int64
 }
 

@@ -25,7 +25,7 @@ func idxUnhex(t testing.TB, s string) []byte {
 	return b
 }
 
-// Derived examples of kafka-formats.md §7.
+// Hand-built index entries, the examples of docs/formats/indexes.md.
 const (
 	hexOffsetEntry = "00 00 00 29 00 00 10 49"             // offset 41 at byte 4169
 	hexTimeEntry   = "00 00 01 8b cf e5 68 00 00 00 00 29" // ts 1700000000000 at offset 41

@@ -8,6 +8,8 @@
 // and all are read-only. They never trust a length or count before checking
 // it against the bytes present, and they return what they could decode
 // together with the error, so that a damaged file can still be shown.
+// docs/formats/producer-snapshot.md and docs/formats/checkpoints.md describe
+// the formats byte by byte and line by line.
 //
 // Producer snapshot, version 1 (ProducerSnapshot.json in apache/kafka), big-endian:
 //

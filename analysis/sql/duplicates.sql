@@ -1,5 +1,5 @@
--- duplicates.sql: ksleuth's duplicate groups and classes (DESIGN.md
--- "Duplicate semantics") computed by a SQL engine from the records tables
+-- duplicates.sql: ksleuth's duplicate groups and classes (docs/duplicates.md)
+-- computed by a SQL engine from the records tables
 -- of one or many `ksleuth scan --records` runs. It gives the groups,
 -- members, occurrence numbers, classes and reference copies that
 -- `ksleuth dups --from-tables` gives (defaults: --scope topic,

@@ -154,7 +154,16 @@ func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []an
 	} else {
 		fmt.Fprintf(ew, "; %d anomal%s:\n", len(anomalies), pluralS(int64(len(anomalies)), "y", "ies"))
 		for _, a := range anomalies {
-			fmt.Fprintf(ew, "  %s %s at byte %d: %s\n", a.Kind, a.File, *a.Position, a.Message)
+			// Findings about a whole file (a snapshot past the log end)
+			// have no byte, and those of text files a line instead.
+			where := ""
+			switch {
+			case a.Position != nil:
+				where = fmt.Sprintf(" at byte %d", *a.Position)
+			case a.Line != nil:
+				where = fmt.Sprintf(" at line %d", *a.Line)
+			}
+			fmt.Fprintf(ew, "  %s %s%s: %s\n", a.Kind, a.File, where, a.Message)
 		}
 	}
 	return ew.err

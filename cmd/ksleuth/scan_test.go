@@ -96,7 +96,7 @@ func tableParts(t *testing.T, table string) []string {
 	return parts
 }
 
-// wantSchemas lists every column DESIGN.md names, with its Parquet type
+// wantSchemas lists every column docs/tables.md names, with its Parquet type
 // as parquet-go prints it.
 var wantSchemas = map[string][]string{
 	tableFiles: {

@@ -400,3 +400,28 @@ func TestCutArchiveSameExitCode(t *testing.T) {
 		t.Errorf("verify of a cut archive:\n%s", out)
 	}
 }
+
+// TestProducersFindingWithoutPosition: producers lists every finding of
+// the run, including those that name no byte (a snapshot past the end of
+// a log whose last segment is missing) or a line (a checkpoint ahead of
+// the data), and none of them may stop the listing.
+func TestProducersFindingWithoutPosition(t *testing.T) {
+	dir := copyDir(t, sampleDir)
+	for _, ext := range []string{".log", ".index", ".timeindex", ".snapshot"} {
+		if err := os.Remove(filepath.Join(dir, "idempotent-0", "00000000000000000070"+ext)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := runCLI(t, "producers", "--fail-on-findings", "--topic", "^idempotent$", dir)
+	if code != exitFindings {
+		t.Fatalf("exit %d, want 3 (warnings found): %s", code, errOut)
+	}
+	for _, want := range []string{
+		"snapshot-ahead idempotent-0/00000000000000000085.snapshot: snapshot covers offsets below 85",
+		"checkpoint-ahead replication-offset-checkpoint at line ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("producers output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -19,5 +19,6 @@
 //
 // Byte layouts are Kafka's on-disk formats: the v0/v1 message and v2
 // record batch layouts, the codec framings, and the index, checkpoint and
-// producer snapshot files a broker keeps beside its segments.
+// producer snapshot files a broker keeps beside its segments, as
+// docs/formats/ describes them.
 package segtest
