@@ -30,6 +30,7 @@ type commonOptions struct {
 	json           bool
 	progress       string
 	failOnFindings bool
+	set            *settings // not flags: see settings
 }
 
 func addCommonFlags(cmd *cobra.Command, o *commonOptions) {
@@ -79,7 +80,7 @@ func (o *commonOptions) prepare(name string, args []string) (*regexp.Regexp, []*
 func analyze(ctx context.Context, cmd *cobra.Command, name string, o *commonOptions, inputs []*source.Input, po pipeline.Options, sinks pipeline.Sinks) (*pipeline.Result, error) {
 	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
 	defer prog.finish()
-	po.Scan.Jobs, po.Scan.Progress, po.Scan.HeldBudget = o.jobs, prog.add, heldBudget
+	po.Scan.Jobs, po.Scan.Progress, po.Scan.HeldBudget = o.jobs, prog.add, o.set.heldBudget
 	res, err := pipeline.Run(ctx, inputs, po, sinks)
 	prog.finish()
 	if err != nil {
@@ -113,8 +114,8 @@ func interrupted(ctx context.Context, name string, err error) error {
 	return err
 }
 
-func newDupsCmd() *cobra.Command {
-	var o commonOptions
+func newDupsCmd(set *settings) *cobra.Command {
+	o := commonOptions{set: set}
 	var d dupOptions
 	var limit int
 	var fromTables bool
@@ -254,7 +255,7 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, tmp string, limit, inputs int, findings int64, res *pipeline.Result) (err error) {
 	w := cmd.OutOrStdout()
 	enc := json.NewEncoder(w)
-	rb := dups.NewRunBuilder(tmp, runBudget)
+	rb := dups.NewRunBuilder(tmp, o.set.runBudget)
 	defer func() { err = errors.Join(err, rb.Close()) }()
 	byClass := map[string]*classTotal{}
 	for _, c := range dupClasses {
@@ -351,10 +352,6 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	}
 	return exitStatus(res, o.failOnFindings)
 }
-
-// runBudget is the memory the report's RunBuilder may hold (a variable
-// for tests).
-var runBudget int64 = dups.DefaultRunBudget
 
 func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.RunBuilder, limit, inputs int) error {
 	ew := &errWriter{w: w}

@@ -10,6 +10,7 @@ import (
 // TestJSONLines: --json is JSON lines on every command, each object with
 // a "type", and JSON keys are snake_case like the tables' columns.
 func TestJSONLines(t *testing.T) {
+	t.Parallel()
 	seg := filepath.Join(sampleDir, "codecs-0", "00000000000000000000.log")
 	cases := [][]string{
 		{"dump", "--json", "--records", seg},

@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newProducersCmd() *cobra.Command {
-	var o commonOptions
+func newProducersCmd(set *settings) *cobra.Command {
+	o := commonOptions{set: set}
 	cmd := &cobra.Command{
 		Use:   "producers PATH...",
 		Short: "List producer sessions per partition",

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,7 +41,8 @@ type scanOptions struct {
 	failOnFindings bool
 	force          bool
 	dup            dupOptions
-	html           string // --html: also write the report page
+	html           string    // --html: also write the report page
+	set            *settings // not flags: see settings
 }
 
 // Table file names written by scan, owned by package export.
@@ -62,11 +62,8 @@ const (
 	metaFingerprint   = export.MetaFingerprint
 )
 
-// scanFileDone is a test hook called after each file's rows are written.
-var scanFileDone func(ctx context.Context, path string)
-
-func newScanCmd() *cobra.Command {
-	var o scanOptions
+func newScanCmd(set *settings) *cobra.Command {
+	o := scanOptions{set: set}
 	cmd := &cobra.Command{
 		Use:   "scan PATH... --out DIR",
 		Short: "Analyse log dirs, partition dirs, files or archives into Parquet tables",
@@ -148,11 +145,11 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 			// Without a records table or the report, records only feed the
 			// duplicate detector: compact entries, not rows.
 			Compact: !o.records && !o.payload && o.html == "",
-			Topic:   topic, Progress: prog.add, TmpDir: o.dup.tmp, HeldBudget: heldBudget},
+			Topic:   topic, Progress: prog.add, TmpDir: o.dup.tmp, HeldBudget: o.set.heldBudget},
 		Detector: det, Hasher: hasher, Attribution: true,
 	}
-	if scanFileDone != nil {
-		po.Scan.FileDone = func(p string) { scanFileDone(ctx, p) }
+	if fd := o.set.fileDone; fd != nil {
+		po.Scan.FileDone = func(p string) { fd(ctx, p) }
 	}
 	to := pipeline.TableOptions{Dir: o.out, Version: ksleuthVersion(), Meta: meta, Records: o.records, Payload: o.payload, Force: o.force}
 	if rc != nil {
@@ -169,7 +166,7 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	}
 	pres, dst, ts, res, end := tables.Result, tables.Dups, tables.Set, tables.Scan, time.Now()
 	if rc != nil {
-		if err := writeScanReport(ctx, cmd, args, o.html, inputs, pres, dst, rc, o.hash == "sha256"); err != nil {
+		if err := writeScanReport(ctx, cmd, o.set, args, o.html, inputs, pres, dst, rc, o.hash == "sha256"); err != nil {
 			return err
 		}
 	}
