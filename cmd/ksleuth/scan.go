@@ -41,7 +41,8 @@ type scanOptions struct {
 	failOnFindings bool
 	force          bool
 	dup            dupOptions
-	html           string    // --html: also write the report page
+	html           string // --html: also write the report page
+	wide           bool
 	set            *settings // not flags: see settings
 }
 
@@ -102,6 +103,7 @@ may not be inside an input, and must not already hold tables (--force).`,
 	f.StringVar(&o.hash, "hash", "sha256", "checksum of every input file in files.parquet: sha256, or none (it costs about half the CPU\nof parsing an uncompressed segment; for evidence whose hashes are already on record)")
 	f.StringVar(&o.html, "html", "", "also write the HTML report page to this file (see ksleuth report --help)")
 	addDupFlags(f, &o.dup)
+	addWideFlag(f, &o.wide)
 	return cmd
 }
 
@@ -177,7 +179,7 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	if o.json {
 		err = json.NewEncoder(w).Encode(sum)
 	} else {
-		err = sum.writeText(w)
+		err = sum.writeText(w, o.wide)
 	}
 	if err != nil {
 		return err
@@ -449,6 +451,8 @@ func fmtTime(ms *int64) string {
 	return time.UnixMilli(*ms).UTC().Format("2006-01-02T15:04:05Z")
 }
 
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
 func fmtRange(a, b *int64) string {
 	if a == nil || b == nil {
 		return "-"
@@ -456,13 +460,24 @@ func fmtRange(a, b *int64) string {
 	return fmt.Sprintf("%d..%d", *a, *b)
 }
 
-func (s *scanSummary) writeText(w io.Writer) error {
+func (s *scanSummary) writeText(w io.Writer, wide bool) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "scanned %d input(s): %d files, %d bytes, %d batches, %d records in %.2fs (jobs %d)\n\n",
 		len(s.Inputs), s.Files, s.Bytes, s.Batches, s.Records, s.Seconds, s.Jobs)
 	multi := len(s.Inputs) > 1
-	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOPIC\tPART\tDIR\tBROKER\tSEGMENTS\tBYTES\tBATCHES\tRECORDS\tOFFSETS\tTIME (UTC)\tCODECS\tPRODUCERS\tFINDINGS")
+	// DIR says something only when a partition dir is not named
+	// TOPIC-PART (several inputs, a dir state, a renamed copy); without
+	// --wide it is left out otherwise.
+	showDir := wide
+	for _, p := range s.Partitions {
+		showDir = showDir || multi || p.DirState != "" || p.Dir != fmt.Sprintf("%s-%d", p.Topic, p.Partition)
+	}
+	tt := &textTable{cols: []column{{head: "TOPIC", cut: cutMiddle}, {head: "PART"}, {head: "DIR", cut: cutMiddle}, {head: "BROKER"},
+		{head: "SEGMENTS"}, {head: "BYTES"}, {head: "BATCHES"}, {head: "RECORDS"}, {head: "OFFSETS"}, {head: "TIME (UTC)"},
+		{head: "CODECS"}, {head: "PRODUCERS"}, {head: "FINDINGS"}}}
+	if !showDir {
+		tt.cols = slices.Delete(tt.cols, 2, 3)
+	}
 	empty := map[string]int{}
 	for _, p := range s.Partitions {
 		if p.Batches == 0 && p.Findings == 0 {
@@ -480,18 +495,20 @@ func (s *scanSummary) writeText(w io.Writer) error {
 		if p.DirState != "" {
 			dir += " (" + p.DirState + ")"
 		}
-		timeRange := "-"
-		if p.FirstTime != nil || p.LastTime != nil {
-			timeRange = fmtTime(p.FirstTime) + ".." + fmtTime(p.LastTime)
-		}
 		codecs := strings.Join(p.Codecs, ",")
 		if codecs == "" {
 			codecs = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\n", p.Topic, p.Partition, dir, broker,
-			p.Segments, p.Bytes, p.Batches, p.Records, fmtRange(p.First, p.Last), timeRange, codecs, p.Producers, p.Findings)
+		row := []string{p.Topic, itoa(int64(p.Partition)), dir, broker, itoa(int64(p.Segments)), itoa(p.Bytes), itoa(p.Batches), itoa(p.Records),
+			fmtRange(p.First, p.Last), fmtTimeRange(p.FirstTime, p.LastTime, wide), codecs, itoa(int64(p.Producers)), itoa(int64(p.Findings))}
+		if !showDir {
+			row = slices.Delete(row, 2, 3)
+		}
+		tt.add(row...)
 	}
-	tw.Flush()
+	if err := tt.write(ew, wide); err != nil {
+		return err
+	}
 	if len(empty) > 0 {
 		n, topics := 0, make([]string, 0, len(empty))
 		for t, c := range empty {
@@ -525,7 +542,7 @@ func (s *scanSummary) writeText(w io.Writer) error {
 		fmt.Fprintln(ew, "findings: none")
 	} else {
 		fmt.Fprintf(ew, "findings: %d error(s), %d warning(s)\n", s.Errors, s.Warnings)
-		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		for _, f := range s.Findings {
 			fmt.Fprintf(tw, "  %s\t%s\t%d\n", f.Severity, f.Kind, f.Count)
 		}
@@ -541,11 +558,13 @@ func (s *scanSummary) writeText(w io.Writer) error {
 	fmt.Fprintf(ew, "producer sessions: %d%s; duplicates: %d group(s), %d later cop%s (ksleuth dups for the report)\n",
 		s.ProducerSessions, open, s.DuplicateGroups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"))
 	fmt.Fprintf(ew, "\ntables in %s:\n", s.Out)
-	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	tables := &textTable{cols: []column{{cut: cutMiddle}, {}}, indent: "  ", noHead: true}
 	for _, t := range s.Tables {
-		fmt.Fprintf(tw, "  %s\t%d rows\n", t.Path, t.Rows)
+		tables.add(t.Path, fmt.Sprintf("%d rows", t.Rows))
 	}
-	tw.Flush()
+	if err := tables.write(ew, wide); err != nil {
+		return err
+	}
 	return ew.err
 }
 
