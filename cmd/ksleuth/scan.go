@@ -582,24 +582,3 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	e.err = err
 	return n, err
 }
-
-func derefPos(p *int64) int64 {
-	if p == nil {
-		return -1
-	}
-	return *p
-}
-
-// addFindingCounts adds the producer-session anomalies to the summary
-// counts.
-func addFindingCounts(fc []scan.FindingCount, rows []analysis.AnomalyRow) []scan.FindingCount {
-	for _, a := range rows {
-		i := slices.IndexFunc(fc, func(f scan.FindingCount) bool { return f.Kind == a.Kind && f.Severity == a.Severity })
-		if i < 0 {
-			fc = append(fc, scan.FindingCount{Kind: a.Kind, Severity: a.Severity})
-			i = len(fc) - 1
-		}
-		fc[i].Count++
-	}
-	return fc
-}
