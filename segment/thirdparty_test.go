@@ -30,9 +30,6 @@ func corpusDir(t testing.TB, sub string) string {
 	return dir
 }
 
-// expLine is one line of a third-party case's expected.jsonl.
-type expLine map[string]any
-
 // decodeExpected renders what our reader sees in the shape of the
 // independent decoder's expected.jsonl.
 func decodeExpected(t *testing.T, caseDir, rel string) []string {

@@ -47,17 +47,6 @@ func (s *lineScanner) next() bool {
 	return true
 }
 
-// remainingLines bounds the number of lines left (for preallocation).
-func (s *lineScanner) remainingLines() int {
-	n := 0
-	for _, c := range s.data[s.pos:] {
-		if c == '\n' {
-			n++
-		}
-	}
-	return n + 1
-}
-
 // checkpointHeader reads the "version" and "count" lines shared by the
 // offset and leader-epoch checkpoint files (CheckpointFile.java). Either
 // is -1 when it was not read. empty is true when the file (or everything

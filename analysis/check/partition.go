@@ -469,7 +469,7 @@ func (p *partition) leftover(ev *scan.FileEvent) {
 		p.addEvidence(fmt.Sprintf("the log cleaner's %s file %s", n.Suffix, path.Base(file)))
 	}
 	p.add(finding.New(p.where(file), finding.KindLeftover, -1, -1, "%s; not part of the live log", why))
-	if ev.Data == nil || len(ev.Data) == 0 {
+	if len(ev.Data) == 0 {
 		return // an empty leftover says nothing more
 	}
 	for _, f := range parseOnly(p.where(file), n.Kind, ev.Data) {

@@ -102,15 +102,15 @@ type recKey struct {
 
 // NewCollector returns an empty Collector keeping what outgrows memory
 // under tmpDir ("" for the system's).
-func NewCollector(tmpDir string) *Collector {
+func NewCollector(tmpDir string) *Collector { return newCollector(tmpDir, dups.DefaultRunBudget) }
+
+// newCollector is NewCollector with the memory its RunBuilder may hold
+// (tests lower it to make the runs spill).
+func newCollector(tmpDir string, runBudget int64) *Collector {
 	return &Collector{spans: map[SessionKey][]Span{}, inAbort: map[SessionKey]bool{}, markers: map[SessionKey][]Marker{},
 		damaged: map[segKey][]byteRange{}, tmpDir: tmpDir, runs: dups.NewRunBuilder(tmpDir, runBudget), group: -1,
 		dupTopics: map[string]map[string]int64{}, negParts: map[recKey]bool{}}
 }
-
-// runBudget is the memory the collector's RunBuilder may hold (a variable
-// for tests).
-var runBudget int64 = dups.DefaultRunBudget
 
 // RunDetail is a run with the explanation of its first copy.
 type RunDetail struct {

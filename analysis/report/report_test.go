@@ -22,7 +22,13 @@ func ptr[T any](v T) *T { return &v }
 // manySessions is one partition written by n producers in turn, each
 // restart resending the last record of the one before.
 func manySessions(t *testing.T, n int, topic string) *Run {
-	c := NewCollector(t.TempDir())
+	return manySessionsBudget(t, n, topic, dups.DefaultRunBudget)
+}
+
+// manySessionsBudget is manySessions with a collector whose runs may hold
+// runBudget bytes in memory.
+func manySessionsBudget(t *testing.T, n int, topic string, runBudget int64) *Run {
+	c := newCollector(t.TempDir(), runBudget)
 	t.Cleanup(func() { c.Close() })
 	var sessions []analysis.ProducerRow
 	dir := topic + "-0"
@@ -154,9 +160,7 @@ func TestCollectorAbortSpans(t *testing.T) {
 // in memory; Close leaves nothing in the temporary directory.
 func TestCollectorSpillSameModel(t *testing.T) {
 	want, _ := json.Marshal(Build(manySessions(t, 500, "orders")))
-	runBudget = 4000
-	defer func() { runBudget = dups.DefaultRunBudget }()
-	r := manySessions(t, 500, "orders")
+	r := manySessionsBudget(t, 500, "orders", 4000)
 	got, _ := json.Marshal(Build(r))
 	if r.Collected.runs.SpillFiles() == 0 {
 		t.Fatal("nothing spilled")

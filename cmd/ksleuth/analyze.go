@@ -86,7 +86,3 @@ func parseSize(s string) (int64, error) {
 	}
 	return int64(n * float64(mult)), nil
 }
-
-// heldBudget is scan.Config.HeldBudget for every command (0: the
-// default); tests lower it to make the scan spill.
-var heldBudget int64

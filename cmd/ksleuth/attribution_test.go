@@ -96,6 +96,7 @@ const (
 // TestScanAttribution scans writeAttributionLogDir and checks that every
 // producer session and duplicate of the data topic is attributed.
 func TestScanAttribution(t *testing.T) {
+	t.Parallel()
 	dir := writeAttributionLogDir(t)
 	out := filepath.Join(t.TempDir(), "out")
 	if so, se, code := runCLI(t, "scan", dir, "--out", out); code != 0 {
@@ -164,6 +165,7 @@ func checkAttributedDups(t *testing.T, rows []analysis.DuplicateRow) {
 // TestDupsProducersAttribution: the dups and producers commands attribute
 // PIDs as scan does, over the same log dir.
 func TestDupsProducersAttribution(t *testing.T) {
+	t.Parallel()
 	dir := writeAttributionLogDir(t)
 	out, errs, code := runCLI(t, "dups", "--progress", "never", dir)
 	if code != exitOK {

@@ -10,6 +10,7 @@ import (
 // TestReportRefusesOverwrite: report --html, like scan --out, replaces an
 // existing file only with --force.
 func TestReportRefusesOverwrite(t *testing.T) {
+	t.Parallel()
 	page := filepath.Join(t.TempDir(), "r.html")
 	os.WriteFile(page, []byte("an earlier report"), 0o644)
 	if _, _, code := runCLI(t, "report", sampleDir, "--html", page); code != exitUsage {
@@ -25,6 +26,7 @@ func TestReportRefusesOverwrite(t *testing.T) {
 
 // TestJobsClamped: a huge --jobs is clamped to a few workers a core.
 func TestJobsClamped(t *testing.T) {
+	t.Parallel()
 	if n := clampJobs(1000000); n != 4*runtime.NumCPU() {
 		t.Errorf("clampJobs(1000000) = %d", n)
 	}

@@ -49,6 +49,7 @@ func be(vs ...any) []byte {
 }
 
 func TestDumpDecodeTransactionState(t *testing.T) {
+	t.Parallel()
 	key := be(int16(0), "payments-app")
 	// v1 (flexible): pid 4001, epoch 0, timeout 60000, CompleteCommit,
 	// one partition orders-2, timestamps, tags PreviousProducerId=4000 and
@@ -106,6 +107,7 @@ func TestDumpDecodeTransactionState(t *testing.T) {
 }
 
 func TestDumpDecodeConsumerOffsetsAndMetadata(t *testing.T) {
+	t.Parallel()
 	key := be(int16(1), "g1", "orders", int32(3))
 	val := be(int16(3), int64(42), int32(5), "", int64(1700000000000))
 	p := writeInternalSegment(t, "__consumer_offsets-12", []segtest.Record{{Key: key, Value: val}})
@@ -132,6 +134,7 @@ func TestDumpDecodeConsumerOffsetsAndMetadata(t *testing.T) {
 // TestDumpDecodeCorpus dumps the real __transaction_state and a KRaft
 // snapshot with decoding: no findings, and the decoded forms appear.
 func TestDumpDecodeCorpus(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join("..", "..", "..", "shared", "corpus", "real")
 	if _, err := os.Stat(root); err != nil {
 		t.Skip("corpus not present")
@@ -158,6 +161,7 @@ func TestDumpDecodeCorpus(t *testing.T) {
 // kafka-dump-log's error form and a finding that names the type, version
 // and byte.
 func TestDumpMetadataFields(t *testing.T) {
+	t.Parallel()
 	topicID := make([]byte, 16)
 	topicID[15] = 1
 	isr := []byte{3, 0, 0, 0, 1, 0, 0, 0, 2} // compact count 2+1, then 1, 2

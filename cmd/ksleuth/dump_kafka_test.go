@@ -96,6 +96,7 @@ func payloads(r io.Reader) map[string]map[int64]string {
 // copied under their live name, which is the only one kafka-dump-log
 // reads.
 func TestDumpMatchesKafkaDumpLog(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("\n\n*** SKIPPING the kafka-dump-log comparison in -short mode (it decodes the corpus twice, once in a JVM). ***\n")
 	}

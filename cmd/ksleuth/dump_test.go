@@ -17,8 +17,14 @@ const sampleDir = "../../testdata/logdirs/generated"
 // runCLI runs the real command tree in-process.
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runCLIWith(t, defaultSettings(), args...)
+}
+
+// runCLIWith runs the command tree with settings a test has turned.
+func runCLIWith(t *testing.T, set *settings, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(args, &out, &errb)
+	code = runWith(set, args, &out, &errb)
 	return out.String(), errb.String(), code
 }
 
@@ -41,6 +47,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestDumpGolden(t *testing.T) {
+	t.Parallel()
 	cases := map[string][]string{
 		"dump_codecs.txt":        {"dump", "--payload", sampleDir + "/codecs-0/00000000000000000000.log"},
 		"dump_txn.txt":           {"dump", "--records", sampleDir + "/txn-0/00000000000000000000.log"},
@@ -62,6 +69,7 @@ func TestDumpGolden(t *testing.T) {
 // TestDumpDamaged: findings go to stderr with file and byte position,
 // intact batches are still printed, and --fail-on-findings exits 3.
 func TestDumpDamaged(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile(sampleDir + "/codecs-0/00000000000000000000.log")
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +114,7 @@ func TestDumpDamaged(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	if _, _, code := runCLI(t, "dump"); code != exitUsage {
 		t.Errorf("no args: exit %d, want 2", code)
 	}

@@ -14,6 +14,7 @@ import (
 // expected, exits 3 with --fail-on-findings, never calls a non-snapshot a
 // snapshot, and prints no field it did not read.
 func TestDumpGarbageStateFiles(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 5))
 	random := make([]byte, 200)
 	for i := range random {
@@ -73,6 +74,7 @@ func TestDumpGarbageStateFiles(t *testing.T) {
 // TestDumpEmptyStateFiles: an empty leftover of an interrupted rewrite is a
 // note; the same file under its live name is an error saying it is empty.
 func TestDumpEmptyStateFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range []string{"quorum-state", "partition.metadata", "meta.properties", "00000000000000000042.snapshot"} {
 		tmp := filepath.Join(dir, name+".tmp")
@@ -96,6 +98,7 @@ func TestDumpEmptyStateFiles(t *testing.T) {
 // TestDumpSampleStateFiles dumps every state and index file of the sample
 // log dir: each parses without a finding and prints something.
 func TestDumpSampleStateFiles(t *testing.T) {
+	t.Parallel()
 	n := 0
 	err := filepath.WalkDir(sampleDir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasSuffix(path, ".log") || d.Name() == "manifest.json" {

@@ -30,6 +30,8 @@ type commonOptions struct {
 	json           bool
 	progress       string
 	failOnFindings bool
+	set            *settings // not flags: see settings
+	wide           bool      // --wide, where the command prints tables
 }
 
 func addCommonFlags(cmd *cobra.Command, o *commonOptions) {
@@ -79,7 +81,7 @@ func (o *commonOptions) prepare(name string, args []string) (*regexp.Regexp, []*
 func analyze(ctx context.Context, cmd *cobra.Command, name string, o *commonOptions, inputs []*source.Input, po pipeline.Options, sinks pipeline.Sinks) (*pipeline.Result, error) {
 	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
 	defer prog.finish()
-	po.Scan.Jobs, po.Scan.Progress, po.Scan.HeldBudget = o.jobs, prog.add, heldBudget
+	po.Scan.Jobs, po.Scan.Progress, po.Scan.HeldBudget = o.jobs, prog.add, o.set.heldBudget
 	res, err := pipeline.Run(ctx, inputs, po, sinks)
 	prog.finish()
 	if err != nil {
@@ -113,8 +115,8 @@ func interrupted(ctx context.Context, name string, err error) error {
 	return err
 }
 
-func newDupsCmd() *cobra.Command {
-	var o commonOptions
+func newDupsCmd(set *settings) *cobra.Command {
+	o := commonOptions{set: set}
 	var d dupOptions
 	var limit int
 	var fromTables bool
@@ -162,6 +164,7 @@ must be those the scans used (they are read from the tables).`,
 		},
 	}
 	addCommonFlags(cmd, &o)
+	addWideFlag(cmd.Flags(), &o.wide)
 	addDupFlags(cmd.Flags(), &d)
 	cmd.Flags().IntVar(&limit, "limit", 20, "text: show at most this many runs (0: all)")
 	cmd.Flags().BoolVar(&fromTables, "from-tables", false, "the arguments are scan --records output dirs: merge their records tables")
@@ -254,7 +257,7 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, tmp string, limit, inputs int, findings int64, res *pipeline.Result) (err error) {
 	w := cmd.OutOrStdout()
 	enc := json.NewEncoder(w)
-	rb := dups.NewRunBuilder(tmp, runBudget)
+	rb := dups.NewRunBuilder(tmp, o.set.runBudget)
 	defer func() { err = errors.Join(err, rb.Close()) }()
 	byClass := map[string]*classTotal{}
 	for _, c := range dupClasses {
@@ -338,7 +341,7 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	if o.json {
 		err = enc.Encode(sum)
 	} else {
-		err = writeDupsText(ctx, w, &sum, rb, limit, inputs)
+		err = writeDupsText(ctx, w, &sum, rb, limit, inputs, o.wide)
 	}
 	if err != nil {
 		return interrupted(ctx, "dups", err)
@@ -352,11 +355,7 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	return exitStatus(res, o.failOnFindings)
 }
 
-// runBudget is the memory the report's RunBuilder may hold (a variable
-// for tests).
-var runBudget int64 = dups.DefaultRunBudget
-
-func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.RunBuilder, limit, inputs int) error {
+func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.RunBuilder, limit, inputs int, wide bool) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "%d records in %d input(s): %d duplicate group(s), %d later cop%s in %d run(s)\n",
 		s.Records, inputs, s.Groups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"), s.Runs)
@@ -404,13 +403,18 @@ func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.Run
 	tw.Flush()
 	if len(s.ByTopic) > 0 {
 		fmt.Fprintln(ew)
-		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "TOPIC\tRECORDS\trestart-resend\ttxn-retry\trepeat\tSTRONG\tPOSSIBLE\t")
-		for _, t := range s.ByTopic {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t.Topic, t.Records, t.ByClass[dups.ClassRestartResend], t.ByClass[dups.ClassTxnRetry],
-				t.ByClass[dups.ClassRepeat], t.Strong, t.Possible)
+		tt := &textTable{indent: "  "}
+		for _, h := range []string{"TOPIC", "RECORDS", "restart-resend", "txn-retry", "repeat", "STRONG", "POSSIBLE"} {
+			tt.cols = append(tt.cols, column{head: h, right: true})
 		}
-		tw.Flush()
+		tt.cols[0].cut = cutMiddle
+		for _, t := range s.ByTopic {
+			tt.add(t.Topic, itoa(t.Records), itoa(t.ByClass[dups.ClassRestartResend]), itoa(t.ByClass[dups.ClassTxnRetry]),
+				itoa(t.ByClass[dups.ClassRepeat]), itoa(t.Strong), itoa(t.Possible))
+		}
+		if err := tt.write(ew, wide); err != nil {
+			return err
+		}
 	}
 	if s.SpillFiles > 0 {
 		fmt.Fprintf(ew, "\n(spilled %d bytes to %d temporary file(s), since removed)\n", s.SpillBytes, s.SpillFiles)

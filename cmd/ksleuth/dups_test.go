@@ -12,14 +12,18 @@ import (
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
 // dupsJSON runs `ksleuth dups --json` and returns the groups and summary.
 func dupsJSON(t *testing.T, args ...string) ([]dupGroup, dupSummary) {
 	t.Helper()
-	out, errs, code := scanCmd(t, append([]string{"dups", "--json", "--progress", "never"}, args...)...)
+	return dupsJSONWith(t, defaultSettings(), args...)
+}
+
+func dupsJSONWith(t *testing.T, set *settings, args ...string) ([]dupGroup, dupSummary) {
+	t.Helper()
+	out, errs, code := runCLIWith(t, set, append([]string{"dups", "--json", "--progress", "never"}, args...)...)
 	if code != exitOK {
 		t.Fatalf("ksleuth dups %v: exit %d\n%s\n%s", args, code, out, errs)
 	}
@@ -99,6 +103,7 @@ func genDupScenarios(t *testing.T) (string, *segtest.DupTruth) {
 // recall 1.0 on the flagged records, for exact grouping and for the class
 // of every later copy, under the options each group needs.
 func TestDupsScenarios(t *testing.T) {
+	t.Parallel()
 	dir, truth := genDupScenarios(t)
 	runs := []struct {
 		name  string
@@ -158,6 +163,7 @@ func TestDupsScenarios(t *testing.T) {
 // TestDupsExplanations pins the wording of a few explanations and the
 // run lines of the text report.
 func TestDupsExplanations(t *testing.T) {
+	t.Parallel()
 	dir, _ := genDupScenarios(t)
 	out, errs, code := scanCmd(t, "dups", "--limit", "0", "--progress", "never", dir)
 	if code != exitOK {
@@ -216,6 +222,7 @@ func TestDupsExplanations(t *testing.T) {
 // TestDupsSpill forces spilling (several levels) and compares the groups
 // with the in-memory run; the spill directory must be gone afterwards.
 func TestDupsSpill(t *testing.T) {
+	t.Parallel()
 	dir, _ := genDupScenarios(t)
 	mem, _ := dupsJSON(t, dir, "--same-pid")
 	for _, budget := range []string{"4KiB", "9KiB"} {
@@ -238,6 +245,7 @@ func TestDupsSpill(t *testing.T) {
 // TestScanDupTables: scan writes duplicates.parquet with the same rows
 // `dups --json` lists, and producers.parquet with one row per session.
 func TestScanDupTables(t *testing.T) {
+	t.Parallel()
 	dir, _ := genDupScenarios(t)
 	out := filepath.Join(t.TempDir(), "out")
 	mustScan(t, "scan", dir, "--out", out, "--progress", "never")
@@ -278,6 +286,7 @@ func TestScanDupTables(t *testing.T) {
 // group_id; with a budget of 64 records the group goes through sorted
 // runs on disk, and the parts together equal the in-memory run's.
 func TestDupsHeartbeat(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "logs")
 	part := filepath.Join(dir, "heartbeats-0")
 	if err := os.MkdirAll(part, 0o755); err != nil {
@@ -333,6 +342,7 @@ func TestDupsHeartbeat(t *testing.T) {
 // disk (a budget of a few dozen copies) as in memory, and nothing is left
 // in --tmp.
 func TestDupsRunsSpill(t *testing.T) {
+	t.Parallel()
 	dir, _ := genDupScenarios(t)
 	args := []string{"dups", "--progress", "never", "--same-pid", "--limit", "0", dir}
 	memText, _, code := scanCmd(t, args...)
@@ -340,11 +350,11 @@ func TestDupsRunsSpill(t *testing.T) {
 	if code != exitFindings && code != exitOK || memSum.Runs < 10 || memSum.SpillFiles != 0 {
 		t.Fatalf("exit %d, summary %+v", code, memSum)
 	}
-	runBudget = 4000
-	defer func() { runBudget = dups.DefaultRunBudget }()
+	set := defaultSettings()
+	set.runBudget = 4000
 	tmp := t.TempDir()
-	text, _, _ := scanCmd(t, append(args, "--tmp", tmp)...)
-	_, sum := dupsJSON(t, dir, "--same-pid", "--tmp", tmp)
+	text, _, _ := runCLIWith(t, set, append(args, "--tmp", tmp)...)
+	_, sum := dupsJSONWith(t, set, dir, "--same-pid", "--tmp", tmp)
 	if sum.SpillFiles == 0 || sum.SpillBytes == 0 {
 		t.Fatalf("nothing spilled: %+v", sum)
 	}

@@ -14,6 +14,7 @@ import (
 // where it does not. Every option a group needs is given, so every
 // expected group is reported.
 func TestDupsEvidenceScenarios(t *testing.T) {
+	t.Parallel()
 	dir, truth := genDupScenarios(t)
 	groups, _ := dupsJSON(t, dir, "--same-pid", "--ignore-header", "trace-id")
 	got := map[string]map[string]string{} // topic -> partition@offset -> grade
@@ -84,6 +85,7 @@ func TestDupsEvidenceScenarios(t *testing.T) {
 // constant value every 15 s), so none is strong, and the copy of a
 // PID -1 record is a repeat.
 func TestDupsEvidenceRealCorpus(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(corpusDir); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("real corpus missing: %v", err)

@@ -167,6 +167,7 @@ func allInputFiles(t *testing.T, dir string) []string {
 }
 
 func TestEvidenceReadOnly(t *testing.T) {
+	t.Parallel()
 	root, logDir, archives := evidenceTree(t)
 	readOnlyTree(t, root)
 	before := evidenceState(t, root)
@@ -244,6 +245,7 @@ func TestEvidenceReadOnly(t *testing.T) {
 // so a write attempt would surface as an error, and the state check
 // shows none happened.
 func TestEvidenceReadOnlyUnprivileged(t *testing.T) {
+	t.Parallel()
 	if os.Getuid() != 0 {
 		t.Skip("needs root to switch to an unprivileged user")
 	}

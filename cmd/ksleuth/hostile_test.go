@@ -60,6 +60,7 @@ func writeTar(t *testing.T, w io.Writer, entries []tarEntry) {
 }
 
 func TestHostileArchive(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	// The archive sits in its own dir, and the names it holds would land
 	// next to it, or at /tmp, if anything extracted them.
@@ -175,6 +176,7 @@ func TestHostileArchive(t *testing.T) {
 // TestTruncatedArchive: a .tar.zst cut short is a finding about the
 // archive; the entries before the cut are scanned, and the run completes.
 func TestTruncatedArchive(t *testing.T) {
+	t.Parallel()
 	var tb bytes.Buffer
 	var entries []tarEntry
 	for i := 0; i < 6; i++ {
@@ -226,6 +228,7 @@ func TestTruncatedArchive(t *testing.T) {
 // should be) are findings for those files; the rest is scanned, and the
 // tables are written.
 func TestUnreadableFiles(t *testing.T) {
+	t.Parallel()
 	if os.Getuid() != 0 {
 		t.Skip("needs root to switch to an unprivileged user")
 	}
@@ -323,6 +326,7 @@ func bigSegment(t *testing.T, dir string, n int) {
 // writes its tables leaves nothing under a final table name (only hidden
 // temporary files), so no partial table can pass for a complete one.
 func TestKilledScanLeavesNoTables(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -386,6 +390,7 @@ func TestKilledScanLeavesNoTables(t *testing.T) {
 // table, even an empty file under a table name) is refused unless --force,
 // and the refusal writes nothing.
 func TestScanOutRefusedWithoutForce(t *testing.T) {
+	t.Parallel()
 	in := t.TempDir()
 	os.CopyFS(filepath.Join(in, "codecs-0"), os.DirFS(filepath.Join(generatedDir, "codecs-0")))
 	for _, tbl := range []string{tableFiles, tableRecords, tableAnomalies, "duplicates.parquet"} {

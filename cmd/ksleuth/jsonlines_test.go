@@ -7,9 +7,11 @@ import (
 	"testing"
 )
 
-// TestJSONLines: --json is JSON lines on every command, each object with
-// a "type", and JSON keys are snake_case like the tables' columns.
+// TestJSONLines: --json is JSON lines on every command with its default
+// flags, each object with a "type", and JSON keys are snake_case like the
+// tables' columns. TestGolden checks the same of every --json golden.
 func TestJSONLines(t *testing.T) {
+	t.Parallel()
 	seg := filepath.Join(sampleDir, "codecs-0", "00000000000000000000.log")
 	cases := [][]string{
 		{"dump", "--json", "--records", seg},
@@ -25,28 +27,37 @@ func TestJSONLines(t *testing.T) {
 			t.Errorf("%v: exit %d: %s", args, code, errOut)
 			continue
 		}
-		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-		if len(lines) == 0 || lines[0] == "" {
-			t.Errorf("%v: no output", args)
+		checkJSONLines(t, args, out)
+	}
+}
+
+// checkJSONLines fails t unless out is JSON lines, one object a line, each
+// with a non-empty "type", and (but for dump, which keeps
+// kafka-dump-log's field names) only snake_case keys at the top level.
+func checkJSONLines(t *testing.T, args []string, out string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) == 0 || lines[0] == "" {
+		t.Errorf("%v: no output", args)
+		return
+	}
+	for i, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Errorf("%v: line %d is not a JSON object: %v: %.80s", args, i+1, err, l)
+			return
 		}
-		for i, l := range lines {
-			var m map[string]any
-			if err := json.Unmarshal([]byte(l), &m); err != nil {
-				t.Errorf("%v: line %d is not a JSON object: %v: %.80s", args, i+1, err, l)
-				break
-			}
-			if typ, ok := m["type"].(string); !ok || typ == "" {
-				t.Errorf("%v: line %d has no type: %.80s", args, i+1, l)
-				break
-			}
-			if args[0] == "dump" {
-				continue // dump keeps kafka-dump-log's field names
-			}
-			for k := range m {
-				if strings.ToLower(k) != k || strings.Contains(k, "-") {
-					t.Errorf("%v: line %d: key %q is not snake_case", args, i+1, k)
-					break
-				}
+		if typ, ok := m["type"].(string); !ok || typ == "" {
+			t.Errorf("%v: line %d has no type: %.80s", args, i+1, l)
+			return
+		}
+		if args[0] == "dump" {
+			continue
+		}
+		for k := range m {
+			if strings.ToLower(k) != k || strings.Contains(k, "-") {
+				t.Errorf("%v: line %d: key %q is not snake_case", args, i+1, k)
+				return
 			}
 		}
 	}

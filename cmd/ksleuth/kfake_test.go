@@ -21,6 +21,7 @@ import (
 // finds exactly the resends: batches encoded by a producer library, not by
 // segtest.
 func TestDupsKfake(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "orders", "payments"))

@@ -13,6 +13,7 @@ import (
 // the analysis knows nothing of the command line; the commands write no
 // Parquet themselves.
 func TestLayering(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-json", "github.com/ksleuth/ksleuth/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"text/tabwriter"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
@@ -15,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newProducersCmd() *cobra.Command {
-	var o commonOptions
+func newProducersCmd(set *settings) *cobra.Command {
+	o := commonOptions{set: set}
 	cmd := &cobra.Command{
 		Use:   "producers PATH...",
 		Short: "List producer sessions per partition",
@@ -40,6 +39,7 @@ decode are listed as anomalies.`,
 		},
 	}
 	addCommonFlags(cmd, &o)
+	addWideFlag(cmd.Flags(), &o.wide)
 	return cmd
 }
 
@@ -89,25 +89,27 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 				return err
 			}
 		}
-	} else if err := writeProducersText(w, rows, anomalies, len(inputs) > 1); err != nil {
+	} else if err := writeProducersText(w, rows, anomalies, len(inputs) > 1, o.wide); err != nil {
 		return err
 	}
 	return exitStatus(res, o.failOnFindings)
 }
 
-func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []analysis.AnomalyRow, multi bool) error {
+func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []analysis.AnomalyRow, multi, wide bool) error {
 	ew := &errWriter{w: w}
-	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	// The attribution columns only when something is attributed.
 	attributed := false
 	for i := range rows {
 		attributed = attributed || rows[i].TransactionalID != "" || rows[i].AllocatedByBroker != nil
 	}
-	head := "TOPIC\tPART\tPID\tEPOCH\tOFFSETS\tTIME (UTC)\tSEQUENCES\tBATCHES\tRECORDS\tTXN\tCOMMITS\tABORTS\tGAPS\tSNAPSHOT SEQ@OFFSET"
-	if attributed {
-		head += "\tTXN ID\tBROKER"
+	tt := &textTable{}
+	for _, h := range []string{"TOPIC", "PART", "PID", "EPOCH", "OFFSETS", "TIME (UTC)", "SEQUENCES", "BATCHES", "RECORDS", "TXN", "COMMITS", "ABORTS", "GAPS", "SNAPSHOT SEQ@OFFSET"} {
+		tt.cols = append(tt.cols, column{head: h})
 	}
-	fmt.Fprintln(tw, head)
+	tt.cols[0].cut = cutMiddle
+	if attributed {
+		tt.cols = append(tt.cols, column{head: "TXN ID", cut: cutMiddle}, column{head: "BROKER"})
+	}
 	for _, r := range rows {
 		part := strconv.Itoa(int(r.Partition))
 		if multi {
@@ -132,9 +134,9 @@ func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []an
 		if r.SequenceRegressions > 0 {
 			gaps += fmt.Sprintf(" (+%d back)", r.SequenceRegressions)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d..%d\t%s..%s\t%s\t%d\t%d\t%s\t%d\t%d\t%s\t%s", r.Topic, part, r.ProducerID, r.ProducerEpoch,
-			r.FirstOffset, r.LastOffset, fmtTime(r.FirstTimestamp), fmtTime(r.LastTimestamp), seqs, r.Batches, r.Records,
-			txn, r.Commits, r.Aborts, gaps, snap)
+		row := []string{r.Topic, part, itoa(r.ProducerID), itoa(int64(r.ProducerEpoch)), fmt.Sprintf("%d..%d", r.FirstOffset, r.LastOffset),
+			fmtTimeRange(r.FirstTimestamp, r.LastTimestamp, wide), seqs, itoa(int64(r.Batches)), itoa(int64(r.Records)),
+			txn, itoa(int64(r.Commits)), itoa(int64(r.Aborts)), gaps, snap}
 		if attributed {
 			tid, broker := "-", "-"
 			if r.TransactionalID != "" {
@@ -143,11 +145,13 @@ func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []an
 			if r.AllocatedByBroker != nil {
 				broker = strconv.Itoa(int(*r.AllocatedByBroker))
 			}
-			fmt.Fprintf(tw, "\t%s\t%s", tid, broker)
+			row = append(row, tid, broker)
 		}
-		fmt.Fprintln(tw)
+		tt.add(row...)
 	}
-	tw.Flush()
+	if err := tt.write(ew, wide); err != nil {
+		return err
+	}
 	fmt.Fprintf(ew, "\n%d session(s)", len(rows))
 	if len(anomalies) == 0 {
 		fmt.Fprintln(ew, "; no sequence or epoch anomalies")

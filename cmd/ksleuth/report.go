@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
@@ -22,11 +21,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// reportNow is the clock of the report header (a test hook).
-var reportNow = time.Now
-
-func newReportCmd() *cobra.Command {
-	var o commonOptions
+func newReportCmd(set *settings) *cobra.Command {
+	o := commonOptions{set: set}
 	var d dupOptions
 	var html string
 	var force bool
@@ -102,7 +98,7 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	if err != nil {
 		return err
 	}
-	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: reportNow(), CommandLine: commandLine(cmd, args),
+	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: o.set.now(), CommandLine: commandLine(cmd, args),
 		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc})
 	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -235,7 +231,7 @@ func writeFileAtomic(path string, fn func(io.Writer) error) (err error) {
 }
 
 // writeScanReport writes the report of scan --html.
-func writeScanReport(ctx context.Context, cmd *cobra.Command, args []string, html string, inputs []*source.Input, res *pipeline.Result,
+func writeScanReport(ctx context.Context, cmd *cobra.Command, set *settings, args []string, html string, inputs []*source.Input, res *pipeline.Result,
 	st dups.Stats, rc *report.Collector, hash bool) error {
 	ins, err := hashInputs(ctx, inputs, hash)()
 	if err != nil {
@@ -247,7 +243,7 @@ func writeScanReport(ctx context.Context, cmd *cobra.Command, args []string, htm
 		}
 		return fmt.Errorf("scan: --html: %w", err)
 	}
-	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: reportNow(), CommandLine: commandLine(cmd, args),
+	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: set.now(), CommandLine: commandLine(cmd, args),
 		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc})
 	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
 		return fmt.Errorf("scan: --html: %w", err)

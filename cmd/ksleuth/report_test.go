@@ -14,12 +14,12 @@ import (
 	"time"
 )
 
-// fixedReportClock pins the report header's time for golden output.
-func fixedReportClock(t *testing.T) {
-	t.Helper()
-	old := reportNow
-	reportNow = func() time.Time { return time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC) }
-	t.Cleanup(func() { reportNow = old })
+// fixedClock is the default settings with the report header's time
+// pinned, for golden output.
+func fixedClock() *settings {
+	set := defaultSettings()
+	set.now = func() time.Time { return time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC) }
+	return set
 }
 
 var dataSection = regexp.MustCompile(`(?s)<script type="application/json" id="ksleuth-data">(.*?)</script>`)
@@ -46,9 +46,9 @@ func reportData(t *testing.T, file string) map[string]any {
 // sample log dir; go test ./cmd/ksleuth -run TestReportDataGolden -update
 // rewrites the golden file.
 func TestReportDataGolden(t *testing.T) {
-	fixedReportClock(t)
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "report.html")
-	mustScan(t, "report", generatedDir, "--html", out, "--jobs", "3", "--progress", "never")
+	mustScanWith(t, fixedClock(), "report", generatedDir, "--html", out, "--jobs", "3", "--progress", "never")
 	data := reportData(t, out)
 	// The command line names the temporary output file.
 	data["command_line"] = strings.ReplaceAll(data["command_line"].(string), out, "REPORT")
@@ -93,6 +93,7 @@ func reportDiff(a, b string) string {
 // TestReportOutputPlace checks that the page is never written into or
 // next to an input, and that a failed run leaves no file behind.
 func TestReportOutputPlace(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "logs")
 	if err := os.CopyFS(in, os.DirFS(filepath.Join(generatedDir, "idempotent-0"))); err != nil {
@@ -172,6 +173,7 @@ func chromium(t *testing.T, dir string, args ...string) (stdout, stderr string) 
 // session and one link per duplicate run, the page no console error, and
 // a screenshot is written to the test's temp dir.
 func TestReportInBrowser(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "report.html")
 	mustScan(t, "report", generatedDir, "--html", out, "--progress", "never")

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
 	"strings"
+	"time"
 
+	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/spf13/cobra"
 )
 
@@ -72,7 +75,23 @@ func ksleuthVersion() string {
 	return "devel+" + rev
 }
 
-func newRootCmd() *cobra.Command {
+// settings are what a run depends on beyond its command line: memory
+// budgets, the clock and a hook after each scanned file. Every command
+// tree has its own, so that tests turn them (to make a scan spill, pin the
+// report's time or stop a scan midway) without touching a package
+// variable, and run in parallel.
+type settings struct {
+	heldBudget int64 // scan.Config.HeldBudget; 0 is the scan's default
+	runBudget  int64 // the memory a dups.RunBuilder may hold
+	now        func() time.Time
+	fileDone   func(ctx context.Context, path string) // after each file's rows are written; may be nil
+}
+
+func defaultSettings() *settings {
+	return &settings{runBudget: dups.DefaultRunBudget, now: time.Now}
+}
+
+func newRootCmd(set *settings) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "ksleuth",
 		Short: "Offline forensic analyzer for Apache Kafka log directories",
@@ -84,13 +103,18 @@ producer ID. Inputs are only ever opened read-only.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newVersionCmd(), newDumpCmd(), newScanCmd(), newVerifyCmd(), newDupsCmd(), newProducersCmd(), newReportCmd())
+	root.AddCommand(newVersionCmd(), newDumpCmd(), newScanCmd(set), newVerifyCmd(set), newDupsCmd(set), newProducersCmd(set), newReportCmd(set))
 	return root
 }
 
 // run executes the command line and returns the process exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	root := newRootCmd()
+	return runWith(defaultSettings(), args, stdout, stderr)
+}
+
+// runWith is run with the given settings.
+func runWith(set *settings, args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(set)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -84,6 +84,7 @@ func groupLines(t *testing.T, out string) (groups []string, summary dupSummary) 
 // explanations, input numbers, sources) of one run over all the inputs,
 // at any memory budget.
 func TestDupsFromTablesShards(t *testing.T) {
+	t.Parallel()
 	shards := dupShards(t)
 	all := append(append(append([]string{}, shards[0]...), shards[1]...), shards[2]...)
 	outs := scanShards(t, shards)
@@ -173,6 +174,7 @@ func firstDiff(want, got []string) string {
 // scans are read from the tables; other flags, or shards scanned with
 // different options, are usage errors.
 func TestDupsFromTablesFingerprintOptions(t *testing.T) {
+	t.Parallel()
 	shards := dupShards(t)
 	all := append(append(append([]string{}, shards[0]...), shards[1]...), shards[2]...)
 	outs := scanShards(t, shards, "--ignore-header", "trace-id")
@@ -278,6 +280,7 @@ func duckDBNodePath() (string, bool) {
 // and reference copies with ksleuth's. In CI (.ci/run sets
 // KSLEUTH_REQUIRE_DUCKDB) a missing DuckDB fails the test.
 func TestDuplicatesSQLDuckDB(t *testing.T) {
+	t.Parallel()
 	node, nodeModules := needDuckDB(t)
 	shards := dupShards(t)
 	outs := scanShards(t, shards)
@@ -343,6 +346,7 @@ func sqlLine(m *analysis.DuplicateRow) string {
 // edge values (extreme integers, nulls, empty and non-ASCII strings) cut
 // into pages of 7 rows and row groups of 50.
 func TestBatchesTableDuckDB(t *testing.T) {
+	t.Parallel()
 	node, nodeModules := needDuckDB(t)
 	real := t.TempDir()
 	part := filepath.Join(real, "orders-0")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +42,8 @@ type scanOptions struct {
 	force          bool
 	dup            dupOptions
 	html           string // --html: also write the report page
+	wide           bool
+	set            *settings // not flags: see settings
 }
 
 // Table file names written by scan, owned by package export.
@@ -62,11 +63,8 @@ const (
 	metaFingerprint   = export.MetaFingerprint
 )
 
-// scanFileDone is a test hook called after each file's rows are written.
-var scanFileDone func(ctx context.Context, path string)
-
-func newScanCmd() *cobra.Command {
-	var o scanOptions
+func newScanCmd(set *settings) *cobra.Command {
+	o := scanOptions{set: set}
 	cmd := &cobra.Command{
 		Use:   "scan PATH... --out DIR",
 		Short: "Analyse log dirs, partition dirs, files or archives into Parquet tables",
@@ -105,6 +103,7 @@ may not be inside an input, and must not already hold tables (--force).`,
 	f.StringVar(&o.hash, "hash", "sha256", "checksum of every input file in files.parquet: sha256, or none (it costs about half the CPU\nof parsing an uncompressed segment; for evidence whose hashes are already on record)")
 	f.StringVar(&o.html, "html", "", "also write the HTML report page to this file (see ksleuth report --help)")
 	addDupFlags(f, &o.dup)
+	addWideFlag(f, &o.wide)
 	return cmd
 }
 
@@ -148,11 +147,11 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 			// Without a records table or the report, records only feed the
 			// duplicate detector: compact entries, not rows.
 			Compact: !o.records && !o.payload && o.html == "",
-			Topic:   topic, Progress: prog.add, TmpDir: o.dup.tmp, HeldBudget: heldBudget},
+			Topic:   topic, Progress: prog.add, TmpDir: o.dup.tmp, HeldBudget: o.set.heldBudget},
 		Detector: det, Hasher: hasher, Attribution: true,
 	}
-	if scanFileDone != nil {
-		po.Scan.FileDone = func(p string) { scanFileDone(ctx, p) }
+	if fd := o.set.fileDone; fd != nil {
+		po.Scan.FileDone = func(p string) { fd(ctx, p) }
 	}
 	to := pipeline.TableOptions{Dir: o.out, Version: ksleuthVersion(), Meta: meta, Records: o.records, Payload: o.payload, Force: o.force}
 	if rc != nil {
@@ -169,7 +168,7 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	}
 	pres, dst, ts, res, end := tables.Result, tables.Dups, tables.Set, tables.Scan, time.Now()
 	if rc != nil {
-		if err := writeScanReport(ctx, cmd, args, o.html, inputs, pres, dst, rc, o.hash == "sha256"); err != nil {
+		if err := writeScanReport(ctx, cmd, o.set, args, o.html, inputs, pres, dst, rc, o.hash == "sha256"); err != nil {
 			return err
 		}
 	}
@@ -180,7 +179,7 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	if o.json {
 		err = json.NewEncoder(w).Encode(sum)
 	} else {
-		err = sum.writeText(w)
+		err = sum.writeText(w, o.wide)
 	}
 	if err != nil {
 		return err
@@ -452,6 +451,8 @@ func fmtTime(ms *int64) string {
 	return time.UnixMilli(*ms).UTC().Format("2006-01-02T15:04:05Z")
 }
 
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
 func fmtRange(a, b *int64) string {
 	if a == nil || b == nil {
 		return "-"
@@ -459,13 +460,24 @@ func fmtRange(a, b *int64) string {
 	return fmt.Sprintf("%d..%d", *a, *b)
 }
 
-func (s *scanSummary) writeText(w io.Writer) error {
+func (s *scanSummary) writeText(w io.Writer, wide bool) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "scanned %d input(s): %d files, %d bytes, %d batches, %d records in %.2fs (jobs %d)\n\n",
 		len(s.Inputs), s.Files, s.Bytes, s.Batches, s.Records, s.Seconds, s.Jobs)
 	multi := len(s.Inputs) > 1
-	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOPIC\tPART\tDIR\tBROKER\tSEGMENTS\tBYTES\tBATCHES\tRECORDS\tOFFSETS\tTIME (UTC)\tCODECS\tPRODUCERS\tFINDINGS")
+	// DIR says something only when a partition dir is not named
+	// TOPIC-PART (several inputs, a dir state, a renamed copy); without
+	// --wide it is left out otherwise.
+	showDir := wide
+	for _, p := range s.Partitions {
+		showDir = showDir || multi || p.DirState != "" || p.Dir != fmt.Sprintf("%s-%d", p.Topic, p.Partition)
+	}
+	tt := &textTable{cols: []column{{head: "TOPIC", cut: cutMiddle}, {head: "PART"}, {head: "DIR", cut: cutMiddle}, {head: "BROKER"},
+		{head: "SEGMENTS"}, {head: "BYTES"}, {head: "BATCHES"}, {head: "RECORDS"}, {head: "OFFSETS"}, {head: "TIME (UTC)"},
+		{head: "CODECS"}, {head: "PRODUCERS"}, {head: "FINDINGS"}}}
+	if !showDir {
+		tt.cols = slices.Delete(tt.cols, 2, 3)
+	}
 	empty := map[string]int{}
 	for _, p := range s.Partitions {
 		if p.Batches == 0 && p.Findings == 0 {
@@ -483,18 +495,20 @@ func (s *scanSummary) writeText(w io.Writer) error {
 		if p.DirState != "" {
 			dir += " (" + p.DirState + ")"
 		}
-		timeRange := "-"
-		if p.FirstTime != nil || p.LastTime != nil {
-			timeRange = fmtTime(p.FirstTime) + ".." + fmtTime(p.LastTime)
-		}
 		codecs := strings.Join(p.Codecs, ",")
 		if codecs == "" {
 			codecs = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\n", p.Topic, p.Partition, dir, broker,
-			p.Segments, p.Bytes, p.Batches, p.Records, fmtRange(p.First, p.Last), timeRange, codecs, p.Producers, p.Findings)
+		row := []string{p.Topic, itoa(int64(p.Partition)), dir, broker, itoa(int64(p.Segments)), itoa(p.Bytes), itoa(p.Batches), itoa(p.Records),
+			fmtRange(p.First, p.Last), fmtTimeRange(p.FirstTime, p.LastTime, wide), codecs, itoa(int64(p.Producers)), itoa(int64(p.Findings))}
+		if !showDir {
+			row = slices.Delete(row, 2, 3)
+		}
+		tt.add(row...)
 	}
-	tw.Flush()
+	if err := tt.write(ew, wide); err != nil {
+		return err
+	}
 	if len(empty) > 0 {
 		n, topics := 0, make([]string, 0, len(empty))
 		for t, c := range empty {
@@ -528,7 +542,7 @@ func (s *scanSummary) writeText(w io.Writer) error {
 		fmt.Fprintln(ew, "findings: none")
 	} else {
 		fmt.Fprintf(ew, "findings: %d error(s), %d warning(s)\n", s.Errors, s.Warnings)
-		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		for _, f := range s.Findings {
 			fmt.Fprintf(tw, "  %s\t%s\t%d\n", f.Severity, f.Kind, f.Count)
 		}
@@ -544,11 +558,13 @@ func (s *scanSummary) writeText(w io.Writer) error {
 	fmt.Fprintf(ew, "producer sessions: %d%s; duplicates: %d group(s), %d later cop%s (ksleuth dups for the report)\n",
 		s.ProducerSessions, open, s.DuplicateGroups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"))
 	fmt.Fprintf(ew, "\ntables in %s:\n", s.Out)
-	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	tables := &textTable{cols: []column{{cut: cutMiddle}, {}}, indent: "  ", noHead: true}
 	for _, t := range s.Tables {
-		fmt.Fprintf(tw, "  %s\t%d rows\n", t.Path, t.Rows)
+		tables.add(t.Path, fmt.Sprintf("%d rows", t.Rows))
 	}
-	tw.Flush()
+	if err := tables.write(ew, wide); err != nil {
+		return err
+	}
 	return ew.err
 }
 
@@ -565,25 +581,4 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
-}
-
-func derefPos(p *int64) int64 {
-	if p == nil {
-		return -1
-	}
-	return *p
-}
-
-// addFindingCounts adds the producer-session anomalies to the summary
-// counts.
-func addFindingCounts(fc []scan.FindingCount, rows []analysis.AnomalyRow) []scan.FindingCount {
-	for _, a := range rows {
-		i := slices.IndexFunc(fc, func(f scan.FindingCount) bool { return f.Kind == a.Kind && f.Severity == a.Severity })
-		if i < 0 {
-			fc = append(fc, scan.FindingCount{Kind: a.Kind, Severity: a.Severity})
-			i = len(fc) - 1
-		}
-		fc[i].Count++
-	}
-	return fc
 }

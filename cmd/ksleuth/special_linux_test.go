@@ -12,6 +12,7 @@ import (
 // like segments are listed as skipped, never read and never checked as
 // segments; verify completes.
 func TestSpecialFilesNamedLikeSegments(t *testing.T) {
+	t.Parallel()
 	dir := copyDir(t, sampleDir)
 	if err := syscall.Mkfifo(filepath.Join(dir, "codecs-0", "00000000000000001000.log"), 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)

@@ -86,6 +86,7 @@ func tornSample(t *testing.T) (dir, seg string, pos int64) {
 // at its byte position in verify, scan's anomalies and gaps, the exit
 // codes and the report page.
 func TestTornRolledSegment(t *testing.T) {
+	t.Parallel()
 	dir, _, pos := tornSample(t)
 	out, _, code := runCLI(t, "verify", dir)
 	if code != exitFindings {
@@ -129,6 +130,7 @@ func TestTornRolledSegment(t *testing.T) {
 // TestVerifyArchive: verify reads a .tar.zst of a log dir and reports
 // what it reports on the dir.
 func TestVerifyArchive(t *testing.T) {
+	t.Parallel()
 	dir, _, _ := tornSample(t)
 	var buf bytes.Buffer
 	zw, _ := zstd.NewWriter(&buf)
@@ -173,6 +175,7 @@ func TestVerifyArchive(t *testing.T) {
 // TestScanAnomaliesEqualVerify: on every source of the real corpus, the
 // anomalies table holds exactly what verify prints.
 func TestScanAnomaliesEqualVerify(t *testing.T) {
+	t.Parallel()
 	for _, src := range corpusSources(t) {
 		t.Run(src, func(t *testing.T) {
 			in := filepath.Join(corpusDir, src)
@@ -224,6 +227,7 @@ func anomalyKey(a *analysis.AnomalyRow) string {
 // command with a message naming them; a file named like a segment that is
 // not one is an error finding; every command gives the same exit code.
 func TestNotKafkaData(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	rnd := make([]byte, 64<<10)
 	r := rand.New(rand.NewPCG(1, 2))
@@ -287,6 +291,7 @@ func TestNotKafkaData(t *testing.T) {
 // a log dir's bootstrap.checkpoint is checked; meta.properties notes are
 // listed by verify.
 func TestEmptyLeftoversAndRootCheckpoint(t *testing.T) {
+	t.Parallel()
 	dir := copyDir(t, sampleDir)
 	os.WriteFile(filepath.Join(dir, "codecs-0", "partition.metadata.tmp"), nil, 0o644)
 	os.WriteFile(filepath.Join(dir, "txn-0", "quorum-state.tmp"), nil, 0o644)
@@ -326,6 +331,7 @@ func TestEmptyLeftoversAndRootCheckpoint(t *testing.T) {
 // and the duplicate detector never sees them (nor the metadata log's
 // NoOps, which no producer wrote).
 func TestKRaftSnapshotRecords(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(corpusDir, "Danielowo2000__BigDataTechnologies-Version-2")
 	if _, err := os.Stat(src); err != nil {
 		t.Skipf("corpus: %v", err)
@@ -371,6 +377,7 @@ func TestKRaftSnapshotRecords(t *testing.T) {
 // TestCutArchiveSameExitCode: an archive cut short is read up to the cut
 // and reported; every command exits 3, the run being incomplete.
 func TestCutArchiveSameExitCode(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	zw, _ := zstd.NewWriter(&buf)
 	tw := tar.NewWriter(zw)

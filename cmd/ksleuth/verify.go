@@ -25,8 +25,8 @@ type verifyOptions struct {
 	noNotes bool
 }
 
-func newVerifyCmd() *cobra.Command {
-	var o verifyOptions
+func newVerifyCmd(set *settings) *cobra.Command {
+	o := verifyOptions{commonOptions: commonOptions{set: set}}
 	cmd := &cobra.Command{
 		Use:   "verify PATH...",
 		Short: "Check the integrity of Kafka log dirs, partition dirs, files or archives",
@@ -75,7 +75,7 @@ func runVerify(cmd *cobra.Command, args []string, o *verifyOptions) error {
 	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
 	defer prog.finish()
 	res, err := pipeline.Run(ctx, inputs, pipeline.Options{
-		Scan:        scan.Config{Jobs: o.jobs, Records: true, Compact: true, Topic: topic, Progress: prog.add, HeldBudget: heldBudget},
+		Scan:        scan.Config{Jobs: o.jobs, Records: true, Compact: true, Topic: topic, Progress: prog.add, HeldBudget: o.set.heldBudget},
 		Attribution: true,
 	}, pipeline.Sinks{})
 	prog.finish()

@@ -30,6 +30,7 @@ func corpusSources(t *testing.T) []string {
 
 // TestDumpStateGolden: text and JSON dumps of every non-log kind.
 func TestDumpStateGolden(t *testing.T) {
+	t.Parallel()
 	const d = "testdata/state/"
 	files := []string{
 		d + "00000000000000002827.snapshot", d + "00000000000000000002.snapshot",
@@ -74,6 +75,7 @@ func TestDumpStateGolden(t *testing.T) {
 // TestDumpEveryCorpusFile: every file of the real corpus dumps without a
 // failure, in valid JSON lines.
 func TestDumpEveryCorpusFile(t *testing.T) {
+	t.Parallel()
 	var files []string
 	for _, src := range corpusSources(t) {
 		filepath.WalkDir(filepath.Join(corpusDir, src), func(p string, d os.DirEntry, err error) error {
@@ -185,6 +187,7 @@ func lastSummary(t *testing.T, out string) verifySummary {
 }
 
 func TestVerifyRealCorpus(t *testing.T) {
+	t.Parallel()
 	for _, src := range corpusSources(t) {
 		t.Run(src, func(t *testing.T) {
 			out, errOut, code := runCLI(t, "verify", "--json", filepath.Join(corpusDir, src))
@@ -222,6 +225,7 @@ func TestVerifyRealCorpus(t *testing.T) {
 // (exit 0, notes only), and a damaged copy exits 3 with the finding in
 // text output under its file.
 func TestVerifyGenerated(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	m, err := segtest.GenerateLogDir(dir, 1, segtest.GenOptions{})
 	if err != nil {
@@ -257,6 +261,7 @@ func TestVerifyGenerated(t *testing.T) {
 }
 
 func TestVerifyExitCodes(t *testing.T) {
+	t.Parallel()
 	if _, _, code := runCLI(t, "verify"); code != exitUsage {
 		t.Errorf("no args: exit %d", code)
 	}

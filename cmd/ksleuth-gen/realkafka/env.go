@@ -118,13 +118,6 @@ func (p *proc) signal(sig syscall.Signal, wait time.Duration) bool {
 
 func (p *proc) kill() { p.signal(sigKill, 30*time.Second) }
 
-func (p *proc) output() string {
-	if p.tail == nil {
-		return ""
-	}
-	return p.tail.String()
-}
-
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {
 	mu  sync.Mutex
