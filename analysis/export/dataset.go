@@ -134,7 +134,7 @@ func (d *Dataset[T]) part(partDir string) (*datasetPart[T], error) {
 	}
 	n := d.next[partDir]
 	d.next[partDir] = n + 1
-	s, err := NewParquet[T](filepath.Join(dir, fmt.Sprintf("part-%05d.parquet", n)), d.version, d.meta)
+	s, err := newParquet[T](filepath.Join(dir, fmt.Sprintf("part-%05d.parquet", n)), d.version, d.meta, RecordsRowGroupRows)
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,12 @@ type Sink[T any] interface {
 // table at a time (parquet-go's default is unlimited).
 const MaxRowsPerRowGroup = 1 << 20
 
+// RecordsRowGroupRows caps the row groups of the records dataset lower:
+// engines skip whole row groups by their statistics and bloom filters, so
+// a time-range or fingerprint query reads a fraction of a part, and a
+// scan buffers less of each open part (docs/tables.md "Pruning").
+const RecordsRowGroupRows = 32 << 10
+
 // Metadata is the key-value metadata stored in each Parquet file footer.
 // Values that are only known at the end of a run (the end time) can be
 // added with Set before Close.
@@ -82,6 +88,13 @@ type ParquetSink[T any] struct {
 // fastest takes half of that for tables about 7 % larger.
 var zstdCodec = &zstd.Codec{Level: zstd.SpeedFastest}
 
+// The bloom filter on fingerprint columns: 10 bits per value give about
+// 1 % false positives, for about 1.3 bytes per record.
+const (
+	fingerprintColumn = "fingerprint"
+	bloomBitsPerValue = 10
+)
+
 // payloadColumns are the paths of record keys, values and header values.
 var payloadColumns = [][]string{{"key"}, {"value"}, {"headers", "list", "element", "key"}, {"headers", "list", "element", "value"}}
 
@@ -89,6 +102,10 @@ var payloadColumns = [][]string{{"key"}, {"value"}, {"headers", "list", "element
 // compression, capped row groups, CreatedBy "ksleuth <version>", and the
 // key-value metadata in meta as it is when Close is called.
 func NewParquet[T any](path, version string, meta *Metadata) (*ParquetSink[T], error) {
+	return newParquet[T](path, version, meta, MaxRowsPerRowGroup)
+}
+
+func newParquet[T any](path, version string, meta *Metadata, groupRows int64) (*ParquetSink[T], error) {
 	f, err := tempFile(path)
 	if err != nil {
 		return nil, err
@@ -96,7 +113,7 @@ func NewParquet[T any](path, version string, meta *Metadata) (*ParquetSink[T], e
 	bw := bufio.NewWriterSize(f, 64<<10)
 	opts := []parquet.WriterOption{
 		parquet.Compression(zstdCodec),
-		parquet.MaxRowsPerRowGroup(MaxRowsPerRowGroup),
+		parquet.MaxRowsPerRowGroup(groupRows),
 		parquet.CreatedBy("ksleuth", version, ""),
 	}
 	// Payload columns get no min/max, in the footer or in page headers: a
@@ -105,6 +122,13 @@ func NewParquet[T any](path, version string, meta *Metadata) (*ParquetSink[T], e
 	// by payload bytes.
 	for _, p := range payloadColumns {
 		opts = append(opts, parquet.SkipPageBounds(p...), parquet.SkipPageStatistics(p...))
+	}
+	// A fingerprint is random: its min/max prune nothing, and a lookup of
+	// one record's copies ("where else was this written?") would read
+	// every row group. A split-block bloom filter lets DuckDB and Spark
+	// skip the row groups that cannot hold it.
+	if _, ok := parquet.SchemaOf(new(T)).Lookup(fingerprintColumn); ok {
+		opts = append(opts, parquet.BloomFilters(parquet.SplitBlockFilter(bloomBitsPerValue, fingerprintColumn)))
 	}
 	w := parquet.NewGenericWriter[T](bw, opts...)
 	return &ParquetSink[T]{final: path, f: f, bw: bw, w: w, meta: meta}, nil

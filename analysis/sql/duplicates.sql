@@ -5,8 +5,8 @@
 -- `ksleuth dups --from-tables` gives (defaults: --scope topic,
 -- --restart-window 10m, no --same-pid); the explanations are ksleuth's.
 --
--- Written in the SQL that DuckDB (1.x) and Spark SQL (3.4+) share: CTE-free
--- temporary views, window functions, CASE, INTERVAL literals. Column names
+-- Written in the SQL that DuckDB (1.x) and Spark SQL (3.4+; tested on 4.3)
+-- share: CTE-free temporary views, window functions, CASE, INTERVAL literals. Column names
 -- that are keywords (offset, partition, timestamp) are only used qualified
 -- (r.offset) or as aliases, which both engines accept unquoted.
 --
@@ -15,7 +15,8 @@
 --   DuckDB:    CREATE VIEW records AS SELECT * FROM read_parquet(
 --                ['shard-*/records/**/*.parquet'], hive_partitioning = true);
 --   Spark SQL: CREATE TEMPORARY VIEW records USING parquet
---                OPTIONS (path 's3a://bucket/incident/shard-*/records');
+--                OPTIONS (path 's3a://bucket/incident/shard-*/records',
+--                         recursiveFileLookup 'true');
 --
 -- Options, to change by hand:
 --   --scope partition: in dup_records, scope_part = CAST(r.partition AS INT)

@@ -1,0 +1,420 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ksleuth/ksleuth/analysis/export"
+	"github.com/ksleuth/ksleuth/segment/segtest"
+)
+
+// The engines a user reads the tables with, beside DuckDB (its own tests
+// are in scaleout_test.go): pyarrow, pandas with its pyarrow engine,
+// polars, and Spark in local mode, all from one Python virtualenv.
+var pyEngines = []string{"pyarrow", "pandas", "polars", "spark"}
+
+// engineTypes is how each engine presents the types docs/tables.md
+// documents, read the way docs/tables.md tells users to read them.
+var engineTypes = map[string]map[string]string{
+	"pyarrow": {"int32": "int32", "int64": "int64", "string": "string", "bool": "bool", "binary": "binary",
+		"timestamp": "timestamp[ms, tz=UTC]",
+		"list of struct(key string, value binary null)": "list<element: struct<key: string not null, value: binary> not null>"},
+	"pandas": {"int32": "int32[pyarrow]", "int64": "int64[pyarrow]", "string": "string[pyarrow]", "bool": "bool[pyarrow]",
+		"binary": "binary[pyarrow]", "timestamp": "timestamp[ms, tz=UTC][pyarrow]",
+		"list of struct(key string, value binary null)": "list<element: struct<key: string not null, value: binary> not null>[pyarrow]"},
+	"polars": {"int32": "Int32", "int64": "Int64", "string": "String", "bool": "Boolean", "binary": "Binary",
+		"timestamp": "Datetime(time_unit='ms', time_zone='UTC')",
+		"list of struct(key string, value binary null)": "List(Struct({'key': String, 'value': Binary}))"},
+	"spark": {"int32": "int", "int64": "bigint", "string": "string", "bool": "boolean", "binary": "binary",
+		"timestamp": "timestamp", "list of struct(key string, value binary null)": "array<struct<key:string,value:binary>>"},
+}
+
+// needPyEngines returns a Python interpreter that imports pyspark,
+// pyarrow, pandas and polars: $KSLEUTH_PYTHON, else the virtualenv .ci/run
+// installs under the user's cache dir. It skips loudly when there is
+// none, and fails in CI.
+func needPyEngines(t *testing.T) string {
+	t.Helper()
+	var cands []string
+	if p := os.Getenv("KSLEUTH_PYTHON"); p != "" {
+		cands = append(cands, p)
+	}
+	if c, err := os.UserCacheDir(); err == nil {
+		cands = append(cands, filepath.Join(c, "ksleuth-ci", "pyenv", "bin", "python"))
+	}
+	for _, p := range cands {
+		if exec.Command(p, "-c", "import pyspark, pyarrow, pandas, polars").Run() == nil {
+			if _, err := exec.LookPath("java"); err == nil {
+				return p
+			}
+		}
+	}
+	msg := "pyspark, pyarrow, pandas and polars are not available (run .ci/run, or make a virtualenv with them and set KSLEUTH_PYTHON to its python; Spark also needs java)"
+	if os.Getenv("CI") != "" || os.Getenv("KSLEUTH_REQUIRE_PYENGINES") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip("SKIPPING THE PYTHON ENGINE TEST: " + msg)
+	return ""
+}
+
+func runPython(t *testing.T, python, dir string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(python, args...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("python %s: %v\n%s", strings.Join(args, " "), err, lastLines(stderr.String(), 40))
+	}
+	return stdout.Bytes()
+}
+
+func lastLines(s string, n int) string {
+	ls := strings.Split(s, "\n")
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	return strings.Join(ls, "\n")
+}
+
+// The probe record: a producer id above 2^53 (a float64 cannot hold it),
+// a millisecond timestamp later than the sample's, a null key, an empty
+// value and a header with a null value.
+const (
+	probeTopic = "probe"
+	probePID   = int64(1)<<53 + 1
+	probeTS    = int64(1800000000123)
+)
+
+func writeProbeDir(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	part := filepath.Join(root, probeTopic+"-0")
+	if err := os.MkdirAll(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := segtest.Batch{Magic: 2, BaseOffset: 0, FirstTimestamp: probeTS, AutoDeltas: true,
+		Producer: &segtest.Producer{ID: probePID, Epoch: 3, BaseSequence: 0},
+		Records: []segtest.Record{
+			{Key: nil, Value: []byte{}, Headers: []segtest.Header{{Key: "h", Value: []byte("x")}, {Key: "n", Value: nil}}},
+			{Key: []byte("k"), Value: []byte("v")},
+		}}
+	if err := os.WriteFile(filepath.Join(part, "00000000000000000000.log"), b.Encode(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+type engineLine struct {
+	Kind     string          `json:"kind"`
+	Engine   string          `json:"engine"`
+	Table    string          `json:"table"`
+	Column   string          `json:"column"`
+	Type     string          `json:"type"`
+	Nullable *bool           `json:"nullable"`
+	Nulls    int64           `json:"nulls"`
+	Rows     int64           `json:"rows"`
+	What     string          `json:"what"`
+	Value    json.RawMessage `json:"value"`
+}
+
+// tableColumns describes every table of a scan output dir with the
+// Parquet schema ksleuth wrote, and its row count.
+func tableColumns(t *testing.T, out string) (map[string][]export.Column, map[string]int64) {
+	t.Helper()
+	cols, rows := map[string][]export.Column{}, map[string]int64{}
+	files, _ := filepath.Glob(filepath.Join(out, "*.parquet"))
+	parts, _ := filepath.Glob(filepath.Join(out, tableRecords, "*", "*", "*.parquet"))
+	for _, f := range append(files, parts...) {
+		name := strings.TrimSuffix(filepath.Base(f), ".parquet")
+		if strings.HasPrefix(name, "part-") {
+			name = "records"
+		}
+		c, n, err := export.Describe(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prev, ok := cols[name]; ok && fmt.Sprint(prev) != fmt.Sprint(c) {
+			t.Fatalf("%s: schema differs between parts: %v vs %v", f, prev, c)
+		}
+		cols[name] = c
+		rows[name] += n
+	}
+	return cols, rows
+}
+
+// TestTablesInEngines reads every table of `scan --records --payload`
+// with pyarrow, pandas, polars and Spark and holds each column to its
+// documented type and nullability, every int64 and timestamp column's
+// extremes to the same values in every engine (a producer id above 2^53
+// and a millisecond timestamp included), and the headers list of structs
+// to what was written. It also renders the type table of docs/tables.md.
+func TestTablesInEngines(t *testing.T) {
+	python := needPyEngines(t)
+	out := filepath.Join(t.TempDir(), "out")
+	mustScan(t, "scan", "--records", "--payload", "--progress", "never", "--out", out,
+		filepath.Join("..", "..", "testdata", "logdirs", "generated"), writeProbeDir(t))
+	cols, rows := tableColumns(t, out)
+	if len(cols) < 9 || rows["records"] == 0 {
+		t.Fatalf("scan wrote too little: %v", rows)
+	}
+	raw := runPython(t, python, "", filepath.Join("testdata", "engines", "tables.py"), out, probeTopic, "0")
+
+	seen := map[string]engineLine{}          // engine|table|column
+	values := map[string]map[string]string{} // table|column|what -> engine -> value
+	headers := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var l engineLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("%v: %s", err, sc.Text())
+		}
+		switch l.Kind {
+		case "column":
+			seen[l.Engine+"|"+l.Table+"|"+l.Column] = l
+		case "value":
+			k := l.Table + "|" + l.Column + "|" + l.What
+			if values[k] == nil {
+				values[k] = map[string]string{}
+			}
+			var v string
+			if err := json.Unmarshal(l.Value, &v); err != nil {
+				t.Fatal(err)
+			}
+			values[k][l.Engine] = v
+		case "headers":
+			headers[l.Engine] = string(l.Value)
+		}
+	}
+	usedTypes := map[string]bool{}
+	for table, cs := range cols {
+		for _, engine := range append(pyEngines, "pandas-default") {
+			n := 0
+			for _, c := range cs {
+				l, ok := seen[engine+"|"+table+"|"+c.Name]
+				if !ok {
+					t.Errorf("%s: %s.%s not read", engine, table, c.Name)
+					continue
+				}
+				n++
+				if l.Rows != rows[table] {
+					t.Errorf("%s: %s has %d rows, ksleuth wrote %d", engine, table, l.Rows, rows[table])
+				}
+				if !c.Nullable && l.Nulls != 0 {
+					t.Errorf("%s: %s.%s is documented not null but has %d nulls", engine, table, c.Name, l.Nulls)
+				}
+				switch engine {
+				case "pandas-default":
+					// The numpy default turns an integer column holding a null
+					// into float64, which docs/tables.md warns of.
+					if l.Nulls > 0 && (c.Type == "int64" || c.Type == "int32") && l.Type != "float64" {
+						t.Errorf("pandas default: %s.%s is %s; docs/tables.md says float64", table, c.Name, l.Type)
+					}
+					continue
+				case "pyarrow":
+					if l.Nullable == nil || *l.Nullable != c.Nullable {
+						t.Errorf("pyarrow: %s.%s nullable %v, written %v", table, c.Name, l.Nullable, c.Nullable)
+					}
+				}
+				usedTypes[c.Type] = true
+				if want, ok := engineTypes[engine][c.Type]; !ok || l.Type != want {
+					t.Errorf("%s: %s.%s (%s) reads as %q, want %q", engine, table, c.Name, c.Type, l.Type, want)
+				}
+			}
+			if extra := countPrefix(seen, engine+"|"+table+"|") - n; extra != 0 {
+				t.Errorf("%s: %s has %d columns ksleuth did not write", engine, table, extra)
+			}
+		}
+	}
+	var keys []string
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ref, ok := values[k]["pyarrow"]
+		for _, e := range pyEngines {
+			if v := values[k][e]; !ok || v != ref {
+				t.Errorf("%s: %s reads %q, pyarrow %q", k, e, v, ref)
+			}
+		}
+	}
+	for _, k := range []string{"records|producer_id|max", "batches|producer_id|max", "producers|producer_id|max"} {
+		if got := values[k]["spark"]; got != fmt.Sprint(probePID) {
+			t.Errorf("%s = %q, want the probe's %d", k, got, probePID)
+		}
+	}
+	if got := values["records|timestamp|max"]["polars"]; got != fmt.Sprint(probeTS) {
+		t.Errorf("records max timestamp = %q ms, want %d", got, probeTS)
+	}
+	for _, e := range pyEngines {
+		if got, want := headers[e], `[["h", "78"], ["n", null]]`; got != want {
+			t.Errorf("%s: probe headers %s, want %s", e, got, want)
+		}
+	}
+	checkEngineTypeDoc(t, usedTypes)
+}
+
+func countPrefix(m map[string]engineLine, p string) int {
+	n := 0
+	for k := range m {
+		if strings.HasPrefix(k, p) {
+			n++
+		}
+	}
+	return n
+}
+
+// checkEngineTypeDoc holds the engine type table in docs/tables.md to
+// engineTypes (-update rewrites it).
+func checkEngineTypeDoc(t *testing.T, used map[string]bool) {
+	t.Helper()
+	var types []string
+	for ty := range used {
+		types = append(types, ty)
+	}
+	sort.Strings(types)
+	var b strings.Builder
+	b.WriteString("| documented type | pyarrow | pandas (`dtype_backend=\"pyarrow\"`) | polars | Spark |\n|---|---|---|---|---|\n")
+	for _, ty := range types {
+		fmt.Fprintf(&b, "| %s |", ty)
+		for _, e := range pyEngines {
+			fmt.Fprintf(&b, " `%s` |", engineTypes[e][ty])
+		}
+		b.WriteString("\n")
+	}
+	const begin, end = "<!-- engine-types:begin (generated by TestTablesInEngines) -->\n", "<!-- engine-types:end -->"
+	path := filepath.Join("..", "..", "docs", "tables.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j := bytes.Index(doc, []byte(begin)), bytes.Index(doc, []byte(end))
+	if i < 0 || j < i {
+		t.Fatalf("%s has no engine-types block", path)
+	}
+	got := string(doc[i+len(begin) : j])
+	if got == b.String() {
+		return
+	}
+	if *update {
+		doc = append(append(append([]byte{}, doc[:i+len(begin)]...), b.String()...), doc[j:]...)
+		if err := os.WriteFile(path, doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s: the engine type table is stale (go test ./cmd/ksleuth -run TestTablesInEngines -update):\n%s", path, b.String())
+}
+
+// TestDuplicatesSQLSpark runs analysis/sql/duplicates.sql in Spark SQL
+// (pyspark, local[2]) over the records tables of three sharded scans and
+// compares its groups, members, classes and reference copies with
+// `ksleuth dups --from-tables` on the same shards, with default
+// fingerprints and with --ignore-header.
+func TestDuplicatesSQLSpark(t *testing.T) {
+	python := needPyEngines(t)
+	shards := dupShards(t)
+	variants := [][]string{nil, {"--ignore-header", "trace-id"}}
+	args := []string{filepath.Join("testdata", "spark_groups.py"), "duplicates.sql"}
+	var wants [][]string
+	for i, opts := range variants {
+		dirs := scanShards(t, shards, opts...)
+		var want []string
+		for _, l := range strings.Split(strings.TrimSpace(runOK(t, append([]string{"dups", "--json", "--from-tables"}, dirs...)...)), "\n") {
+			if strings.HasPrefix(l, `{"type":"summary"`) {
+				continue
+			}
+			var g dupGroup
+			if err := json.Unmarshal([]byte(l), &g); err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range g.Members {
+				want = append(want, sqlLine(&m))
+			}
+		}
+		if len(want) == 0 {
+			t.Fatalf("%v: ksleuth found no duplicate groups to compare", opts)
+		}
+		wants = append(wants, want)
+		if i > 0 {
+			args = append(args, "--")
+		}
+		for _, d := range dirs {
+			args = append(args, filepath.Join(d, tableRecords))
+		}
+	}
+	got := strings.Split(strings.TrimSpace(string(runPython(t, python, filepath.Join("..", "..", "analysis", "sql"), args...))), "\n--\n")
+	if len(got) != len(variants) {
+		t.Fatalf("Spark printed %d result sets, want %d", len(got), len(variants))
+	}
+	for i, opts := range variants {
+		g := strings.Split(got[i], "\n")
+		if strings.Join(g, "\n") != strings.Join(wants[i], "\n") {
+			t.Errorf("%v: duplicates.sql on Spark differs from ksleuth (%d vs %d rows):\n%s", opts, len(g), len(wants[i]), firstDiff(wants[i], g))
+		}
+		t.Logf("%v: %d member rows identical", opts, len(g))
+	}
+}
+
+// TestTablesPyarrowThirdParty reads every table of `scan --records
+// --payload` over the third-party corpus (records of up to several MB
+// among them) with pyarrow, row group by row group, and checks the row
+// counts against ksleuth's and that no column statistic holds more than a
+// short value.
+func TestTablesPyarrowThirdParty(t *testing.T) {
+	python := needPyEngines(t)
+	corpus := filepath.Join("..", "..", "..", "shared", "corpus", "thirdparty")
+	ents, err := os.ReadDir(corpus)
+	if err != nil {
+		t.Fatalf("the third-party corpus is missing: %v", err)
+	}
+	args := []string{"scan", "--records", "--payload", "--progress", "never", "--out", filepath.Join(t.TempDir(), "out")}
+	for _, e := range ents {
+		if e.IsDir() {
+			args = append(args, filepath.Join(corpus, e.Name()))
+		}
+	}
+	out := args[6]
+	mustScan(t, args...)
+	_, rows := tableColumns(t, out)
+	parts := map[string]int64{}
+	var total int64
+	for _, l := range bytes.Split(bytes.TrimSpace(runPython(t, python, "", filepath.Join("testdata", "engines", "read_all.py"), out)), []byte("\n")) {
+		var f struct {
+			File         string `json:"file"`
+			Rows         int64  `json:"rows"`
+			MaxStatBytes int    `json:"max_stat_bytes"`
+		}
+		if err := json.Unmarshal(l, &f); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		if f.MaxStatBytes > 1024 {
+			t.Errorf("%s: a column statistic of %d bytes", f.File, f.MaxStatBytes)
+		}
+		name := strings.TrimSuffix(f.File, ".parquet")
+		if strings.HasPrefix(f.File, tableRecords+string(filepath.Separator)) {
+			name = "records"
+		}
+		parts[name] += f.Rows
+		total++
+	}
+	for name, n := range rows {
+		if parts[name] != n {
+			t.Errorf("%s: pyarrow read %d rows, ksleuth wrote %d", name, parts[name], n)
+		}
+	}
+	if rows["records"] == 0 || total < 10 {
+		t.Fatalf("too little read: %d files, %v", total, rows)
+	}
+	t.Logf("pyarrow read %d files, %d records", total, parts["records"])
+}

@@ -1,0 +1,168 @@
+# Reads every table of a ksleuth scan (DIR/*.parquet and the records
+# dataset DIR/records) with pyarrow, pandas (pyarrow engine), polars and
+# Spark (local mode), the way docs/tables.md tells users to, and prints
+# JSON lines for cmd/ksleuth/engines_test.go:
+#
+#   {"kind":"column","engine":E,"table":T,"column":C,"type":"...","nullable":B|null,"nulls":N,"rows":R}
+#   {"kind":"value","engine":E,"table":T,"column":C,"what":"max"|"min","value":"decimal or epoch ms"}
+#     (for every int64 and timestamp column)
+#   {"kind":"headers","engine":E,"offset":O,"value":[[key, hex value or null], ...]}
+#
+# Usage: python tables.py DIR PROBE_TOPIC PROBE_OFFSET
+import glob
+import json
+import os
+import sys
+
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+DIR, PROBE_TOPIC, PROBE_OFFSET = sys.argv[1], sys.argv[2], int(sys.argv[3])
+
+
+def emit(**kw):
+    print(json.dumps(kw, sort_keys=True))
+
+
+def tables():
+    out = {}
+    for p in sorted(glob.glob(os.path.join(DIR, "*.parquet"))):
+        out[os.path.basename(p)[: -len(".parquet")]] = p
+    if os.path.isdir(os.path.join(DIR, "records")):
+        out["records"] = os.path.join(DIR, "records")
+    return out
+
+
+def extremes(engine, table, cols, get):
+    for c in cols:
+        for what in ("min", "max"):
+            v = get(c, what)
+            if v is not None:
+                emit(kind="value", engine=engine, table=table, column=c, what=what, value=str(v))
+
+
+def hexval(b):
+    return None if b is None else bytes(b).hex()
+
+
+def do_pyarrow(name, path):
+    # partitioning=None: the records parts hold topic and partition as
+    # columns already, and pyarrow cannot merge them with the hive keys.
+    t = pq.read_table(path, partitioning=None)
+    for f in t.schema:
+        emit(kind="column", engine="pyarrow", table=name, column=f.name, type=str(f.type), nullable=f.nullable,
+             nulls=t.column(f.name).null_count, rows=t.num_rows)
+
+    cols = [f.name for f in t.schema if pa.types.is_int64(f.type) or pa.types.is_timestamp(f.type)]
+
+    def get(c, what):
+        if t.column(c).null_count == t.num_rows:
+            return None
+        return pc.min_max(pc.cast(t.column(c), pa.int64()))[what].as_py()
+    extremes("pyarrow", name, cols, get)
+    if name == "records":
+        rows = t.filter(pc.and_(pc.equal(t.column("topic"), PROBE_TOPIC), pc.equal(t.column("offset"), PROBE_OFFSET)))
+        for h in rows.column("headers").to_pylist():
+            emit(kind="headers", engine="pyarrow", offset=PROBE_OFFSET, value=[[x["key"], hexval(x["value"])] for x in h])
+
+
+def do_pandas(name, path):
+    # dtype_backend="pyarrow" keeps nullable 64-bit integers exact and
+    # timestamps tz-aware; the numpy default turns a nullable int64 column
+    # into float64 (checked below as "pandas-default").
+    df = pd.read_parquet(path, engine="pyarrow", partitioning=None, dtype_backend="pyarrow")
+    for c in df.columns:
+        emit(kind="column", engine="pandas", table=name, column=c, type=str(df.dtypes[c]), nullable=None,
+             nulls=int(df[c].isna().sum()), rows=len(df))
+
+    cols = [c for c in df.columns if str(df.dtypes[c]).startswith(("int64", "timestamp"))]
+
+    def get(c, what):
+        if df[c].isna().all():
+            return None
+        # A pyarrow-backed timestamp casts to its unit's integer: ms.
+        return int(getattr(df[c].astype("int64[pyarrow]"), what)())
+    extremes("pandas", name, cols, get)
+    plain = pd.read_parquet(path, engine="pyarrow", partitioning=None)
+    for c in plain.columns:
+        emit(kind="column", engine="pandas-default", table=name, column=c, type=str(plain.dtypes[c]), nullable=None,
+             nulls=int(plain[c].isna().sum()), rows=len(plain))
+    if name == "records":
+        sel = df[(df["topic"] == PROBE_TOPIC) & (df["offset"] == PROBE_OFFSET)]
+        for h in sel["headers"]:
+            emit(kind="headers", engine="pandas", offset=PROBE_OFFSET, value=[[x["key"], hexval(x["value"])] for x in h])
+
+
+def do_polars(name, path):
+    src = os.path.join(path, "**", "*.parquet") if os.path.isdir(path) else path
+    df = pl.read_parquet(src, hive_partitioning=False)
+    for c, dt in df.schema.items():
+        emit(kind="column", engine="polars", table=name, column=c, type=str(dt), nullable=None,
+             nulls=df[c].null_count(), rows=df.height)
+
+    cols = [c for c, dt in df.schema.items() if dt == pl.Int64 or isinstance(dt, pl.Datetime)]
+
+    def get(c, what):
+        if df[c].null_count() == df.height:
+            return None
+        s = df[c]
+        if isinstance(s.dtype, pl.Datetime):
+            s = s.dt.epoch("ms")
+        return getattr(s, what)()
+    extremes("polars", name, cols, get)
+    if name == "records":
+        sel = df.filter((pl.col("topic") == PROBE_TOPIC) & (pl.col("offset") == PROBE_OFFSET))
+        for h in sel["headers"].to_list():
+            emit(kind="headers", engine="polars", offset=PROBE_OFFSET, value=[[x["key"], hexval(x["value"])] for x in h])
+
+
+def do_spark(spark, name, path):
+    df = spark.read.option("recursiveFileLookup", "true").parquet(path)
+    n = df.count()
+    from pyspark.sql import functions as F
+    nulls = df.select([F.sum(F.col("`%s`" % c).isNull().cast("long")).alias(c) for c in df.columns]).collect()[0]
+    for f in df.schema.fields:
+        emit(kind="column", engine="spark", table=name, column=f.name, type=f.dataType.simpleString(),
+             nullable=f.nullable, nulls=int(nulls[f.name] or 0), rows=n)
+    from pyspark.sql.types import LongType, TimestampType
+    cols = [f.name for f in df.schema.fields if isinstance(f.dataType, (LongType, TimestampType))]
+    aggs = []
+    for f in df.schema.fields:
+        if f.name in cols:
+            col = F.col("`%s`" % f.name)
+            if isinstance(f.dataType, TimestampType):
+                col = F.unix_millis(col)
+            aggs += [F.min(col).alias("min_" + f.name), F.max(col).alias("max_" + f.name)]
+    if aggs:
+        r = df.agg(*aggs).collect()[0]
+        for c in cols:
+            for what in ("min", "max"):
+                v = r[what + "_" + c]
+                if v is not None:
+                    emit(kind="value", engine="spark", table=name, column=c, what=what, value=str(v))
+    if name == "records":
+        for row in df.filter((F.col("topic") == PROBE_TOPIC) & (F.col("`offset`") == PROBE_OFFSET)).select("headers").collect():
+            emit(kind="headers", engine="spark", offset=PROBE_OFFSET,
+                 value=[[x["key"], hexval(x["value"])] for x in row.headers])
+
+
+def main():
+    from pyspark.sql import SparkSession
+    spark = (SparkSession.builder.master("local[2]")
+             .config("spark.sql.session.timeZone", "UTC")
+             .config("spark.sql.shuffle.partitions", "4")
+             .config("spark.ui.enabled", "false")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    for name, path in tables().items():
+        do_pyarrow(name, path)
+        do_pandas(name, path)
+        do_polars(name, path)
+        do_spark(spark, name, path)
+    spark.stop()
+
+
+main()
