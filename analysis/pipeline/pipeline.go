@@ -20,6 +20,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/producers"
+	"github.com/ksleuth/ksleuth/analysis/replicas"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
@@ -55,6 +56,10 @@ type Result struct {
 	Check *check.Result
 	// Sessions are the producer sessions.
 	Sessions []analysis.ProducerRow
+	// Replicas compares the copies of each partition held by two or more
+	// log dirs; its losses are in Check's ledger and verdicts, its
+	// findings among Scan's.
+	Replicas *replicas.Result
 	// Warnings counts findings of severity warning (Scan.Errors the
 	// errors).
 	Warnings int64
@@ -72,9 +77,14 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	sources := scan.Sources(inputs)
 	chk := check.New(inputs, sources, o.Check)
 	f := &feed{tracker: producers.New(), det: o.Detector, hasher: o.Hasher, lastIn: -1}
-	// Producer sessions are rebuilt in the checker's order: offset order
-	// within a partition, archives included.
-	chk.OnBatch = f.tracker.Batch
+	// Producer sessions are rebuilt, and the copies of a partition
+	// compared, in the checker's order: offset order within a partition,
+	// archives included.
+	reps := replicas.New(sources)
+	chk.OnBatch = func(b *analysis.BatchRow) {
+		f.tracker.Batch(b)
+		reps.Batch(b)
+	}
 	if o.Attribution {
 		f.attr = newAttributor()
 	}
@@ -105,7 +115,10 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 			}
 			return nil
 		},
-		File: chk.File,
+		File: func(ev *scan.FileEvent) error {
+			reps.File(ev)
+			return chk.File(ev)
+		},
 	}
 	res, err := scan.Run(ctx, inputs, cfg, out)
 	if err != nil {
@@ -115,9 +128,12 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		chk.AddCompactedTopics(f.attr.configs.CompactedTopics())
 	}
 	cr := chk.Finish()
-	r := &Result{Scan: res, Check: cr, attr: f.attr}
+	rep := reps.Compare()
+	cr.AddLosses(rep.Gaps)
+	r := &Result{Scan: res, Check: cr, Replicas: rep, attr: f.attr}
 	sessions, sessionFindings := f.tracker.Finish(res.Snapshots)
 	all := append(res.Anomalies, cr.Findings...)
+	all = append(all, rep.Findings...)
 	all = append(all, sessionFindings...)
 	if f.attr != nil {
 		f.attr.a.Finish()
