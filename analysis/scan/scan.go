@@ -78,6 +78,14 @@ type Config struct {
 	// system's), removed when Run returns.
 	HeldBudget int64
 	TmpDir     string
+	// DecodeOnce, without Records, decodes the records of a data batch
+	// only if no batch with the same topic, partition, offsets, leader
+	// epoch and CRC has decoded cleanly from another file already: the
+	// copies of a partition on several brokers are the same batches, and
+	// a CRC-valid copy of a clean batch is clean too. Every copy's CRC is
+	// still checked.
+	DecodeOnce bool
+	once       *onceSet
 }
 
 // Output receives the streamed tables. A nil func discards its rows.
@@ -188,6 +196,9 @@ type Result struct {
 func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*Result, error) {
 	if cfg.Jobs <= 0 {
 		cfg.Jobs = runtime.NumCPU()
+	}
+	if cfg.DecodeOnce && !cfg.Records {
+		cfg.once = &onceSet{m: map[onceKey]struct{}{}}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

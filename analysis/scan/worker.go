@@ -581,7 +581,10 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		fillBatchRow(&j.row, fc, b, w.millis)
 		j.deleteHorizon, j.records, j.payload = b.HasDeleteHorizon(), w.cfg.Records, payload
 		j.hexFP, j.compact = w.cfg.HexFingerprints, w.cfg.Compact && w.cfg.Records && !payload
-		if w.pool != nil && !b.Streamed() && (slowCodec(b.Codec()) || b.Size() >= parallelBatchBytes) {
+		if w.cfg.once.skip(fc, b) {
+			// A copy of a batch that decoded cleanly from another file.
+			j.n = b.NumRecords
+		} else if w.pool != nil && !b.Streamed() && (slowCodec(b.Codec()) || b.Size() >= parallelBatchBytes) {
 			if group == nil {
 				group = &jobGroup{done: make(chan struct{})}
 			}
@@ -624,6 +627,7 @@ func nonNeg(v int64) *int64 {
 // batchDone adds a decoded batch to the file's output and aggregates.
 func (w *worker) batchDone(fc *fileCtx, j *decodeJob, out *chunk) {
 	fd := fc.done
+	w.cfg.once.done(j)
 	if out.batches == nil {
 		out.batches = batchSlices.get(0)
 	}

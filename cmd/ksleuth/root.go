@@ -84,7 +84,7 @@ producer ID. Inputs are only ever opened read-only.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newVersionCmd(), newDumpCmd(), newScanCmd(), newVerifyCmd(), newDupsCmd(), newProducersCmd(), newReportCmd())
+	root.AddCommand(newVersionCmd(), newDumpCmd(), newScanCmd(), newVerifyCmd(), newDupsCmd(), newProducersCmd(), newReplicasCmd(), newReportCmd())
 	return root
 }
 
