@@ -21,6 +21,16 @@ type onceKey struct {
 type onceSet struct {
 	mu sync.Mutex
 	m  map[onceKey]struct{}
+	n  int64 // batches skipped
+}
+
+func (o *onceSet) skipped() int64 {
+	if o == nil {
+		return 0
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.n
 }
 
 func keyOf(fc *fileCtx, b *segment.Batch) onceKey {
@@ -36,6 +46,9 @@ func (o *onceSet) skip(fc *fileCtx, b *segment.Batch) bool {
 	}
 	o.mu.Lock()
 	_, ok := o.m[keyOf(fc, b)]
+	if ok {
+		o.n++
+	}
 	o.mu.Unlock()
 	return ok
 }

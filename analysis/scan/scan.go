@@ -188,6 +188,9 @@ type Result struct {
 	// HeldSpilled is how many bytes of records of unfinished transactions
 	// went to the temporary file beyond Config.HeldBudget (0: none).
 	HeldSpilled int64
+	// DecodedElsewhere counts the batches whose records were not decoded
+	// because a copy of them had been (Config.DecodeOnce).
+	DecodedElsewhere int64
 }
 
 // Run scans the inputs. It returns ctx.Err() when cancelled, and an error
@@ -659,7 +662,8 @@ func (s *scanner) fileDone(f *fileDone) error {
 }
 
 func (s *scanner) result() *Result {
-	r := &Result{Files: s.files, Anomalies: s.anomalies, Snapshots: s.snapshots, HeldSpilled: s.pending.end + s.pendingEntries.end}
+	r := &Result{Files: s.files, Anomalies: s.anomalies, Snapshots: s.snapshots, HeldSpilled: s.pending.end + s.pendingEntries.end,
+		DecodedElsewhere: s.cfg.once.skipped()}
 	for i := range r.Anomalies {
 		r.Anomalies[i].Source = s.sources[r.Anomalies[i].Input]
 	}
