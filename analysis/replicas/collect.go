@@ -67,11 +67,14 @@ type replica struct {
 	// ckpt is the leader-epoch-checkpoint, when the dir has one that parses.
 	ckpt    []snapshot.EpochEntry
 	hasCkpt bool
+	// topicID is partition.metadata's topic id, "" when unknown.
+	topicID string
 }
 
 // logDir is what the comparison needs of a log dir's root.
 type logDir struct {
-	broker          int32 // -1: unknown
+	broker          int32  // -1: unknown
+	cluster         string // cluster.id, "" when unknown
 	hw, rp, logStrt map[tp]int64
 }
 
@@ -154,10 +157,22 @@ func (c *Collector) File(ev *scan.FileEvent) {
 		if r := c.copyOf(in, dirOf(e.Path), e.Partition.Topic, e.Partition.Partition); r != nil {
 			r.ckpt, r.hasCkpt = ck.Entries, true
 		}
+	case n.Kind == snapshot.KindPartitionMetadata && e.Partition != nil:
+		m, err := snapshot.ParsePartitionMetadata(e.Path, ev.Data)
+		if err != nil || m == nil || !m.HasTopicID {
+			return
+		}
+		if r := c.copyOf(in, dirOf(e.Path), e.Partition.Topic, e.Partition.Partition); r != nil {
+			r.topicID = m.TopicID.String()
+		}
 	case e.Partition != nil:
 	case n.Kind == snapshot.KindMetaProperties:
 		if m, _ := snapshot.ParseMetaProperties(e.Path, ev.Data); m != nil {
-			c.logDirOf(in, e.LogDir).broker = m.ID()
+			l := c.logDirOf(in, e.LogDir)
+			l.broker = m.ID()
+			if m.HasClusterID {
+				l.cluster = m.ClusterID
+			}
 		}
 	case n.Kind == snapshot.KindReplicationCheckpoint, n.Kind == snapshot.KindRecoveryPointCheckpoint,
 		n.Kind == snapshot.KindLogStartCheckpoint:

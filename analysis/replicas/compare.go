@@ -121,19 +121,39 @@ func epochStart(h []analysis.EpochStart, e int32) int64 {
 	return -1
 }
 
+// group is the copies of one partition of one cluster.
+type group struct {
+	topic   string
+	part    int32
+	cluster string
+	topicID string
+}
+
 // Compare compares the copies of every partition two or more log dirs
-// hold. Call it once the scan and the checks have finished.
+// hold. Copies are of one partition when their topic and partition agree
+// and so do their log dirs' cluster.id and their partition.metadata topic
+// ids (a topic deleted and created again has a new id). A copy whose log
+// dir names no cluster and whose dir has no topic id is compared with
+// nothing: log dirs of unrelated clusters hold partitions of the same
+// names (__consumer_offsets-0 in every one).
+// Call it once the scan and the checks have finished.
 func (c *Collector) Compare() *Result {
-	groups := map[tp][]*replica{}
-	var keys []tp
+	groups := map[group][]*replica{}
+	var keys []group
 	for _, r := range c.order {
-		t := tp{r.topic, r.part}
-		if groups[t] == nil {
-			keys = append(keys, t)
+		g := group{r.topic, r.part, c.logDirOfCopy(r).cluster, r.topicID}
+		if g.cluster == "" && g.topicID == "" {
+			continue
 		}
-		groups[t] = append(groups[t], r)
+		if groups[g] == nil {
+			keys = append(keys, g)
+		}
+		groups[g] = append(groups[g], r)
 	}
-	slices.SortFunc(keys, func(a, b tp) int { return cmp.Or(strings.Compare(a.topic, b.topic), cmp.Compare(a.part, b.part)) })
+	slices.SortFunc(keys, func(a, b group) int {
+		return cmp.Or(strings.Compare(a.topic, b.topic), cmp.Compare(a.part, b.part), strings.Compare(a.cluster, b.cluster),
+			strings.Compare(a.topicID, b.topicID))
+	})
 	res := &Result{}
 	for _, t := range keys {
 		g := groups[t]

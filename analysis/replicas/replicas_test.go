@@ -127,15 +127,21 @@ func TestHandMadeDivergence(t *testing.T) {
 	b1 := broker(t, root, 1, old, [][2]int64{{0, 0}}, 45)
 	b2 := broker(t, root, 2, follower, [][2]int64{{0, 0}}, 20)
 	b3 := broker(t, root, 3, leader, [][2]int64{{0, 0}, {1, 30}}, 58)
+	// A broker of another cluster with a partition of the same name, in a
+	// later epoch: not a copy of this one, so compared with nothing.
+	other := broker(t, root, 9, moved(batchOf(0, 4, 0, "other"), 0, 7), [][2]int64{{7, 0}}, 4)
+	if err := os.WriteFile(filepath.Join(other, "meta.properties"), []byte("version=1\nnode.id=9\ncluster.id=c2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
-	res := run(t, pipeline.Options{Scan: scan.Config{Jobs: 2, DecodeOnce: true}}, b1, b2, b3)
+	res := run(t, pipeline.Options{Scan: scan.Config{Jobs: 2, DecodeOnce: true}}, b1, b2, b3, other)
 	rows := res.Replicas.Rows
 	if len(rows) != 3 {
 		t.Fatalf("%d rows, want 3: %+v", len(rows), rows)
 	}
 	ref := rowOf(t, rows, 3)
 	if ref.Verdict != replicas.VerdictReference || ref.LogEndOffset != 58 || ref.LastEpoch != 1 ||
-		!slices.Equal(ref.LeaderEpochs, []analysis.EpochStart{{0, 0}, {1, 30}}) {
+		!slices.Equal(ref.LeaderEpochs, []analysis.EpochStart{{Epoch: 0, StartOffset: 0}, {Epoch: 1, StartOffset: 30}}) {
 		t.Errorf("reference row %+v", ref)
 	}
 	div := rowOf(t, rows, 1)
@@ -143,7 +149,7 @@ func TestHandMadeDivergence(t *testing.T) {
 		*div.Epoch != 0 || *div.ReferenceEpoch != 1 || *div.ReferenceBroker != 3 {
 		t.Errorf("diverged row %+v", div)
 	}
-	if !slices.Equal(div.ExtraRanges, []analysis.OffsetRange{{30, 49}}) || !slices.Equal(div.MissingRanges, []analysis.OffsetRange{{30, 57}}) {
+	if !slices.Equal(div.ExtraRanges, []analysis.OffsetRange{{First: 30, Last: 49}}) || !slices.Equal(div.MissingRanges, []analysis.OffsetRange{{First: 30, Last: 57}}) {
 		t.Errorf("diverged ranges extra %v missing %v", div.ExtraRanges, div.MissingRanges)
 	}
 	if div.AboveHighWatermark != 5 || *div.HighWatermark != 45 {
@@ -154,7 +160,7 @@ func TestHandMadeDivergence(t *testing.T) {
 		t.Errorf("sentence %q\nwant prefix %q", div.Explanation, want)
 	}
 	lag := rowOf(t, rows, 2)
-	if lag.Verdict != replicas.VerdictLagging || lag.FirstDivergentOffset != nil || !slices.Equal(lag.MissingRanges, []analysis.OffsetRange{{20, 57}}) ||
+	if lag.Verdict != replicas.VerdictLagging || lag.FirstDivergentOffset != nil || !slices.Equal(lag.MissingRanges, []analysis.OffsetRange{{First: 20, Last: 57}}) ||
 		len(lag.ExtraRanges) != 0 {
 		t.Errorf("lagging row %+v", lag)
 	}
@@ -172,6 +178,9 @@ func TestHandMadeDivergence(t *testing.T) {
 	}
 	for _, v := range res.Check.Partitions {
 		lost := v.Input == 0
+		if v.Input == 3 && !v.Intact {
+			t.Errorf("the other cluster's partition: %+v", v)
+		}
 		if v.Intact == lost || lost && (v.Lost != 20 || !strings.Contains(v.Text, "replica-divergence")) {
 			t.Errorf("verdict of input %d: %+v", v.Input, v)
 		}

@@ -153,12 +153,14 @@ func writeReplicasText(w io.Writer, rows []analysis.ReplicaRow) error {
 	counts := map[string]int{}
 	for i := 0; i < len(rows); {
 		j := i + 1
-		for j < len(rows) && rows[j].Topic == rows[i].Topic && rows[j].Partition == rows[i].Partition {
+		// One partition of one cluster: the copies share their reference.
+		for j < len(rows) && rows[j].Topic == rows[i].Topic && rows[j].Partition == rows[i].Partition &&
+			rows[j].ReferenceSource == rows[i].ReferenceSource && rows[j].ReferenceDir == rows[i].ReferenceDir {
 			j++
 		}
 		fmt.Fprintf(ew, "%s-%d: %d copies\n", rows[i].Topic, rows[i].Partition, j-i)
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  BROKER\tDIR\tLOG START\tLOG END\tHIGH WATERMARK\tRECOVERY POINT\tLEADER EPOCHS (epoch@offset)\tVERDICT")
+		fmt.Fprintln(tw, "  BROKER\tCOPY\tLOG START\tLOG END\tHIGH WATERMARK\tRECOVERY POINT\tLEADER EPOCHS (epoch@offset)\tVERDICT")
 		for _, r := range rows[i:j] {
 			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", brokerName(r.Broker), r.Source+":"+r.Dir, r.LogStartOffset, r.LogEndOffset,
 				optOffset(r.HighWatermark), optOffset(r.RecoveryPoint), epochList(r.LeaderEpochs), r.Verdict)
