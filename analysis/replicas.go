@@ -99,3 +99,27 @@ func (r *OffsetRange) UnmarshalJSON(b []byte) error {
 
 // Count is the number of offsets in the range.
 func (r OffsetRange) Count() int64 { return r.Last - r.First + 1 }
+
+// ClusterEventRow is one row of cluster_events.parquet: one event of the
+// cluster's history, from the KRaft metadata log (leader and ISR changes,
+// unclean elections, broker registration and fencing, topic and config
+// changes) or from a broker's own log files.
+type ClusterEventRow struct {
+	Input int32 `parquet:"input" json:"input"`
+	// Time is the record's timestamp, or the log line's.
+	Time *int64 `parquet:"time,optional,timestamp(millisecond:utc)" json:"time"`
+	// Broker is the broker the event is about (the new leader, the fenced
+	// broker) or, for a broker log, the broker that wrote it.
+	Broker    *int32  `parquet:"broker,optional" json:"broker"`
+	Topic     *string `parquet:"topic,optional,dict" json:"topic"`
+	Partition *int32  `parquet:"partition,optional" json:"partition"`
+	Kind      string  `parquet:"kind,dict" json:"kind"`
+	Details   string  `parquet:"details" json:"details"`
+	// Source is metadata-log or broker-log.
+	Source string `parquet:"source,dict" json:"source"`
+	// File, Offset and Line name the evidence: the metadata log segment
+	// and the record's offset, or the broker log file and its line.
+	File   string `parquet:"file,dict" json:"file"`
+	Offset *int64 `parquet:"offset,optional" json:"offset"`
+	Line   *int32 `parquet:"line,optional" json:"line"`
+}

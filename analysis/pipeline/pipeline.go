@@ -306,6 +306,15 @@ func (r *Result) Transactions() []analysis.TransactionRow {
 	return r.attr.a.Transactions()
 }
 
+// ClusterEvents are the cluster's history replayed from the KRaft
+// metadata log (nil without attribution).
+func (r *Result) ClusterEvents() []analysis.ClusterEventRow {
+	if r.attr == nil {
+		return nil
+	}
+	return r.attr.events.Rows()
+}
+
 // PIDBlocks: see Transactions.
 func (r *Result) PIDBlocks() []analysis.PIDBlockRow {
 	if r.attr == nil {
