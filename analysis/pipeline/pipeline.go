@@ -23,6 +23,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/replicas"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/analysis/topics"
 )
 
 // Options say what one run computes.
@@ -60,10 +61,19 @@ type Result struct {
 	// log dirs; its losses are in Check's ledger and verdicts, its
 	// findings among Scan's.
 	Replicas *replicas.Result
+	// BrokerLogs counts the broker log files read for the cluster
+	// timeline and their lines.
+	BrokerLogs BrokerLogStats
 	// Warnings counts findings of severity warning (Scan.Errors the
 	// errors).
 	Warnings int64
 	attr     *attributor
+	events   []analysis.ClusterEventRow // from the broker logs
+}
+
+// BrokerLogStats count the broker logs of a run.
+type BrokerLogStats struct {
+	Files, Lines, Events, Unparsed int64
 }
 
 // ErrNoKafkaData is returned when no input holds a single Kafka file.
@@ -81,6 +91,8 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	// compared, in the checker's order: offset order within a partition,
 	// archives included.
 	reps := replicas.New(sources)
+	var logs BrokerLogStats
+	var logEvents []analysis.ClusterEventRow
 	chk.OnBatch = func(b *analysis.BatchRow) {
 		f.tracker.Batch(b)
 		reps.Batch(b)
@@ -117,6 +129,13 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		},
 		File: func(ev *scan.FileEvent) error {
 			reps.File(ev)
+			if ev.Row.Kind == scan.KindBrokerLog {
+				logs.Files++
+				logs.Lines += ev.LogStats.Lines
+				logs.Unparsed += ev.LogStats.Unparsed
+				logs.Events += int64(len(ev.Events))
+				logEvents = append(logEvents, ev.Events...)
+			}
 			return chk.File(ev)
 		},
 	}
@@ -130,7 +149,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	cr := chk.Finish()
 	rep := reps.Compare()
 	cr.AddLosses(rep.Gaps)
-	r := &Result{Scan: res, Check: cr, Replicas: rep, attr: f.attr}
+	r := &Result{Scan: res, Check: cr, Replicas: rep, attr: f.attr, BrokerLogs: logs, events: logEvents}
 	sessions, sessionFindings := f.tracker.Finish(res.Snapshots)
 	all := append(res.Anomalies, cr.Findings...)
 	all = append(all, rep.Findings...)
@@ -306,13 +325,35 @@ func (r *Result) Transactions() []analysis.TransactionRow {
 	return r.attr.a.Transactions()
 }
 
-// ClusterEvents are the cluster's history replayed from the KRaft
-// metadata log (nil without attribution).
+// ClusterEvents are the cluster's history in time order: the KRaft
+// metadata log replayed (with attribution) and the events of the brokers'
+// own log files.
 func (r *Result) ClusterEvents() []analysis.ClusterEventRow {
-	if r.attr == nil {
-		return nil
+	var out []analysis.ClusterEventRow
+	if r.attr != nil {
+		out = r.attr.events.Rows()
 	}
-	return r.attr.events.Rows()
+	// kafkaServer.out repeats what the console appender prints of
+	// server.log: an entry of one dir's logs read twice is one event.
+	type key struct {
+		input      int32
+		dir        string
+		ts         int64
+		kind, text string
+	}
+	seen := map[key]bool{}
+	for _, e := range r.events {
+		k := key{e.Input, path.Dir(e.File), -1, e.Kind, e.Details}
+		if e.Time != nil {
+			k.ts = *e.Time
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	topics.SortEvents(out)
+	return out
 }
 
 // PIDBlocks: see Transactions.

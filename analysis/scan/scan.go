@@ -37,6 +37,7 @@ import (
 	"sync"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/brokerlog"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment"
@@ -115,6 +116,10 @@ type FileEvent struct {
 	// Data is the whole file for index, snapshot and state files read
 	// within their size limits, nil otherwise.
 	Data []byte
+	// Events are a broker log's events (source broker-log), LogStats
+	// its line counts.
+	Events   []analysis.ClusterEventRow
+	LogStats brokerlog.Stats
 }
 
 // Entry is one record as the duplicate detector needs it (Config.Compact):
@@ -428,7 +433,14 @@ type fileDone struct {
 	agg                 segAgg
 	entry               *source.Entry
 	data                []byte // index, snapshot and state files: the bytes read
+	// events and logStats are a broker log's (KindBrokerLog).
+	events   []analysis.ClusterEventRow
+	logStats brokerlog.Stats
 }
+
+// KindBrokerLog is the files.parquet kind of a broker's own log file
+// (server.log, state-change.log, ...), read for the cluster timeline.
+const KindBrokerLog = "broker-log"
 
 // segAgg aggregates a segment's batches for the summary.
 type segAgg struct {
@@ -606,7 +618,8 @@ func (s *scanner) fileDone(f *fileDone) error {
 		}
 		row := f.row
 		row.Source = s.sources[row.Input]
-		if err := s.out.File(&FileEvent{Entry: f.entry, Row: &row, Anomalies: f.anomalies, Omitted: f.omitted, Data: f.data}); err != nil {
+		if err := s.out.File(&FileEvent{Entry: f.entry, Row: &row, Anomalies: f.anomalies, Omitted: f.omitted, Data: f.data,
+			Events: f.events, LogStats: f.logStats}); err != nil {
 			return err
 		}
 	} else {

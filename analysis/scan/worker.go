@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"path"
+
 	"bytes"
 	"cmp"
 	"context"
@@ -8,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ksleuth/ksleuth/analysis/brokerlog"
 	"hash"
 	"io"
 	"maps"
@@ -420,6 +423,10 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		err = w.producerSnapshot(fc, in)
 	case k.IsText():
 		err = w.stateFile(fc, in)
+	case k == snapshot.KindUnknown && brokerlog.IsLogName(path.Base(e.Path)):
+		// A broker's own log: its events go on the cluster timeline.
+		fd.row.Kind = KindBrokerLog
+		fd.events, fd.logStats, err = brokerlog.Parse(in, fc.input, e.Path)
 	}
 	var sum []byte
 	switch {
