@@ -50,6 +50,10 @@ type ReplicaRow struct {
 	// which the broker's leader-epoch truncation removes.
 	MissingRanges []OffsetRange `parquet:"missing_ranges,list" json:"missing_ranges"`
 	ExtraRanges   []OffsetRange `parquet:"extra_ranges,list" json:"extra_ranges"`
+	// ExtraFirstTime and ExtraLastTime span the batch timestamps of the
+	// extra ranges of a diverged copy: when the lost records were written.
+	ExtraFirstTime *int64 `parquet:"extra_first_time,optional,timestamp(millisecond:utc)" json:"extra_first_time"`
+	ExtraLastTime  *int64 `parquet:"extra_last_time,optional,timestamp(millisecond:utc)" json:"extra_last_time"`
 	// Explanation is the verdict in one sentence.
 	Explanation string `parquet:"explanation" json:"explanation"`
 }

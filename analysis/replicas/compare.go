@@ -351,6 +351,7 @@ func (c *Collector) compare(res *Result, v, ref *view) {
 				row.Explanation += fmt.Sprintf(" (below its high watermark %d: consumers may have read them)", *hw)
 			}
 		}
+		row.ExtraFirstTime, row.ExtraLastTime = v.times(at)
 		g := analysis.GapRow{Input: v.r.key.input, Source: c.source(v.r.key.input), Topic: v.r.topic, Partition: v.r.part, Dir: v.r.key.dir,
 			FirstOffset: at, LastOffset: &extra.Last, Cause: CauseDivergence, Severity: finding.Error, File: w.File, Explanation: row.Explanation}
 		if pos >= 0 {
@@ -368,3 +369,22 @@ const (
 	KindLagging    = finding.KindReplicaLagging
 	KindAhead      = finding.KindReplicaAhead
 )
+
+// times is the span of the batch timestamps of v from offset at on.
+func (v *view) times(at int64) (first, last *int64) {
+	for i := range v.r.batches {
+		b := &v.r.batches[i]
+		if b.last < at {
+			continue
+		}
+		if b.firstTs >= 0 && (first == nil || b.firstTs < *first) {
+			t := b.firstTs
+			first = &t
+		}
+		if b.maxTs >= 0 && (last == nil || b.maxTs > *last) {
+			t := b.maxTs
+			last = &t
+		}
+	}
+	return first, last
+}

@@ -103,7 +103,8 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 		return err
 	}
 	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: reportNow(), CommandLine: commandLine(cmd, args),
-		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc})
+		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc,
+		ClusterEvents: res.ClusterEvents(), Replicas: res.Replicas.Rows})
 	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -248,7 +249,8 @@ func writeScanReport(ctx context.Context, cmd *cobra.Command, args []string, htm
 		return fmt.Errorf("scan: --html: %w", err)
 	}
 	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: reportNow(), CommandLine: commandLine(cmd, args),
-		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc})
+		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc,
+		ClusterEvents: res.ClusterEvents(), Replicas: res.Replicas.Rows})
 	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
 		return fmt.Errorf("scan: --html: %w", err)
 	}
