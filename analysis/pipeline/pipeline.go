@@ -73,7 +73,10 @@ type Result struct {
 
 // BrokerLogStats count the broker logs of a run.
 type BrokerLogStats struct {
-	Files, Lines, Events, Unparsed int64
+	Files    int64 `json:"files"`
+	Lines    int64 `json:"lines"`
+	Events   int64 `json:"events"`
+	Unparsed int64 `json:"unparsed_lines"`
 }
 
 // ErrNoKafkaData is returned when no input holds a single Kafka file.

@@ -651,7 +651,7 @@ func TestScanTopicAndJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
-	if len(doc.Partitions) != 2 || doc.Batches != 36 || len(doc.Tables) != 10 { // 7 + transactions, pid_blocks, replicas
+	if len(doc.Partitions) != 2 || doc.Batches != 36 || len(doc.Tables) != 11 { // 7 + transactions, pid_blocks, replicas, cluster_events
 		t.Errorf("--topic ^codecs$: %+v", doc)
 	}
 	for _, p := range doc.Partitions {
