@@ -16,6 +16,8 @@ import (
 // both per byte of one copy: replicas checks every copy's CRCs but decodes
 // each batch's records once, so it should cost well under 1.5 times
 // verify (go test -bench ReplicasVsVerify -benchtime 5x ./analysis/replicas/).
+// cpu-ns/op is the process's CPU time per op, which other load on the
+// machine skews less than ns/op.
 func BenchmarkReplicasVsVerify(b *testing.B) {
 	for _, codec := range []segtest.Codec{segtest.CodecNone, segtest.CodecLZ4} {
 		b.Run(codec.String(), func(b *testing.B) { benchReplicas(b, codec) })
@@ -54,12 +56,14 @@ func benchReplicas(b *testing.B, codec segtest.Codec) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(seg)))
 			b.ReportAllocs()
+			cpu0 := cpuNanos()
 			for b.Loop() {
 				res := run(b, c.o, c.paths...)
 				if len(c.paths) > 1 && len(res.Replicas.Rows) != 3 {
 					b.Fatalf("%d replica rows", len(res.Replicas.Rows))
 				}
 			}
+			b.ReportMetric(float64(cpuNanos()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
