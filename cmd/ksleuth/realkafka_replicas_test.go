@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/cmd/ksleuth-gen/realkafka"
 )
 
@@ -88,9 +90,52 @@ func checkReplicas(t *testing.T, truth *realkafka.Truth, logDirs []string) {
 	if lost == 0 && diverged > 0 {
 		t.Errorf("%d diverged copies in a scenario that lost nothing to an election", diverged)
 	}
+	checkClusterEvents(t, truth, logDirs, lost > 0)
 	// verify says the same, one replica-divergence error per diverged copy.
 	vout, _, _ := scanCmd(t, append([]string{"verify", "--json"}, logDirs...)...)
 	if n := strings.Count(vout, fmt.Sprintf("%q:%q", "kind", "replica-divergence")); n != diverged {
 		t.Errorf("verify reports %d replica-divergence findings, replicas %d diverged copies", n, diverged)
+	}
+}
+
+// checkClusterEvents scans each broker's whole dir, log dir and logs/
+// beside it: an election that lost data shows as an unclean-election
+// event of the metadata log and of the brokers' own logs, and the
+// broker logs are read without a line left unparsed.
+func checkClusterEvents(t *testing.T, truth *realkafka.Truth, logDirs []string, unclean bool) {
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"scan", "--json", "--progress", "never", "--out", out}
+	for _, d := range logDirs {
+		args = append(args, filepath.Dir(d))
+	}
+	stdout, errs, code := scanCmd(t, args...)
+	if code != exitOK && code != exitFindings {
+		t.Fatalf("scan: exit %d\n%s", code, errs)
+	}
+	var sum struct {
+		BrokerLogs struct {
+			Files, Lines, Unparsed int64
+		} `json:"broker_logs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatal(err)
+	}
+	bySource := map[string]int{}
+	kinds := map[string]int{}
+	for _, e := range readTable[analysis.ClusterEventRow](t, filepath.Join(out, tableEvents)) {
+		kinds[e.Source+" "+e.Kind]++
+		if e.Kind == "unclean-election" {
+			bySource[e.Source]++
+		}
+	}
+	t.Logf("cluster events of %s: %v; broker logs %+v", truth.Scenario, kinds, sum.BrokerLogs)
+	if sum.BrokerLogs.Files == 0 || sum.BrokerLogs.Unparsed > 0 {
+		t.Errorf("broker logs: %+v, want some read and no line unparsed", sum.BrokerLogs)
+	}
+	if unclean && (bySource["metadata-log"] == 0 || bySource["broker-log"] == 0) {
+		t.Errorf("unclean-election events by source %v: want the metadata log's and the broker logs'", bySource)
+	}
+	if !unclean && bySource["metadata-log"] > 0 {
+		t.Errorf("%d unclean elections in the metadata log of a scenario that lost nothing to one", bySource["metadata-log"])
 	}
 }

@@ -58,6 +58,7 @@ const (
 	tableGaps         = export.Gaps
 	tableTransactions = export.Transactions
 	tablePIDBlocks    = export.PIDBlocks
+	tableEvents       = export.Events
 	metaSources       = export.MetaSources
 	metaFingerprint   = export.MetaFingerprint
 )
