@@ -55,6 +55,21 @@ type partID struct {
 type partState struct {
 	leader int32
 	isr    []int32
+	// elr holds the eligible leader replicas and the last known ones
+	// (KIP-966): replicas that left an ISR of one but hold every
+	// committed record, which a clean election may choose.
+	elr []int32
+}
+
+func elrOf(elr, lastKnown *[]int32) []int32 {
+	var out []int32
+	if elr != nil {
+		out = append(out, *elr...)
+	}
+	if lastKnown != nil {
+		out = append(out, *lastKnown...)
+	}
+	return out
 }
 
 // NewClusterEvents returns an empty replay.
@@ -95,7 +110,8 @@ func (e *ClusterEvents) Add(input int32, segment string, offset int64, ts *int64
 		name := st.topics[r.TopicID]
 		add(EventTopicDeleted, -1, name, -1, "topic %s deleted (id %s)", orID(name, r.TopicID), r.TopicID)
 	case *PartitionRecord:
-		st.parts[partID{r.TopicID, r.PartitionID}] = &partState{leader: r.Leader, isr: slices.Clone(r.Isr)}
+		st.parts[partID{r.TopicID, r.PartitionID}] = &partState{leader: r.Leader, isr: slices.Clone(r.Isr),
+			elr: elrOf(r.EligibleLeaderReplicas, r.LastKnownElr)}
 	case *PartitionChangeRecord:
 		st.partitionChange(r, add)
 	case *RegisterBrokerRecord:
@@ -161,8 +177,9 @@ func resourceName(t int8) string {
 }
 
 // partitionChange turns one PartitionChangeRecord into events: an unclean
-// election (a leader outside the ISR it replaces, or a leader recovery
-// state of RECOVERING), a leader change, an ISR that shrank or grew.
+// election (a leader recovery state of RECOVERING, or a leader outside the
+// non-empty ISR and the eligible leader replicas it replaces), a leader
+// change, an ISR that shrank or grew.
 func (st *metaState) partitionChange(r *PartitionChangeRecord, add func(string, int32, string, int32, string, ...any)) {
 	k := partID{r.TopicID, r.PartitionID}
 	p := st.parts[k]
@@ -173,10 +190,17 @@ func (st *metaState) partitionChange(r *PartitionChangeRecord, add func(string, 
 	}
 	topic := orID(st.topics[r.TopicID], r.TopicID)
 	name := fmt.Sprintf("%s-%d", topic, r.PartitionID)
+	prevELR := p.elr // the election is judged by the state it replaces
+	if r.EligibleLeaderReplicas != nil || r.LastKnownElr != nil {
+		p.elr = elrOf(r.EligibleLeaderReplicas, r.LastKnownElr)
+	}
 	if r.Leader != nil && (*r.Leader != p.leader || !known) {
 		nl := *r.Leader
 		recovering := r.LeaderRecoveryState != nil && *r.LeaderRecoveryState == LeaderRecovering
-		outside := known && nl >= 0 && !slices.Contains(p.isr, nl)
+		// An empty ISR says nothing (KIP-966 empties it when its last
+		// member is fenced, and elects from the ELR); Kafka marks every
+		// unclean election with RECOVERING.
+		outside := known && nl >= 0 && len(p.isr) > 0 && !slices.Contains(p.isr, nl) && !slices.Contains(prevELR, nl)
 		switch {
 		case recovering || outside:
 			add(EventUncleanElection, nl, topic, r.PartitionID, "%s: broker %d elected leader from outside the ISR %v (previous leader %s)%s",

@@ -29,6 +29,13 @@ func TestClusterEvents(t *testing.T) {
 		&topics.PartitionChangeRecord{PartitionID: 0, TopicID: id, Leader: i32(1), Isr: isr(1), LeaderRecoveryState: i8(topics.LeaderRecovering)},
 		&topics.PartitionChangeRecord{PartitionID: 0, TopicID: id, Isr: isr(1, 3)},
 		&topics.PartitionChangeRecord{PartitionID: 0, TopicID: id, Leader: i32(3)},
+		// KIP-966: the last ISR member is fenced, the ISR empties into the
+		// ELR, and the leader elected from the ELR is a clean election.
+		&topics.PartitionChangeRecord{PartitionID: 0, TopicID: id, Leader: i32(-1), Isr: isr(), EligibleLeaderReplicas: isr(3)},
+		&topics.PartitionChangeRecord{PartitionID: 0, TopicID: id, Leader: i32(3), Isr: isr(3), EligibleLeaderReplicas: isr()},
+		// With a non-empty ISR, a leader outside it and the ELR is unclean
+		// even without RECOVERING.
+		&topics.PartitionChangeRecord{PartitionID: 0, TopicID: id, Leader: i32(2)},
 		&topics.RemoveTopicRecord{TopicID: id},
 	}
 	e := topics.NewClusterEvents()
@@ -60,7 +67,12 @@ func TestClusterEvents(t *testing.T) {
 		"1007 1 isr-expand: orders-0: ISR [2] -> [1] ([1] joined)",
 		"1008 1 isr-expand: orders-0: ISR [1] -> [1 3] ([3] joined)",
 		"1009 3 leader-change: orders-0: leader 1 -> 3",
-		"1010 - topic-deleted: topic orders deleted (id AQAAAAAAAAAAAAAAAAAAAA)",
+		"1010 - leader-change: orders-0: leader 3 -> none",
+		"1010 - isr-shrink: orders-0: ISR [1 3] -> [] ([1 3] left)",
+		"1011 3 leader-change: orders-0: leader none -> 3",
+		"1011 3 isr-expand: orders-0: ISR [] -> [3] ([3] joined)",
+		"1012 2 unclean-election: orders-0: broker 2 elected leader from outside the ISR [3] (previous leader 3)",
+		"1013 - topic-deleted: topic orders deleted (id AQAAAAAAAAAAAAAAAAAAAA)",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
