@@ -179,8 +179,12 @@ func (c *Checker) File(ev *scan.FileEvent) error {
 		c.findings = append(c.findings, ev.Anomalies...)
 		return nil
 	case e.Name.Kind == snapshot.KindUnknown:
+		reason := "not a Kafka file by its name"
+		if ev.Row != nil && ev.Row.Kind == scan.KindBrokerLog {
+			reason = "a broker's own log: read for the cluster timeline, not checked"
+		}
 		if !skipped { // an unreadable dir is an io-error, listed as such
-			c.skipped = append(c.skipped, Skipped{int32(e.Input), e.Path, "not a Kafka file by its name"})
+			c.skipped = append(c.skipped, Skipped{int32(e.Input), e.Path, reason})
 		}
 		c.findings = append(c.findings, ev.Anomalies...)
 		return nil

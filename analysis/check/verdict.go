@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -26,6 +27,11 @@ type Verdict struct {
 	Lost      int64  `json:"lost_offsets"`
 	Unbounded bool   `json:"lost_unbounded"`
 	Text      string `json:"verdict"`
+
+	// gaps and span are what the text is judged from, kept so that losses
+	// found outside the checker (AddLosses) can join them.
+	gaps []analysis.GapRow
+	span string
 }
 
 // verdict sums up the partition's gaps; ok is false for a partition dir
@@ -35,10 +41,24 @@ func (p *partition) verdict(gaps []analysis.GapRow) (Verdict, bool) {
 		return Verdict{}, false
 	}
 	v := Verdict{Input: p.key.input, Source: p.c.source(p.key.input), Topic: p.topic, Partition: p.part, Dir: p.key.dir,
-		FirstOffset: p.firstOffset(), LogEndOffset: p.logEnd(), Intact: true}
+		FirstOffset: p.firstOffset(), LogEndOffset: p.logEnd(), gaps: gaps}
+	v.span = "no batches"
+	if len(p.segs) == 0 {
+		v.span = "no segment on disk"
+	}
+	if v.FirstOffset >= 0 {
+		v.span = fmt.Sprintf("offsets %d..%d", v.FirstOffset, v.LogEndOffset-1)
+	}
+	v.judge()
+	return v, true
+}
+
+// judge sets the verdict's loss counts and text from its gaps.
+func (v *Verdict) judge() {
+	v.Intact, v.Lost, v.Unbounded = true, 0, false
 	var bad []string
 	notes := map[string]int{}
-	for _, g := range gaps {
+	for _, g := range v.gaps {
 		if !finding.Counts(g.Severity) {
 			notes[g.Cause]++
 			continue
@@ -58,13 +78,7 @@ func (p *partition) verdict(gaps []analysis.GapRow) (Verdict, bool) {
 			bad = append(bad, "…")
 		}
 	}
-	span := "no batches"
-	if len(p.segs) == 0 {
-		span = "no segment on disk"
-	}
-	if v.FirstOffset >= 0 {
-		span = fmt.Sprintf("offsets %d..%d", v.FirstOffset, v.LogEndOffset-1)
-	}
+	span := v.span
 	if v.Intact {
 		v.Text = "intact: " + span
 		if len(notes) > 0 {
@@ -76,7 +90,7 @@ func (p *partition) verdict(gaps []analysis.GapRow) (Verdict, bool) {
 			}
 			v.Text += " (absent by design: " + strings.Join(ns, ", ") + ")"
 		}
-		return v, true
+		return
 	}
 	lost := fmt.Sprintf("%d offset(s)", v.Lost)
 	switch {
@@ -86,5 +100,36 @@ func (p *partition) verdict(gaps []analysis.GapRow) (Verdict, bool) {
 		lost = "at least " + lost
 	}
 	v.Text = fmt.Sprintf("LOST %s of %s: %s", lost, span, strings.Join(bad, ", "))
-	return v, true
+}
+
+// AddLosses adds loss-ledger rows found outside the checker (the replica
+// comparison's) to the ledger and to the verdicts of their copies.
+func (r *Result) AddLosses(gaps []analysis.GapRow) {
+	if len(gaps) == 0 {
+		return
+	}
+	for _, g := range gaps {
+		for i := range r.Partitions {
+			v := &r.Partitions[i]
+			if v.Input == g.Input && v.Dir == g.Dir {
+				v.gaps = append(v.gaps, g)
+				v.judge()
+			}
+		}
+	}
+	for _, g := range gaps {
+		// After the copy's own rows up to its offset; the order of the
+		// others stays as the checker found them.
+		at := len(r.Gaps)
+		for i, h := range r.Gaps {
+			if h.Input == g.Input && h.Dir == g.Dir {
+				at = i + 1
+				if h.FirstOffset > g.FirstOffset {
+					at = i
+					break
+				}
+			}
+		}
+		r.Gaps = slices.Insert(r.Gaps, at, g)
+	}
 }

@@ -60,6 +60,7 @@ const (
 	OriginProducer  = "producer sessions"
 	OriginAttr      = "internal topics"
 	OriginInput     = "input"
+	OriginReplicas  = "replica comparison"
 )
 
 // Kinds lists every kind ksleuth reports, in the order docs/findings.md
@@ -107,6 +108,10 @@ var Kinds = []Info{
 	{"epoch-regression", Warning, OriginProducer, "a producer's epoch going back"},
 	{"unknown-version", Warning, OriginAttr, "a record of an internal topic in a version ksleuth does not decode"},
 	{"unknown-type", Warning, OriginAttr, "a record of an internal topic of a type ksleuth does not decode"},
+	// Copies of one partition on several brokers.
+	{KindReplicaDivergence, Error, OriginReplicas, "a partition copy holding offsets outside the leader-epoch history of the reference copy (the highest last leader epoch): an unclean election or a lost leader's tail; the broker truncates them when it follows again, and their records are lost"},
+	{KindReplicaAhead, Warning, OriginReplicas, "a partition copy holding offsets past the end of the reference copy in the same leader epoch: the reference was copied earlier, or lags"},
+	{KindReplicaLagging, Note, OriginReplicas, "a partition copy that is a prefix of the reference copy: a follower behind its leader, or copied earlier"},
 	// Inputs.
 	{KindIOError, Error, OriginInput, "a file or directory that could not be read"},
 	{"archive-damaged", Error, OriginInput, "an archive that cannot be read past some point"},
@@ -144,6 +149,10 @@ const (
 	KindTruncated        = "truncated-batch"
 	KindZeroTail         = "zero-tail"
 	KindFindingsOmitted  = "findings-omitted"
+
+	KindReplicaDivergence = "replica-divergence"
+	KindReplicaAhead      = "replica-ahead"
+	KindReplicaLagging    = "replica-lagging"
 )
 
 var byKind = func() map[string]Info {

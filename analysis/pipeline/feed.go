@@ -107,6 +107,7 @@ type attributor struct {
 	// configs replays the metadata log's topic configs: a topic with
 	// cleanup.policy=compact explains the gaps of its partitions.
 	configs   *topics.TopicConfigs
+	events    *topics.ClusterEvents
 	anomalies []analysis.AnomalyRow
 	// lastTopic caches whether the topic of the previous row is one the
 	// attribution reads: rows come in runs of one topic.
@@ -115,7 +116,7 @@ type attributor struct {
 }
 
 func newAttributor() *attributor {
-	return &attributor{a: topics.NewAttribution(), configs: topics.NewTopicConfigs()}
+	return &attributor{a: topics.NewAttribution(), configs: topics.NewTopicConfigs(), events: topics.NewClusterEvents()}
 }
 
 // records takes streamed record rows; rows of the two internal topics carry
@@ -137,6 +138,9 @@ func (t *attributor) records(rows []analysis.PayloadRecordRow) {
 			// Its decode problems are the attribution's findings below.
 			if m, err := topics.DecodeMetadata(r.Value); err == nil {
 				t.configs.Apply(m)
+				if metadataHistory(r.Segment) {
+					t.events.Add(r.Input, r.Segment, r.Offset, r.Timestamp, m)
+				}
 			}
 		}
 		n := len(t.a.Findings)
@@ -152,6 +156,15 @@ func (t *attributor) records(rows []analysis.PayloadRecordRow) {
 				Kind: kind, Severity: sev, File: r.Segment, Position: &f.Position, Offset: &f.Offset, Message: f.Err.Error()})
 		}
 	}
+}
+
+// metadataHistory reports whether a file's metadata records are the
+// cluster's history: the live log, and the KRaft snapshots that set the
+// state its changes are judged against; not a segment in transit, which
+// repeats records of the live log.
+func metadataHistory(seg string) bool {
+	n := snapshot.ParseName(path.Base(seg))
+	return n.Suffix == "" && !n.Leftover && (n.Kind == snapshot.KindLog || n.Kind == snapshot.KindKRaftSnapshot)
 }
 
 // liveFilter keeps the records of live segments: a KRaft snapshot's

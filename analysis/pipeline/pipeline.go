@@ -20,8 +20,10 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/producers"
+	"github.com/ksleuth/ksleuth/analysis/replicas"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/analysis/topics"
 )
 
 // Options say what one run computes.
@@ -55,10 +57,26 @@ type Result struct {
 	Check *check.Result
 	// Sessions are the producer sessions.
 	Sessions []analysis.ProducerRow
+	// Replicas compares the copies of each partition held by two or more
+	// log dirs; its losses are in Check's ledger and verdicts, its
+	// findings among Scan's.
+	Replicas *replicas.Result
+	// BrokerLogs counts the broker log files read for the cluster
+	// timeline and their lines.
+	BrokerLogs BrokerLogStats
 	// Warnings counts findings of severity warning (Scan.Errors the
 	// errors).
 	Warnings int64
 	attr     *attributor
+	events   []analysis.ClusterEventRow // from the broker logs
+}
+
+// BrokerLogStats count the broker logs of a run.
+type BrokerLogStats struct {
+	Files    int64 `json:"files"`
+	Lines    int64 `json:"lines"`
+	Events   int64 `json:"events"`
+	Unparsed int64 `json:"unparsed_lines"`
 }
 
 // ErrNoKafkaData is returned when no input holds a single Kafka file.
@@ -72,9 +90,16 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	sources := scan.Sources(inputs)
 	chk := check.New(inputs, sources, o.Check)
 	f := &feed{tracker: producers.New(), det: o.Detector, hasher: o.Hasher, lastIn: -1}
-	// Producer sessions are rebuilt in the checker's order: offset order
-	// within a partition, archives included.
-	chk.OnBatch = f.tracker.Batch
+	// Producer sessions are rebuilt, and the copies of a partition
+	// compared, in the checker's order: offset order within a partition,
+	// archives included.
+	reps := replicas.New(sources)
+	var logs BrokerLogStats
+	var logEvents []analysis.ClusterEventRow
+	chk.OnBatch = func(b *analysis.BatchRow) {
+		f.tracker.Batch(b)
+		reps.Batch(b)
+	}
 	if o.Attribution {
 		f.attr = newAttributor()
 	}
@@ -105,7 +130,17 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 			}
 			return nil
 		},
-		File: chk.File,
+		File: func(ev *scan.FileEvent) error {
+			reps.File(ev)
+			if ev.Row.Kind == scan.KindBrokerLog {
+				logs.Files++
+				logs.Lines += ev.LogStats.Lines
+				logs.Unparsed += ev.LogStats.Unparsed
+				logs.Events += int64(len(ev.Events))
+				logEvents = append(logEvents, ev.Events...)
+			}
+			return chk.File(ev)
+		},
 	}
 	res, err := scan.Run(ctx, inputs, cfg, out)
 	if err != nil {
@@ -115,9 +150,12 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		chk.AddCompactedTopics(f.attr.configs.CompactedTopics())
 	}
 	cr := chk.Finish()
-	r := &Result{Scan: res, Check: cr, attr: f.attr}
+	rep := reps.Compare()
+	cr.AddLosses(rep.Gaps)
+	r := &Result{Scan: res, Check: cr, Replicas: rep, attr: f.attr, BrokerLogs: logs, events: logEvents}
 	sessions, sessionFindings := f.tracker.Finish(res.Snapshots)
 	all := append(res.Anomalies, cr.Findings...)
+	all = append(all, rep.Findings...)
 	all = append(all, sessionFindings...)
 	if f.attr != nil {
 		f.attr.a.Finish()
@@ -288,6 +326,37 @@ func (r *Result) Transactions() []analysis.TransactionRow {
 		return nil
 	}
 	return r.attr.a.Transactions()
+}
+
+// ClusterEvents are the cluster's history in time order: the KRaft
+// metadata log replayed (with attribution) and the events of the brokers'
+// own log files.
+func (r *Result) ClusterEvents() []analysis.ClusterEventRow {
+	var out []analysis.ClusterEventRow
+	if r.attr != nil {
+		out = r.attr.events.Rows()
+	}
+	// kafkaServer.out repeats what the console appender prints of
+	// server.log: an entry of one dir's logs read twice is one event.
+	type key struct {
+		input      int32
+		dir        string
+		ts         int64
+		kind, text string
+	}
+	seen := map[key]bool{}
+	for _, e := range r.events {
+		k := key{e.Input, path.Dir(e.File), -1, e.Kind, e.Details}
+		if e.Time != nil {
+			k.ts = *e.Time
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	topics.SortEvents(out)
+	return out
 }
 
 // PIDBlocks: see Transactions.

@@ -52,6 +52,8 @@ func WriteTables(ctx context.Context, inputs []*source.Input, o Options, t Table
 	dupTab := export.OpenTable[analysis.DuplicateRow](ts, export.Duplicates)
 	txnTab := export.OpenTable[analysis.TransactionRow](ts, export.Transactions)
 	blockTab := export.OpenTable[analysis.PIDBlockRow](ts, export.PIDBlocks)
+	replicaTab := export.OpenTable[analysis.ReplicaRow](ts, export.Replicas)
+	eventTab := export.OpenTable[analysis.ClusterEventRow](ts, export.Events)
 	var records *export.DatasetTable[analysis.RecordRow]
 	var payload *export.DatasetTable[analysis.PayloadRecordRow]
 	switch {
@@ -98,7 +100,8 @@ func WriteTables(ctx context.Context, inputs []*source.Input, o Options, t Table
 	}
 	sc := res.Scan
 	for _, err := range []error{files.Write(sc.Files), producerTab.Write(res.Sessions), txnTab.Write(res.Transactions()),
-		blockTab.Write(res.PIDBlocks())} {
+		blockTab.Write(res.PIDBlocks()), replicaTab.Write(res.Replicas.Rows),
+		eventTab.Write(res.ClusterEvents())} {
 		if err != nil {
 			return nil, err
 		}

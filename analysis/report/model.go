@@ -59,6 +59,10 @@ type Run struct {
 	Gaps     []analysis.GapRow
 	Verdicts []check.Verdict
 	DupStats dups.Stats
+	// ClusterEvents (cluster_events.parquet) and Replicas (replicas.
+	// parquet) go on the cluster timeline.
+	ClusterEvents []analysis.ClusterEventRow
+	Replicas      []analysis.ReplicaRow
 	// Collected holds what the Collector gathered from the stream.
 	Collected *Collector
 }
@@ -108,6 +112,9 @@ type Model struct {
 	Runs        []RunInfo    `json:"runs"`
 	RunsTotal   int          `json:"runs_total"`
 	TopicTotals []TopicTotal `json:"topic_totals"`
+	// Cluster is the cluster-wide time axis (null when nothing has a
+	// time).
+	Cluster *ClusterTimeline `json:"cluster_timeline"`
 	// Omitted counts aborted spans, abort markers and damaged batches the
 	// collector left out past its limits.
 	Omitted map[string]int `json:"omitted"`
@@ -365,6 +372,7 @@ func Build(r *Run) *Model {
 		}
 	}
 	m.Runs, m.RunsTotal = buildRuns(c, m.Timelines)
+	m.Cluster = buildCluster(r, m.Runs)
 	for i := range m.Runs {
 		for j := range m.Timelines {
 			if m.Timelines[j].ID == m.Runs[i].Timeline {

@@ -63,7 +63,7 @@ func Write(w io.Writer, m *Model) error {
 		return err
 	}
 	v := &view{Model: m, Data: template.JS(data), CSS: template.CSS(css), Script: template.JS(js),
-		Classes: []string{dups.ClassRestartResend, dups.ClassTxnRetry, dups.ClassRepeat}}
+		Classes: []string{dups.ClassRestartResend, dups.ClassTxnRetry, dups.ClassRepeat}, ClusterView: clusterLayout(m.Cluster)}
 	for i := range m.Timelines {
 		v.Panels = append(v.Panels, panel(m, &m.Timelines[i]))
 	}
@@ -81,6 +81,8 @@ type view struct {
 	Classes []string
 	Panels  []*panelView
 	RunRows []runRowView
+	// ClusterView is the cluster timeline laid out (nil: none).
+	ClusterView *clusterView
 }
 
 type panelView struct {

@@ -37,6 +37,7 @@ import (
 	"sync"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/brokerlog"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment"
@@ -78,6 +79,14 @@ type Config struct {
 	// system's), removed when Run returns.
 	HeldBudget int64
 	TmpDir     string
+	// DecodeOnce, without Records, decodes the records of a data batch
+	// only if no batch with the same topic, partition, offsets, leader
+	// epoch and CRC has decoded cleanly from another file already: the
+	// copies of a partition on several brokers are the same batches, and
+	// a CRC-valid copy of a clean batch is clean too. Every copy's CRC is
+	// still checked.
+	DecodeOnce bool
+	once       *onceSet
 }
 
 // Output receives the streamed tables. A nil func discards its rows.
@@ -107,6 +116,10 @@ type FileEvent struct {
 	// Data is the whole file for index, snapshot and state files read
 	// within their size limits, nil otherwise.
 	Data []byte
+	// Events are a broker log's events (source broker-log), LogStats
+	// its line counts.
+	Events   []analysis.ClusterEventRow
+	LogStats brokerlog.Stats
 }
 
 // Entry is one record as the duplicate detector needs it (Config.Compact):
@@ -180,6 +193,9 @@ type Result struct {
 	// HeldSpilled is how many bytes of records of unfinished transactions
 	// went to the temporary file beyond Config.HeldBudget (0: none).
 	HeldSpilled int64
+	// DecodedElsewhere counts the batches whose records were not decoded
+	// because a copy of them had been (Config.DecodeOnce).
+	DecodedElsewhere int64
 }
 
 // Run scans the inputs. It returns ctx.Err() when cancelled, and an error
@@ -188,6 +204,9 @@ type Result struct {
 func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*Result, error) {
 	if cfg.Jobs <= 0 {
 		cfg.Jobs = runtime.NumCPU()
+	}
+	if cfg.DecodeOnce && !cfg.Records {
+		cfg.once = &onceSet{m: map[onceKey]struct{}{}}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -414,7 +433,14 @@ type fileDone struct {
 	agg                 segAgg
 	entry               *source.Entry
 	data                []byte // index, snapshot and state files: the bytes read
+	// events and logStats are a broker log's (KindBrokerLog).
+	events   []analysis.ClusterEventRow
+	logStats brokerlog.Stats
 }
+
+// KindBrokerLog is the files.parquet kind of a broker's own log file
+// (server.log, state-change.log, ...), read for the cluster timeline.
+const KindBrokerLog = "broker-log"
 
 // segAgg aggregates a segment's batches for the summary.
 type segAgg struct {
@@ -592,7 +618,8 @@ func (s *scanner) fileDone(f *fileDone) error {
 		}
 		row := f.row
 		row.Source = s.sources[row.Input]
-		if err := s.out.File(&FileEvent{Entry: f.entry, Row: &row, Anomalies: f.anomalies, Omitted: f.omitted, Data: f.data}); err != nil {
+		if err := s.out.File(&FileEvent{Entry: f.entry, Row: &row, Anomalies: f.anomalies, Omitted: f.omitted, Data: f.data,
+			Events: f.events, LogStats: f.logStats}); err != nil {
 			return err
 		}
 	} else {
@@ -648,7 +675,8 @@ func (s *scanner) fileDone(f *fileDone) error {
 }
 
 func (s *scanner) result() *Result {
-	r := &Result{Files: s.files, Anomalies: s.anomalies, Snapshots: s.snapshots, HeldSpilled: s.pending.end + s.pendingEntries.end}
+	r := &Result{Files: s.files, Anomalies: s.anomalies, Snapshots: s.snapshots, HeldSpilled: s.pending.end + s.pendingEntries.end,
+		DecodedElsewhere: s.cfg.once.skipped()}
 	for i := range r.Anomalies {
 		r.Anomalies[i].Source = s.sources[r.Anomalies[i].Input]
 	}

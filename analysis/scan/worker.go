@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"path"
+
 	"bytes"
 	"cmp"
 	"context"
@@ -8,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ksleuth/ksleuth/analysis/brokerlog"
 	"hash"
 	"io"
 	"maps"
@@ -420,6 +423,10 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		err = w.producerSnapshot(fc, in)
 	case k.IsText():
 		err = w.stateFile(fc, in)
+	case k == snapshot.KindUnknown && brokerlog.IsLogName(path.Base(e.Path)):
+		// A broker's own log: its events go on the cluster timeline.
+		fd.row.Kind = KindBrokerLog
+		fd.events, fd.logStats, err = brokerlog.Parse(in, fc.input, e.Path)
 	}
 	var sum []byte
 	switch {
@@ -581,7 +588,10 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		fillBatchRow(&j.row, fc, b, w.millis)
 		j.deleteHorizon, j.records, j.payload = b.HasDeleteHorizon(), w.cfg.Records, payload
 		j.hexFP, j.compact = w.cfg.HexFingerprints, w.cfg.Compact && w.cfg.Records && !payload
-		if w.pool != nil && !b.Streamed() && (slowCodec(b.Codec()) || b.Size() >= parallelBatchBytes) {
+		if w.cfg.once.skip(fc, b) {
+			// A copy of a batch that decoded cleanly from another file.
+			j.n = b.NumRecords
+		} else if w.pool != nil && !b.Streamed() && (slowCodec(b.Codec()) || b.Size() >= parallelBatchBytes) {
 			if group == nil {
 				group = &jobGroup{done: make(chan struct{})}
 			}
@@ -624,6 +634,7 @@ func nonNeg(v int64) *int64 {
 // batchDone adds a decoded batch to the file's output and aggregates.
 func (w *worker) batchDone(fc *fileCtx, j *decodeJob, out *chunk) {
 	fd := fc.done
+	w.cfg.once.done(j)
 	if out.batches == nil {
 		out.batches = batchSlices.get(0)
 	}

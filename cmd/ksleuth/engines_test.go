@@ -21,20 +21,61 @@ import (
 // polars, and Spark in local mode, all from one Python virtualenv.
 var pyEngines = []string{"pyarrow", "pandas", "polars", "spark"}
 
-// engineTypes is how each engine presents the types docs/tables.md
-// documents, read the way docs/tables.md tells users to read them.
-var engineTypes = map[string]map[string]string{
-	"pyarrow": {"int32": "int32", "int64": "int64", "string": "string", "bool": "bool", "binary": "binary",
-		"timestamp": "timestamp[ms, tz=UTC]",
-		"list of struct(key string, value binary null)": "list<element: struct<key: string not null, value: binary> not null>"},
+// engineScalars is how each engine presents the scalar types
+// docs/tables.md documents, read the way docs/tables.md tells users to.
+var engineScalars = map[string]map[string]string{
+	"pyarrow": {"int32": "int32", "int64": "int64", "string": "string", "bool": "bool", "binary": "binary", "timestamp": "timestamp[ms, tz=UTC]"},
 	"pandas": {"int32": "int32[pyarrow]", "int64": "int64[pyarrow]", "string": "string[pyarrow]", "bool": "bool[pyarrow]",
-		"binary": "binary[pyarrow]", "timestamp": "timestamp[ms, tz=UTC][pyarrow]",
-		"list of struct(key string, value binary null)": "list<element: struct<key: string not null, value: binary> not null>[pyarrow]"},
+		"binary": "binary[pyarrow]", "timestamp": "timestamp[ms, tz=UTC][pyarrow]"},
 	"polars": {"int32": "Int32", "int64": "Int64", "string": "String", "bool": "Boolean", "binary": "Binary",
-		"timestamp": "Datetime(time_unit='ms', time_zone='UTC')",
-		"list of struct(key string, value binary null)": "List(Struct({'key': String, 'value': Binary}))"},
-	"spark": {"int32": "int", "int64": "bigint", "string": "string", "bool": "boolean", "binary": "binary",
-		"timestamp": "timestamp", "list of struct(key string, value binary null)": "array<struct<key:string,value:binary>>"},
+		"timestamp": "Datetime(time_unit='ms', time_zone='UTC')"},
+	"spark": {"int32": "int", "int64": "bigint", "string": "string", "bool": "boolean", "binary": "binary", "timestamp": "timestamp"},
+}
+
+// engineType is how an engine presents a documented type: a scalar, or
+// "list of struct(name type[ null], ...)" (lists of non-null structs).
+func engineType(engine, doc string) (string, bool) {
+	if s, ok := engineScalars[engine][doc]; ok {
+		return s, true
+	}
+	inner, ok := strings.CutPrefix(doc, "list of struct(")
+	if !ok || !strings.HasSuffix(inner, ")") {
+		return "", false
+	}
+	var fields []string
+	for _, f := range strings.Split(strings.TrimSuffix(inner, ")"), ", ") {
+		parts := strings.Fields(f)
+		if len(parts) < 2 {
+			return "", false
+		}
+		name, typ, null := parts[0], parts[1], len(parts) == 3 && parts[2] == "null"
+		et, ok := engineScalars[engine][typ]
+		if !ok {
+			return "", false
+		}
+		switch engine {
+		case "pyarrow", "pandas":
+			et = strings.TrimSuffix(et, "[pyarrow]")
+			if !null {
+				et += " not null"
+			}
+			fields = append(fields, name+": "+et)
+		case "polars":
+			fields = append(fields, "'"+name+"': "+et)
+		case "spark":
+			fields = append(fields, name+":"+et)
+		}
+	}
+	switch engine {
+	case "pyarrow":
+		return "list<element: struct<" + strings.Join(fields, ", ") + "> not null>", true
+	case "pandas":
+		return "list<element: struct<" + strings.Join(fields, ", ") + "> not null>[pyarrow]", true
+	case "polars":
+		return "List(Struct({" + strings.Join(fields, ", ") + "}))", true
+	default:
+		return "array<struct<" + strings.Join(fields, ",") + ">>", true
+	}
 }
 
 // needPyEngines returns a Python interpreter that imports pyspark,
@@ -226,7 +267,7 @@ func TestTablesInEngines(t *testing.T) {
 					}
 				}
 				usedTypes[c.Type] = true
-				if want, ok := engineTypes[engine][c.Type]; !ok || l.Type != want {
+				if want, ok := engineType(engine, c.Type); !ok || l.Type != want {
 					t.Errorf("%s: %s.%s (%s) reads as %q, want %q", engine, table, c.Name, c.Type, l.Type, want)
 				}
 			}
@@ -275,7 +316,7 @@ func countPrefix(m map[string]engineLine, p string) int {
 }
 
 // checkEngineTypeDoc holds the engine type table in docs/tables.md to
-// engineTypes (-update rewrites it).
+// engineType (-update rewrites it).
 func checkEngineTypeDoc(t *testing.T, used map[string]bool) {
 	t.Helper()
 	var types []string
@@ -288,7 +329,8 @@ func checkEngineTypeDoc(t *testing.T, used map[string]bool) {
 	for _, ty := range types {
 		fmt.Fprintf(&b, "| %s |", ty)
 		for _, e := range pyEngines {
-			fmt.Fprintf(&b, " `%s` |", engineTypes[e][ty])
+			et, _ := engineType(e, ty)
+			fmt.Fprintf(&b, " `%s` |", et)
 		}
 		b.WriteString("\n")
 	}

@@ -99,7 +99,8 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 		return err
 	}
 	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: o.set.now(), CommandLine: commandLine(cmd, args),
-		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc})
+		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc,
+		ClusterEvents: res.ClusterEvents(), Replicas: res.Replicas.Rows})
 	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -244,7 +245,8 @@ func writeScanReport(ctx context.Context, cmd *cobra.Command, set *settings, arg
 		return fmt.Errorf("scan: --html: %w", err)
 	}
 	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: set.now(), CommandLine: commandLine(cmd, args),
-		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc})
+		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc,
+		ClusterEvents: res.ClusterEvents(), Replicas: res.Replicas.Rows})
 	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
 		return fmt.Errorf("scan: --html: %w", err)
 	}

@@ -59,6 +59,7 @@ const (
 	tableGaps         = export.Gaps
 	tableTransactions = export.Transactions
 	tablePIDBlocks    = export.PIDBlocks
+	tableEvents       = export.Events
 	metaSources       = export.MetaSources
 	metaFingerprint   = export.MetaFingerprint
 )
@@ -387,10 +388,16 @@ type scanSummary struct {
 	// OpenTransactions counts sessions whose transaction has no marker in
 	// the input: a hanging transaction holds back read_committed
 	// consumers (its records are txn_state open).
-	OpenTransactions int         `json:"open_transactions"`
-	DuplicateGroups  int64       `json:"duplicate_groups"`
-	Duplicates       int64       `json:"duplicates"`
-	Tables           []scanTable `json:"tables"`
+	OpenTransactions int   `json:"open_transactions"`
+	DuplicateGroups  int64 `json:"duplicate_groups"`
+	Duplicates       int64 `json:"duplicates"`
+	// Replicas counts the copies of partitions held by several log dirs
+	// by verdict (replicas.parquet); ClusterEvents the rows of
+	// cluster_events.parquet, BrokerLogs the broker log files read.
+	Replicas      map[string]int          `json:"replicas"`
+	ClusterEvents int                     `json:"cluster_events"`
+	BrokerLogs    pipeline.BrokerLogStats `json:"broker_logs"`
+	Tables        []scanTable             `json:"tables"`
 }
 
 type scanInput struct {
@@ -423,6 +430,11 @@ func newScanSummary(inputs []*source.Input, o scanOptions, pres *pipeline.Result
 			s.Intact++
 		}
 	}
+	s.Replicas = map[string]int{}
+	for _, r := range pres.Replicas.Rows {
+		s.Replicas[r.Verdict]++
+	}
+	s.ClusterEvents, s.BrokerLogs = len(pres.ClusterEvents()), pres.BrokerLogs
 	for _, sk := range pres.Check.Skipped[:min(len(pres.Check.Skipped), 5)] {
 		s.SkippedFiles = append(s.SkippedFiles, displayPath(inputs, sk.Input, sk.Path))
 	}
@@ -557,6 +569,22 @@ func (s *scanSummary) writeText(w io.Writer, wide bool) error {
 	}
 	fmt.Fprintf(ew, "producer sessions: %d%s; duplicates: %d group(s), %d later cop%s (ksleuth dups for the report)\n",
 		s.ProducerSessions, open, s.DuplicateGroups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"))
+	if n := len(s.Replicas); n > 0 {
+		var parts []string
+		for _, v := range []string{"reference", "in-sync", "lagging", "diverged", "ahead"} {
+			if s.Replicas[v] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", s.Replicas[v], v))
+			}
+		}
+		fmt.Fprintf(ew, "partition copies on several brokers: %s (ksleuth replicas for the comparison)\n", strings.Join(parts, ", "))
+	}
+	if s.ClusterEvents > 0 || s.BrokerLogs.Files > 0 {
+		fmt.Fprintf(ew, "cluster events: %d", s.ClusterEvents)
+		if b := s.BrokerLogs; b.Files > 0 {
+			fmt.Fprintf(ew, " (%d from %d broker log file(s), %d lines, %d unparsed)", b.Events, b.Files, b.Lines, b.Unparsed)
+		}
+		fmt.Fprintln(ew)
+	}
 	fmt.Fprintf(ew, "\ntables in %s:\n", s.Out)
 	tables := &textTable{cols: []column{{cut: cutMiddle}, {}}, indent: "  ", noHead: true}
 	for _, t := range s.Tables {

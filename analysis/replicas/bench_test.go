@@ -1,0 +1,69 @@
+package replicas_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
+	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/segment/segtest"
+)
+
+// BenchmarkReplicasVsVerify puts replicas over three byte-identical
+// copies of a partition beside verify over one copy, each on one core,
+// both per byte of one copy: replicas checks every copy's CRCs but decodes
+// each batch's records once, so it should cost well under 1.5 times
+// verify (go test -bench ReplicasVsVerify -benchtime 5x ./analysis/replicas/).
+// cpu-ns/op is the process's CPU time per op, which other load on the
+// machine skews less than ns/op.
+func BenchmarkReplicasVsVerify(b *testing.B) {
+	for _, codec := range []segtest.Codec{segtest.CodecNone, segtest.CodecLZ4} {
+		b.Run(codec.String(), func(b *testing.B) { benchReplicas(b, codec) })
+	}
+}
+
+func benchReplicas(b *testing.B, codec segtest.Codec) {
+	root := b.TempDir()
+	seg := segtest.RealisticSegment(codec, 48<<20, 1)
+	var dirs []string
+	for id := 1; id <= 3; id++ {
+		d := filepath.Join(root, fmt.Sprintf("broker-%d", id))
+		if err := os.MkdirAll(filepath.Join(d, "orders-0"), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		props := fmt.Sprintf("version=1\nnode.id=%d\ncluster.id=c1\n", id)
+		if err := os.WriteFile(filepath.Join(d, "meta.properties"), []byte(props), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "orders-0", "00000000000000000000.log"), seg, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	cases := []struct {
+		name  string
+		o     pipeline.Options
+		paths []string
+	}{
+		// What ksleuth verify runs.
+		{"verify-1-copy", pipeline.Options{Scan: scan.Config{Jobs: 1, Records: true, Compact: true}, Attribution: true}, dirs[:1]},
+		// What ksleuth replicas runs.
+		{"replicas-3-copies", pipeline.Options{Scan: scan.Config{Jobs: 1, DecodeOnce: true}}, dirs},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(seg)))
+			b.ReportAllocs()
+			cpu0 := cpuNanos()
+			for b.Loop() {
+				res := run(b, c.o, c.paths...)
+				if len(c.paths) > 1 && len(res.Replicas.Rows) != 3 {
+					b.Fatalf("%d replica rows", len(res.Replicas.Rows))
+				}
+			}
+			b.ReportMetric(float64(cpuNanos()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}

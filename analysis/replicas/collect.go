@@ -1,0 +1,228 @@
+// Package replicas compares the copies of one partition that several
+// brokers' log dirs hold, the way the brokers themselves reconcile them:
+// by leader epoch. The copy with the highest last leader epoch (on a tie,
+// the highest log end offset) is the reference, the one a leader election
+// would keep; every other copy is in-sync with it, lagging (a prefix of
+// it), diverged (it holds offsets outside the reference's epoch history,
+// which leader-epoch truncation removes: records lost when that broker
+// follows again) or ahead (it extends the reference's last epoch).
+//
+// Batches are compared by base offset, last offset, CRC and leader epoch,
+// which the scan has already read from each batch header: byte-identical
+// copies compare equal without a record being decoded for the purpose.
+// A copy costs 64 bytes per batch until the run ends.
+package replicas
+
+import (
+	"path"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/snapshot"
+)
+
+// batch is what the comparison keeps of one batch.
+type batch struct {
+	base, last int64
+	pos        int64
+	// firstTs and maxTs are the batch's timestamps, -1 when none: where a
+	// diverged range lies on the cluster's time axis.
+	firstTs, maxTs int64
+	crc            uint32
+	epoch          int32
+	records        int32
+	seg            int32 // index into replica.segs
+}
+
+// span is the number of offsets the batch covers.
+func (b *batch) span() int64 { return b.last - b.base + 1 }
+
+// same reports whether two batches are the same batch: equal offsets,
+// epoch and CRC. The log cleaner rewrites a batch with fewer records and a
+// new CRC on each broker on its own schedule, so a batch that lost
+// records to compaction on either side is the same when its offsets and
+// epoch are.
+func (b *batch) same(o *batch) bool {
+	if b.base != o.base || b.last != o.last || b.epoch != o.epoch {
+		return false
+	}
+	return b.crc == o.crc || int64(b.records) < b.span() || int64(o.records) < o.span()
+}
+
+type key struct {
+	input int32
+	dir   string
+}
+
+type tp struct {
+	topic string
+	part  int32
+}
+
+// replica is one partition copy as the scan delivered it.
+type replica struct {
+	key     key
+	topic   string
+	part    int32
+	segs    []string
+	batches []batch
+	// ckpt is the leader-epoch-checkpoint, when the dir has one that parses.
+	ckpt    []snapshot.EpochEntry
+	hasCkpt bool
+	// topicID is partition.metadata's topic id, "" when unknown.
+	topicID string
+}
+
+// logDir is what the comparison needs of a log dir's root.
+type logDir struct {
+	broker          int32  // -1: unknown
+	cluster         string // cluster.id, "" when unknown
+	hw, rp, logStrt map[tp]int64
+}
+
+// Collector gathers, per partition copy, the batch headers and state files
+// the comparison needs. Like the checker it is fed from one goroutine.
+type Collector struct {
+	sources []string
+	copies  map[key]*replica
+	order   []*replica
+	dirs    map[key]*logDir
+	last    *replica
+}
+
+// New returns a collector for inputs named by sources (scan.Sources).
+func New(sources []string) *Collector {
+	return &Collector{sources: sources, copies: map[key]*replica{}, dirs: map[key]*logDir{}}
+}
+
+func dirOf(p string) string {
+	if d := path.Dir(p); d != "" {
+		return d
+	}
+	return "."
+}
+
+// copyOf returns the copy in dir of input, nil for a dir that is not a
+// live partition dir (-delete, -future and -stray dirs are not replicas).
+func (c *Collector) copyOf(input int32, dir, topic string, part int32) *replica {
+	k := key{input, dir}
+	if c.last != nil && c.last.key == k {
+		return c.last
+	}
+	r := c.copies[k]
+	if r == nil {
+		if pd, ok := source.ParsePartitionDir(path.Base(dir)); ok && pd.State != "" {
+			return nil
+		}
+		if topic == "" || part < 0 {
+			return nil
+		}
+		r = &replica{key: k, topic: topic, part: part}
+		c.copies[k] = r
+		c.order = append(c.order, r)
+	}
+	c.last = r
+	return r
+}
+
+// Batch takes one batch of a live segment (check.Checker.OnBatch).
+func (c *Collector) Batch(b *analysis.BatchRow) {
+	r := c.copyOf(b.Input, dirOf(b.Segment), b.Topic, b.Partition)
+	if r == nil {
+		return
+	}
+	seg := len(r.segs) - 1
+	if seg < 0 || r.segs[seg] != b.Segment {
+		r.segs = append(r.segs, b.Segment)
+		seg++
+	}
+	x := batch{base: b.BaseOffset, last: b.LastOffset, pos: b.Position, crc: uint32(b.CRC),
+		epoch: b.PartitionLeaderEpoch, records: b.RecordCount, seg: int32(seg), firstTs: -1, maxTs: -1}
+	if b.FirstTimestamp != nil {
+		x.firstTs = *b.FirstTimestamp
+	}
+	if b.MaxTimestamp != nil {
+		x.maxTs = *b.MaxTimestamp
+	}
+	r.batches = append(r.batches, x)
+}
+
+// File takes a scan's file outcome: the leader-epoch-checkpoint of a
+// partition dir, and the offset checkpoints and meta.properties of a log
+// dir's root.
+func (c *Collector) File(ev *scan.FileEvent) {
+	e := ev.Entry
+	n := e.Name
+	if ev.Data == nil || n.Leftover || n.Suffix != "" {
+		return
+	}
+	in := int32(e.Input)
+	switch {
+	case n.Kind == snapshot.KindLeaderEpochCheckpoint && e.Partition != nil:
+		ck, err := snapshot.ParseLeaderEpochCheckpoint(e.Path, ev.Data)
+		if err != nil || ck == nil {
+			return // a finding of the checker's
+		}
+		if r := c.copyOf(in, dirOf(e.Path), e.Partition.Topic, e.Partition.Partition); r != nil {
+			r.ckpt, r.hasCkpt = ck.Entries, true
+		}
+	case n.Kind == snapshot.KindPartitionMetadata && e.Partition != nil:
+		m, err := snapshot.ParsePartitionMetadata(e.Path, ev.Data)
+		if err != nil || m == nil || !m.HasTopicID {
+			return
+		}
+		if r := c.copyOf(in, dirOf(e.Path), e.Partition.Topic, e.Partition.Partition); r != nil {
+			r.topicID = m.TopicID.String()
+		}
+	case e.Partition != nil:
+	case n.Kind == snapshot.KindMetaProperties:
+		if m, _ := snapshot.ParseMetaProperties(e.Path, ev.Data); m != nil {
+			l := c.logDirOf(in, e.LogDir)
+			l.broker = m.ID()
+			if m.HasClusterID {
+				l.cluster = m.ClusterID
+			}
+		}
+	case n.Kind == snapshot.KindReplicationCheckpoint, n.Kind == snapshot.KindRecoveryPointCheckpoint,
+		n.Kind == snapshot.KindLogStartCheckpoint:
+		ck, err := snapshot.ParseOffsetCheckpoint(e.Path, ev.Data)
+		if err != nil || ck == nil {
+			return
+		}
+		l := c.logDirOf(in, e.LogDir)
+		m := map[snapshot.Kind]map[tp]int64{snapshot.KindReplicationCheckpoint: l.hw,
+			snapshot.KindRecoveryPointCheckpoint: l.rp, snapshot.KindLogStartCheckpoint: l.logStrt}[n.Kind]
+		for _, x := range ck.Entries {
+			m[tp{x.Topic, x.Partition}] = x.Offset
+		}
+	}
+}
+
+func (c *Collector) logDirOf(input int32, dir string) *logDir {
+	k := key{input, dir}
+	l := c.dirs[k]
+	if l == nil {
+		l = &logDir{broker: -1, hw: map[tp]int64{}, rp: map[tp]int64{}, logStrt: map[tp]int64{}}
+		c.dirs[k] = l
+	}
+	return l
+}
+
+// logDirOfCopy is the log dir a partition dir belongs to, as the source
+// listing names it (Entry.LogDir): a partition dir given as the input has
+// the log dir "..".
+func (c *Collector) logDirOfCopy(r *replica) *logDir {
+	dir := path.Dir(r.key.dir)
+	if r.key.dir == "." || r.key.dir == "" {
+		dir = ".."
+	}
+	return c.logDirOf(r.key.input, dir)
+}
+
+func (c *Collector) source(in int32) string {
+	if int(in) < len(c.sources) {
+		return c.sources[in]
+	}
+	return ""
+}

@@ -1,0 +1,390 @@
+package replicas
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+)
+
+// Verdicts of a copy against the reference.
+const (
+	VerdictReference = "reference"
+	VerdictInSync    = "in-sync"
+	VerdictLagging   = "lagging"
+	VerdictDiverged  = "diverged"
+	VerdictAhead     = "ahead"
+)
+
+// CauseDivergence is the loss-ledger cause of offsets a diverged copy
+// holds outside the reference's history.
+const CauseDivergence = "replica-divergence"
+
+// Result is the comparison of every partition held by two or more copies.
+type Result struct {
+	// Rows has one row per copy, grouped by partition (topic, partition
+	// order), the reference first.
+	Rows []analysis.ReplicaRow
+	// Gaps are the loss-ledger rows of the diverged copies.
+	Gaps []analysis.GapRow
+	// Findings: replica-divergence, replica-ahead and replica-lagging.
+	Findings []analysis.AnomalyRow
+}
+
+// view is one copy with what the comparison derives from it.
+type view struct {
+	r          *replica
+	ld         *logDir
+	start, leo int64
+	hist       []analysis.EpochStart
+	lastEpoch  int32
+	name       string
+}
+
+func (c *Collector) view(r *replica) *view {
+	slices.SortStableFunc(r.batches, func(a, b batch) int { return cmp.Compare(a.base, b.base) })
+	v := &view{r: r, ld: c.logDirOfCopy(r), lastEpoch: -1}
+	t := tp{r.topic, r.part}
+	if len(r.batches) > 0 {
+		v.start = r.batches[0].base
+		for i := range r.batches {
+			v.leo = max(v.leo, r.batches[i].last+1)
+		}
+	} else if ls, ok := v.ld.logStrt[t]; ok {
+		v.start, v.leo = ls, ls
+	}
+	if ls, ok := v.ld.logStrt[t]; ok && ls > v.start && ls <= v.leo {
+		v.start = ls
+	}
+	v.hist = history(r)
+	if n := len(v.hist); n > 0 {
+		v.lastEpoch = v.hist[n-1].Epoch
+	}
+	if v.ld.broker >= 0 {
+		v.name = fmt.Sprintf("broker %d", v.ld.broker)
+	} else {
+		v.name = c.source(r.key.input) + ":" + r.key.dir
+	}
+	return v
+}
+
+// history merges the leader-epoch-checkpoint with the epochs the batches
+// carry: the checkpoint is what the broker truncates by, and may name an
+// epoch no batch was written in yet (a new leader's); the batches cover a
+// copy whose checkpoint is missing or was rewritten behind the data.
+func history(r *replica) []analysis.EpochStart {
+	byEpoch := map[int32]int64{}
+	for _, e := range r.ckpt {
+		byEpoch[e.Epoch] = e.StartOffset
+	}
+	last := int32(-1)
+	for i := range r.batches {
+		b := &r.batches[i]
+		if b.epoch > last {
+			last = b.epoch
+			if _, ok := byEpoch[b.epoch]; !ok {
+				byEpoch[b.epoch] = b.base
+			}
+		}
+	}
+	out := make([]analysis.EpochStart, 0, len(byEpoch))
+	for e, o := range byEpoch {
+		if e >= 0 {
+			out = append(out, analysis.EpochStart{Epoch: e, StartOffset: o})
+		}
+	}
+	slices.SortFunc(out, func(a, b analysis.EpochStart) int { return cmp.Compare(a.Epoch, b.Epoch) })
+	return out
+}
+
+// epochAt is the leader epoch the history gives offset o, -1 when none.
+func epochAt(h []analysis.EpochStart, o int64) int32 {
+	e := int32(-1)
+	for _, x := range h {
+		if x.StartOffset <= o {
+			e = x.Epoch
+		}
+	}
+	return e
+}
+
+// epochStart is the offset the epoch history of e starts at in h.
+func epochStart(h []analysis.EpochStart, e int32) int64 {
+	for _, x := range h {
+		if x.Epoch == e {
+			return x.StartOffset
+		}
+	}
+	return -1
+}
+
+// group is the copies of one partition of one cluster.
+type group struct {
+	topic   string
+	part    int32
+	cluster string
+	topicID string
+}
+
+// Compare compares the copies of every partition two or more log dirs
+// hold. Copies are of one partition when their topic and partition agree
+// and so do their log dirs' cluster.id and their partition.metadata topic
+// ids (a topic deleted and created again has a new id). A copy whose log
+// dir names no cluster and whose dir has no topic id is compared with
+// nothing: log dirs of unrelated clusters hold partitions of the same
+// names (__consumer_offsets-0 in every one).
+// Call it once the scan and the checks have finished.
+func (c *Collector) Compare() *Result {
+	groups := map[group][]*replica{}
+	var keys []group
+	for _, r := range c.order {
+		g := group{r.topic, r.part, c.logDirOfCopy(r).cluster, r.topicID}
+		if g.cluster == "" && g.topicID == "" {
+			continue
+		}
+		if groups[g] == nil {
+			keys = append(keys, g)
+		}
+		groups[g] = append(groups[g], r)
+	}
+	slices.SortFunc(keys, func(a, b group) int {
+		return cmp.Or(strings.Compare(a.topic, b.topic), cmp.Compare(a.part, b.part), strings.Compare(a.cluster, b.cluster),
+			strings.Compare(a.topicID, b.topicID))
+	})
+	res := &Result{}
+	for _, t := range keys {
+		g := groups[t]
+		if len(g) < 2 {
+			continue
+		}
+		views := make([]*view, len(g))
+		for i, r := range g {
+			views[i] = c.view(r)
+		}
+		ref := slices.MaxFunc(views, func(a, b *view) int {
+			// MaxFunc keeps the first maximum: ties go to the earlier input.
+			return cmp.Or(cmp.Compare(a.lastEpoch, b.lastEpoch), cmp.Compare(a.leo, b.leo),
+				cmp.Compare(b.r.key.input, a.r.key.input), strings.Compare(b.r.key.dir, a.r.key.dir))
+		})
+		res.Rows = append(res.Rows, c.row(ref, ref))
+		for _, v := range views {
+			if v != ref {
+				c.compare(res, v, ref)
+			}
+		}
+	}
+	return res
+}
+
+// row is the copy's own columns, with ref as its reference.
+func (c *Collector) row(v, ref *view) analysis.ReplicaRow {
+	r := v.r
+	t := tp{r.topic, r.part}
+	row := analysis.ReplicaRow{Input: r.key.input, Source: c.source(r.key.input), Topic: r.topic, Partition: r.part, Dir: r.key.dir,
+		LogStartOffset: v.start, LogEndOffset: v.leo, LeaderEpochs: v.hist, LastEpoch: v.lastEpoch,
+		ReferenceSource: c.source(ref.r.key.input), ReferenceDir: ref.r.key.dir,
+		MissingRanges: []analysis.OffsetRange{}, ExtraRanges: []analysis.OffsetRange{}}
+	if row.LeaderEpochs == nil {
+		row.LeaderEpochs = []analysis.EpochStart{}
+	}
+	if v.ld.broker >= 0 {
+		b := v.ld.broker
+		row.Broker = &b
+	}
+	if ref.ld.broker >= 0 {
+		b := ref.ld.broker
+		row.ReferenceBroker = &b
+	}
+	if hw, ok := v.ld.hw[t]; ok {
+		row.HighWatermark = &hw
+		if hw < v.leo {
+			row.AboveHighWatermark = v.leo - max(hw, v.start)
+		}
+	}
+	if rp, ok := v.ld.rp[t]; ok {
+		row.RecoveryPoint = &rp
+	}
+	if v == ref {
+		row.Verdict = VerdictReference
+		row.Explanation = fmt.Sprintf("%s is the reference: the highest last leader epoch (%d), %s", v.name, v.lastEpoch, offsets(v.start, v.leo))
+	}
+	return row
+}
+
+func offsets(start, end int64) string {
+	if end <= start {
+		return "no offsets"
+	}
+	return fmt.Sprintf("offsets %d–%d", start, end-1)
+}
+
+// divergence finds the first offset from which v holds what ref does not:
+// where their epoch histories first disagree, or where their batches
+// first differ, or ref's end when v goes on past it. ok is false when v is
+// a prefix of ref (or equal to it).
+func divergence(v, ref *view) (at int64, ok bool) {
+	from, to := max(v.start, ref.start), min(v.leo, ref.leo)
+	at = -1
+	// The histories are step functions: they first disagree at a start
+	// offset of one of them.
+	points := []int64{from}
+	for _, h := range [][]analysis.EpochStart{v.hist, ref.hist} {
+		for _, x := range h {
+			if x.StartOffset > from && x.StartOffset < to {
+				points = append(points, x.StartOffset)
+			}
+		}
+	}
+	slices.Sort(points)
+	for _, o := range points {
+		if o < to && epochAt(v.hist, o) != epochAt(ref.hist, o) {
+			at = o
+			break
+		}
+	}
+	if b, found := firstBatchDifference(v.r.batches, ref.r.batches, from, to); found && (at < 0 || b < at) {
+		at = b
+	}
+	if at < 0 && v.leo > ref.leo {
+		at = max(ref.leo, v.start)
+	}
+	return at, at >= 0
+}
+
+// firstBatchDifference walks both copies' batches over [from, to) and
+// returns the first offset where they differ.
+func firstBatchDifference(a, b []batch, from, to int64) (int64, bool) {
+	i, _ := slices.BinarySearchFunc(a, from, func(x batch, o int64) int { return cmp.Compare(x.last, o) })
+	j, _ := slices.BinarySearchFunc(b, from, func(x batch, o int64) int { return cmp.Compare(x.last, o) })
+	for i < len(a) && j < len(b) {
+		x, y := &a[i], &b[j]
+		if x.base >= to && y.base >= to {
+			return 0, false
+		}
+		if !x.same(y) {
+			return max(from, min(x.base, y.base)), true
+		}
+		i++
+		j++
+	}
+	// One side ends before to: the other holds batches it lacks.
+	switch {
+	case i < len(a) && a[i].base < to:
+		return max(from, a[i].base), true
+	case j < len(b) && b[j].base < to:
+		return max(from, b[j].base), true
+	}
+	return 0, false
+}
+
+// batchAt is the batch of v holding offset o, nil when none does.
+func (v *view) batchAt(o int64) *batch {
+	bs := v.r.batches
+	i, _ := slices.BinarySearchFunc(bs, o, func(x batch, o int64) int { return cmp.Compare(x.last, o) })
+	if i < len(bs) && bs[i].base <= o {
+		return &bs[i]
+	}
+	if i < len(bs) {
+		return &bs[i]
+	}
+	return nil
+}
+
+// compare judges v against ref and adds its row, and its losses.
+func (c *Collector) compare(res *Result, v, ref *view) {
+	row := c.row(v, ref)
+	at, diverges := divergence(v, ref)
+	w := finding.Where{Input: v.r.key.input, Topic: v.r.topic, Partition: v.r.part, File: v.r.key.dir}
+	pos := int64(-1)
+	if b := v.batchAt(at); diverges && b != nil {
+		w.File, pos = v.r.segs[b.seg], b.pos
+	}
+	switch {
+	case !diverges && v.leo == ref.leo:
+		row.Verdict = VerdictInSync
+		row.Explanation = fmt.Sprintf("%s holds the same batches as %s: %s", v.name, ref.name, offsets(v.start, v.leo))
+	case !diverges:
+		row.Verdict = VerdictLagging
+		row.MissingRanges = append(row.MissingRanges, analysis.OffsetRange{First: v.leo, Last: ref.leo - 1})
+		row.Explanation = fmt.Sprintf("%s lags %s by %d offset(s): it lacks %d–%d, which it fetches when it follows again",
+			v.name, ref.name, ref.leo-v.leo, v.leo, ref.leo-1)
+		res.Findings = append(res.Findings, finding.New(w, KindLagging, -1, v.leo, "%s", row.Explanation))
+	default:
+		e, re := epochAt(v.hist, at), epochAt(ref.hist, at)
+		if at >= ref.leo {
+			re = ref.lastEpoch
+		}
+		row.FirstDivergentOffset, row.Epoch, row.ReferenceEpoch = &at, &e, &re
+		extra := analysis.OffsetRange{First: at, Last: v.leo - 1}
+		if at < v.leo {
+			row.ExtraRanges = append(row.ExtraRanges, extra)
+		}
+		if at < ref.leo {
+			row.MissingRanges = append(row.MissingRanges, analysis.OffsetRange{First: at, Last: ref.leo - 1})
+		}
+		if at == ref.leo && e >= ref.lastEpoch {
+			// Nothing of the reference is contradicted: v went on in the
+			// reference's own last epoch.
+			row.Verdict = VerdictAhead
+			row.Explanation = fmt.Sprintf("%s holds offsets %d–%d (epoch %d) past the end of %s's copy (%d) in the same leader epoch: "+
+				"the reference copy is behind (copied earlier, or a lagging leader's)", v.name, at, v.leo-1, e, ref.name, ref.leo)
+			res.Findings = append(res.Findings, finding.New(w, KindAhead, pos, at, "%s", row.Explanation))
+			break
+		}
+		row.Verdict = VerdictDiverged
+		from := epochStart(ref.hist, re)
+		if from < at {
+			from = at
+		}
+		row.Explanation = fmt.Sprintf("%s's offsets %d–%d (epoch %d) are not in the epoch-%d history led by %s from offset %d: lost when %s truncates",
+			v.name, at, v.leo-1, e, re, ref.name, from, v.name)
+		if hw := row.HighWatermark; hw != nil {
+			switch {
+			case *hw <= at:
+				row.Explanation += fmt.Sprintf(" (all above its high watermark %d: no consumer read them from it)", *hw)
+			case *hw < v.leo:
+				row.Explanation += fmt.Sprintf(" (%d–%d were below its high watermark %d: consumers may have read them)", at, *hw-1, *hw)
+			default:
+				row.Explanation += fmt.Sprintf(" (below its high watermark %d: consumers may have read them)", *hw)
+			}
+		}
+		row.ExtraFirstTime, row.ExtraLastTime = v.times(at)
+		g := analysis.GapRow{Input: v.r.key.input, Source: c.source(v.r.key.input), Topic: v.r.topic, Partition: v.r.part, Dir: v.r.key.dir,
+			FirstOffset: at, LastOffset: &extra.Last, Cause: CauseDivergence, Severity: finding.Error, File: w.File, Explanation: row.Explanation}
+		if pos >= 0 {
+			g.Position = &pos
+		}
+		res.Gaps = append(res.Gaps, g)
+		res.Findings = append(res.Findings, finding.New(w, KindDivergence, pos, at, "%s", row.Explanation))
+	}
+	res.Rows = append(res.Rows, row)
+}
+
+// Finding kinds of the comparison (analysis/finding lists them).
+const (
+	KindDivergence = finding.KindReplicaDivergence
+	KindLagging    = finding.KindReplicaLagging
+	KindAhead      = finding.KindReplicaAhead
+)
+
+// times is the span of the batch timestamps of v from offset at on.
+func (v *view) times(at int64) (first, last *int64) {
+	for i := range v.r.batches {
+		b := &v.r.batches[i]
+		if b.last < at {
+			continue
+		}
+		if b.firstTs >= 0 && (first == nil || b.firstTs < *first) {
+			t := b.firstTs
+			first = &t
+		}
+		if b.maxTs >= 0 && (last == nil || b.maxTs > *last) {
+			t := b.maxTs
+			last = &t
+		}
+	}
+	return first, last
+}
