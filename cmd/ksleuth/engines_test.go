@@ -30,6 +30,8 @@ var engineScalars = map[string]map[string]string{
 	"polars": {"int32": "Int32", "int64": "Int64", "string": "String", "bool": "Boolean", "binary": "Binary",
 		"timestamp": "Datetime(time_unit='ms', time_zone='UTC')"},
 	"spark": {"int32": "int", "int64": "bigint", "string": "string", "bool": "boolean", "binary": "binary", "timestamp": "timestamp"},
+	"duckdb": {"int32": "INTEGER", "int64": "BIGINT", "string": "VARCHAR", "bool": "BOOLEAN", "binary": "BLOB",
+		"timestamp": "TIMESTAMP WITH TIME ZONE"},
 }
 
 // engineType is how an engine presents a documented type: a scalar, or
@@ -64,6 +66,8 @@ func engineType(engine, doc string) (string, bool) {
 			fields = append(fields, "'"+name+"': "+et)
 		case "spark":
 			fields = append(fields, name+":"+et)
+		case "duckdb":
+			fields = append(fields, name+" "+et)
 		}
 	}
 	switch engine {
@@ -73,6 +77,8 @@ func engineType(engine, doc string) (string, bool) {
 		return "list<element: struct<" + strings.Join(fields, ", ") + "> not null>[pyarrow]", true
 	case "polars":
 		return "List(Struct({" + strings.Join(fields, ", ") + "}))", true
+	case "duckdb":
+		return "STRUCT(" + strings.Join(fields, ", ") + ")[]", true
 	default:
 		return "array<struct<" + strings.Join(fields, ",") + ">>", true
 	}
@@ -325,10 +331,10 @@ func checkEngineTypeDoc(t *testing.T, used map[string]bool) {
 	}
 	sort.Strings(types)
 	var b strings.Builder
-	b.WriteString("| documented type | pyarrow | pandas (`dtype_backend=\"pyarrow\"`) | polars | Spark |\n|---|---|---|---|---|\n")
+	b.WriteString("| documented type | pyarrow | pandas (`dtype_backend=\"pyarrow\"`) | polars | Spark | DuckDB |\n|---|---|---|---|---|---|\n")
 	for _, ty := range types {
 		fmt.Fprintf(&b, "| %s |", ty)
-		for _, e := range pyEngines {
+		for _, e := range append(pyEngines, "duckdb") {
 			et, _ := engineType(e, ty)
 			fmt.Fprintf(&b, " `%s` |", et)
 		}
@@ -459,4 +465,47 @@ func TestTablesPyarrowThirdParty(t *testing.T) {
 		t.Fatalf("too little read: %d files, %v", total, rows)
 	}
 	t.Logf("pyarrow read %d files, %d records", total, parts["records"])
+}
+
+// TestTablesInDuckDB reads every table of `scan --records --payload` with
+// DuckDB and holds each column to its documented type, the row counts to
+// ksleuth's, and the columns documented as never null to no nulls.
+func TestTablesInDuckDB(t *testing.T) {
+	node, nodeModules := needDuckDB(t)
+	out := filepath.Join(t.TempDir(), "out")
+	mustScan(t, "scan", "--records", "--payload", "--progress", "never", "--out", out,
+		filepath.Join("..", "..", "testdata", "logdirs", "generated"), writeProbeDir(t))
+	cols, rows := tableColumns(t, out)
+	seen := map[string]engineLine{}
+	for _, l := range runNode(t, node, nodeModules, "", filepath.Join("testdata", "engines", "duckdb_tables.cjs"), out) {
+		var e engineLine
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		seen[e.Table+"|"+e.Column] = e
+	}
+	n := 0
+	for table, cs := range cols {
+		for _, c := range cs {
+			l, ok := seen[table+"|"+c.Name]
+			if !ok {
+				t.Errorf("duckdb: %s.%s not read", table, c.Name)
+				continue
+			}
+			n++
+			// DuckDB quotes the field names that are keywords (key, value).
+			if want, _ := engineType("duckdb", c.Type); strings.ReplaceAll(l.Type, `"`, "") != want {
+				t.Errorf("duckdb: %s.%s (%s) reads as %q, want %q", table, c.Name, c.Type, l.Type, want)
+			}
+			if l.Rows != rows[table] {
+				t.Errorf("duckdb: %s has %d rows, ksleuth wrote %d", table, l.Rows, rows[table])
+			}
+			if !c.Nullable && l.Nulls != 0 {
+				t.Errorf("duckdb: %s.%s is documented not null but has %d nulls", table, c.Name, l.Nulls)
+			}
+		}
+	}
+	if n != len(seen) {
+		t.Errorf("duckdb read %d columns, ksleuth wrote %d", len(seen), n)
+	}
 }
