@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
@@ -76,7 +77,7 @@ position (and into the stream with --json).`,
 	f.BoolVar(&o.payload, "payload", false, "print keys, values and header values (implies --records)")
 	f.StringVar(&o.payloadEnc, "payload-encoding", "auto", "text, hex or base64 (auto: text when valid UTF-8, else hex)")
 	f.BoolVar(&o.json, "json", false, "write JSON lines: one object per batch, record and finding")
-	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, "exit 3 when findings were reported")
+	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, failOnFindingsHelp)
 	f.StringVar(&o.decode, "decode", "auto", "auto: decode records of __transaction_state, __consumer_offsets, __cluster_metadata and KRaft snapshots; none: raw bytes")
 	return cmd
 }
@@ -211,11 +212,13 @@ func offsetFromName(base string) (int64, bool) {
 }
 
 func (d *dumper) finding(name string, f *segment.CorruptionError) {
-	d.findings++
+	if finding.Counts(f.Severity()) {
+		d.findings++
+	}
 	if d.o.json {
 		d.writeJSON(map[string]any{
 			"type": "finding", "file": name, "kind": f.Kind(), "severity": f.Severity(),
-			"position": f.Offset, "length": f.Length, "baseOffset": f.BaseOffset, "message": f.Err.Error(),
+			"position": f.Offset, "length": f.Length, "offset": nonNegative(f.BaseOffset), "message": f.Err.Error(),
 		})
 		return
 	}
@@ -243,18 +246,20 @@ func optionalLong(v int64) string {
 func (d *dumper) batch(name string, b *segment.Batch) {
 	ts := b.TimestampType().String()
 	if d.o.json {
+		// The batches table's column names; the few kafka-dump-log fields
+		// without a column keep their meaning under a snake_case name.
 		m := map[string]any{
-			"type": "batch", "file": name, "baseOffset": b.BaseOffset, "lastOffset": b.LastOffset(),
-			"count": b.NumRecords, "baseSequence": b.BaseSequence, "lastSequence": b.LastSequence(),
-			"producerId": b.ProducerID, "producerEpoch": b.ProducerEpoch,
-			"partitionLeaderEpoch": b.PartitionLeaderEpoch, "isTransactional": b.IsTransactional(),
-			"isControl": b.IsControl(), "deleteHorizonMs": nil, "position": b.Position,
-			ts: b.MaxTimestamp, "timestampType": ts, "maxTimestamp": b.MaxTimestamp,
-			"firstTimestamp": b.FirstTimestamp, "size": b.Size(), "magic": b.Magic,
-			"compresscodec": b.Codec().String(), "crc": b.CRC, "isvalid": b.CRCValid,
+			"type": "batch", "file": name, "base_offset": b.BaseOffset, "last_offset": b.LastOffset(),
+			"record_count": b.NumRecords, "base_sequence": b.BaseSequence, "last_sequence": b.LastSequence(),
+			"producer_id": b.ProducerID, "producer_epoch": b.ProducerEpoch,
+			"partition_leader_epoch": b.PartitionLeaderEpoch, "is_transactional": b.IsTransactional(),
+			"is_control": b.IsControl(), "delete_horizon_ms": nil, "position": b.Position,
+			"timestamp_type": ts, "max_timestamp": nonNegative(b.MaxTimestamp),
+			"first_timestamp": nonNegative(b.FirstTimestamp), "size_bytes": b.Size(), "magic": b.Magic,
+			"codec": b.Codec().String(), "crc": b.CRC, "crc_valid": b.CRCValid,
 		}
 		if b.HasDeleteHorizon() {
-			m["deleteHorizonMs"] = b.DeleteHorizon()
+			m["delete_horizon_ms"] = b.DeleteHorizon()
 		}
 		d.writeJSON(m)
 		return
@@ -290,6 +295,42 @@ func (d *dumper) encodePayload(b []byte) string {
 	return "0x" + hex.EncodeToString(b)
 }
 
+// payloadJSON renders key, value or header bytes for --json with the
+// encoding it chose, so that a reader can get the bytes back: "utf8" for
+// text as it is, "hex" or "base64" for encoded bytes (without the text
+// output's 0x prefix), and null for both when the bytes are null.
+// --payload-encoding text (and auto) fall back to hex for bytes that are
+// not UTF-8 (auto also for control characters), as text output quotes them.
+func (d *dumper) payloadJSON(b []byte) (value, encoding any) {
+	if b == nil {
+		return nil, nil
+	}
+	switch d.o.payloadEnc {
+	case "hex":
+		return hex.EncodeToString(b), "hex"
+	case "base64":
+		return base64.StdEncoding.EncodeToString(b), "base64"
+	case "text":
+		if utf8.Valid(b) {
+			return string(b), "utf8"
+		}
+		return hex.EncodeToString(b), "hex"
+	}
+	if utf8.Valid(b) && printable(b) {
+		return string(b), "utf8"
+	}
+	return hex.EncodeToString(b), "hex"
+}
+
+// nonNegative is a time or offset for JSON: Kafka's -1 ("none") is a null,
+// as in the tables.
+func nonNegative(v int64) any {
+	if v < 0 {
+		return nil
+	}
+	return v
+}
+
 func printable(b []byte) bool {
 	for _, c := range b {
 		if c < 0x20 && c != '\t' || c == 0x7f {
@@ -314,13 +355,14 @@ func (d *dumper) record(name string, b *segment.Batch, r *segment.Record) {
 		for i, h := range r.Headers {
 			keys[i] = string(h.Key)
 		}
+		// The records table's column names.
 		m := map[string]any{
-			"type": "record", "file": name, "offset": r.Offset, ts: r.Timestamp, "timestampType": ts,
-			"timestamp": r.Timestamp, "keySize": r.KeySize(), "valueSize": r.ValueSize(),
-			"sequence": r.Sequence, "headerKeys": keys, "batchPosition": b.Position,
+			"type": "record", "file": name, "offset": r.Offset, "timestamp_type": ts,
+			"timestamp": nonNegative(r.Timestamp), "key_size": r.KeySize(), "value_size": r.ValueSize(),
+			"sequence": r.Sequence, "header_keys": keys, "batch_position": b.Position,
 		}
 		if b.Magic < 2 {
-			m["isValid"], m["crc"] = r.CRCValid, r.CRC
+			m["crc_valid"], m["crc"] = r.CRCValid, r.CRC
 		}
 		if r.IsControl {
 			d.controlJSON(m, r)
@@ -329,19 +371,12 @@ func (d *dumper) record(name string, b *segment.Batch, r *segment.Record) {
 			m["decoded"] = dec
 		}
 		if d.o.payload && !r.IsControl && dec == nil {
-			if r.Key != nil {
-				m["key"] = d.encodePayload(r.Key)
-			}
-			if r.Value != nil {
-				m["payload"] = d.encodePayload(r.Value)
-			}
+			m["key"], m["key_encoding"] = d.payloadJSON(r.Key)
+			m["value"], m["value_encoding"] = d.payloadJSON(r.Value)
 			hs := make([]map[string]any, len(r.Headers))
 			for i, h := range r.Headers {
-				hv := any(nil)
-				if h.Value != nil {
-					hv = d.encodePayload(h.Value)
-				}
-				hs[i] = map[string]any{"key": string(h.Key), "value": hv}
+				v, enc := d.payloadJSON(h.Value)
+				hs[i] = map[string]any{"key": string(h.Key), "value": v, "value_encoding": enc}
 			}
 			m["headers"] = hs
 		}
@@ -404,12 +439,12 @@ func (d *dumper) record(name string, b *segment.Batch, r *segment.Record) {
 func (d *dumper) controlJSON(m map[string]any, r *segment.Record) {
 	switch r.ControlType {
 	case segment.ControlAbort, segment.ControlCommit:
-		m["endTxnMarker"] = segment.ControlTypeName(r.ControlType)
-		m["coordinatorEpoch"] = r.CoordinatorEpoch
+		m["end_txn_marker"] = segment.ControlTypeName(r.ControlType)
+		m["coordinator_epoch"] = r.CoordinatorEpoch
 	default:
-		m["controlType"] = segment.ControlTypeName(r.ControlType)
+		m["control_type"] = segment.ControlTypeName(r.ControlType)
 	}
-	m["controlTypeId"] = r.ControlType
+	m["control_type_id"] = r.ControlType
 }
 
 // decodedText appends the decoded key and value of an internal-topic
@@ -473,7 +508,7 @@ func (d *dumper) decodeFinding(name string, b *segment.Batch, r *segment.Record,
 	if d.o.json {
 		d.writeJSON(map[string]any{
 			"type": "finding", "file": name, "kind": kind, "severity": sev,
-			"position": b.Position, "offset": r.Offset, "baseOffset": b.BaseOffset, "message": err.Error(),
+			"position": b.Position, "offset": r.Offset, "base_offset": b.BaseOffset, "message": err.Error(),
 		})
 		return
 	}

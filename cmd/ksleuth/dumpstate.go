@@ -62,7 +62,7 @@ func (d *dumper) dumpState(name string, kind snapshot.Kind) error {
 		}
 		for _, e := range x.Entries {
 			if d.o.json {
-				d.writeJSON(map[string]any{"type": "index_entry", "file": name, "offset": e.Offset, "relativeOffset": e.RelativeOffset, "position": e.Position})
+				d.writeJSON(map[string]any{"type": "index_entry", "file": name, "offset": e.Offset, "relative_offset": e.RelativeOffset, "position": e.Position})
 			} else {
 				fmt.Fprintln(d.out, e)
 			}
@@ -75,7 +75,7 @@ func (d *dumper) dumpState(name string, kind snapshot.Kind) error {
 		}
 		for _, e := range x.Entries {
 			if d.o.json {
-				d.writeJSON(map[string]any{"type": "timeindex_entry", "file": name, "timestamp": e.Timestamp, "offset": e.Offset, "relativeOffset": e.RelativeOffset})
+				d.writeJSON(map[string]any{"type": "timeindex_entry", "file": name, "timestamp": e.Timestamp, "offset": e.Offset, "relative_offset": e.RelativeOffset})
 			} else {
 				fmt.Fprintln(d.out, e)
 			}
@@ -88,8 +88,8 @@ func (d *dumper) dumpState(name string, kind snapshot.Kind) error {
 		}
 		for _, e := range x.Entries {
 			if d.o.json {
-				d.writeJSON(map[string]any{"type": "txn_entry", "file": name, "version": e.Version, "producerId": e.ProducerID,
-					"firstOffset": e.FirstOffset, "lastOffset": e.LastOffset, "lastStableOffset": e.LastStableOffset})
+				d.writeJSON(map[string]any{"type": "txn_entry", "file": name, "version": e.Version, "producer_id": e.ProducerID,
+					"first_offset": e.FirstOffset, "last_offset": e.LastOffset, "last_stable_offset": e.LastStableOffset})
 			} else {
 				fmt.Fprintln(d.out, e)
 			}
@@ -115,7 +115,7 @@ func (d *dumper) dumpState(name string, kind snapshot.Kind) error {
 		}
 		for _, e := range c.Entries {
 			if d.o.json {
-				d.writeJSON(map[string]any{"type": "epoch_entry", "file": name, "leaderEpoch": e.Epoch, "startOffset": e.StartOffset, "line": e.Line})
+				d.writeJSON(map[string]any{"type": "epoch_entry", "file": name, "leader_epoch": e.Epoch, "start_offset": e.StartOffset, "line": e.Line})
 			} else {
 				fmt.Fprintf(d.out, "leaderEpoch: %d startOffset: %d\n", e.Epoch, e.StartOffset)
 			}
@@ -197,13 +197,13 @@ func (d *dumper) checkpointHeader(prefix string, version, count int, empty bool)
 
 func snapshotEntryJSON(name string, e snapshot.Entry) map[string]any {
 	m := map[string]any{
-		"type": "snapshot_entry", "file": name, "producerId": e.ProducerID, "producerEpoch": e.Epoch,
-		"coordinatorEpoch": e.CoordinatorEpoch, "currentTxnFirstOffset": nil, "lastTimestamp": e.Timestamp,
-		"firstSequence": e.FirstSequence(), "lastSequence": e.LastSequence, "lastOffset": e.LastOffset,
-		"offsetDelta": e.OffsetDelta, "timestamp": e.Timestamp,
+		"type": "snapshot_entry", "file": name, "producer_id": e.ProducerID, "producer_epoch": e.Epoch,
+		"coordinator_epoch": e.CoordinatorEpoch, "current_txn_first_offset": nil, "last_timestamp": e.Timestamp,
+		"first_sequence": e.FirstSequence(), "last_sequence": e.LastSequence, "last_offset": e.LastOffset,
+		"offset_delta": e.OffsetDelta, "timestamp": e.Timestamp,
 	}
 	if e.HasOpenTxn() {
-		m["currentTxnFirstOffset"] = e.CurrentTxnFirstOffset
+		m["current_txn_first_offset"] = e.CurrentTxnFirstOffset
 	}
 	return m
 }
@@ -277,8 +277,10 @@ func (d *dumper) stateFinding(f analysis.AnomalyRow) {
 		line = int(*f.Line)
 	}
 	if d.o.json {
+		// A finding about the whole file has a null position, as in
+		// anomalies.parquet, and one of a binary file a null line.
 		d.writeJSON(map[string]any{"type": "finding", "file": f.File, "kind": f.Kind, "severity": f.Severity,
-			"position": pos, "line": line, "message": f.Message})
+			"position": f.Position, "line": f.Line, "message": f.Message})
 		return
 	}
 	d.out.Flush()

@@ -34,13 +34,17 @@ type commonOptions struct {
 	wide           bool      // --wide, where the command prints tables
 }
 
+// failOnFindingsHelp is the one help text of --fail-on-findings: every
+// command counts the same findings (finding.Counts).
+const failOnFindingsHelp = "exit 3 when an error or a warning was found (notes never fail)"
+
 func addCommonFlags(cmd *cobra.Command, o *commonOptions) {
 	f := cmd.Flags()
 	f.StringVar(&o.topic, "topic", "", "only partitions whose topic matches this regular expression")
 	f.IntVar(&o.jobs, "jobs", 0, "parallel workers (default: all cores)")
 	f.BoolVar(&o.json, "json", false, "JSON lines instead of text")
 	f.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")
-	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, "exit 3 when findings were reported")
+	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, failOnFindingsHelp)
 }
 
 // clampJobs turns --jobs into a worker count: all cores for 0, and never

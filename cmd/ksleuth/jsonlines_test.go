@@ -33,8 +33,7 @@ func TestJSONLines(t *testing.T) {
 }
 
 // checkJSONLines fails t unless out is JSON lines, one object a line, each
-// with a non-empty "type", and (but for dump, which keeps
-// kafka-dump-log's field names) only snake_case keys at the top level.
+// with a non-empty "type", and only snake_case keys at the top level.
 func checkJSONLines(t *testing.T, args []string, out string) {
 	t.Helper()
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
@@ -51,9 +50,6 @@ func checkJSONLines(t *testing.T, args []string, out string) {
 		if typ, ok := m["type"].(string); !ok || typ == "" {
 			t.Errorf("%v: line %d has no type: %.80s", args, i+1, l)
 			return
-		}
-		if args[0] == "dump" {
-			continue
 		}
 		for k := range m {
 			if strings.ToLower(k) != k || strings.Contains(k, "-") {

@@ -24,8 +24,8 @@ offsets, times, sequences, batches, records, transactions (commits, aborts,
 one left open), and what the newest producer-state .snapshot of the
 partition holds for it. Sequence gaps, regressions (including repeated
 sequence numbers) and epochs going backwards are listed after the table
-(--json: one object per session, type "session", and per anomaly, type
-"anomaly"). --fail-on-findings exits 3 when there are such anomalies.
+(--json: one object per session, type "session", and per anomaly a
+finding, type "finding", with the columns of anomalies.parquet).
 
 When the inputs hold __transaction_state or __cluster_metadata, each
 session gains the transactional id that held its PID and the broker the
@@ -46,11 +46,6 @@ decode are listed as anomalies.`,
 type sessionLine struct {
 	Type string `json:"type"`
 	analysis.ProducerRow
-}
-
-type anomalyLine struct {
-	Type string `json:"type"`
-	analysis.AnomalyRow
 }
 
 func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
@@ -85,7 +80,7 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 			}
 		}
 		for _, an := range anomalies {
-			if err := enc.Encode(anomalyLine{"anomaly", an}); err != nil {
+			if err := enc.Encode(findingLine{"finding", an}); err != nil {
 				return err
 			}
 		}

@@ -432,29 +432,76 @@ func (c *dumpCompare) compareFile(name string, d *dlFile, ks []map[string]any, k
 }
 
 // jsonField renders ksleuth's JSON value for a kafka-dump-log field as
-// kafka-dump-log prints it.
+// kafka-dump-log prints it. The JSON keys are snake_case column names
+// (jsonKey); Kafka's "none" is a null there.
 func jsonField(o map[string]any, name string) (string, bool) {
-	v, ok := o[name]
+	key := jsonKey(o, name)
+	if tsType(name) && o["timestamp_type"] != name {
+		return fmt.Sprintf("%v (timestamp_type %v)", o[key], o["timestamp_type"]), true
+	}
+	v, ok := o[key]
 	if !ok {
 		return "", false
 	}
-	switch name {
-	case "deleteHorizonMs", "currentTxnFirstOffset":
+	switch key {
+	case "delete_horizon_ms", "current_txn_first_offset":
 		if v == nil {
 			return "OptionalLong.empty", true
 		}
 		return "OptionalLong[" + fmt.Sprint(v) + "]", true
-	case "controlType":
+	case "control_type":
 		// Releases before 4.1 print a KRaft control record as NAME(ID).
-		return fmt.Sprintf("%v(%v)", v, o["controlTypeId"]), true
-	case "headerKeys":
+		return fmt.Sprintf("%v(%v)", v, o["control_type_id"]), true
+	case "header_keys":
 		var ks []string
 		for _, k := range v.([]any) {
 			ks = append(ks, fmt.Sprint(k))
 		}
 		return strings.Join(ks, ","), true
+	case "timestamp", "max_timestamp", "first_timestamp", "last_timestamp":
+		if v == nil {
+			return "-1", true
+		}
 	}
 	return fmt.Sprint(v), true
+}
+
+func tsType(name string) bool {
+	return name == "CreateTime" || name == "LogAppendTime" || name == "NoTimestampType"
+}
+
+// jsonKey is the key of ksleuth's dump --json under which a kafka-dump-log
+// field is: the column name where the field has a column, else the field
+// name in snake_case. The field named after the timestamp type is a
+// batch's max_timestamp or a record's timestamp.
+func jsonKey(o map[string]any, name string) string {
+	switch {
+	case tsType(name) && o["type"] == "batch":
+		return "max_timestamp"
+	case tsType(name):
+		return "timestamp"
+	}
+	switch name {
+	case "isvalid", "isValid":
+		return "crc_valid"
+	case "count":
+		return "record_count"
+	case "compresscodec":
+		return "codec"
+	case "size":
+		return "size_bytes"
+	}
+	var b strings.Builder
+	for i, c := range name {
+		if c >= 'A' && c <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			c += 'a' - 'A'
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // compareRecordTail compares a record's key and payload: the raw text
@@ -468,8 +515,11 @@ func (c *dumpCompare) compareRecordTail(where string, e *dlEntry, o map[string]a
 		for _, p := range []struct {
 			name, text string
 			has        bool
-		}{{"key", e.key, e.hasKey}, {"payload", e.payload, e.hasPayload}} {
+		}{{"key", e.key, e.hasKey}, {"value", e.payload, e.hasPayload}} {
 			got, ok := o[p.name].(string)
+			if ok && o[p.name+"_encoding"] == "hex" {
+				got = "0x" + got // as the text dump shows bytes that are not text
+			}
 			switch {
 			case ok != p.has:
 				c.diff("%s: %s present in kafka-dump-log: %v, in ksleuth: %v", where, p.name, p.has, ok)

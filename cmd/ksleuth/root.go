@@ -49,11 +49,17 @@ func ksleuthVersion() string {
 	if !ok {
 		return "devel"
 	}
-	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	// Built from a checkout: the VCS revision, marked when the tree had
-	// changes not committed.
+	return buildVersion(bi)
+}
+
+// buildVersion names a build from its build info. go install of a tagged
+// module, and go 1.24 and later building a checkout at a clean tag, stamp
+// the tag: it is the version. Building any other commit of a checkout, go
+// stamps a pseudo-version (v0.0.0-TIME-REV, +dirty with changes) that
+// reads like a release; devel+REV says what it is. A build without VCS
+// information (go run, go test, a linked git worktree, -buildvcs=false)
+// has no revision: "devel".
+func buildVersion(bi *debug.BuildInfo) string {
 	rev, dirty := "", false
 	for _, s := range bi.Settings {
 		switch s.Key {
@@ -63,7 +69,12 @@ func ksleuthVersion() string {
 			dirty = s.Value == "true"
 		}
 	}
-	if rev == "" {
+	v := bi.Main.Version
+	tagged := v != "" && v != "(devel)" && !isPseudoVersion(v) && !strings.HasSuffix(v, "+dirty")
+	switch {
+	case tagged:
+		return v
+	case rev == "":
 		return "devel"
 	}
 	if len(rev) > 12 {
@@ -73,6 +84,20 @@ func ksleuthVersion() string {
 		rev += "-dirty"
 	}
 	return "devel+" + rev
+}
+
+// isPseudoVersion reports a version of the form go gives an untagged
+// commit: it ends in -TIMESTAMP-REV or .TIMESTAMP-REV, a 14-digit UTC time
+// and a 12-digit revision (ignoring a +dirty mark).
+func isPseudoVersion(v string) bool {
+	v = strings.TrimSuffix(v, "+dirty")
+	i := strings.LastIndexByte(v, '-')
+	if i < 15 || len(v)-i-1 != 12 || strings.Trim(v[i+1:], "0123456789abcdef") != "" {
+		return false
+	}
+	ts := v[i-14 : i]
+	sep := v[i-15]
+	return strings.Trim(ts, "0123456789") == "" && (sep == '-' || sep == '.')
 }
 
 // settings are what a run depends on beyond its command line: memory

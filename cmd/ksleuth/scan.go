@@ -99,7 +99,7 @@ may not be inside an input, and must not already hold tables (--force).`,
 	f.IntVar(&o.jobs, "jobs", 0, "parallel workers (default: all cores)")
 	f.BoolVar(&o.json, "json", false, "print the summary as a JSON line of type summary")
 	f.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")
-	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, "exit 3 when findings of severity error or warning were reported")
+	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, failOnFindingsHelp)
 	f.BoolVar(&o.force, "force", false, "replace tables already in --out")
 	f.StringVar(&o.hash, "hash", "sha256", "checksum of every input file in files.parquet: sha256, or none (it costs about half the CPU\nof parsing an uncompressed segment; for evidence whose hashes are already on record)")
 	f.StringVar(&o.html, "html", "", "also write the HTML report page to this file (see ksleuth report --help)")

@@ -56,8 +56,8 @@ func TestDumpStateGolden(t *testing.T) {
 		}
 		types[m["type"].(string)]++
 		if m["type"] == "snapshot_entry" {
-			for _, k := range []string{"producerId", "producerEpoch", "coordinatorEpoch", "currentTxnFirstOffset", "lastTimestamp",
-				"firstSequence", "lastSequence", "lastOffset", "offsetDelta", "timestamp"} {
+			for _, k := range []string{"producer_id", "producer_epoch", "coordinator_epoch", "current_txn_first_offset", "last_timestamp",
+				"first_sequence", "last_sequence", "last_offset", "offset_delta", "timestamp"} {
 				if _, ok := m[k]; !ok {
 					t.Errorf("snapshot_entry without %s: %s", k, l)
 				}
