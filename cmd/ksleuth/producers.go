@@ -102,6 +102,8 @@ func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []an
 		tt.cols = append(tt.cols, column{head: h})
 	}
 	tt.cols[0].cut = cutMiddle
+	tt.cols[5].dates = true
+	tt.cols[6].drop, tt.cols[7].drop, tt.cols[13].drop = 1, 2, 3 // SEQUENCES, BATCHES, SNAPSHOT
 	if attributed {
 		tt.cols = append(tt.cols, column{head: "TXN ID", cut: cutMiddle}, column{head: "BROKER"})
 	}

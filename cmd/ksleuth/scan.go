@@ -485,8 +485,8 @@ func (s *scanSummary) writeText(w io.Writer, wide bool) error {
 		showDir = showDir || multi || p.DirState != "" || p.Dir != fmt.Sprintf("%s-%d", p.Topic, p.Partition)
 	}
 	tt := &textTable{cols: []column{{head: "TOPIC", cut: cutMiddle}, {head: "PART"}, {head: "DIR", cut: cutMiddle}, {head: "BROKER"},
-		{head: "SEGMENTS"}, {head: "BYTES"}, {head: "BATCHES"}, {head: "RECORDS"}, {head: "OFFSETS"}, {head: "TIME (UTC)"},
-		{head: "CODECS"}, {head: "PRODUCERS"}, {head: "FINDINGS"}}}
+		{head: "SEGMENTS", drop: 3}, {head: "BYTES", drop: 4}, {head: "BATCHES"}, {head: "RECORDS"}, {head: "OFFSETS"}, {head: "TIME (UTC)", dates: true},
+		{head: "CODECS"}, {head: "PRODUCERS", drop: 1}, {head: "FINDINGS"}}}
 	if !showDir {
 		tt.cols = slices.Delete(tt.cols, 2, 3)
 	}
@@ -517,6 +517,16 @@ func (s *scanSummary) writeText(w io.Writer, wide bool) error {
 			row = slices.Delete(row, 2, 3)
 		}
 		tt.add(row...)
+	}
+	// BROKER may go when it says the same on every line.
+	brokerCol := slices.IndexFunc(tt.cols, func(c column) bool { return c.head == "BROKER" })
+	if same := len(tt.rows) > 0; brokerCol >= 0 {
+		for _, r := range tt.rows {
+			same = same && r[brokerCol] == tt.rows[0][brokerCol]
+		}
+		if same {
+			tt.cols[brokerCol].drop = 2
+		}
 	}
 	if err := tt.write(ew, wide); err != nil {
 		return err

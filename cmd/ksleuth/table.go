@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -30,6 +31,13 @@ type column struct {
 	head  string
 	right bool // aligned right, as numbers are
 	cut   cut
+	// drop > 0 marks a column that may be left out when the table is
+	// still too wide once names are shortened: the highest first. The
+	// table then says which it left out.
+	drop int
+	// dates marks a column of fmtTimeRange cells: when all share one
+	// date, it moves into the heading.
+	dates bool
 }
 
 // textTable is a table of text cells printed in aligned columns, two
@@ -39,6 +47,76 @@ type textTable struct {
 	rows   [][]string
 	indent string
 	noHead bool
+}
+
+// fit makes the table fit terminalWidth, in the order that loses least:
+// a date common to a time column moves into its heading, names are
+// shortened (see widths), and then droppable columns are left out. It
+// returns the headings of the columns left out.
+func (t *textTable) fit() (dropped []string) {
+	if t.total(t.widths(false)) > terminalWidth {
+		t.factorDates()
+	}
+	for t.total(t.widths(false)) > terminalWidth {
+		j := -1
+		for i, c := range t.cols {
+			if c.drop > 0 && (j < 0 || c.drop > t.cols[j].drop) {
+				j = i
+			}
+		}
+		if j < 0 {
+			break
+		}
+		dropped = append(dropped, t.cols[j].head)
+		t.cols = append(t.cols[:j:j], t.cols[j+1:]...)
+		for r := range t.rows {
+			if j < len(t.rows[r]) {
+				t.rows[r] = append(t.rows[r][:j:j], t.rows[r][j+1:]...)
+			}
+		}
+	}
+	return dropped
+}
+
+func (t *textTable) total(w []int) int {
+	n := width(t.indent) + 2*(len(w)-1)
+	for _, x := range w {
+		n += x
+	}
+	return n
+}
+
+// factorDates moves the date out of a time column whose every range
+// starts and ends on the same date: "2023-11-15 11:26:35..11:26:44"
+// becomes "11:26:35..11:26:44" under "TIME (UTC, 2023-11-15)".
+func (t *textTable) factorDates() {
+	for i, c := range t.cols {
+		if !c.dates {
+			continue
+		}
+		date := ""
+		ok := true
+		for _, r := range t.rows {
+			if i >= len(r) || r[i] == "-" {
+				continue
+			}
+			d, rest, found := strings.Cut(r[i], " ")
+			if !found || len(d) != len("2006-01-02") || strings.Contains(rest, " ") || (date != "" && d != date) {
+				ok = false
+				break
+			}
+			date = d
+		}
+		if !ok || date == "" {
+			continue
+		}
+		for _, r := range t.rows {
+			if i < len(r) && r[i] != "-" {
+				r[i] = strings.TrimPrefix(r[i], date+" ")
+			}
+		}
+		t.cols[i].head = strings.TrimSuffix(c.head, ")") + ", " + date + ")"
+	}
 }
 
 func (t *textTable) add(cells ...string) { t.rows = append(t.rows, cells) }
@@ -63,10 +141,7 @@ func (t *textTable) widths(wide bool) []int {
 	if wide {
 		return w
 	}
-	total := width(t.indent) + 2*(len(w)-1)
-	for _, n := range w {
-		total += n
-	}
+	total := t.total(w)
 	for total > terminalWidth {
 		j := -1
 		for i, c := range t.cols {
@@ -97,8 +172,12 @@ func shorten(s string, n int, how cut) string {
 	return string(r[:n-1-tail]) + "…" + string(r[len(r)-tail:])
 }
 
-// write prints the table; wide prints every cell whole.
+// write prints the table; wide prints every cell and column whole.
 func (t *textTable) write(w io.Writer, wide bool) error {
+	var dropped []string
+	if !wide {
+		dropped = t.fit()
+	}
 	ws := t.widths(wide)
 	var b strings.Builder
 	line := func(cells []string) {
@@ -132,6 +211,9 @@ func (t *textTable) write(w io.Writer, wide bool) error {
 	}
 	for _, r := range t.rows {
 		line(r)
+	}
+	if len(dropped) > 0 {
+		fmt.Fprintf(&b, "%s(left out to fit %d columns: %s; --wide prints them)\n", t.indent, terminalWidth, strings.Join(dropped, ", "))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

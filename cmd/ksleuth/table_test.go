@@ -133,3 +133,33 @@ func TestScanLongOutPath(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleTablesFit120: the scan and producers tables of the sample fit
+// 120 columns: the common date moves into the time heading and the
+// droppable columns go, named in a closing line; --wide keeps them all.
+func TestSampleTablesFit120(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args    []string
+		dropped string
+	}{
+		{[]string{"scan", generatedDir, "--progress", "never", "--force", "--out", filepath.Join(t.TempDir(), "out")}, "BYTES, SEGMENTS, BROKER"},
+		{[]string{"producers", generatedDir}, "SNAPSHOT SEQ@OFFSET"},
+	} {
+		out := mustScan(t, c.args...)
+		for _, l := range strings.Split(out, "\n") {
+			if width(l) > terminalWidth {
+				t.Errorf("%s: line of %d columns: %q", c.args[0], width(l), l)
+			}
+		}
+		if !strings.Contains(out, "TIME (UTC, 2023-11-15)") || !strings.Contains(out, "(left out to fit 120 columns: "+c.dropped+"; --wide prints them)") {
+			t.Errorf("%s:\n%s", c.args[0], out)
+		}
+		wide := mustScan(t, append(c.args, "--wide")...)
+		for _, h := range strings.Split(c.dropped, ", ") {
+			if !strings.Contains(wide, h) || strings.Contains(wide, "left out") {
+				t.Errorf("%s --wide lacks %s:\n%s", c.args[0], h, wide)
+			}
+		}
+	}
+}
