@@ -171,11 +171,21 @@ func OpenOut(dir string, force bool) (*Out, error) {
 		o.Close()
 		return nil, err
 	}
+	// The staging dir is made now, so that a parent the run cannot write
+	// fails before the scan rather than after it.
+	if err := os.Mkdir(o.stageDir(), 0o755); err != nil {
+		o.Close()
+		return nil, fmt.Errorf("the new set is staged beside %s: %w", o.Dir, err)
+	}
 	return o, nil
 }
 
-// Close releases the lock.
-func (o *Out) Close() { o.lock.Release() }
+// Close removes the staging dir if no set was committed from it (a run
+// that failed before it wrote its tables) and releases the lock.
+func (o *Out) Close() {
+	os.RemoveAll(o.stageDir())
+	o.lock.Release()
+}
 
 func newRunID() string {
 	var b [4]byte
@@ -223,6 +233,9 @@ func (o *Out) prepare(force bool) error {
 		return err
 	case !fi.IsDir():
 		return &RefusedError{fmt.Sprintf("%s is not a directory", o.Dir)}
+	}
+	if pi, err := os.Stat(o.parent); err == nil && !sameDevice(fi, pi) {
+		return &RefusedError{fmt.Sprintf("%s is a mount point; a set is replaced by renames beside it, within one file system: choose a dir inside it", o.Dir)}
 	}
 	temps, err := removeDirTemps(o.Dir)
 	o.Removed = append(o.Removed, temps...)

@@ -1,9 +1,7 @@
 package export
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -40,13 +38,11 @@ const (
 )
 
 // NewSet starts the table set of one run into the output dir out: the
-// tables are written into a staging dir beside it, which Commit puts in
-// place of the previous set. The run id goes into every footer.
+// tables are written into out's staging dir, which Commit puts in place
+// of the previous set. The run id goes into every footer.
 func NewSet(out *Out, version string, meta *Metadata) *Set {
 	meta.Set(MetaRunID, out.RunID)
-	ts := &Set{out: out, dir: out.stageDir(), version: version, meta: meta}
-	ts.err = os.Mkdir(ts.dir, 0o755)
-	return ts
+	return &Set{out: out, dir: out.stageDir(), version: version, meta: meta}
 }
 
 // Err is the first error opening the set's tables.
@@ -242,7 +238,5 @@ func (ts *Set) Abort() {
 	for _, a := range ts.aborts {
 		a()
 	}
-	if ts.err == nil || !errors.Is(ts.err, fs.ErrExist) {
-		os.RemoveAll(ts.dir)
-	}
+	os.RemoveAll(ts.dir)
 }
