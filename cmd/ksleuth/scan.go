@@ -252,9 +252,13 @@ func scanMetadata(cmd *cobra.Command, args []string, inputs []*source.Input, o *
 	return meta
 }
 
-// checkOut refuses an output dir inside a directory input, and the
-// directory holding a file input.
+// checkOut refuses an output dir inside a directory input, the
+// directory holding a file input, and one that would hold the --html
+// page (the set is replaced as a whole, and the page is not part of it).
 func checkOut(o scanOptions, inputs []*source.Input) error {
+	if o.html != "" && source.Within(o.out, o.html) {
+		return usageError{fmt.Errorf("scan: --html %s is inside --out %s, whose table set the next scan replaces as a whole; write the page beside it", o.html, o.out)}
+	}
 	for _, in := range inputs {
 		switch in.Kind {
 		case source.Dir:

@@ -238,3 +238,18 @@ func TestScanOutForeignFiles(t *testing.T) {
 		t.Errorf("notes.txt: %q %v", b, err)
 	}
 }
+
+// TestScanHTMLInsideOut: the page of scan --html may not go into --out,
+// whose set is replaced as a whole; nothing is written.
+func TestScanHTMLInsideOut(t *testing.T) {
+	in := t.TempDir()
+	os.CopyFS(filepath.Join(in, "codecs-0"), os.DirFS(filepath.Join(generatedDir, "codecs-0")))
+	out := filepath.Join(t.TempDir(), "out")
+	_, stderr, code := runCLI(t, "scan", in, "--out", out, "--html", filepath.Join(out, "r.html"))
+	if code != exitUsage || !strings.Contains(stderr, "inside --out") {
+		t.Errorf("exit %d %q", code, stderr)
+	}
+	if _, err := os.Lstat(out); err == nil {
+		t.Errorf("the refused scan made %s", out)
+	}
+}
