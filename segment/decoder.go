@@ -36,6 +36,10 @@ type Options struct {
 	// (a mapped file's pages) or reports progress need not wait for the
 	// end of the damage.
 	Skipped func(pos int64)
+	// Interrupt, if set, is called at the same points as Skipped; a
+	// non-nil error ends reading there, as Err (a cancelled context: a
+	// terabyte of damage or zeros is not read to its end first).
+	Interrupt func() error
 }
 
 func (o Options) withDefaults() Options {

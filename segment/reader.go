@@ -80,7 +80,7 @@ func NewReader(r io.Reader, opts Options) *Reader {
 	if s, ok := r.(interface{ Size() int64 }); ok && rd.size < 0 {
 		rd.size = s.Size() // e.g. an archive entry of known length
 	}
-	rd.w.r = r
+	rd.w.r, rd.w.size = r, rd.size
 	rd.dec = NewDecoder(opts)
 	rd.stream.r = rd
 	return rd

@@ -177,6 +177,12 @@ func (r *Reader) resync(pos int64, cause error) *CorruptionError {
 			if r.opts.Skipped != nil {
 				r.opts.Skipped(w.pos)
 			}
+			if r.opts.Interrupt != nil {
+				if err := r.opts.Interrupt(); err != nil {
+					r.err, r.done = err, true
+					return nil
+				}
+			}
 		}
 		if w.fill(i+17) < i+17 {
 			if w.err != nil {
@@ -199,13 +205,16 @@ func (r *Reader) resync(pos int64, cause error) *CorruptionError {
 		// Skip zero runs fast, over everything buffered: a batch starts at
 		// most 11 bytes before the first non-zero byte (its length field is
 		// never zero).
+		// At most 4 MiB at a time: a mapped file is buffered whole, and
+		// its zeros (a hole of a terabyte) pass the checks at the top of
+		// the loop between steps.
 		buf := w.buf[w.off:w.end]
 		if buf[i] == 0 {
-			j := i
-			for j+8 <= len(buf) && binary.LittleEndian.Uint64(buf[j:]) == 0 {
+			j, lim := i, min(len(buf), i+4<<20)
+			for j+8 <= lim && binary.LittleEndian.Uint64(buf[j:]) == 0 {
 				j += 8
 			}
-			for j < len(buf) && buf[j] == 0 {
+			for j < lim && buf[j] == 0 {
 				j++
 			}
 			if j-11 > i {

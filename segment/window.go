@@ -18,6 +18,10 @@ type window struct {
 	keep int
 	eof  bool
 	err  error
+	// size is what the input holds when known (a file), else -1: the
+	// buffer of a small or empty file is sized to it, not to minWindow
+	// (100,000 empty segments cost 100,000 MiB of allocation otherwise).
+	size int64
 }
 
 const minWindow = 1 << 20
@@ -41,6 +45,9 @@ func (w *window) fill(n int) int {
 			// Double: amortised growth, and never more than twice the
 			// bytes the input has actually delivered.
 			size := max(2*len(w.buf), minWindow)
+			if w.size >= 0 && w.size < minWindow {
+				size = max(2*len(w.buf), int(w.size)+4096)
+			}
 			nb := make([]byte, size)
 			start := w.off - w.keep
 			copy(nb, w.buf[start:w.end])

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -45,7 +44,7 @@ import (
 // temporary name and renames on Close.
 type ColumnarSink[T any] struct {
 	final string
-	f     *os.File
+	f     *tmpFile
 	bw    *bufio.Writer
 	meta  *Metadata
 	done  bool
@@ -660,3 +659,5 @@ func (s *ColumnarSink[T]) Close() error {
 
 // Abort removes the temporary file.
 func (s *ColumnarSink[T]) Abort() { abort(&s.done, s.f) }
+
+func (s *ColumnarSink[T]) fileSum() fileSum { return s.f.sum() }

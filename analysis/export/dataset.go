@@ -32,11 +32,13 @@ type Dataset[T any] struct {
 	open         []*datasetPart[T] // most recently written last
 	next         map[string]int    // part number per partition dir
 	parts        int
+	files        []ManifestFile // the closed parts, for the manifest
 	done         bool
 }
 
 type datasetPart[T any] struct {
 	dir  string
+	name string
 	sink *ParquetSink[T]
 	rows int64
 }
@@ -134,11 +136,12 @@ func (d *Dataset[T]) part(partDir string) (*datasetPart[T], error) {
 	}
 	n := d.next[partDir]
 	d.next[partDir] = n + 1
-	s, err := newParquet[T](filepath.Join(dir, fmt.Sprintf("part-%05d.parquet", n)), d.version, d.meta, RecordsRowGroupRows)
+	name := fmt.Sprintf("part-%05d.parquet", n)
+	s, err := newParquet[T](filepath.Join(dir, name), d.version, d.meta, RecordsRowGroupRows)
 	if err != nil {
 		return nil, err
 	}
-	p := &datasetPart[T]{dir: partDir, sink: s}
+	p := &datasetPart[T]{dir: partDir, name: name, sink: s}
 	d.open = append(d.open, p)
 	return p, nil
 }
@@ -147,7 +150,12 @@ func (d *Dataset[T]) closePart(i int) error {
 	p := d.open[i]
 	d.open = append(d.open[:i], d.open[i+1:]...)
 	d.parts++
-	return p.sink.Close()
+	if err := p.sink.Close(); err != nil {
+		return err
+	}
+	sum := p.sink.fileSum()
+	d.files = append(d.files, ManifestFile{Path: p.dir + "/" + p.name, Rows: p.rows, Bytes: sum.bytes, SHA256: sum.sha256})
+	return nil
 }
 
 // Parts is the number of part files written so far (closed parts).

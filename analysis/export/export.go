@@ -11,9 +11,11 @@ package export
 import (
 	"bufio"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"os"
 	"path/filepath"
 
@@ -62,18 +64,49 @@ func (m *Metadata) Set(k, v string) {
 // Pairs returns the key-value pairs in the order they were first set.
 func (m *Metadata) Pairs() [][2]string { return m.kv }
 
+// tmpFile is a table's file under its temporary name. It hashes what is
+// written, so the manifest's checksums cost no second read of the tables.
+type tmpFile struct {
+	f *os.File
+	h hash.Hash
+	n int64
+}
+
+func (t *tmpFile) Write(p []byte) (int, error) {
+	n, err := t.f.Write(p)
+	t.h.Write(p[:n])
+	t.n += int64(n)
+	return n, err
+}
+
+func (t *tmpFile) Name() string { return t.f.Name() }
+func (t *tmpFile) Sync() error  { return t.f.Sync() }
+func (t *tmpFile) Close() error { return t.f.Close() }
+
+// fileSum is the size and SHA-256 (hex) of a completed file.
+type fileSum struct {
+	bytes  int64
+	sha256 string
+}
+
+func (t *tmpFile) sum() fileSum { return fileSum{t.n, hex.EncodeToString(t.h.Sum(nil))} }
+
 // tempFile creates a hidden temporary file beside final.
-func tempFile(final string) (*os.File, error) {
+func tempFile(final string) (*tmpFile, error) {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	tmp := filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".tmp-"+hex.EncodeToString(b[:]))
-	return os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &tmpFile{f: f, h: sha256.New()}, nil
 }
 
 // ParquetSink writes a Parquet file of rows of type T.
 type ParquetSink[T any] struct {
 	final string
-	f     *os.File
+	f     *tmpFile
 	bw    *bufio.Writer
 	w     *parquet.GenericWriter[T]
 	meta  *Metadata
@@ -158,7 +191,9 @@ func (s *ParquetSink[T]) Close() error {
 // Abort removes the temporary file.
 func (s *ParquetSink[T]) Abort() { abort(&s.done, s.f) }
 
-func finish(done *bool, f *os.File, bw *bufio.Writer, final string, err error) error {
+func (s *ParquetSink[T]) fileSum() fileSum { return s.f.sum() }
+
+func finish(done *bool, f *tmpFile, bw *bufio.Writer, final string, err error) error {
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -179,7 +214,7 @@ func finish(done *bool, f *os.File, bw *bufio.Writer, final string, err error) e
 	return nil
 }
 
-func abort(done *bool, f *os.File) {
+func abort(done *bool, f *tmpFile) {
 	if *done {
 		return
 	}
@@ -191,7 +226,7 @@ func abort(done *bool, f *os.File) {
 // JSONLSink writes one JSON object per row.
 type JSONLSink[T any] struct {
 	final string
-	f     *os.File
+	f     *tmpFile
 	bw    *bufio.Writer
 	enc   *json.Encoder
 	done  bool

@@ -1,12 +1,10 @@
 package export
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 )
 
 // The tables of a scan's output dir.
@@ -28,9 +26,9 @@ const (
 	RecordsV1 = "records.parquet"
 )
 
-// Tables lists every table a scan may write: a scan refuses to overwrite
-// them without --force, and --force clears those the new run does not
-// write.
+// Tables lists every table a scan may write: an output dir holding any
+// of them is replaced only with --force, and one holding anything else
+// (but the manifest) not at all.
 var Tables = []string{Files, Batches, Records, RecordsV1, Anomalies, Gaps, Snapshots, Producers, Duplicates, Transactions, PIDBlocks, Replicas, Events}
 
 // Footer metadata keys that dups --from-tables reads back.
@@ -39,9 +37,12 @@ const (
 	MetaFingerprint = "ksleuth.fingerprint" // JSON: how records.fingerprint was computed
 )
 
-// NewSet starts the table set of one run in dir.
-func NewSet(dir, version string, meta *Metadata) *Set {
-	return &Set{dir: dir, version: version, meta: meta}
+// NewSet starts the table set of one run into the output dir out: the
+// tables are written into out's staging dir, which Commit puts in place
+// of the previous set. The run id goes into every footer.
+func NewSet(out *Out, version string, meta *Metadata) *Set {
+	meta.Set(MetaRunID, out.RunID)
+	return &Set{out: out, dir: out.stageDir(), version: version, meta: meta}
 }
 
 // Err is the first error opening the set's tables.
@@ -53,35 +54,18 @@ func (ts *Set) Names() []string { return ts.names }
 // Rows is how many rows were written to a table.
 func (ts *Set) Rows(name string) int64 { return ts.rows[name] }
 
-// ClearStale removes the tables of an earlier run in the set's dir that
-// this run does not write (scan --force), and any earlier records
-// dataset, which a rename cannot replace.
-func (ts *Set) ClearStale() error {
-	for _, name := range Tables {
-		switch {
-		case name == Records:
-			if err := RemoveDataset(filepath.Join(ts.dir, name)); err != nil {
-				return err
-			}
-		case !ts.Has(name):
-			if err := os.Remove(filepath.Join(ts.dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // Set owns the sinks of one run: all are committed together, or all
 // removed.
 type Set struct {
-	dir     string
+	out     *Out
+	dir     string // the staging dir
 	version string
 	meta    *Metadata
 	err     error
 	names   []string
 	closers []func() error
 	aborts  []func()
+	files   []func() []ManifestFile // each table's files, once closed
 	rows    map[string]int64
 	done    bool
 }
@@ -110,13 +94,19 @@ func OpenTableWith[T any, S Sink[T]](ts *Set, name string, open func(path, versi
 		return t
 	}
 	t.sink = s
-	ts.register(name, s.Close, s.Abort)
+	ts.register(name, s.Close, s.Abort, func() []ManifestFile {
+		var sum fileSum
+		if fs, ok := any(s).(interface{ fileSum() fileSum }); ok {
+			sum = fs.fileSum()
+		}
+		return []ManifestFile{{Path: name, Rows: ts.rows[name], Bytes: sum.bytes, SHA256: sum.sha256}}
+	})
 	return t
 }
 
 // register adds an opened table to the set: committed by Commit, removed
 // by Abort.
-func (ts *Set) register(name string, close func() error, abort func()) {
+func (ts *Set) register(name string, close func() error, abort func(), files func() []ManifestFile) {
 	if ts.rows == nil {
 		ts.rows = map[string]int64{}
 	}
@@ -124,6 +114,7 @@ func (ts *Set) register(name string, close func() error, abort func()) {
 	ts.names = append(ts.names, name)
 	ts.closers = append(ts.closers, close)
 	ts.aborts = append(ts.aborts, abort)
+	ts.files = append(ts.files, files)
 }
 
 // Write hands rows to the sink in slices of at most 1024.
@@ -166,7 +157,14 @@ func OpenDataset[T any](ts *Set, name string, key func(*T) (string, int32)) *Dat
 		return d
 	}
 	d.ds = ds
-	ts.register(name, ds.Close, ds.Abort)
+	ts.register(name, ds.Close, ds.Abort, func() []ManifestFile {
+		files := make([]ManifestFile, len(ds.files))
+		for i, f := range ds.files {
+			f.Path = name + "/" + f.Path
+			files[i] = f
+		}
+		return files
+	})
 	return d
 }
 
@@ -196,73 +194,49 @@ func (d *DatasetTable[T]) Write(rows []T) error {
 	return nil
 }
 
-// RemoveDataset removes a records dataset dir left by an earlier scan
-// (--force), refusing anything that does not look like one.
-func RemoveDataset(dir string) error {
-	fi, err := os.Lstat(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return os.Remove(dir)
-	}
-	err = filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !e.IsDir() && !strings.HasSuffix(e.Name(), ".parquet") {
-			return fmt.Errorf("--force: %s is not a ksleuth table; not removing %s", p, dir)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return os.RemoveAll(dir)
-}
-
 // Has reports whether the run writes the table name.
 func (ts *Set) Has(name string) bool {
 	_, ok := ts.rows[name]
 	return ok
 }
 
-// Commit closes every sink, files.parquet last, so that its presence
-// means the run completed. On failure the tables already renamed are
-// removed again.
+// Commit completes every table in the staging dir, writes the manifest
+// last, and puts the set in place of the output dir's previous set in one
+// step (see Out). On failure the staging dir is removed and the previous
+// set stays.
 func (ts *Set) Commit() error {
-	order := make([]int, 0, len(ts.names))
-	for i, n := range ts.names {
-		if n != Files {
-			order = append(order, i)
-		}
+	if ts.err != nil {
+		return ts.err
 	}
-	for i, n := range ts.names {
-		if n == Files {
-			order = append(order, i)
-		}
-	}
-	for k, i := range order {
+	m := &SetManifest{Type: "manifest", RunID: ts.out.RunID, Version: ts.version}
+	for i, name := range ts.names {
 		if err := ts.closers[i](); err != nil {
-			for _, j := range order[:k] {
-				os.Remove(filepath.Join(ts.dir, ts.names[j]))
-			}
 			return err
 		}
+		m.Tables = append(m.Tables, ManifestTable{Name: name, Rows: ts.rows[name], Files: ts.files[i]()})
+	}
+	if err := writeManifest(ts.dir, m); err != nil {
+		return err
+	}
+	if err := syncDir(ts.dir); err != nil {
+		return err
+	}
+	if err := ts.out.replaceWith(ts.dir); err != nil {
+		return fmt.Errorf("export: %s: %w", ts.out.Dir, err)
 	}
 	ts.done = true
 	return nil
 }
 
-// Abort removes every unfinished table; a no-op after Commit.
+// Abort removes the staging dir with every unfinished table; a no-op
+// after Commit.
 func (ts *Set) Abort() {
 	if ts.done {
 		return
 	}
+	ts.done = true
 	for _, a := range ts.aborts {
 		a()
 	}
+	os.RemoveAll(ts.dir)
 }

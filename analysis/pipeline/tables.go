@@ -12,7 +12,8 @@ import (
 
 // TableOptions say where and how a run writes its tables (scan --out).
 type TableOptions struct {
-	Dir     string
+	// Out is the locked output dir whose set the run replaces.
+	Out     *export.Out
 	Version string
 	// Meta goes into every table's footer; its ksleuth.run_end is set
 	// when the run ends.
@@ -20,8 +21,6 @@ type TableOptions struct {
 	// Records writes the records dataset; Payload with keys, values and
 	// headers.
 	Records, Payload bool
-	// Force replaces the tables of an earlier run in Dir.
-	Force bool
 	// Also get the streamed rows and the duplicate groups (the report
 	// page's collector), after the tables.
 	Also           Sinks
@@ -35,11 +34,12 @@ type Tables struct {
 	Dups dups.Stats
 }
 
-// WriteTables runs the analysis and writes every table of the set; they
-// are committed together when the run completes, or none is left.
+// WriteTables runs the analysis and writes every table of the set; the
+// set replaces the output dir's previous one when the run completes, or
+// the previous one stays.
 // o.Detector must be set: duplicates.parquet is part of the set.
 func WriteTables(ctx context.Context, inputs []*source.Input, o Options, t TableOptions) (*Tables, error) {
-	ts := export.NewSet(t.Dir, t.Version, t.Meta)
+	ts := export.NewSet(t.Out, t.Version, t.Meta)
 	defer ts.Abort()
 	files := export.OpenTable[analysis.FileRow](ts, export.Files)
 	// A row per batch of every segment: the columnar writer (a third of
@@ -123,11 +123,6 @@ func WriteTables(ctx context.Context, inputs []*source.Input, o Options, t Table
 		}
 	}
 	t.Meta.Set("ksleuth.run_end", time.Now().UTC().Format(time.RFC3339Nano))
-	if t.Force {
-		if err := ts.ClearStale(); err != nil {
-			return nil, err
-		}
-	}
 	if err := ts.Commit(); err != nil {
 		return nil, err
 	}

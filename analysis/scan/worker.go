@@ -513,6 +513,9 @@ func dirOf(p string) string {
 func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit func(chunk) error) error {
 	opts := w.cfg.Segment
 	opts.Path, opts.Size = fc.e.Path, fc.dataEnd
+	// A long stretch of damage or zeros is read inside one Next: the
+	// reader checks ctx every few MiB of it.
+	opts.Interrupt = ctx.Err
 	var rd *segment.Reader
 	m, mapped := in.(*mappedInput)
 	if mapped {

@@ -170,12 +170,14 @@ func (d *dumper) dumpLog(name, kind string) error {
 		}
 		b := r.Batch()
 		d.batch(name, b)
-		if !d.o.records {
-			continue
-		}
+		// Without --records the records are still walked (not printed):
+		// a header count that disagrees with the records under a valid CRC
+		// shows only there.
 		it := r.Records()
 		for it.Next() {
-			d.record(name, b, it.Record())
+			if d.o.records {
+				d.record(name, b, it.Record())
+			}
 		}
 		if err := it.Err(); err != nil {
 			if ce, ok := err.(*segment.CorruptionError); ok {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/export"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report"
 	"github.com/ksleuth/ksleuth/analysis/scan"
@@ -64,9 +65,11 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	if err != nil {
 		return err
 	}
-	if err := checkHTML("report", html, inputs, force); err != nil {
+	lock, err := checkHTML(cmd, "report", html, inputs, force)
+	if err != nil {
 		return err
 	}
+	defer lock.Release()
 	det, hasher, err := d.openDetector("report", inputs)
 	if err != nil {
 		return err
@@ -122,27 +125,39 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 }
 
 // checkHTML refuses a report file inside a directory input or in the
-// directory of a file input: ksleuth never writes next to its inputs.
-func checkHTML(name, html string, inputs []*source.Input, force bool) error {
+// directory of a file input: ksleuth never writes next to its inputs. It
+// locks the file for this run (a second run writing it is refused) and
+// removes the temporary files of killed runs.
+func checkHTML(cmd *cobra.Command, name, html string, inputs []*source.Input, force bool) (*export.Lock, error) {
 	dir := filepath.Dir(html)
 	for _, in := range inputs {
 		switch in.Kind {
 		case source.Dir:
 			if source.Within(in.Abs, html) {
-				return usageError{fmt.Errorf("%s: --html %s is inside the input %s; ksleuth never writes into its inputs", name, html, in.Path)}
+				return nil, usageError{fmt.Errorf("%s: --html %s is inside the input %s; ksleuth never writes into its inputs", name, html, in.Path)}
 			}
 		default:
 			if source.Within(dir, in.Abs) && source.Within(filepath.Dir(in.Abs), dir) {
-				return usageError{fmt.Errorf("%s: --html %s is next to the input %s; ksleuth never writes next to its inputs", name, html, in.Path)}
+				return nil, usageError{fmt.Errorf("%s: --html %s is next to the input %s; ksleuth never writes next to its inputs", name, html, in.Path)}
 			}
 		}
 	}
 	if fi, err := os.Stat(html); err == nil && fi.IsDir() {
-		return usageError{fmt.Errorf("%s: --html %s is a directory", name, html)}
+		return nil, usageError{fmt.Errorf("%s: --html %s is a directory", name, html)}
 	} else if err == nil && !force {
-		return usageError{fmt.Errorf("%s: --html %s exists; use --force to replace it", name, html)}
+		return nil, usageError{fmt.Errorf("%s: --html %s exists; use --force to replace it", name, html)}
 	}
-	return nil
+	lock, err := export.LockPath(html)
+	if err != nil {
+		return nil, fmt.Errorf("%s: --html: %w", name, err)
+	}
+	removed, err := export.RemoveTemps(html)
+	noteLeftovers(cmd, name, removed)
+	if err != nil {
+		lock.Release()
+		return nil, fmt.Errorf("%s: --html: %w", name, err)
+	}
+	return lock, nil
 }
 
 // hashInputs starts hashing the file and archive inputs (directory inputs

@@ -83,9 +83,13 @@ so the tables of scans run on several machines combine: ksleuth dups
 --from-tables DIR... merges them exactly.
 A summary per topic-partition goes to stdout (--json: one JSON line of type "summary").
 
-Tables are written under temporary names and renamed only when the scan
-completed, so an interrupted scan leaves no complete-looking table. DIR
-may not be inside an input, and must not already hold tables (--force).`,
+The tables are written into a hidden staging dir beside DIR and replace
+DIR's previous set in one step when the scan completes, with
+manifest.json (every file's rows and SHA-256) written last: an
+interrupted scan leaves the previous complete set or the new one, never a
+mix. A second scan into the same DIR is refused while one runs. DIR may
+not be inside an input, must not already hold tables (--force), and must
+hold nothing but ksleuth's tables.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScan(cmd, args, &o)
@@ -121,11 +125,18 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	if err := checkOut(*o, inputs); err != nil {
 		return err
 	}
+	out, err := openOut(cmd, o.out, o.force)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
 	var rc *report.Collector // --html; nil ignores everything
 	if o.html != "" {
-		if err := checkHTML("scan", o.html, inputs, o.force); err != nil {
+		lock, err := checkHTML(cmd, "scan", o.html, inputs, o.force)
+		if err != nil {
 			return err
 		}
+		defer lock.Release()
 		rc = report.NewCollector(o.dup.tmp)
 		defer rc.Close()
 	}
@@ -134,9 +145,6 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 		return err
 	}
 	defer det.Close()
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return err
-	}
 
 	meta := scanMetadata(cmd, args, inputs, o, start)
 	ctx, stop := signalContext(cmd)
@@ -154,7 +162,7 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	if fd := o.set.fileDone; fd != nil {
 		po.Scan.FileDone = func(p string) { fd(ctx, p) }
 	}
-	to := pipeline.TableOptions{Dir: o.out, Version: ksleuthVersion(), Meta: meta, Records: o.records, Payload: o.payload, Force: o.force}
+	to := pipeline.TableOptions{Out: out, Version: ksleuthVersion(), Meta: meta, Records: o.records, Payload: o.payload}
 	if rc != nil {
 		to.Also = pipeline.Sinks{
 			Batches: func(rows []analysis.BatchRow) error { rc.Batches(rows); return nil },
@@ -244,9 +252,13 @@ func scanMetadata(cmd *cobra.Command, args []string, inputs []*source.Input, o *
 	return meta
 }
 
-// checkOut refuses an output dir inside a directory input, the directory
-// holding a file input, and one that already has tables (without --force).
+// checkOut refuses an output dir inside a directory input, the
+// directory holding a file input, and one that would hold the --html
+// page (the set is replaced as a whole, and the page is not part of it).
 func checkOut(o scanOptions, inputs []*source.Input) error {
+	if o.html != "" && source.Within(o.out, o.html) {
+		return usageError{fmt.Errorf("scan: --html %s is inside --out %s, whose table set the next scan replaces as a whole; write the page beside it", o.html, o.out)}
+	}
 	for _, in := range inputs {
 		switch in.Kind {
 		case source.Dir:
@@ -259,15 +271,38 @@ func checkOut(o scanOptions, inputs []*source.Input) error {
 			}
 		}
 	}
-	if o.force {
-		return nil
-	}
-	for _, name := range export.Tables {
-		if _, err := os.Lstat(filepath.Join(o.out, name)); err == nil {
-			return usageError{fmt.Errorf("scan: %s already holds %s; use --force to replace the tables", o.out, name)}
-		}
-	}
 	return nil
+}
+
+// openOut locks --out for this run (a second run into it is refused),
+// says what leftovers of killed runs it removed, and refuses an --out
+// that holds tables (without --force) or files ksleuth did not write.
+func openOut(cmd *cobra.Command, dir string, force bool) (*export.Out, error) {
+	out, err := export.OpenOut(dir, force)
+	var refused *export.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return nil, usageError{fmt.Errorf("scan: --out %w", err)}
+	case err != nil:
+		return nil, fmt.Errorf("scan: --out: %w", err)
+	}
+	if out.Restored != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: scan: restored the table set of %s from %s, left by a run killed while it replaced the set\n", dir, out.Restored)
+	}
+	noteLeftovers(cmd, "scan", out.Removed)
+	return out, nil
+}
+
+// noteLeftovers says on stderr which leftovers of killed runs were removed.
+func noteLeftovers(cmd *cobra.Command, name string, removed []string) {
+	if len(removed) == 0 {
+		return
+	}
+	more := ""
+	if len(removed) > 3 {
+		more, removed = fmt.Sprintf(" and %d more", len(removed)-3), removed[:3]
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: %s: removed what an interrupted run left: %s%s\n", name, strings.Join(removed, ", "), more)
 }
 
 func commandLine(cmd *cobra.Command, args []string) string {
