@@ -23,6 +23,8 @@ const (
 	PIDBlocks    = "pid_blocks.parquet"
 	Replicas     = "replicas.parquet"
 	Events       = "cluster_events.parquet"
+	// PartitionTxns holds the transactions per partition (package txns).
+	PartitionTxns = "partition_txns.parquet"
 	// RecordsV1 is where records were written before they became a
 	// dataset; listed so --force clears it.
 	RecordsV1 = "records.parquet"
@@ -31,7 +33,7 @@ const (
 // Tables lists every table a scan may write: a scan refuses to overwrite
 // them without --force, and --force clears those the new run does not
 // write.
-var Tables = []string{Files, Batches, Records, RecordsV1, Anomalies, Gaps, Snapshots, Producers, Duplicates, Transactions, PIDBlocks, Replicas, Events}
+var Tables = []string{Files, Batches, Records, RecordsV1, Anomalies, Gaps, Snapshots, Producers, Duplicates, Transactions, PIDBlocks, Replicas, Events, PartitionTxns}
 
 // Footer metadata keys that dups --from-tables reads back.
 const (
