@@ -175,3 +175,26 @@ func (l *logDir) finish() {
 		}
 	}
 }
+
+// HighWatermark is the replication-offset-checkpoint entry of a partition
+// in a log dir of input (-1 when none has one). Valid after Finish.
+func (c *Checker) HighWatermark(input int32, topic string, part int32) int64 {
+	for _, l := range c.ldOrder {
+		if l.key.input != input {
+			continue
+		}
+		if o, ok := l.entry(snapshot.KindReplicationCheckpoint, topic, part); ok {
+			return o
+		}
+	}
+	return -1
+}
+
+// Checkpoint is a partition's entry in an offset checkpoint of the log dir
+// logDir (relative to the input root) of input. Valid after Finish.
+func (c *Checker) Checkpoint(kind snapshot.Kind, input int32, logDir, topic string, part int32) (int64, bool) {
+	if l := c.logDirs[logDirKey{input, logDir}]; l != nil {
+		return l.entry(kind, topic, part)
+	}
+	return 0, false
+}

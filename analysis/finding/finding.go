@@ -106,6 +106,7 @@ var Kinds = []Info{
 	{"sequence-gap", Warning, OriginProducer, "a producer's batch starting past the sequence expected"},
 	{"sequence-regression", Warning, OriginProducer, "a producer's sequence going back within one epoch"},
 	{"epoch-regression", Warning, OriginProducer, "a producer's epoch going back"},
+	{KindHangingTransaction, Warning, OriginProducer, "a transaction open at the end of the input: it holds back the last stable offset (read_committed consumers stop there); a warning when no coordinator is known to end it, a note while __transaction_state lists it as in progress"},
 	{"unknown-version", Warning, OriginAttr, "a record of an internal topic in a version ksleuth does not decode"},
 	{"unknown-type", Warning, OriginAttr, "a record of an internal topic of a type ksleuth does not decode"},
 	// Copies of one partition on several brokers.
@@ -153,6 +154,8 @@ const (
 	KindReplicaDivergence = "replica-divergence"
 	KindReplicaAhead      = "replica-ahead"
 	KindReplicaLagging    = "replica-lagging"
+	// KindHangingTransaction is package txns' finding.
+	KindHangingTransaction = "hanging-transaction"
 )
 
 var byKind = func() map[string]Info {

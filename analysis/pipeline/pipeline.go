@@ -20,10 +20,12 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/producers"
+	"github.com/ksleuth/ksleuth/analysis/recovery"
 	"github.com/ksleuth/ksleuth/analysis/replicas"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/analysis/topics"
+	"github.com/ksleuth/ksleuth/analysis/txns"
 )
 
 // Options say what one run computes.
@@ -39,6 +41,9 @@ type Options struct {
 	// Attribution reads __transaction_state and __cluster_metadata to
 	// name the owners of producer ids.
 	Attribution bool
+	// Recovery predicts what a broker's log loader does with each
+	// partition dir at startup (Result.Recovery).
+	Recovery bool
 }
 
 // Sinks receive the streamed rows, after the engine has seen them.
@@ -64,6 +69,12 @@ type Result struct {
 	// BrokerLogs counts the broker log files read for the cluster
 	// timeline and their lines.
 	BrokerLogs BrokerLogStats
+	// Txns are the transactions per partition, the last stable offsets
+	// and the transactions open at the end of the input.
+	Txns *txns.Result
+	// Recovery is the log loader's predicted work per partition dir (with
+	// Options.Recovery).
+	Recovery []recovery.Partition
 	// Warnings counts findings of severity warning (Scan.Errors the
 	// errors).
 	Warnings int64
@@ -90,14 +101,16 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	sources := scan.Sources(inputs)
 	chk := check.New(inputs, sources, o.Check)
 	f := &feed{tracker: producers.New(), det: o.Detector, hasher: o.Hasher, lastIn: -1}
-	// Producer sessions are rebuilt, and the copies of a partition
-	// compared, in the checker's order: offset order within a partition,
-	// archives included.
+	// Producer sessions and transactions are rebuilt, and the copies of a
+	// partition compared, in the checker's order: offset order within a
+	// partition, archives included.
 	reps := replicas.New(sources)
+	tx := txns.New()
 	var logs BrokerLogStats
 	var logEvents []analysis.ClusterEventRow
 	chk.OnBatch = func(b *analysis.BatchRow) {
 		f.tracker.Batch(b)
+		tx.Batch(b)
 		reps.Batch(b)
 	}
 	if o.Attribution {
@@ -109,8 +122,17 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	if f.needPayload() {
 		cfg.Compact = false
 	}
+	var sim *recovery.Simulator
+	if o.Recovery {
+		sim = recovery.New()
+	}
 	out := scan.Output{
 		Batches: func(rows []analysis.BatchRow) error {
+			if sim != nil {
+				for i := range rows {
+					sim.Batch(&rows[i])
+				}
+			}
 			if err := chk.Batches(rows); err != nil {
 				return err
 			}
@@ -167,18 +189,71 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	for i := range sessions {
 		sessions[i].Source = sources[sessions[i].Input]
 	}
+	r.Txns = tx.Finish(txnContext(res, chk, f.attr, sources))
+	all = append(all, r.Txns.Findings...)
 	all = append(all, emptyInputs(inputs, res.Files)...)
 	for i := range all {
 		all[i].Source = sources[all[i].Input]
 	}
 	check.SortFindings(all)
 	res.Anomalies = all
+	if sim != nil {
+		r.Recovery = sim.Finish(recovery.Inputs{Files: res.Files, Findings: all, Checkpoint: chk.Checkpoint,
+			Source: func(in int32) string { return sources[in] }})
+	}
 	r.Sessions = sessions
 	r.count(cr.Omitted)
 	if cr.Kafka == 0 {
 		return r, noKafkaData(inputs, res.Anomalies)
 	}
 	return r, nil
+}
+
+// txnContext is what the transactions are judged with: the attribution's
+// transactional ids and __transaction_state records, that topic's
+// partition count, the checkpointed high watermarks, the snapshots and the
+// inputs' broker ids.
+func txnContext(res *scan.Result, chk *check.Checker, attr *attributor, sources []string) txns.Context {
+	c := txns.Context{HighWatermark: chk.HighWatermark, Snapshots: res.Snapshots,
+		Source: func(in int32) string {
+			if int(in) < len(sources) {
+				return sources[in]
+			}
+			return ""
+		}}
+	brokers := map[int32]int32{}
+	var dirCount int32
+	stateDirs := map[int32]map[int32]bool{} // input -> __transaction_state partitions
+	for _, p := range res.Partitions {
+		if _, ok := brokers[p.Input]; !ok && p.BrokerID != nil {
+			brokers[p.Input] = *p.BrokerID
+		}
+		if p.Topic == "__transaction_state" && p.DirState == "" {
+			dirCount = max(dirCount, p.Partition+1)
+			if stateDirs[p.Input] == nil {
+				stateDirs[p.Input] = map[int32]bool{}
+			}
+			stateDirs[p.Input][p.Partition] = true
+		}
+	}
+	c.Broker = func(in int32) int32 {
+		if b, ok := brokers[in]; ok {
+			return b
+		}
+		return -1
+	}
+	if dirCount > 0 {
+		c.TxnStatePartitions, c.CountFrom = dirCount, txns.CountFromDirs
+	}
+	if attr != nil {
+		c.TransactionalID = attr.a.TransactionalID
+		c.TxnState = attr.a.Transactions()
+		if n := attr.configs.Partitions("__transaction_state"); n > 0 {
+			c.TxnStatePartitions, c.CountFrom = n, txns.CountFromMetadata
+			c.TxnStateComplete = func(in int32) bool { return int32(len(stateDirs[in])) == n }
+		}
+	}
+	return c
 }
 
 // emptyInputs are findings for the inputs that hold no Kafka file while

@@ -54,6 +54,7 @@ func WriteTables(ctx context.Context, inputs []*source.Input, o Options, t Table
 	blockTab := export.OpenTable[analysis.PIDBlockRow](ts, export.PIDBlocks)
 	replicaTab := export.OpenTable[analysis.ReplicaRow](ts, export.Replicas)
 	eventTab := export.OpenTable[analysis.ClusterEventRow](ts, export.Events)
+	ptxnTab := export.OpenTable[analysis.PartitionTxnRow](ts, export.PartitionTxns)
 	var records *export.DatasetTable[analysis.RecordRow]
 	var payload *export.DatasetTable[analysis.PayloadRecordRow]
 	switch {
@@ -101,7 +102,7 @@ func WriteTables(ctx context.Context, inputs []*source.Input, o Options, t Table
 	sc := res.Scan
 	for _, err := range []error{files.Write(sc.Files), producerTab.Write(res.Sessions), txnTab.Write(res.Transactions()),
 		blockTab.Write(res.PIDBlocks()), replicaTab.Write(res.Replicas.Rows),
-		eventTab.Write(res.ClusterEvents())} {
+		eventTab.Write(res.ClusterEvents()), ptxnTab.Write(res.Txns.Rows)} {
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/ksleuth/ksleuth/analysis/txns"
 	"regexp"
 	"slices"
 	"strconv"
@@ -65,6 +66,8 @@ type Run struct {
 	Replicas      []analysis.ReplicaRow
 	// Collected holds what the Collector gathered from the stream.
 	Collected *Collector
+	// OpenTxns are the transactions open at the end of the input.
+	OpenTxns []txns.Hanging
 }
 
 // Model is the page's data section (<script id="ksleuth-data">), from
@@ -101,10 +104,14 @@ type Model struct {
 	Segments         []SegmentDamage       `json:"damaged_segments"`
 	SegmentsOmitted  int                   `json:"damaged_segments_omitted"`
 
-	Sessions        int        `json:"producer_sessions"`
-	Timelines       []Timeline `json:"timelines"`
-	DuplicateGroups int64      `json:"duplicate_groups"`
-	Duplicates      int64      `json:"duplicates"`
+	Sessions int `json:"producer_sessions"`
+	// OpenTransactions hold back the last stable offset of their
+	// partitions; Hanging counts those no coordinator is known to end.
+	OpenTransactions []txns.Hanging `json:"open_transactions"`
+	Hanging          int            `json:"hanging_transactions"`
+	Timelines        []Timeline     `json:"timelines"`
+	DuplicateGroups  int64          `json:"duplicate_groups"`
+	Duplicates       int64          `json:"duplicates"`
 	// Strong and Possible count the restart-resend and txn-retry copies
 	// graded strong and weak.
 	Strong      int64        `json:"strong_resends"`
@@ -277,6 +284,15 @@ func Build(r *Run) *Model {
 		Sessions: len(r.Sessions), DuplicateGroups: r.DupStats.Groups, Duplicates: r.DupStats.Duplicates,
 		Omitted: map[string]int{"aborted_spans": c.omittedSpans, "abort_markers": c.omittedMarkers, "damaged_batches": c.omittedDamaged}}
 
+	m.OpenTransactions = r.OpenTxns
+	if m.OpenTransactions == nil {
+		m.OpenTransactions = []txns.Hanging{}
+	}
+	for _, h := range r.OpenTxns {
+		if h.CoordinatorState != txns.StateOngoing {
+			m.Hanging++
+		}
+	}
 	m.Inputs = buildInputs(r.Inputs, res.Files)
 	brokers := map[int32]bool{}
 	topics := map[string]*TopicTotal{}

@@ -17,6 +17,9 @@ type TopicConfigs struct {
 	names   map[UUID]string
 	topics  map[string]map[string]string
 	cluster map[string]string
+	// parts is one more than the greatest partition id of each topic's
+	// PartitionRecords.
+	parts map[string]int32
 }
 
 // NewTopicConfigs returns an empty replay.
@@ -31,6 +34,7 @@ func (t *TopicConfigs) Reset() {
 	t.names = map[UUID]string{}
 	t.topics = map[string]map[string]string{}
 	t.cluster = map[string]string{}
+	t.parts = map[string]int32{}
 }
 
 // Apply replays one record; records of other types, and records that did
@@ -45,10 +49,15 @@ func (t *TopicConfigs) Apply(m *MetadataRecord) {
 		if t.topics[r.Name] == nil {
 			t.topics[r.Name] = map[string]string{}
 		}
+	case *PartitionRecord:
+		if name, ok := t.names[r.TopicID]; ok && r.PartitionID >= 0 {
+			t.parts[name] = max(t.parts[name], r.PartitionID+1)
+		}
 	case *RemoveTopicRecord:
 		if name, ok := t.names[r.TopicID]; ok {
 			delete(t.names, r.TopicID)
 			delete(t.topics, name)
+			delete(t.parts, name)
 		}
 	case *ConfigRecord:
 		var kv map[string]string
@@ -73,6 +82,10 @@ func (t *TopicConfigs) Apply(m *MetadataRecord) {
 		}
 	}
 }
+
+// Partitions is a topic's partition count by its PartitionRecords (0 when
+// none was read).
+func (t *TopicConfigs) Partitions(topic string) int32 { return t.parts[topic] }
 
 // Topics is the topic name -> config key -> value map in effect: every
 // live topic, with an empty map when it has no overrides. The maps are

@@ -32,7 +32,17 @@ session gains the transactional id that held its PID and the broker the
 controller allocated its PID block to (transactional_id,
 allocated_by_broker; TXN ID and BROKER columns in the text), as scan
 writes them to producers.parquet; records of those topics that do not
-decode are listed as anomalies.`,
+decode are listed as anomalies.
+
+Transactions open at the end of the input come first: per partition the
+last stable offset (LSO) they hold back, how long each had been open at
+the partition's last write, whether __transaction_state shows its
+coordinator still tracking it (ongoing) or not (hanging), the
+__transaction_state partition that coordinates its transactional id, and
+the kafka-transactions.sh find-hanging and abort commands an operator would
+run (ksleuth never runs them). --json adds one object per open
+transaction (type "open_transaction") and per partition with transactions
+(type "lso"). See docs/transactions.md.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runProducers(cmd, args, &o)
@@ -74,6 +84,16 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 	w := cmd.OutOrStdout()
 	if o.json {
 		enc := json.NewEncoder(w)
+		for _, h := range res.Txns.Open {
+			if err := enc.Encode(h); err != nil {
+				return err
+			}
+		}
+		for _, p := range res.Txns.Partitions {
+			if err := enc.Encode(p); err != nil {
+				return err
+			}
+		}
 		for _, r := range rows {
 			if err := enc.Encode(sessionLine{"session", r}); err != nil {
 				return err
@@ -84,8 +104,13 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 				return err
 			}
 		}
-	} else if err := writeProducersText(w, rows, anomalies, len(inputs) > 1, o.wide); err != nil {
-		return err
+	} else {
+		if err := writeOpenTxnsText(w, res.Txns, len(inputs) > 1); err != nil {
+			return err
+		}
+		if err := writeProducersText(w, rows, anomalies, len(inputs) > 1, o.wide); err != nil {
+			return err
+		}
 	}
 	return exitStatus(res, o.failOnFindings)
 }

@@ -137,7 +137,12 @@ func checkClusterEvents(t *testing.T, truth *realkafka.Truth, logDirs []string, 
 	if unclean && (bySource["metadata-log"] == 0 || bySource["broker-log"] == 0) {
 		t.Errorf("unclean-election events by source %v: want the metadata log's and the broker logs'", bySource)
 	}
-	if !unclean && bySource["metadata-log"] > 0 {
+	// A lone replica that comes back after a crash is re-elected with
+	// Kafka's RECOVERING mark (its unclean shutdown took it out of the
+	// ISR and the eligible replicas): an unclean election by Kafka's own
+	// account, though with no other copy nothing is lost to it. Where
+	// there are other replicas, such an event without a loss is wrong.
+	if !unclean && len(truth.Brokers) > 1 && bySource["metadata-log"] > 0 {
 		t.Errorf("%d unclean elections in the metadata log of a scenario that lost nothing to one", bySource["metadata-log"])
 	}
 }

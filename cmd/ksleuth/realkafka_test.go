@@ -113,6 +113,12 @@ func TestRealKafka(t *testing.T) {
 							checkProducers(t, k, truth, []string{d})
 						}
 					})
+					if name == "hanging-txn" {
+						t.Run("hanging", func(t *testing.T) { checkHangingLive(t, dir) })
+					}
+					if v == realkafka.Newest {
+						checkRestarts(t, k, name, dir)
+					}
 				})
 			}
 		})

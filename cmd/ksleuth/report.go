@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ksleuth/ksleuth/analysis/txns"
 	"io"
 	"os"
 	"path/filepath"
@@ -103,7 +104,8 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	}
 	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: o.set.now(), CommandLine: commandLine(cmd, args),
 		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc,
-		ClusterEvents: res.ClusterEvents(), Replicas: res.Replicas.Rows})
+		ClusterEvents: res.ClusterEvents(), Replicas: res.Replicas.Rows,
+		OpenTxns: openTxns(res.Txns)})
 	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -261,9 +263,18 @@ func writeScanReport(ctx context.Context, cmd *cobra.Command, set *settings, arg
 	}
 	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: set.now(), CommandLine: commandLine(cmd, args),
 		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc,
-		ClusterEvents: res.ClusterEvents(), Replicas: res.Replicas.Rows})
+		ClusterEvents: res.ClusterEvents(), Replicas: res.Replicas.Rows,
+		OpenTxns: openTxns(res.Txns)})
 	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
 		return fmt.Errorf("scan: --html: %w", err)
 	}
 	return nil
+}
+
+// openTxns are a run's open transactions (none without the txns result).
+func openTxns(r *txns.Result) []txns.Hanging {
+	if r == nil {
+		return nil
+	}
+	return r.Open
 }

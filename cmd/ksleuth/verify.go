@@ -22,7 +22,8 @@ import (
 
 type verifyOptions struct {
 	commonOptions
-	noNotes bool
+	noNotes  bool
+	recovery bool
 }
 
 func newVerifyCmd(set *settings) *cobra.Command {
@@ -54,7 +55,18 @@ warning (a state a healthy broker does not leave, with innocent
 explanations such as a copy taken while it ran), note (normal, worth
 knowing). Exit status: 0 when nothing worse than notes was found, 3 when
 errors or warnings were (verify always fails on findings), 1 when no input
-holds Kafka data or a path cannot be read at all.`,
+holds Kafka data or a path cannot be read at all.
+
+--recovery prints instead what a broker started on this copy would do
+with each partition dir as it loads its logs, and why, without writing
+anything: a clean or unclean start (.kafka_cleanshutdown and the
+recovery-point checkpoint), the segments it recovers and where it
+truncates them, the indexes it rebuilds or creates, the segments, leftover
+(.deleted, .cleaned, .swap) and orphaned index files it deletes or renames,
+the producer snapshots it deletes, and the log start, log end and high
+watermark afterwards (--json: one object per partition dir, type
+"recovery"). Exit status 0 unless an input could not be read in full. See
+docs/recovery.md.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runVerify(cmd, args, &o)
@@ -62,6 +74,7 @@ holds Kafka data or a path cannot be read at all.`,
 	}
 	addCommonFlags(cmd, &o.commonOptions)
 	cmd.Flags().BoolVar(&o.noNotes, "no-notes", false, "do not list notes (they are still counted in the summary)")
+	cmd.Flags().BoolVar(&o.recovery, "recovery", false, "print what a broker would do with each partition at startup (read-only), not the findings")
 	return cmd
 }
 
@@ -76,7 +89,7 @@ func runVerify(cmd *cobra.Command, args []string, o *verifyOptions) error {
 	defer prog.finish()
 	res, err := pipeline.Run(ctx, inputs, pipeline.Options{
 		Scan:        scan.Config{Jobs: o.jobs, Records: true, Compact: true, Topic: topic, Progress: prog.add, HeldBudget: o.set.heldBudget},
-		Attribution: true,
+		Attribution: true, Recovery: o.recovery,
 	}, pipeline.Sinks{})
 	prog.finish()
 	if err != nil {
@@ -84,9 +97,14 @@ func runVerify(cmd *cobra.Command, args []string, o *verifyOptions) error {
 	}
 	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 	defer out.Flush()
-	if o.json {
+	switch {
+	case o.recovery && o.json:
+		err = writeRecoveryJSON(out, res.Recovery)
+	case o.recovery:
+		err = writeRecoveryText(out, inputs, res.Recovery)
+	case o.json:
 		err = writeVerifyJSON(out, res, o)
-	} else {
+	default:
 		err = writeVerifyText(out, inputs, res, o)
 	}
 	if err == nil {
@@ -95,7 +113,7 @@ func runVerify(cmd *cobra.Command, args []string, o *verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	return exitStatus(res, true)
+	return exitStatus(res, !o.recovery)
 }
 
 // exitStatus is the exit code every analysis command derives from a run:

@@ -1,0 +1,527 @@
+// Package recovery predicts, without touching the files, what a Kafka
+// broker's log loader does with each partition dir of a copy at startup,
+// following the steps of LogManager.loadLogs and LogLoader.load (Kafka
+// 3.x and 4.x, storage module):
+//
+//  1. leftovers: .deleted files are deleted, .cleaned files are deleted,
+//     .swap files at or above the smallest .cleaned offset are deleted (an
+//     unfinished split), the other .swap segments are renamed into place
+//     after the segments they replace are deleted;
+//  2. index files without their .log are deleted; a segment without its
+//     .index, or with a .txnindex whose size is no multiple of its entry,
+//     is recovered (its indexes rebuilt); a missing .timeindex is created
+//     empty;
+//  3. without the log dir's .kafka_cleanshutdown marker, every segment from
+//     the one holding the recovery point (recovery-point-offset-checkpoint,
+//     0 without an entry) on is recovered: its batches are validated (CRC
+//     and framing), its indexes rebuilt, and it is truncated at the first
+//     invalid batch, after which every later segment is deleted;
+//  4. all segments are deleted when the log ends below the checkpointed
+//     log start; the log start becomes max(checkpoint, first segment base);
+//  5. producer snapshots not at a segment base offset are deleted (but
+//     the newest when it is at or past the last segment's base), then
+//     those below the log start or past the log end.
+//
+// Each prediction names the files and the step it rests on. The state
+// afterwards is the log start, the log end and the high watermark the
+// partition takes (the checkpointed one, bounded by the log start and
+// end). Pure computation: it is fed batch rows and the file list.
+package recovery
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/snapshot"
+)
+
+// Action kinds.
+const (
+	ActDelete         = "delete"          // a file is deleted
+	ActRename         = "rename"          // a .swap file is renamed into place
+	ActRecover        = "recover-segment" // a segment is validated and its indexes rebuilt
+	ActTruncate       = "truncate"        // a segment is cut at its first invalid batch
+	ActCreateIndex    = "create-index"    // a missing .timeindex is created empty
+	ActDeleteSnapshot = "delete-snapshot" // a producer snapshot is deleted
+	ActDeleteDir      = "delete-dir"      // a -delete dir is loaded and deleted
+	ActSkip           = "skip"            // the loader leaves this partition to another component
+)
+
+// Action is one predicted step.
+type Action struct {
+	Action string `json:"action"`
+	File   string `json:"file"`
+	// Offset is the segment base, snapshot or truncation offset concerned
+	// (-1 none).
+	Offset int64 `json:"offset"`
+	// Bytes is how many bytes a truncation removes.
+	Bytes int64  `json:"bytes,omitempty"`
+	Rule  string `json:"rule"`
+}
+
+// Partition is the prediction for one partition dir.
+type Partition struct {
+	Type      string `json:"type"` // "recovery"
+	Input     int32  `json:"input"`
+	Source    string `json:"source"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Dir       string `json:"dir"`
+	// Clean is true when the log dir holds .kafka_cleanshutdown.
+	Clean bool `json:"clean_shutdown"`
+	// RecoveryPoint and LogStartCheckpoint are the checkpointed values
+	// the loader starts from (0 without an entry).
+	RecoveryPoint      int64    `json:"recovery_point"`
+	LogStartCheckpoint int64    `json:"log_start_checkpoint"`
+	Actions            []Action `json:"actions"`
+	// The state after loading.
+	LogStartOffset int64 `json:"log_start_offset_after"`
+	LogEndOffset   int64 `json:"log_end_offset_after"`
+	HighWatermark  int64 `json:"high_watermark_after"`
+	// Segments after loading, and the producer snapshots left.
+	Segments []int64 `json:"segments_after"`
+	// Snapshots are the snapshot files of the copy that are left (the
+	// broker also writes new ones).
+	Snapshots []int64 `json:"snapshots_after"`
+}
+
+type batchSum struct {
+	validEnd  int64 // end of the last valid batch before the first invalid one
+	nextValid int64 // last offset + 1 of that batch, -1 none
+	invalid   bool  // an invalid batch or framing was met
+	// nextAny is the last offset + 1 of the last whole batch, valid or
+	// not: what a segment that is not recovered reads as its next offset.
+	nextAny int64
+}
+
+// Simulator gathers the batches of every segment. Not safe for concurrent
+// use.
+type Simulator struct {
+	segs    map[segKey]*batchSum
+	lastKey segKey
+	last    *batchSum
+}
+
+type segKey struct {
+	input int32
+	path  string
+}
+
+// New returns an empty Simulator.
+func New() *Simulator { return &Simulator{segs: map[segKey]*batchSum{}} }
+
+// Batch adds one batch row of a segment (live or .swap); the rows of one
+// file must come in position order.
+func (s *Simulator) Batch(b *analysis.BatchRow) {
+	k := segKey{b.Input, b.Segment}
+	if s.last == nil || k != s.lastKey {
+		s.last = s.segs[k]
+		if s.last == nil {
+			s.last = &batchSum{nextValid: -1, nextAny: -1}
+			s.segs[k] = s.last
+		}
+		s.lastKey = k
+	}
+	sum := s.last
+	sum.nextAny = max(sum.nextAny, b.LastOffset+1)
+	if sum.invalid {
+		return
+	}
+	// What LogSegment.recover checks: each batch's CRC (ensureValid), and
+	// that batches follow one another (bytes between them are framing
+	// the reader cannot parse).
+	if !b.CRCValid || b.Position != sum.validEnd {
+		sum.invalid = true
+		return
+	}
+	sum.validEnd = b.Position + b.SizeBytes
+	sum.nextValid = b.LastOffset + 1
+}
+
+// Inputs is the rest of what the prediction needs.
+type Inputs struct {
+	Files    []analysis.FileRow
+	Findings []analysis.AnomalyRow
+	// Checkpoint is a partition's entry in an offset checkpoint of the log
+	// dir logDir of input.
+	Checkpoint func(kind snapshot.Kind, input int32, logDir, topic string, part int32) (int64, bool)
+	Source     func(input int32) string
+}
+
+type file struct {
+	row  *analysis.FileRow
+	name snapshot.Name
+	base string // file name
+}
+
+type dirKey struct {
+	input int32
+	dir   string
+}
+
+// Finish predicts every partition dir, sorted by input, topic, partition
+// and dir.
+func (s *Simulator) Finish(in Inputs) []Partition {
+	dirs := map[dirKey][]file{}
+	clean := map[dirKey]bool{}
+	var order []dirKey
+	for i := range in.Files {
+		f := &in.Files[i]
+		base := path.Base(f.Path)
+		n := snapshot.ParseName(base)
+		d := path.Dir(f.Path)
+		if n.Kind == snapshot.KindCleanShutdown {
+			clean[dirKey{f.Input, d}] = true
+			continue
+		}
+		if f.Partition == nil || f.Topic == nil {
+			continue
+		}
+		k := dirKey{f.Input, d}
+		if _, ok := dirs[k]; !ok {
+			order = append(order, k)
+		}
+		dirs[k] = append(dirs[k], file{row: f, name: n, base: base})
+	}
+	bad := map[segKey]string{} // files with a format finding that matters to the loader
+	for _, a := range in.Findings {
+		switch a.Kind {
+		case "index-format", "snapshot-crc", "snapshot-format":
+			if _, ok := bad[segKey{a.Input, a.File}]; !ok {
+				bad[segKey{a.Input, a.File}] = a.Kind + ": " + a.Message
+			}
+		}
+	}
+	var out []Partition
+	for _, k := range order {
+		fs := dirs[k]
+		p := s.predict(k, fs, clean[dirKey{k.input, path.Dir(k.dir)}], bad, in)
+		out = append(out, p)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		switch {
+		case a.Input != b.Input:
+			return a.Input < b.Input
+		case a.Topic != b.Topic:
+			return a.Topic < b.Topic
+		case a.Partition != b.Partition:
+			return a.Partition < b.Partition
+		}
+		return a.Dir < b.Dir
+	})
+	return out
+}
+
+type seg struct {
+	base int64
+	file string // the .log (or the .swap it is renamed from)
+	size int64
+	sum  *batchSum
+}
+
+func (s *Simulator) predict(k dirKey, fs []file, clean bool, bad map[segKey]string, in Inputs) Partition {
+	f0 := fs[0].row
+	p := Partition{Type: "recovery", Input: k.input, Topic: *f0.Topic, Partition: *f0.Partition, Dir: k.dir, Clean: clean, Actions: []Action{}}
+	if in.Source != nil {
+		p.Source = in.Source(k.input)
+	}
+	act := func(a, file string, off int64, rule string, args ...any) {
+		p.Actions = append(p.Actions, Action{Action: a, File: file, Offset: off, Rule: fmt.Sprintf(rule, args...)})
+	}
+	if p.Topic == "__cluster_metadata" {
+		act(ActSkip, k.dir, -1, "the KRaft metadata log is loaded by the Raft layer (KafkaMetadataLog), not by LogManager")
+		return p
+	}
+	logDir := path.Dir(k.dir)
+	cp := func(kind snapshot.Kind) int64 {
+		if in.Checkpoint != nil {
+			if v, ok := in.Checkpoint(kind, k.input, logDir, p.Topic, p.Partition); ok {
+				return v
+			}
+		}
+		return 0
+	}
+	p.RecoveryPoint, p.LogStartCheckpoint = cp(snapshot.KindRecoveryPointCheckpoint), cp(snapshot.KindLogStartCheckpoint)
+	deleteDir := strings.HasSuffix(k.dir, "-delete") || f0.DirState == "delete"
+
+	// Step 1: leftovers (removeTempFilesAndCollectSwapFiles, then the
+	// swap passes of load).
+	minCleaned := int64(1<<63 - 1)
+	for _, f := range fs {
+		if f.name.Suffix == snapshot.SuffixCleaned && f.name.Offset >= 0 {
+			minCleaned = min(minCleaned, f.name.Offset)
+		}
+	}
+	gone := map[string]bool{}
+	var swaps []file
+	for _, f := range fs {
+		switch f.name.Suffix {
+		case snapshot.SuffixDeleted:
+			act(ActDelete, f.row.Path, f.name.Offset, "a stray file marked for deletion (.deleted) is deleted at load")
+			gone[f.base] = true
+		case snapshot.SuffixCleaned:
+			act(ActDelete, f.row.Path, f.name.Offset, "a .cleaned file (log-cleaner output never swapped in) is deleted at load")
+			gone[f.base] = true
+		case snapshot.SuffixSwap:
+			if f.name.Offset >= minCleaned {
+				act(ActDelete, f.row.Path, f.name.Offset, "a .swap file at or above the smallest .cleaned offset (%d) is part of an unfinished segment split and is deleted", minCleaned)
+				gone[f.base] = true
+				continue
+			}
+			swaps = append(swaps, f)
+		}
+	}
+	minSwap, maxSwap := int64(1<<63-1), int64(-1<<63)
+	for _, f := range swaps {
+		if f.name.Kind != snapshot.KindLog {
+			continue
+		}
+		next := f.name.Offset
+		if sum := s.segs[segKey{k.input, f.row.Path}]; sum != nil && sum.nextValid >= 0 {
+			next = sum.nextValid
+		}
+		minSwap, maxSwap = min(minSwap, f.name.Offset), max(maxSwap, next)
+	}
+	for _, f := range fs {
+		if f.name.Suffix == "" && f.name.Offset >= 0 && f.name.Offset >= minSwap && f.name.Offset < maxSwap && !gone[f.base] {
+			act(ActDelete, f.row.Path, f.name.Offset, "a file of a segment a .swap replaces (offsets %d..%d): compacted or split but not yet deleted", minSwap, maxSwap-1)
+			gone[f.base] = true
+		}
+	}
+	segs := map[int64]*seg{}
+	indexes := map[int64]map[snapshot.Kind]string{}
+	var snaps []file
+	addSeg := func(base int64, file string, size int64) {
+		segs[base] = &seg{base: base, file: file, size: size, sum: s.segs[segKey{k.input, file}]}
+	}
+	for _, f := range swaps {
+		act(ActRename, f.row.Path, f.name.Offset, "a valid .swap file is renamed to %s (an interrupted swap completed)", strings.TrimSuffix(f.base, snapshot.SuffixSwap))
+		if f.name.Kind == snapshot.KindLog {
+			addSeg(f.name.Offset, f.row.Path, f.row.Size)
+		} else if f.name.Kind == snapshot.KindIndex || f.name.Kind == snapshot.KindTimeIndex || f.name.Kind == snapshot.KindTxnIndex {
+			if indexes[f.name.Offset] == nil {
+				indexes[f.name.Offset] = map[snapshot.Kind]string{}
+			}
+			indexes[f.name.Offset][f.name.Kind] = f.row.Path
+		}
+	}
+	for _, f := range fs {
+		if f.name.Suffix != "" || f.name.Leftover || gone[f.base] {
+			continue
+		}
+		switch f.name.Kind {
+		case snapshot.KindLog:
+			addSeg(f.name.Offset, f.row.Path, f.row.Size)
+		case snapshot.KindIndex, snapshot.KindTimeIndex, snapshot.KindTxnIndex:
+			if indexes[f.name.Offset] == nil {
+				indexes[f.name.Offset] = map[snapshot.Kind]string{}
+			}
+			indexes[f.name.Offset][f.name.Kind] = f.row.Path
+		case snapshot.KindSnapshot:
+			snaps = append(snaps, f)
+		}
+	}
+	// Step 2: loadSegmentFiles.
+	var bases []int64
+	for b := range segs {
+		bases = append(bases, b)
+	}
+	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
+	var ixOffsets []int64
+	for off := range indexes {
+		ixOffsets = append(ixOffsets, off)
+	}
+	sort.Slice(ixOffsets, func(i, j int) bool { return ixOffsets[i] < ixOffsets[j] })
+	for _, off := range ixOffsets {
+		if ix := indexes[off]; segs[off] == nil {
+			for _, kind := range []snapshot.Kind{snapshot.KindIndex, snapshot.KindTimeIndex, snapshot.KindTxnIndex} {
+				if f, ok := ix[kind]; ok {
+					act(ActDelete, f, off, "an orphaned index file, with no %020d.log, is deleted", off)
+				}
+			}
+		}
+	}
+	recovered := map[int64]bool{}
+	var recOrder []int64 // bases, in the order the loader recovers them
+	segEnd := map[int64]int64{}
+	truncatedAt := map[int64]bool{}
+	recoverSeg := func(sg *seg, why string) bool {
+		act(ActRecover, sg.file, sg.base, "%s: its batches are validated and its .index, .timeindex and .txnindex rebuilt", why)
+		recovered[sg.base] = true
+		recOrder = append(recOrder, sg.base)
+		valid := int64(0)
+		if sg.sum != nil {
+			valid = sg.sum.validEnd
+		}
+		segEnd[sg.base] = sg.base
+		if sg.sum != nil && sg.sum.nextValid >= 0 {
+			segEnd[sg.base] = sg.sum.nextValid
+		}
+		if valid < sg.size && !truncatedAt[sg.base] {
+			truncatedAt[sg.base] = true
+			next := sg.base
+			if sg.sum != nil && sg.sum.nextValid >= 0 {
+				next = sg.sum.nextValid
+			}
+			p.Actions = append(p.Actions, Action{Action: ActTruncate, File: sg.file, Offset: next, Bytes: sg.size - valid,
+				Rule: fmt.Sprintf("LogSegment.recover stops at the first invalid batch (CRC or framing) at byte %d and truncates the segment there: %d bytes, the log continues at offset %d", valid, sg.size-valid, next)})
+			return true
+		}
+		return false
+	}
+	for _, b := range bases {
+		sg := segs[b]
+		ix := indexes[b]
+		switch {
+		case ix[snapshot.KindIndex] == "":
+			recoverSeg(sg, fmt.Sprintf("%020d.index is missing (NoSuchFileException in the segment's sanity check)", b))
+		case bad[segKey{k.input, ix[snapshot.KindTxnIndex]}] != "":
+			recoverSeg(sg, fmt.Sprintf("%s is corrupt (CorruptIndexException in the sanity check: %s)", ix[snapshot.KindTxnIndex], bad[segKey{k.input, ix[snapshot.KindTxnIndex]}]))
+		}
+		if ix[snapshot.KindTimeIndex] == "" && !recovered[b] {
+			act(ActCreateIndex, path.Join(k.dir, fmt.Sprintf("%020d.timeindex", b)), b, "a missing time index is created empty (not rebuilt unless the segment is recovered)")
+		}
+	}
+	// Step 3: recoverLog, only for a live dir and an unclean start.
+	if deleteDir {
+		act(ActDeleteDir, k.dir, -1, "a -delete dir is loaded without recovery and deleted after file.delete.delay.ms")
+	} else if !clean {
+		for i, b := range bases {
+			if i+1 < len(bases) && bases[i+1] <= p.RecoveryPoint {
+				continue // wholly below the recovery point: flushed
+			}
+			if recoverSeg(segs[b], fmt.Sprintf("unclean start (no .kafka_cleanshutdown) and the segment holds offsets at or above the recovery point %d", p.RecoveryPoint)) {
+				for _, later := range bases[i+1:] {
+					act(ActDelete, segs[later].file, later, "a segment after the truncated one is deleted with its indexes and snapshot (Deleting segments as part of log recovery)")
+					delete(segs, later)
+				}
+				bases = bases[:i+1]
+				break
+			}
+		}
+	}
+	// Step 4: the state afterwards.
+	leo := p.LogStartCheckpoint
+	if len(bases) > 0 {
+		last := segs[bases[len(bases)-1]]
+		leo = last.base
+		switch {
+		case last.sum == nil:
+		case recovered[last.base] && last.sum.nextValid >= 0:
+			leo = last.sum.nextValid
+		case !recovered[last.base] && last.sum.nextAny >= 0:
+			leo = last.sum.nextAny
+		}
+		if !deleteDir && leo < p.LogStartCheckpoint {
+			for _, b := range bases {
+				act(ActDelete, segs[b].file, b, "the log ends (%d) below the checkpointed log start (%d): every segment is deleted", leo, p.LogStartCheckpoint)
+			}
+			bases, leo = nil, p.LogStartCheckpoint
+		}
+	}
+	p.LogEndOffset = leo
+	p.LogStartOffset = p.LogStartCheckpoint
+	if len(bases) > 0 {
+		p.LogStartOffset = max(p.LogStartCheckpoint, bases[0])
+	} else {
+		bases = []int64{p.LogStartCheckpoint} // a new empty segment at the log start
+	}
+	p.Segments = bases
+	hw := cp(snapshot.KindReplicationCheckpoint)
+	p.HighWatermark = min(max(hw, p.LogStartOffset), p.LogEndOffset)
+	// Step 5: producer snapshots.
+	p.Snapshots = snapshotsAfter(k, snaps, bases, recOrder, segEnd, p.LogStartCheckpoint, p.LogStartOffset, leo, bad, act)
+	return p
+}
+
+// snapshotsAfter predicts the producer snapshots' fate and returns the
+// offsets of the snapshots left. Each recovery of a segment runs a
+// producer state of its own over the dir, which first deletes the
+// snapshots past the segment's base or at or below the checkpointed log
+// start (truncateAndReload), and writes one at the segment's end once it
+// is recovered; then removeStraySnapshots keeps, of the snapshots at no
+// segment base, only the newest, when it is at or past the last base;
+// then the loaded log's producer state deletes those outside
+// (log start, log end], and any that does not load.
+func snapshotsAfter(k dirKey, snaps []file, bases, recOrder []int64, segEnd map[int64]int64, startCP, logStart, leo int64,
+	bad map[segKey]string, act func(a, file string, off int64, rule string, args ...any)) []int64 {
+	type snap struct {
+		off     int64
+		f       *file // nil: written during recovery
+		deleted bool
+	}
+	var all []*snap
+	for i := range snaps {
+		all = append(all, &snap{off: snaps[i].name.Offset, f: &snaps[i]})
+	}
+	del := func(s *snap, rule string, args ...any) {
+		s.deleted = true
+		if s.f != nil {
+			act(ActDeleteSnapshot, s.f.row.Path, s.off, rule, args...)
+		}
+	}
+	for _, b := range recOrder {
+		for _, s := range all {
+			if !s.deleted && (s.off > b || s.off <= startCP) {
+				del(s, "recovering segment %d rebuilds producer state up to its base, deleting the snapshots past it or at or below the log start checkpoint %d", b, startCP)
+			}
+		}
+		if end := segEnd[b]; end > b {
+			all = append(all, &snap{off: end})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].off < all[j].off })
+	isBase := map[int64]bool{}
+	for _, b := range bases {
+		isBase[b] = true
+	}
+	var stray *snap
+	for _, s := range all {
+		if s.deleted || isBase[s.off] {
+			continue
+		}
+		if stray != nil && stray.off != s.off {
+			del(stray, "a snapshot at no segment base offset is deleted (removeStraySnapshots keeps only the newest such one)")
+		}
+		stray = s
+	}
+	if stray != nil && len(bases) > 0 && stray.off < bases[len(bases)-1] {
+		del(stray, "the newest snapshot at no segment base offset is below the last segment's base (%d) and is deleted", bases[len(bases)-1])
+	}
+	// The loaded log's producer state reads the newest snapshot first and
+	// deletes each that does not load until one does.
+	var left []int64
+	loaded := false
+	for i := len(all) - 1; i >= 0; i-- {
+		s := all[i]
+		if s.deleted {
+			continue
+		}
+		if s.off > leo || s.off <= logStart {
+			del(s, "a snapshot outside the loaded log (%d, %d] is deleted (truncateAndReload)", logStart, leo)
+			continue
+		}
+		if !loaded && s.f != nil && bad[segKey{k.input, s.f.row.Path}] != "" {
+			del(s, "a snapshot that does not load is deleted and an older one or the log is used (%s)", bad[segKey{k.input, s.f.row.Path}])
+			continue
+		}
+		loaded = true
+		if s.f != nil {
+			left = append(left, s.off)
+		}
+	}
+	slices.Reverse(left)
+	return nonNil(left)
+}
+
+func nonNil(s []int64) []int64 {
+	if s == nil {
+		return []int64{}
+	}
+	return s
+}

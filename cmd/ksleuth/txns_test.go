@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/txns"
+	"github.com/ksleuth/ksleuth/segment/segtest"
+)
+
+// TestPartitionTxnsCorpus: the ksqlDB command topic of a real broker's
+// dir holds one committed transaction, named by its __transaction_state.
+func TestPartitionTxnsCorpus(t *testing.T) {
+	in := filepath.Join(corpusDir, "ItumelengMogase__Real-Time-Data-Pipeline-for-Patient-Admissions", "kafka-data")
+	if _, err := os.Stat(in); err != nil {
+		t.Skipf("real corpus not available: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	mustScan(t, "scan", in, "--out", out)
+	rows := readTable[analysis.PartitionTxnRow](t, filepath.Join(out, "partition_txns.parquet"))
+	if len(rows) != 1 {
+		t.Fatalf("%d transactions: %+v", len(rows), rows)
+	}
+	r := rows[0]
+	if r.Topic != "_confluent-ksql-default__command_topic" || r.ProducerID != 0 || r.FirstOffset != 0 || r.LastDataOffset != 0 ||
+		r.EndMarker != "COMMIT" || r.EndOffset == nil || *r.EndOffset != 1 || r.Records != 1 || r.Open || r.Empty || r.HoldsLSO {
+		t.Errorf("transaction: %+v", r)
+	}
+	if r.TransactionalID != "default_" || r.CoordinatorPartition == nil ||
+		*r.CoordinatorPartition != txns.CoordinatorPartition("default_", r.TxnStatePartitions) || r.TxnStatePartitions <= 0 {
+		t.Errorf("attribution: %q, coordinator %v of %d (%s)", r.TransactionalID, r.CoordinatorPartition, r.TxnStatePartitions, r.PartitionCountFrom)
+	}
+}
+
+// TestOpenTxnGenerated: a partition whose every batch belongs to one
+// transaction that never ends (segtest.RealisticOpenTxn): producers
+// leads with it, the LSO is its first offset, every offset is invisible
+// to read_committed consumers, and without __transaction_state its
+// coordinator state is unknown.
+func TestOpenTxnGenerated(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "logs")
+	part := filepath.Join(in, "orders-0")
+	if err := os.MkdirAll(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	seg := segtest.RealisticOpenTxn(segtest.CodecNone, 64<<10, 5)
+	if err := os.WriteFile(filepath.Join(part, segtest.SegmentFileName(0)), seg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, _, code := runCLI(t, "producers", "--fail-on-findings", "--progress", "never", in)
+	if code != exitFindings {
+		t.Errorf("producers: exit %d, want %d (a hanging-transaction warning)", code, exitFindings)
+	}
+	if !strings.HasPrefix(text, "OPEN TRANSACTIONS: 1 at the end of the input, 1 not known to be in progress") ||
+		!strings.Contains(text, "abort --topic orders --partition 0 --producer-id 7000 --producer-epoch 0") {
+		t.Errorf("text:\n%s", text)
+	}
+	js, _, _ := runCLI(t, "producers", "--json", "--progress", "never", in)
+	var open []txns.Hanging
+	var lso []txns.Partition
+	for _, line := range strings.Split(strings.TrimSpace(js), "\n") {
+		switch {
+		case strings.HasPrefix(line, `{"type":"open_transaction"`):
+			var h txns.Hanging
+			if err := json.Unmarshal([]byte(line), &h); err != nil {
+				t.Fatal(err)
+			}
+			open = append(open, h)
+		case strings.HasPrefix(line, `{"type":"lso"`):
+			var p txns.Partition
+			if err := json.Unmarshal([]byte(line), &p); err != nil {
+				t.Fatal(err)
+			}
+			lso = append(lso, p)
+		}
+	}
+	if len(open) != 1 || len(lso) != 1 {
+		t.Fatalf("open %d, lso %d:\n%s", len(open), len(lso), js)
+	}
+	h, p := open[0], lso[0]
+	if h.ProducerID != 7000 || h.FirstOffset != 0 || !h.Open || !h.HoldsLSO || h.CoordinatorState != txns.StateUnknown ||
+		h.PartitionCountFrom != txns.CountFromDefault || h.Records != p.LogEndOffset {
+		t.Errorf("open transaction: %+v", h)
+	}
+	if p.LastStableOffset != 0 || p.LSOFrom != "open transaction" || p.Invisible != p.LogEndOffset || p.LogEndOffset < 10 {
+		t.Errorf("lso: %+v", p)
+	}
+}
