@@ -377,19 +377,7 @@ func TestDuplicatesSQLSpark(t *testing.T) {
 	var wants [][]string
 	for i, opts := range variants {
 		dirs := scanShards(t, shards, opts...)
-		var want []string
-		for _, l := range strings.Split(strings.TrimSpace(runOK(t, append([]string{"dups", "--json", "--from-tables"}, dirs...)...)), "\n") {
-			if strings.HasPrefix(l, `{"type":"summary"`) {
-				continue
-			}
-			var g dupGroup
-			if err := json.Unmarshal([]byte(l), &g); err != nil {
-				t.Fatal(err)
-			}
-			for _, m := range g.Members {
-				want = append(want, sqlLine(&m))
-			}
-		}
+		want := dupsMemberLines(t, dirs)
 		if len(want) == 0 {
 			t.Fatalf("%v: ksleuth found no duplicate groups to compare", opts)
 		}

@@ -289,19 +289,7 @@ func TestDuplicatesSQLDuckDB(t *testing.T) {
 		if opts != nil {
 			dirs = scanShards(t, shards, opts...)
 		}
-		var want []string
-		for _, l := range strings.Split(strings.TrimSpace(runOK(t, append([]string{"dups", "--json", "--from-tables"}, dirs...)...)), "\n") {
-			if strings.HasPrefix(l, `{"type":"summary"`) {
-				continue
-			}
-			var g dupGroup
-			if err := json.Unmarshal([]byte(l), &g); err != nil {
-				t.Fatal(err)
-			}
-			for _, m := range g.Members {
-				want = append(want, sqlLine(&m))
-			}
-		}
+		want := dupsMemberLines(t, dirs)
 		args := []string{filepath.Join("testdata", "duckdb_groups.cjs"), filepath.Join("duplicates.sql")}
 		for _, d := range dirs {
 			args = append(args, filepath.Join(d, tableRecords))
@@ -312,6 +300,26 @@ func TestDuplicatesSQLDuckDB(t *testing.T) {
 		}
 		t.Logf("%v: %d member rows identical", opts, len(got))
 	}
+}
+
+// dupsMemberLines is `dups --json --from-tables` over dirs, one sqlLine
+// per member of each group, in its order.
+func dupsMemberLines(t *testing.T, dirs []string) []string {
+	t.Helper()
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(runOK(t, append([]string{"dups", "--json", "--from-tables"}, dirs...)...)), "\n") {
+		if strings.HasPrefix(l, `{"type":"summary"`) {
+			continue
+		}
+		var g dupGroup
+		if err := json.Unmarshal([]byte(l), &g); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range g.Members {
+			lines = append(lines, sqlLine(&m))
+		}
+	}
+	return lines
 }
 
 // sqlLine renders a member as duckdb_groups.cjs prints it.
