@@ -26,41 +26,50 @@ var perfSize = flag.Int("segsize", 16<<20, "uncompressed bytes of the benchmark 
 
 var perfCodecs = []segtest.Codec{segtest.CodecNone, segtest.CodecGzip, segtest.CodecSnappy, segtest.CodecLZ4, segtest.CodecZstd}
 
-// perfInput is one codec's benchmark segment, in memory and as a log dir
-// with one partition holding it.
+// perfShapes are the segment shapes every stage is measured on: the Java
+// producer's framing and franz-go's (see bench.Shape).
+var perfShapes = []bench.Shape{bench.ShapeJava, bench.ShapeFranz}
+
+// perfInput is one shape and codec's benchmark segment, in memory and as
+// a log dir with one partition holding it.
 type perfInput struct {
+	shape bench.Shape
 	codec segtest.Codec
 	seg   []byte
 	dir   string
 }
 
+// name is the sub-benchmark name of the input: shape/codec.
+func (in perfInput) name() string { return string(in.shape) + "/" + in.codec.String() }
+
 var (
 	perfOnce   sync.Once
-	perfInputs map[segtest.Codec]perfInput
+	perfInputs []perfInput
 	perfRoot   string
 )
 
-// perfSegments builds one realistic segment per codec (seeded, as in
-// segment's BenchmarkReader) once per test binary.
-func perfSegments(b *testing.B) map[segtest.Codec]perfInput {
+// perfSegments builds one seeded segment per shape and codec once per
+// test binary.
+func perfSegments(b *testing.B) []perfInput {
 	perfOnce.Do(func() {
 		root, err := os.MkdirTemp("", "ksleuth-perf-")
 		if err != nil {
 			b.Fatal(err)
 		}
 		perfRoot = root
-		perfInputs = map[segtest.Codec]perfInput{}
-		for _, c := range perfCodecs {
-			dir := filepath.Join(root, c.String())
-			part := filepath.Join(dir, fmt.Sprintf("perf-%s-0", c))
-			if err := os.MkdirAll(part, 0o755); err != nil {
-				b.Fatal(err)
+		for _, sh := range perfShapes {
+			for _, c := range perfCodecs {
+				dir := filepath.Join(root, string(sh)+"-"+c.String())
+				part := filepath.Join(dir, fmt.Sprintf("perf-%s-0", c))
+				if err := os.MkdirAll(part, 0o755); err != nil {
+					b.Fatal(err)
+				}
+				seg := sh.Segment(c, *perfSize, 42)
+				if err := os.WriteFile(filepath.Join(part, segtest.SegmentFileName(0)), seg, 0o644); err != nil {
+					b.Fatal(err)
+				}
+				perfInputs = append(perfInputs, perfInput{shape: sh, codec: c, seg: seg, dir: dir})
 			}
-			seg := segtest.RealisticSegment(c, *perfSize, 42)
-			if err := os.WriteFile(filepath.Join(part, segtest.SegmentFileName(0)), seg, 0o644); err != nil {
-				b.Fatal(err)
-			}
-			perfInputs[c] = perfInput{codec: c, seg: seg, dir: dir}
 		}
 	})
 	return perfInputs
@@ -184,11 +193,9 @@ func runScanOnce(b *testing.B, dir, jobs string, flags ...string) {
 // --records) and scan-nohash (the same with --hash none). Throughput is MB of segment on disk per second; run with
 // -cpu 1 for per-core figures. BenchmarkRatios prints the ratios.
 func BenchmarkPipeline(b *testing.B) {
-	ins := perfSegments(b)
-	for _, c := range perfCodecs {
-		in := ins[c]
+	for _, in := range perfSegments(b) {
 		for _, st := range perfStages() {
-			b.Run(c.String()+"/"+st.name, func(b *testing.B) {
+			b.Run(in.name()+"/"+st.name, func(b *testing.B) {
 				b.SetBytes(int64(len(in.seg)))
 				b.ReportAllocs()
 				for b.Loop() {
@@ -220,11 +227,13 @@ func cpuTime() time.Duration {
 //	scan/iterate+sha256                    scan against iteration plus the file's SHA-256
 //	                                       alone, the least a scan that hashes can cost
 //	iterate/kmsg, iterate/kmsg-fp          ≥ 2 (none, lz4), ≥ 1.5 (snappy), > 1 (gzip, zstd)
+//	scan-nohash/ceiling                    issue 22: ≥ 0.8 for compressed codecs
+//	scan-nohash/kmsg                       issue 22: ≥ 1, franz-go's iteration
+//	scan/floor                             issue 22: ≥ 0.8, the floor being
+//	                                       1/(1/ceiling + 1/sha256): decoding and hashing alone
 func BenchmarkRatios(b *testing.B) {
-	ins := perfSegments(b)
-	for _, c := range perfCodecs {
-		in := ins[c]
-		b.Run(c.String(), func(b *testing.B) {
+	for _, in := range perfSegments(b) {
+		b.Run(in.name(), func(b *testing.B) {
 			stages := perfStages()
 			cpu := make([]time.Duration, len(stages))
 			for _, st := range stages { // warm up: decoders, page cache
@@ -253,6 +262,9 @@ func BenchmarkRatios(b *testing.B) {
 			b.ReportMetric(rate["scan-nohash"]/rate["iterate"], "scan-nohash/iterate")
 			b.ReportMetric(rate["scan-nohash"]/rate["iterate-mapped"], "scan-nohash/iterate-mapped")
 			b.ReportMetric(rate["scan"]*(1/rate["iterate"]+1/rate["sha256"]), "scan/iterate+sha256")
+			b.ReportMetric(rate["scan-nohash"]/rate["ceiling"], "scan-nohash/ceiling")
+			b.ReportMetric(rate["scan-nohash"]/rate["kmsg"], "scan-nohash/kmsg")
+			b.ReportMetric(rate["scan"]*(1/rate["ceiling"]+1/rate["sha256"]), "scan/floor")
 			b.ReportMetric(rate["iterate"]/rate["kmsg"], "iterate/kmsg")
 			b.ReportMetric(rate["iterate"]/rate["kmsg-fp"], "iterate/kmsg-fp")
 		})
@@ -265,11 +277,9 @@ func BenchmarkRatios(b *testing.B) {
 // and the Parquet tables (without --records). Wall time; see
 // docs/performance.md for CPU-seconds.
 func BenchmarkScan(b *testing.B) {
-	ins := perfSegments(b)
-	for _, c := range perfCodecs {
-		in := ins[c]
+	for _, in := range perfSegments(b) {
 		for _, jobs := range []string{"1", "2"} {
-			b.Run(fmt.Sprintf("%s/jobs=%s", c, jobs), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/jobs=%s", in.name(), jobs), func(b *testing.B) {
 				b.SetBytes(int64(len(in.seg)))
 				b.ReportAllocs()
 				for b.Loop() {
