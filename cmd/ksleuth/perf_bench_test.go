@@ -31,44 +31,62 @@ var perfCodecs = []segtest.Codec{segtest.CodecNone, segtest.CodecGzip, segtest.C
 var perfShapes = []bench.Shape{bench.ShapeJava, bench.ShapeFranz}
 
 // perfInput is one shape and codec's benchmark segment, in memory and as
-// a log dir with one partition holding it.
+// a log dir with one partition holding it. The segment is built on first
+// use, so a run narrowed with -bench builds only what it measures.
 type perfInput struct {
 	shape bench.Shape
 	codec segtest.Codec
+	once  *sync.Once
 	seg   []byte
 	dir   string
 }
 
 // name is the sub-benchmark name of the input: shape/codec.
-func (in perfInput) name() string { return string(in.shape) + "/" + in.codec.String() }
+func (in *perfInput) name() string { return string(in.shape) + "/" + in.codec.String() }
 
-var (
-	perfOnce   sync.Once
-	perfInputs []perfInput
-	perfRoot   string
-)
-
-// perfSegments builds one seeded segment per shape and codec once per
-// test binary.
-func perfSegments(b *testing.B) []perfInput {
-	perfOnce.Do(func() {
-		root, err := os.MkdirTemp("", "ksleuth-perf-")
+// build writes the seeded segment and its log dir once per test binary.
+func (in *perfInput) build(b *testing.B) {
+	in.once.Do(func() {
+		root, err := perfDir()
 		if err != nil {
 			b.Fatal(err)
 		}
-		perfRoot = root
+		in.dir = filepath.Join(root, string(in.shape)+"-"+in.codec.String())
+		part := filepath.Join(in.dir, fmt.Sprintf("perf-%s-0", in.codec))
+		if err := os.MkdirAll(part, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		in.seg = in.shape.Segment(in.codec, *perfSize, 42)
+		if err := os.WriteFile(filepath.Join(part, segtest.SegmentFileName(0)), in.seg, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	})
+	if in.seg == nil {
+		b.Fatal("benchmark segment not built")
+	}
+}
+
+var (
+	perfOnce   sync.Once
+	perfInputs []*perfInput
+	perfRoot   string
+	perfErr    error
+)
+
+func perfDir() (string, error) {
+	if perfRoot == "" && perfErr == nil {
+		perfRoot, perfErr = os.MkdirTemp("", "ksleuth-perf-")
+	}
+	return perfRoot, perfErr
+}
+
+// perfSegments lists one input per shape and codec; each is built by
+// build when a benchmark first needs it.
+func perfSegments() []*perfInput {
+	perfOnce.Do(func() {
 		for _, sh := range perfShapes {
 			for _, c := range perfCodecs {
-				dir := filepath.Join(root, string(sh)+"-"+c.String())
-				part := filepath.Join(dir, fmt.Sprintf("perf-%s-0", c))
-				if err := os.MkdirAll(part, 0o755); err != nil {
-					b.Fatal(err)
-				}
-				seg := sh.Segment(c, *perfSize, 42)
-				if err := os.WriteFile(filepath.Join(part, segtest.SegmentFileName(0)), seg, 0o644); err != nil {
-					b.Fatal(err)
-				}
-				perfInputs = append(perfInputs, perfInput{shape: sh, codec: c, seg: seg, dir: dir})
+				perfInputs = append(perfInputs, &perfInput{shape: sh, codec: c, once: new(sync.Once)})
 			}
 		}
 	})
@@ -86,25 +104,25 @@ func removePerfRoot() {
 // ceiling to the whole scan.
 type perfStage struct {
 	name string
-	run  func(b *testing.B, in perfInput)
+	run  func(b *testing.B, in *perfInput)
 }
 
 func perfStages() []perfStage {
 	return []perfStage{
-		{"ceiling", func(b *testing.B, in perfInput) { runCeiling(b, in, (*bench.Ceiling).Blocks) }},
-		{"ceiling-lib", func(b *testing.B, in perfInput) { runCeiling(b, in, (*bench.Ceiling).Library) }},
-		{"reader", func(b *testing.B, in perfInput) { iterate(b, in.seg, nil) }},
-		{"iterate", func(b *testing.B, in perfInput) { iterate(b, in.seg, analysis.NewFingerprinter()) }},
-		{"iterate-mapped", func(b *testing.B, in perfInput) { iterateMapped(b, in) }},
-		{"kmsg", func(b *testing.B, in perfInput) { runKmsg(b, in.seg, nil) }},
-		{"kmsg-fp", func(b *testing.B, in perfInput) { runKmsg(b, in.seg, analysis.NewFingerprinter()) }},
-		{"sha256", func(b *testing.B, in perfInput) { sha256.Sum256(in.seg) }},
-		{"scan", func(b *testing.B, in perfInput) { runScanOnce(b, in.dir, "1") }},
-		{"scan-nohash", func(b *testing.B, in perfInput) { runScanOnce(b, in.dir, "1", "--hash", "none") }},
+		{"ceiling", func(b *testing.B, in *perfInput) { runCeiling(b, in, (*bench.Ceiling).Blocks) }},
+		{"ceiling-lib", func(b *testing.B, in *perfInput) { runCeiling(b, in, (*bench.Ceiling).Library) }},
+		{"reader", func(b *testing.B, in *perfInput) { iterate(b, in.seg, nil) }},
+		{"iterate", func(b *testing.B, in *perfInput) { iterate(b, in.seg, analysis.NewFingerprinter()) }},
+		{"iterate-mapped", func(b *testing.B, in *perfInput) { iterateMapped(b, in) }},
+		{"kmsg", func(b *testing.B, in *perfInput) { runKmsg(b, in.seg, nil) }},
+		{"kmsg-fp", func(b *testing.B, in *perfInput) { runKmsg(b, in.seg, analysis.NewFingerprinter()) }},
+		{"sha256", func(b *testing.B, in *perfInput) { sha256.Sum256(in.seg) }},
+		{"scan", func(b *testing.B, in *perfInput) { runScanOnce(b, in.dir, "1") }},
+		{"scan-nohash", func(b *testing.B, in *perfInput) { runScanOnce(b, in.dir, "1", "--hash", "none") }},
 	}
 }
 
-func runCeiling(b *testing.B, in perfInput, decode func(*bench.Ceiling, []bench.Payload) (int, error)) {
+func runCeiling(b *testing.B, in *perfInput, decode func(*bench.Ceiling, []bench.Payload) (int, error)) {
 	ce := bench.NewCeiling()
 	defer ce.Close()
 	if _, err := decode(ce, bench.Payloads(in.seg)); err != nil {
@@ -145,7 +163,7 @@ func iterate(b *testing.B, seg []byte, fp *analysis.Fingerprinter) {
 // cache, as scan reads it: the bytes come from memory the CPU caches have
 // not seen (a fresh mapping faults its pages in), where iterate's
 // in-memory copy of a 64 MiB segment may still be in a large L3.
-func iterateMapped(b *testing.B, in perfInput) {
+func iterateMapped(b *testing.B, in *perfInput) {
 	f, err := os.Open(filepath.Join(in.dir, fmt.Sprintf("perf-%s-0", in.codec), segtest.SegmentFileName(0)))
 	if err != nil {
 		b.Fatal(err)
@@ -193,9 +211,10 @@ func runScanOnce(b *testing.B, dir, jobs string, flags ...string) {
 // --records) and scan-nohash (the same with --hash none). Throughput is MB of segment on disk per second; run with
 // -cpu 1 for per-core figures. BenchmarkRatios prints the ratios.
 func BenchmarkPipeline(b *testing.B) {
-	for _, in := range perfSegments(b) {
+	for _, in := range perfSegments() {
 		for _, st := range perfStages() {
 			b.Run(in.name()+"/"+st.name, func(b *testing.B) {
+				in.build(b)
 				b.SetBytes(int64(len(in.seg)))
 				b.ReportAllocs()
 				for b.Loop() {
@@ -232,8 +251,9 @@ func cpuTime() time.Duration {
 //	scan/floor                             issue 22: ≥ 0.8, the floor being
 //	                                       1/(1/ceiling + 1/sha256): decoding and hashing alone
 func BenchmarkRatios(b *testing.B) {
-	for _, in := range perfSegments(b) {
+	for _, in := range perfSegments() {
 		b.Run(in.name(), func(b *testing.B) {
+			in.build(b)
 			stages := perfStages()
 			cpu := make([]time.Duration, len(stages))
 			for _, st := range stages { // warm up: decoders, page cache
@@ -277,9 +297,10 @@ func BenchmarkRatios(b *testing.B) {
 // and the Parquet tables (without --records). Wall time; see
 // docs/performance.md for CPU-seconds.
 func BenchmarkScan(b *testing.B) {
-	for _, in := range perfSegments(b) {
+	for _, in := range perfSegments() {
 		for _, jobs := range []string{"1", "2"} {
 			b.Run(fmt.Sprintf("%s/jobs=%s", in.name(), jobs), func(b *testing.B) {
+				in.build(b)
 				b.SetBytes(int64(len(in.seg)))
 				b.ReportAllocs()
 				for b.Loop() {
