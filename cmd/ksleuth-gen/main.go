@@ -14,7 +14,9 @@
 // partitions of one segment each, BYTES uncompressed in all, codecs taken
 // in turn from -codecs; with -big-batch it writes one partition holding a
 // single batch of BYTES; with -open-txn every batch comes from one
-// transactional producer whose transaction never ends.
+// transactional producer whose transaction never ends; -shape franz
+// writes the segments in the reference benchmark's shape, compressed as
+// franz-go does (lz4 frames of 4 MiB blocks with a content checksum).
 //
 //	go run ./cmd/ksleuth-gen -out /tmp/perf-1g -realistic 1073741824 -partitions 6 -codecs none,none,none,none,lz4,lz4
 //	go run ./cmd/ksleuth-gen -out /tmp/perf-batch -realistic 67108864 -big-batch -codecs lz4
@@ -36,6 +38,7 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/segment/segtest"
+	"github.com/ksleuth/ksleuth/segment/segtest/bench"
 )
 
 func main() {
@@ -63,6 +66,7 @@ func run(args []string, stderr io.Writer) error {
 	parts := fs.Int("partitions", 4, "with -realistic: partitions, one segment each")
 	codecs := fs.String("codecs", "none", "with -realistic: codecs (none, gzip, snappy, lz4, zstd) given to the partitions in turn")
 	bigBatch := fs.Bool("big-batch", false, "with -realistic: one partition holding a single batch")
+	shape := fs.String("shape", "java", "with -realistic: java (segtest.RealisticSegment, the Java producer's framing) or franz (the reference benchmark's documents, franz-go's compressors)")
 	openTxn := fs.Bool("open-txn", false, "with -realistic: every batch from one transactional producer, in a transaction that never ends")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -71,7 +75,10 @@ func run(args []string, stderr io.Writer) error {
 		if *out == "" || fs.NArg() > 0 {
 			return fmt.Errorf("usage: ksleuth-gen -out DIR -realistic BYTES [-partitions N] [-codecs LIST] [-big-batch | -open-txn]")
 		}
-		return writeRealistic(*out, *realistic, *parts, *codecs, *bigBatch, *openTxn, uint64(*seed), stderr)
+		if *shape != string(bench.ShapeJava) && *shape != string(bench.ShapeFranz) {
+			return fmt.Errorf("unknown -shape %q (java or franz)", *shape)
+		}
+		return writeRealistic(*out, *realistic, *parts, *codecs, bench.Shape(*shape), *bigBatch, *openTxn, uint64(*seed), stderr)
 	}
 	if *out == "" || fs.NArg() > 0 {
 		fs.Usage()
@@ -102,7 +109,7 @@ func run(args []string, stderr io.Writer) error {
 }
 
 // writeRealistic writes the performance log dir of -realistic.
-func writeRealistic(out string, total int64, parts int, codecList string, bigBatch, openTxn bool, seed uint64, stderr io.Writer) error {
+func writeRealistic(out string, total int64, parts int, codecList string, shape bench.Shape, bigBatch, openTxn bool, seed uint64, stderr io.Writer) error {
 	var codecs []segtest.Codec
 	for _, name := range strings.Split(codecList, ",") {
 		c, ok := codecByName(strings.TrimSpace(name))
@@ -138,7 +145,7 @@ func writeRealistic(out string, total int64, parts int, codecList string, bigBat
 		case openTxn:
 			seg = segtest.RealisticOpenTxn(c, int(total/int64(parts)), seed+uint64(i))
 		default:
-			seg = segtest.RealisticSegment(c, int(total/int64(parts)), seed+uint64(i))
+			seg = shape.Segment(c, int(total/int64(parts)), seed+uint64(i))
 		}
 		if err := os.WriteFile(filepath.Join(dir, segtest.SegmentFileName(0)), seg, 0o644); err != nil {
 			return err
