@@ -13,6 +13,7 @@
 package producers
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -266,21 +267,10 @@ func (t *Tracker) Finish(snaps []analysis.SnapshotRow) ([]analysis.ProducerRow, 
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := &rows[i], &rows[j]
-		switch {
-		case a.Input != b.Input:
-			return a.Input < b.Input
-		case a.Topic != b.Topic:
-			return a.Topic < b.Topic
-		case a.Partition != b.Partition:
-			return a.Partition < b.Partition
-		case a.Dir != b.Dir:
-			return a.Dir < b.Dir
-		case a.FirstOffset != b.FirstOffset:
-			return a.FirstOffset < b.FirstOffset
-		case a.ProducerID != b.ProducerID:
-			return a.ProducerID < b.ProducerID
-		}
-		return a.ProducerEpoch < b.ProducerEpoch
+		return cmp.Or(analysis.CopyOrder{Input: a.Input, Topic: a.Topic, Partition: a.Partition, Dir: a.Dir}.Compare(
+			analysis.CopyOrder{Input: b.Input, Topic: b.Topic, Partition: b.Partition, Dir: b.Dir}),
+			cmp.Compare(a.FirstOffset, b.FirstOffset), cmp.Compare(a.ProducerID, b.ProducerID),
+			cmp.Compare(a.ProducerEpoch, b.ProducerEpoch)) < 0
 	})
 	var anomalies []analysis.AnomalyRow
 	for _, a := range t.anomalies {

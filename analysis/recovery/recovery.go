@@ -204,15 +204,8 @@ func (s *Simulator) Finish(in Inputs) []Partition {
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
-		switch {
-		case a.Input != b.Input:
-			return a.Input < b.Input
-		case a.Topic != b.Topic:
-			return a.Topic < b.Topic
-		case a.Partition != b.Partition:
-			return a.Partition < b.Partition
-		}
-		return a.Dir < b.Dir
+		return analysis.CopyOrder{Input: a.Input, Topic: a.Topic, Partition: a.Partition, Dir: a.Dir}.Compare(
+			analysis.CopyOrder{Input: b.Input, Topic: b.Topic, Partition: b.Partition, Dir: b.Dir}) < 0
 	})
 	return out
 }

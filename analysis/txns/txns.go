@@ -15,6 +15,7 @@
 package txns
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -397,17 +398,9 @@ func (t *Tracker) Finish(c Context) *Result {
 	}
 	sort.SliceStable(res.Rows, func(i, j int) bool {
 		a, b := &res.Rows[i], &res.Rows[j]
-		switch {
-		case a.Input != b.Input:
-			return a.Input < b.Input
-		case a.Topic != b.Topic:
-			return a.Topic < b.Topic
-		case a.Partition != b.Partition:
-			return a.Partition < b.Partition
-		case a.Dir != b.Dir:
-			return a.Dir < b.Dir
-		}
-		return a.FirstOffset < b.FirstOffset
+		return cmp.Or(analysis.CopyOrder{Input: a.Input, Topic: a.Topic, Partition: a.Partition, Dir: a.Dir}.Compare(
+			analysis.CopyOrder{Input: b.Input, Topic: b.Topic, Partition: b.Partition, Dir: b.Dir}),
+			cmp.Compare(a.FirstOffset, b.FirstOffset)) < 0
 	})
 	return res
 }
