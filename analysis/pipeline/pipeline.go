@@ -141,7 +141,12 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 			}
 			return nil
 		},
-		Entries: f.entries,
+		Entries: func(bs []scan.EntryBatch) error {
+			for i := range bs {
+				reps.Entries(&bs[i])
+			}
+			return f.entries(bs)
+		},
 		Records: func(rows []analysis.PayloadRecordRow) error {
 			live := f.live.rows(rows)
 			if err := f.records(rows, live); err != nil {
@@ -170,6 +175,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	}
 	if f.attr != nil {
 		chk.AddCompactedTopics(f.attr.configs.CompactedTopics())
+		reps.AddCompactedTopics(f.attr.configs.CompactedTopics())
 	}
 	cr := chk.Finish()
 	rep := reps.Compare()

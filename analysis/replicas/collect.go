@@ -14,6 +14,7 @@
 package replicas
 
 import (
+	"encoding/binary"
 	"path"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -35,20 +36,27 @@ type batch struct {
 	seg            int32 // index into replica.segs
 }
 
+// recFP is what the comparison keeps of one data record of a copy: its
+// offset and the first 8 bytes of its fingerprint (key, value, headers),
+// enough to tell whether two copies' surviving records agree.
+type recFP struct {
+	off int64
+	fp  uint64
+}
+
+// recKey names a batch of a copy by its segment and byte position.
+type recKey struct {
+	seg string
+	pos int64
+}
+
+// maxRecordFPs bounds the record fingerprints kept over all copies (16
+// bytes each): past it, batches the log cleaner rewrote are compared by
+// their offsets and epochs alone, and the sentence says so.
+var maxRecordFPs = 1 << 22
+
 // span is the number of offsets the batch covers.
 func (b *batch) span() int64 { return b.last - b.base + 1 }
-
-// same reports whether two batches are the same batch: equal offsets,
-// epoch and CRC. The log cleaner rewrites a batch with fewer records and a
-// new CRC on each broker on its own schedule, so a batch that lost
-// records to compaction on either side is the same when its offsets and
-// epoch are.
-func (b *batch) same(o *batch) bool {
-	if b.base != o.base || b.last != o.last || b.epoch != o.epoch {
-		return false
-	}
-	return b.crc == o.crc || int64(b.records) < b.span() || int64(o.records) < o.span()
-}
 
 type key struct {
 	input int32
@@ -72,6 +80,12 @@ type replica struct {
 	hasCkpt bool
 	// topicID is partition.metadata's topic id, "" when unknown.
 	topicID string
+	// recs are the record fingerprints of the copy's batches, when the
+	// scan delivered them (Entries).
+	recs map[recKey][]recFP
+	// leftover names a .cleaned or .swap file of the dir: the cleaner was
+	// at work in it.
+	leftover string
 }
 
 // logDir is what the comparison needs of a log dir's root.
@@ -79,6 +93,9 @@ type logDir struct {
 	broker          int32  // -1: unknown
 	cluster         string // cluster.id, "" when unknown
 	hw, rp, logStrt map[tp]int64
+	// cleaned is cleaner-offset-checkpoint: the offset up to which the
+	// log cleaner has compacted each partition.
+	cleaned map[tp]int64
 }
 
 // Collector gathers, per partition copy, the batch headers and state files
@@ -89,6 +106,10 @@ type Collector struct {
 	order   []*replica
 	dirs    map[key]*logDir
 	last    *replica
+	// compacted names the topics whose configuration compacts them.
+	compacted map[string]bool
+	nrecs     int  // record fingerprints kept
+	overFPs   bool // maxRecordFPs was reached
 }
 
 // New returns a collector for inputs named by sources (scan.Sources).
@@ -148,16 +169,61 @@ func (c *Collector) Batch(b *analysis.BatchRow) {
 	r.batches = append(r.batches, x)
 }
 
+// Entries takes the records of one batch (scan.Output.Entries): their
+// fingerprints tell whether two copies' batches that the log cleaner
+// rewrote differently still agree on the records both kept.
+func (c *Collector) Entries(b *scan.EntryBatch) {
+	if c.nrecs >= maxRecordFPs {
+		c.overFPs = c.overFPs || len(b.Entries) > 0
+		return
+	}
+	r := c.copyOf(b.Input, dirOf(b.Segment), b.Topic, b.Partition)
+	if r == nil || len(b.Entries) == 0 {
+		return
+	}
+	fps := make([]recFP, 0, len(b.Entries))
+	for i := range b.Entries {
+		e := &b.Entries[i]
+		if !e.Control {
+			fps = append(fps, recFP{off: e.Offset, fp: binary.BigEndian.Uint64(e.Fingerprint[:8])})
+		}
+	}
+	if r.recs == nil {
+		r.recs = map[recKey][]recFP{}
+	}
+	r.recs[recKey{b.Segment, b.BatchPosition}] = fps
+	c.nrecs += len(fps)
+}
+
+// AddCompactedTopics adds the topics whose configuration (the KRaft
+// metadata's cleanup.policy) compacts them.
+func (c *Collector) AddCompactedTopics(ts map[string]bool) {
+	if c.compacted == nil {
+		c.compacted = map[string]bool{}
+	}
+	for t, ok := range ts {
+		if ok {
+			c.compacted[t] = true
+		}
+	}
+}
+
 // File takes a scan's file outcome: the leader-epoch-checkpoint of a
 // partition dir, and the offset checkpoints and meta.properties of a log
 // dir's root.
 func (c *Collector) File(ev *scan.FileEvent) {
 	e := ev.Entry
 	n := e.Name
+	in := int32(e.Input)
+	if (n.Suffix == snapshot.SuffixCleaned || n.Suffix == snapshot.SuffixSwap) && e.Partition != nil {
+		if r := c.copyOf(in, dirOf(e.Path), e.Partition.Topic, e.Partition.Partition); r != nil && r.leftover == "" {
+			r.leftover = path.Base(e.Path)
+		}
+		return
+	}
 	if ev.Data == nil || n.Leftover || n.Suffix != "" {
 		return
 	}
-	in := int32(e.Input)
 	switch {
 	case n.Kind == snapshot.KindLeaderEpochCheckpoint && e.Partition != nil:
 		ck, err := snapshot.ParseLeaderEpochCheckpoint(e.Path, ev.Data)
@@ -185,14 +251,14 @@ func (c *Collector) File(ev *scan.FileEvent) {
 			}
 		}
 	case n.Kind == snapshot.KindReplicationCheckpoint, n.Kind == snapshot.KindRecoveryPointCheckpoint,
-		n.Kind == snapshot.KindLogStartCheckpoint:
+		n.Kind == snapshot.KindLogStartCheckpoint, n.Kind == snapshot.KindCleanerCheckpoint:
 		ck, err := snapshot.ParseOffsetCheckpoint(e.Path, ev.Data)
 		if err != nil || ck == nil {
 			return
 		}
 		l := c.logDirOf(in, e.LogDir)
 		m := map[snapshot.Kind]map[tp]int64{snapshot.KindReplicationCheckpoint: l.hw,
-			snapshot.KindRecoveryPointCheckpoint: l.rp, snapshot.KindLogStartCheckpoint: l.logStrt}[n.Kind]
+			snapshot.KindRecoveryPointCheckpoint: l.rp, snapshot.KindLogStartCheckpoint: l.logStrt, snapshot.KindCleanerCheckpoint: l.cleaned}[n.Kind]
 		for _, x := range ck.Entries {
 			m[tp{x.Topic, x.Partition}] = x.Offset
 		}
@@ -203,7 +269,7 @@ func (c *Collector) logDirOf(input int32, dir string) *logDir {
 	k := key{input, dir}
 	l := c.dirs[k]
 	if l == nil {
-		l = &logDir{broker: -1, hw: map[tp]int64{}, rp: map[tp]int64{}, logStrt: map[tp]int64{}}
+		l = &logDir{broker: -1, hw: map[tp]int64{}, rp: map[tp]int64{}, logStrt: map[tp]int64{}, cleaned: map[tp]int64{}}
 		c.dirs[k] = l
 	}
 	return l

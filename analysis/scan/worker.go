@@ -590,7 +590,9 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		j.fc = fc
 		fillBatchRow(&j.row, fc, b, w.millis)
 		j.deleteHorizon, j.records, j.payload = b.HasDeleteHorizon(), w.cfg.Records, payload
-		j.hexFP, j.compact = w.cfg.HexFingerprints, w.cfg.Compact && w.cfg.Records && !payload
+		// With DecodeOnce the batches decoded give entries too: the replica
+		// comparison reads the fingerprints of batches the cleaner rewrote.
+		j.hexFP, j.compact = w.cfg.HexFingerprints, w.cfg.Compact && (w.cfg.Records || w.cfg.once != nil) && !payload
 		if w.cfg.once.skip(fc, b) {
 			// A copy of a batch that decoded cleanly from another file.
 			j.n = b.NumRecords

@@ -86,6 +86,7 @@ type divergenceLine struct {
 	ReferenceEpoch       *int32                 `json:"reference_epoch"`
 	MissingRanges        []analysis.OffsetRange `json:"missing_ranges"`
 	ExtraRanges          []analysis.OffsetRange `json:"extra_ranges"`
+	CleanerDifferences   int64                  `json:"cleaner_differences"`
 	Verdict              string                 `json:"verdict"`
 	Explanation          string                 `json:"explanation"`
 }
@@ -97,10 +98,11 @@ func runReplicas(cmd *cobra.Command, args []string, o *commonOptions) error {
 	}
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	// Only batch headers are compared: no record rows, and a batch's
-	// records are decoded from one copy only.
+	// Batch headers are compared: no record rows, and a batch's records
+	// are decoded from one copy only; their fingerprints (Compact) tell
+	// whether batches the log cleaner rewrote still agree.
 	res, err := analyze(ctx, cmd, "replicas", o, inputs, pipeline.Options{
-		Scan: scan.Config{Topic: topic, DecodeOnce: true},
+		Scan: scan.Config{Topic: topic, DecodeOnce: true, Compact: true},
 	}, pipeline.Sinks{})
 	if err != nil {
 		return err
@@ -135,7 +137,7 @@ func writeReplicasJSON(w io.Writer, rows []analysis.ReplicaRow) error {
 		if err := enc.Encode(divergenceLine{Type: "divergence", Topic: r.Topic, Partition: r.Partition, Broker: r.Broker, Source: r.Source, Dir: r.Dir,
 			ReferenceBroker: r.ReferenceBroker, ReferenceSource: r.ReferenceSource, ReferenceDir: r.ReferenceDir,
 			FirstDivergentOffset: r.FirstDivergentOffset, Epoch: r.Epoch, ReferenceEpoch: r.ReferenceEpoch,
-			MissingRanges: r.MissingRanges, ExtraRanges: r.ExtraRanges, Verdict: r.Verdict, Explanation: r.Explanation}); err != nil {
+			MissingRanges: r.MissingRanges, ExtraRanges: r.ExtraRanges, CleanerDifferences: r.CleanerDifferences, Verdict: r.Verdict, Explanation: r.Explanation}); err != nil {
 			return err
 		}
 	}
