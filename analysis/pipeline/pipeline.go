@@ -148,6 +148,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 			return f.entries(bs)
 		},
 		Records: func(rows []analysis.PayloadRecordRow) error {
+			reps.Records(rows)
 			live := f.live.rows(rows)
 			if err := f.records(rows, live); err != nil {
 				return err

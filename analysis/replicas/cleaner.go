@@ -116,8 +116,7 @@ func (cl *cleaner) rewritten(x, y *batch) (int64, bool) {
 	if int64(x.records) == x.span() && int64(y.records) == y.span() {
 		return x.base, true // both whole: other data under the same offsets
 	}
-	rx := cl.a.r.recs[recKey{cl.a.r.segs[x.seg], x.pos}]
-	ry := cl.b.r.recs[recKey{cl.b.r.segs[y.seg], y.pos}]
+	rx, ry := cl.a.r.recsOf(x), cl.b.r.recsOf(y)
 	if rx == nil && x.records > 0 || ry == nil && y.records > 0 {
 		// No fingerprints: judged by offsets and epoch alone.
 		if x.records < y.records && x.last >= cl.cleanedA || y.records < x.records && y.last >= cl.cleanedB {
@@ -167,6 +166,8 @@ func (cl *cleaner) sentence(overBudget bool) string {
 		fmt.Fprintf(&b, "; the records of %d rewritten batch(es) were not compared, only their offsets and epoch", cl.unchecked)
 		if overBudget {
 			b.WriteString(", past the fingerprints kept")
+		} else {
+			b.WriteString(": scan compares them")
 		}
 	}
 	b.WriteString(")")

@@ -14,8 +14,10 @@
 package replicas
 
 import (
+	"cmp"
 	"encoding/binary"
 	"path"
+	"slices"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/scan"
@@ -44,10 +46,16 @@ type recFP struct {
 	fp  uint64
 }
 
-// recKey names a batch of a copy by its segment and byte position.
-type recKey struct {
-	seg string
-	pos int64
+// recSpan is where the fingerprints of one batch of a copy lie in its
+// slab: the batch by its segment and byte position. seg, an index into
+// replica.segs, is set when the spans are sorted: the entries of a batch
+// may come before its row.
+type recSpan struct {
+	segName  string
+	seg      int32
+	pos      int64
+	block    int32
+	from, to int32
 }
 
 // maxRecordFPs bounds the record fingerprints kept over all copies (16
@@ -81,8 +89,11 @@ type replica struct {
 	// topicID is partition.metadata's topic id, "" when unknown.
 	topicID string
 	// recs are the record fingerprints of the copy's batches, when the
-	// scan delivered them (Entries).
-	recs map[recKey][]recFP
+	// scan delivered them (Entries), in spans one per batch: in the order
+	// they came, sorted when first looked up (sorted).
+	blocks [][]recFP
+	spans  []recSpan
+	sorted bool
 	// leftover names a .cleaned or .swap file of the dir: the cleaner was
 	// at work in it.
 	leftover string
@@ -149,7 +160,12 @@ func (c *Collector) copyOf(input int32, dir, topic string, part int32) *replica 
 
 // Batch takes one batch of a live segment (check.Checker.OnBatch).
 func (c *Collector) Batch(b *analysis.BatchRow) {
-	r := c.copyOf(b.Input, dirOf(b.Segment), b.Topic, b.Partition)
+	var r *replica
+	if l := c.last; l != nil && l.key.input == b.Input && len(l.segs) > 0 && l.segs[len(l.segs)-1] == b.Segment {
+		r = l // the segment of the batch before
+	} else {
+		r = c.copyOf(b.Input, dirOf(b.Segment), b.Topic, b.Partition)
+	}
 	if r == nil {
 		return
 	}
@@ -181,18 +197,90 @@ func (c *Collector) Entries(b *scan.EntryBatch) {
 	if r == nil || len(b.Entries) == 0 {
 		return
 	}
-	fps := make([]recFP, 0, len(b.Entries))
+	fps := r.reserve(len(b.Entries))
 	for i := range b.Entries {
 		e := &b.Entries[i]
 		if !e.Control {
 			fps = append(fps, recFP{off: e.Offset, fp: binary.BigEndian.Uint64(e.Fingerprint[:8])})
 		}
 	}
-	if r.recs == nil {
-		r.recs = map[recKey][]recFP{}
+	c.keep(r, b.Segment, b.BatchPosition, fps)
+}
+
+// Records takes record rows (scan.Output.Records), for the same purpose as
+// Entries: the rows of one batch come one after the other.
+func (c *Collector) Records(rows []analysis.PayloadRecordRow) {
+	for i := 0; i < len(rows); {
+		j := i + 1
+		for j < len(rows) && rows[j].Input == rows[i].Input && rows[j].BatchPosition == rows[i].BatchPosition && rows[j].Segment == rows[i].Segment {
+			j++
+		}
+		if c.nrecs >= maxRecordFPs {
+			c.overFPs = true
+			return
+		}
+		x := &rows[i].RecordRow
+		if r := c.copyOf(x.Input, dirOf(x.Segment), x.Topic, x.Partition); r != nil {
+			fps := r.reserve(j - i)
+			for k := i; k < j; k++ {
+				if y := &rows[k].RecordRow; !y.IsControl && y.HasFP {
+					fps = append(fps, recFP{off: y.Offset, fp: binary.BigEndian.Uint64(y.FP[:8])})
+				}
+			}
+			c.keep(r, x.Segment, x.BatchPosition, fps)
+		}
+		i = j
 	}
-	r.recs[recKey{b.Segment, b.BatchPosition}] = fps
+}
+
+// recBlock is the number of fingerprints a block of a copy's slab holds:
+// blocks are not copied as they fill, as one growing slice would be.
+const recBlock = 1 << 16
+
+// reserve returns an empty slice with room for n fingerprints, in the
+// copy's last block or a new one.
+func (r *replica) reserve(n int) []recFP {
+	if k := len(r.blocks); k == 0 || cap(r.blocks[k-1])-len(r.blocks[k-1]) < n {
+		r.blocks = append(r.blocks, make([]recFP, 0, max(recBlock, n)))
+	}
+	b := r.blocks[len(r.blocks)-1]
+	return b[len(b):len(b):cap(b)]
+}
+
+// keep records fps, filled from r.reserve, as the batch at pos of seg.
+func (c *Collector) keep(r *replica, seg string, pos int64, fps []recFP) {
+	k := len(r.blocks) - 1
+	from := len(r.blocks[k])
+	r.blocks[k] = r.blocks[k][:from+len(fps)]
+	r.spans = append(r.spans, recSpan{segName: seg, pos: pos, block: int32(k), from: int32(from), to: int32(from + len(fps))})
+	r.sorted = false
 	c.nrecs += len(fps)
+}
+
+// recsOf is the fingerprints of batch x of r, nil when none were kept.
+func (r *replica) recsOf(x *batch) []recFP {
+	if !r.sorted {
+		idx := make(map[string]int32, len(r.segs))
+		for i, s := range r.segs {
+			idx[s] = int32(i)
+		}
+		for i := range r.spans {
+			r.spans[i].seg = -1
+			if j, ok := idx[r.spans[i].segName]; ok {
+				r.spans[i].seg = j
+			}
+		}
+		slices.SortFunc(r.spans, func(a, b recSpan) int { return cmp.Or(cmp.Compare(a.seg, b.seg), cmp.Compare(a.pos, b.pos)) })
+		r.sorted = true
+	}
+	i, ok := slices.BinarySearchFunc(r.spans, recSpan{seg: x.seg, pos: x.pos}, func(a, b recSpan) int {
+		return cmp.Or(cmp.Compare(a.seg, b.seg), cmp.Compare(a.pos, b.pos))
+	})
+	if !ok {
+		return nil
+	}
+	sp := &r.spans[i]
+	return r.blocks[sp.block][sp.from:sp.to]
 }
 
 // AddCompactedTopics adds the topics whose configuration (the KRaft
