@@ -156,8 +156,9 @@ func (s *sameFiles) identical(fc *fileCtx, m *mappedInput) *sameFile {
 	return f
 }
 
-// sameStep is how many bytes are compared between releases of pages.
-const sameStep = 1 << 20
+// sameStep is how many bytes are compared between releases of pages; a
+// multiple of the page size.
+const sameStep = 4 << 20
 
 // equalReleasing compares m's mapping with other step by step, releasing
 // the pages of both behind it as the reader does.
@@ -166,8 +167,12 @@ func equalReleasing(m *mappedInput, other []byte) bool {
 	if len(a) != len(other) {
 		return false
 	}
+	m.noTouch = true
+	defer func() { m.noTouch = false }()
 	for off := 0; off < len(a); off += sameStep {
 		end := min(off+sameStep, len(a))
+		populate(a[off:end])
+		populate(other[off:end])
 		if !bytes.Equal(a[off:end], other[off:end]) {
 			return false
 		}
