@@ -141,8 +141,14 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 			}
 			return nil
 		},
-		Entries: f.entries,
+		Entries: func(bs []scan.EntryBatch) error {
+			for i := range bs {
+				reps.Entries(&bs[i])
+			}
+			return f.entries(bs)
+		},
 		Records: func(rows []analysis.PayloadRecordRow) error {
+			reps.Records(rows)
 			live := f.live.rows(rows)
 			if err := f.records(rows, live); err != nil {
 				return err
@@ -170,6 +176,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	}
 	if f.attr != nil {
 		chk.AddCompactedTopics(f.attr.configs.CompactedTopics())
+		reps.AddCompactedTopics(f.attr.configs.CompactedTopics())
 	}
 	cr := chk.Finish()
 	rep := reps.Compare()

@@ -119,6 +119,8 @@ type fileCtx struct {
 	// dataEnd is where the file's data ends; hole bytes of a hole follow
 	// it to the end of the file, not read (holes.go).
 	dataEnd, hole int64
+	// rec keeps the file's rows for byte-identical copies (same.go).
+	rec *recorder
 }
 
 func (fc *fileCtx) anomaly(kind, severity string, pos, off, pid *int64, msg string) {
@@ -412,10 +414,23 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 	switch k := e.Name.Kind; {
 	case isSegmentKind(k):
 		fd.segment = k == snapshot.KindLog
-		if m, mapped := in.(*mappedInput); mapped {
+		m, mapped := in.(*mappedInput)
+		if mapped && fd.segment {
+			// A byte-identical copy of a segment read already (DecodeOnce).
+			if f := w.cfg.same.identical(fc, m); f != nil {
+				err = w.takeOver(fc, f, emit)
+				break
+			}
+			fc.rec = w.cfg.same.recorder(fc)
+		}
+		first := len(fd.anomalies)
+		if mapped {
 			err = guardFaults(m.data, func() error { return w.segment(ctx, fc, in, emit) })
 		} else {
 			err = w.segment(ctx, fc, in, emit)
+		}
+		if err == nil {
+			fc.rec.keep(fc, first)
 		}
 	case k == snapshot.KindIndex || k == snapshot.KindTimeIndex || k == snapshot.KindTxnIndex:
 		err = w.index(fc, in)
@@ -545,6 +560,7 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		if len(out.batches) == 0 && out.nrecords == 0 {
 			return nil
 		}
+		fc.rec.add(out.batches)
 		if err := emit(out); err != nil {
 			return fmt.Errorf("%w: %w", errEmit, err)
 		}
@@ -590,7 +606,9 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		j.fc = fc
 		fillBatchRow(&j.row, fc, b, w.millis)
 		j.deleteHorizon, j.records, j.payload = b.HasDeleteHorizon(), w.cfg.Records, payload
-		j.hexFP, j.compact = w.cfg.HexFingerprints, w.cfg.Compact && w.cfg.Records && !payload
+		// With DecodeOnce the batches decoded give entries too: the replica
+		// comparison reads the fingerprints of batches the cleaner rewrote.
+		j.hexFP, j.compact = w.cfg.HexFingerprints, w.cfg.Compact && (w.cfg.Records || w.cfg.once != nil) && !payload
 		if w.cfg.once.skip(fc, b) {
 			// A copy of a batch that decoded cleanly from another file.
 			j.n = b.NumRecords
