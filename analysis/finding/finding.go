@@ -79,6 +79,7 @@ var Kinds = []Info{
 	{"skipped-bytes", Error, OriginReader, "bytes between batches that belong to no batch"},
 	{"bad-offset", Error, OriginReader, "impossible offsets inside a batch or message set"},
 	{"overlapping-batch", Error, OriginReader, "a valid batch starting inside the previous valid batch"},
+	{KindSparseHole, Note, OriginReader, "a hole of a sparse file or archive entry (no data stored), passed over without being read: a note at the end of a file (a preallocated segment), an error with data after it (bytes lost between batches: a punched hole, blocks never written before a crash, or zeros a sparse copy stored as a hole)"},
 	{KindNotKafkaData, Error, OriginReader, "a file named like a Kafka file whose bytes are not that kind of file"},
 	// The partition checker: offsets, segments, indexes, snapshots.
 	{KindOffsetRegression, Error, OriginPartition, "a batch at or below offsets already seen in the partition"},
@@ -120,6 +121,7 @@ var Kinds = []Info{
 	{"duplicate-entry", Warning, OriginInput, "an archive entry name seen before"},
 	{"skipped-file", Note, OriginInput, "a file listed but not read (a symlink, a special file)"},
 	{"file-too-large", Error, OriginInput, "an index or state file larger than any the broker writes, not parsed"},
+	{KindNotHashed, Note, OriginInput, "a file whose sha256 is not computed: its holes are more zeros than ksleuth hashes"},
 	{"findings-omitted", Note, OriginInput, "stands for the findings of one file past the listing cap; they are counted"},
 }
 
@@ -150,6 +152,8 @@ const (
 	KindTruncated        = "truncated-batch"
 	KindZeroTail         = "zero-tail"
 	KindFindingsOmitted  = "findings-omitted"
+	KindSparseHole       = "sparse-hole"
+	KindNotHashed        = "not-hashed"
 
 	KindReplicaDivergence = "replica-divergence"
 	KindReplicaAhead      = "replica-ahead"

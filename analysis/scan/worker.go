@@ -117,8 +117,11 @@ type fileCtx struct {
 	// internal: the topic is one whose records topics.Attribution reads.
 	internal bool
 	// dataEnd is where the file's data ends; hole bytes of a hole follow
-	// it to the end of the file, not read (holes.go).
+	// it to the end of the file, not read (holes.go). holes are the holes
+	// before dataEnd, holeBytes their sum.
 	dataEnd, hole int64
+	holes         []source.DataRange
+	holeBytes     int64
 	// rec keeps the file's rows for byte-identical copies (same.go).
 	rec *recorder
 }
@@ -259,8 +262,9 @@ func isSegmentKind(k snapshot.Kind) bool {
 // byte to its end, with ReadAt on its own goroutine, and delivers it once.
 // With m (a mapped segment) it hashes the mapping and reports its
 // progress to m. The file's data ends at end (the mapping's end for m);
-// hole bytes of zeros follow it, hashed without reading them.
-func hashFile(ctx context.Context, f io.ReaderAt, m *mappedInput, end, hole int64) <-chan hashResult {
+// hole bytes of zeros follow it, hashed without reading them, and so are
+// holes before end (never in a mapped file).
+func hashFile(ctx context.Context, f io.ReaderAt, m *mappedInput, end, hole int64, holes []source.DataRange) <-chan hashResult {
 	var mapped []byte
 	if m != nil {
 		mapped = m.data
@@ -272,6 +276,12 @@ func hashFile(ctx context.Context, f io.ReaderAt, m *mappedInput, end, hole int6
 		h := sha256.New()
 		var off int64
 		err := guardFaults(mapped, func() error {
+			if m == nil {
+				if err := hashRanges(ctx, h, f, end, holes, buf[:], func(int64) {}); err != nil {
+					return err
+				}
+				return hashZeros(ctx, h, hole)
+			}
 			for {
 				if err := ctx.Err(); err != nil {
 					return err
@@ -374,13 +384,17 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		if isSegmentKind(e.Name.Kind) {
 			// A hole to the end of the file (a preallocated segment) is
 			// neither mapped nor read: one finding says what it is.
-			fc.dataEnd = source.DataEnd(source.FileDataRanges(f, st.Size()), st.Size())
-			fc.hole = st.Size() - fc.dataEnd
-			if data, unmap, err := mapFile(f, fc.dataEnd); err == nil {
-				defer unmap()
-				m := newMappedInput(data, w.cfg.Progress, w.cfg.Hash && fc.hashable())
-				defer m.advance(int64(len(data)))
-				in, ra, mapped = m, bytes.NewReader(data), m
+			// Holes before it are passed by the reader, seeking over them:
+			// such a file is read, not mapped, as the mapping's hasher and
+			// page release go by position through every page.
+			fc.setHoles(source.FileDataRanges(f, st.Size()), st.Size())
+			if len(fc.holes) == 0 {
+				if data, unmap, err := mapFile(f, fc.dataEnd); err == nil {
+					defer unmap()
+					m := newMappedInput(data, w.cfg.Progress, w.cfg.Hash && fc.hashable())
+					defer m.advance(int64(len(data)))
+					in, ra, mapped = m, bytes.NewReader(data), m
+				}
 			}
 		}
 		if in == nil {
@@ -393,7 +407,7 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 			var hashCtx context.Context
 			hashCtx, stopHash = context.WithCancel(ctx)
 			defer stopHash()
-			hashed = hashFile(hashCtx, ra, mapped, fc.dataEnd, fc.hole)
+			hashed = hashFile(hashCtx, ra, mapped, fc.dataEnd, fc.hole, fc.holes)
 		}
 	} else {
 		in = &countingReader{r, w.cfg.Progress}
@@ -404,10 +418,14 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		fc.dataEnd = e.Size
 		if sr, ok := r.(source.SparseReader); ok && isSegmentKind(e.Name.Kind) {
 			// The same for a sparse archive entry: its trailing hole is
-			// skipped by the stream after this returns, never read.
-			fc.dataEnd = source.DataEnd(sr.DataRanges(), e.Size)
-			fc.hole = e.Size - fc.dataEnd
-			in = io.LimitReader(in, fc.dataEnd)
+			// skipped by the stream after this returns, never read, and
+			// the reader seeks over the holes before it.
+			fc.setHoles(sr.DataRanges(), e.Size)
+			ei := &entryInput{ctx: ctx, sr: sr, r: in, end: fc.dataEnd, holes: fc.holes, progress: w.cfg.Progress}
+			if w.cfg.Hash && fc.hashable() {
+				ei.hash = w.hash
+			}
+			in = ei
 		}
 	}
 	var err error
@@ -455,7 +473,12 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 			sum, err = h.sum, h.err
 		}
 	case err == nil && w.cfg.Hash && fc.hashable():
-		if _, err = io.Copy(io.Discard, in); err == nil {
+		if ei, ok := in.(*entryInput); ok {
+			_, err = ei.Seek(ei.end-ei.pos, io.SeekCurrent)
+		} else {
+			_, err = io.Copy(io.Discard, in)
+		}
+		if err == nil {
 			if err = hashZeros(ctx, w.hash, fc.hole); err == nil {
 				sum = w.hash.Sum(nil)
 			}
@@ -527,7 +550,7 @@ func dirOf(p string) string {
 // segment reads a .log (or KRaft .checkpoint) file batch by batch.
 func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit func(chunk) error) error {
 	opts := w.cfg.Segment
-	opts.Path, opts.Size = fc.e.Path, fc.dataEnd
+	opts.Path, opts.Size, opts.Holes = fc.e.Path, fc.dataEnd, fc.segmentHoles()
 	// A long stretch of damage or zeros is read inside one Next: the
 	// reader checks ctx every few MiB of it.
 	opts.Interrupt = ctx.Err

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
@@ -161,7 +162,7 @@ func (d *dumper) dumpLog(name, kind string) error {
 	if d.o.decode != "none" {
 		d.topic = internalTopic(name, kind)
 	}
-	r := segment.NewReader(f, segment.Options{Path: name})
+	r := segment.NewReader(f, segment.Options{Path: name, Holes: fileHoles(f)})
 	defer r.Close()
 	for r.Next() {
 		if fd := r.Finding(); fd != nil {
@@ -188,6 +189,21 @@ func (d *dumper) dumpLog(name, kind string) error {
 		}
 	}
 	return r.Err()
+}
+
+// fileHoles lists the holes of a sparse file for the segment reader, the
+// one after its last data included: each is one finding, passed over
+// without reading its zeros (a terabyte hole costs nothing).
+func fileHoles(f *os.File) []segment.Hole {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	var holes []segment.Hole
+	for _, h := range source.Holes(source.FileDataRanges(f, st.Size()), st.Size()) {
+		holes = append(holes, segment.Hole{Start: h.Start, End: h.End})
+	}
+	return holes
 }
 
 // internalTopic is the internal topic whose schema decodes the records of
