@@ -279,8 +279,12 @@ func (d *dumper) batch(name string, b *segment.Batch) {
 }
 
 // encodePayload renders key/value bytes per --payload-encoding.
-func (d *dumper) encodePayload(b []byte) string {
-	switch d.o.payloadEnc {
+func (d *dumper) encodePayload(b []byte) string { return encodePayload(d.o.payloadEnc, b) }
+
+// encodePayload renders bytes for text output in encoding enc (a
+// --payload-encoding).
+func encodePayload(enc string, b []byte) string {
+	switch enc {
 	case "hex":
 		return hex.EncodeToString(b)
 	case "base64":
@@ -303,11 +307,14 @@ func (d *dumper) encodePayload(b []byte) string {
 // output's 0x prefix), and null for both when the bytes are null.
 // --payload-encoding text (and auto) fall back to hex for bytes that are
 // not UTF-8 (auto also for control characters), as text output quotes them.
-func (d *dumper) payloadJSON(b []byte) (value, encoding any) {
+func (d *dumper) payloadJSON(b []byte) (value, encoding any) { return payloadJSON(d.o.payloadEnc, b) }
+
+// payloadJSON is dumper.payloadJSON for encoding enc.
+func payloadJSON(enc string, b []byte) (value, encoding any) {
 	if b == nil {
 		return nil, nil
 	}
-	switch d.o.payloadEnc {
+	switch enc {
 	case "hex":
 		return hex.EncodeToString(b), "hex"
 	case "base64":
