@@ -16,6 +16,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/records"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/segment"
 	"github.com/spf13/cobra"
 )
 
@@ -246,6 +247,7 @@ type recordJSON struct {
 	Headers       []headerJSON `json:"headers"`
 	CRCValid      bool         `json:"crc_valid"`
 	IsControl     bool         `json:"is_control,omitempty"`
+	ControlName   string       `json:"control_type,omitempty"`
 	ControlType   *int16       `json:"control_type_id,omitempty"`
 }
 
@@ -278,7 +280,7 @@ func (w *recordWriter) record(r *records.Record) error {
 	}
 	if r.IsControl {
 		ct := r.ControlType
-		j.ControlType = &ct
+		j.ControlType, j.ControlName = &ct, segment.ControlTypeName(ct)
 	}
 	w.line(&j)
 	return nil

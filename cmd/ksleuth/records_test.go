@@ -1,9 +1,12 @@
 package main
 
 import (
+	"archive/tar"
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -212,5 +215,51 @@ func TestRecordsMatchDuckDB(t *testing.T) {
 		if strings.Join(sqlLines(lim), "\n") != strings.Join(sqlLines(all[:7]), "\n") {
 			t.Errorf("%s: --limit 7 is not the first 7 records", in.name)
 		}
+	}
+}
+
+// TestRecordsStdin reads the sample as a tar archive on stdin ("-") and
+// finds the records a read of the dir finds, in the same order (the
+// archive holds the files in path order).
+func TestRecordsStdin(t *testing.T) {
+	t.Parallel()
+	var tarball bytes.Buffer
+	tw := tar.NewWriter(&tarball)
+	err := filepath.WalkDir(sampleDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(sampleDir, p)
+		if err := tw.WriteHeader(&tar.Header{Name: filepath.ToSlash(rel), Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg}); err != nil {
+			return err
+		}
+		_, err = tw.Write(data)
+		return err
+	})
+	if err != nil || tw.Close() != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range [][]string{{"--offsets", "30..50"}, {"--key-regex", "^item-00"}} {
+		root := newRootCmd(defaultSettings())
+		var out, errb bytes.Buffer
+		root.SetIn(bytes.NewReader(tarball.Bytes()))
+		root.SetOut(&out)
+		root.SetErr(&errb)
+		root.SetArgs(append([]string{"records", "-", "--format", `%t %p %o %f %P %k %v %h\n`}, flags...))
+		if err := root.Execute(); err != nil {
+			t.Fatalf("records -: %v\n%s", err, errb.String())
+		}
+		want := runOK(t, append([]string{"records", sampleDir, "--format", `%t %p %o %f %P %k %v %h\n`}, flags...)...)
+		if out.String() != want || strings.Count(want, "\n") < 10 {
+			t.Errorf("records - %v: %d lines, from the dir %d:\n%s", flags, strings.Count(out.String(), "\n"), strings.Count(want, "\n"),
+				firstDiff(strings.Split(want, "\n"), strings.Split(out.String(), "\n")))
+		}
+	}
+	if _, errs, code := scanCmd(t, "records", "-", "-"); code != exitUsage || !strings.Contains(errs, "once") {
+		t.Errorf("records - -: exit %d, %s", code, errs)
 	}
 }
