@@ -125,6 +125,11 @@ func (r *run) listedSegment(in *source.Input, src string, e *source.Entry, next 
 // reads.
 func (r *run) fileReader(f *os.File, e *source.Entry, pos int64) *segment.Reader {
 	cf := &countFile{f: f, base: pos, size: e.Size - pos, n: &r.stats.BytesRead}
+	if !r.o.Offsets.IsAll() || !r.o.Window.IsAlways() {
+		// A read that may stop early reads in small steps, so that it
+		// stops near the bytes it needed rather than a window later.
+		cf.step = 64 << 10
+	}
 	return segment.NewReader(cf, segment.Options{Path: e.Path, Size: e.Size - pos})
 }
 
@@ -243,9 +248,13 @@ type countFile struct {
 	size int64
 	off  int64
 	n    *int64
+	step int // largest read, 0 for any
 }
 
 func (c *countFile) Read(p []byte) (int, error) {
+	if c.step > 0 && len(p) > c.step {
+		p = p[:c.step]
+	}
 	n, err := c.ReadAt(p, c.off)
 	c.off += int64(n)
 	if err == io.EOF && n > 0 {
