@@ -62,6 +62,10 @@ KRaft metadata records print field by field as kafka-dump-log's
 payload: {"type":"PARTITION_CHANGE_RECORD","version":0,"data":{...}};
 a type or version this tool does not know is a finding.
 --decode none shows the raw bytes instead.
+--offsets A..B, --since and --until (as in ksleuth records) print only
+the batches that hold such offsets and timestamps, and with --records
+only those records; --max-bytes N reads, as kafka-dump-log's does, only
+the batches that lie whole in the first N bytes of a log file.
 Findings about damaged bytes go to stderr with file and byte or line
 position (and into the stream with --json).`,
 		Args: cobra.MinimumNArgs(1),
