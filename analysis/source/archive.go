@@ -107,6 +107,9 @@ func (in *Input) Stream(ctx context.Context, opts Options, fn func(e *Entry, r i
 	if in.Kind != Archive {
 		return fmt.Errorf("source: %s is not an archive", in.Path)
 	}
+	if in.Reader != nil {
+		return in.stream(ctx, in.Reader, 1<<20, opts, fn)
+	}
 	f, err := openRegular(in.Abs)
 	if err != nil {
 		return err

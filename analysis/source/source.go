@@ -50,6 +50,9 @@ type Input struct {
 	Kind InputKind
 	// Abs is the absolute path with symlinks resolved.
 	Abs string
+	// Reader, when set, is the stream an archive input is read from
+	// instead of opening Abs: standard input for the path "-".
+	Reader io.Reader
 }
 
 // Options filter what Files and Stream return.
@@ -166,9 +169,18 @@ func (e *Entry) Open() (*os.File, error) {
 }
 
 // Classify builds the inputs from PATH arguments.
-func Classify(paths []string) ([]*Input, error) {
+func Classify(paths []string) ([]*Input, error) { return ClassifyStdin(paths, nil) }
+
+// ClassifyStdin is Classify where the path "-" stands for a tar archive
+// (maybe gzip or zstd compressed) read from stdin, once; a nil stdin
+// makes "-" a path like any other.
+func ClassifyStdin(paths []string, stdin io.Reader) ([]*Input, error) {
 	var ins []*Input
 	for i, p := range paths {
+		if p == "-" && stdin != nil {
+			ins = append(ins, &Input{Index: i, Path: p, Kind: Archive, Abs: p, Reader: stdin})
+			continue
+		}
 		fi, err := os.Stat(p)
 		if err != nil {
 			return nil, err

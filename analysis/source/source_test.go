@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -147,5 +148,23 @@ func TestStreamZstd(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("entry %d: %q, want %q", i, got[i], want[i])
 		}
+	}
+}
+
+// TestClassifyStdin: "-" is a tar archive read from the stdin given, once;
+// without a stdin it is a path like any other.
+func TestClassifyStdin(t *testing.T) {
+	stdin := strings.NewReader("")
+	ins, err := ClassifyStdin([]string{"-"}, stdin)
+	if err != nil || len(ins) != 1 || ins[0].Kind != Archive || ins[0].Reader != stdin || ins[0].Path != "-" {
+		t.Fatalf("ClassifyStdin(-) = %+v, %v", ins, err)
+	}
+	if _, err := Classify([]string{"-"}); err == nil {
+		t.Error("Classify takes - without a stdin")
+	}
+	err = ins[0].Stream(context.Background(), Options{}, func(*Entry, io.Reader) error { return nil })
+	var ae *ArchiveError
+	if !errors.As(err, &ae) || ae.Kind() != "archive-not-tar" {
+		t.Errorf("an empty stdin: %v", err)
 	}
 }

@@ -22,6 +22,9 @@
 //	go run ./cmd/ksleuth-gen -out /tmp/perf-batch -realistic 67108864 -big-batch -codecs lz4
 //	go run ./cmd/ksleuth-gen -out /tmp/perf-txn -realistic 536870912 -partitions 2 -open-txn
 //
+// -roll BYTES cuts each partition into segments of about BYTES, with the
+// indexes a broker writes beside them (docs/records.md measures on that).
+//
 // With the subcommand real it runs a scenario on real Kafka brokers
 // instead (docs/real-kafka.md):
 //
@@ -68,6 +71,7 @@ func run(args []string, stderr io.Writer) error {
 	bigBatch := fs.Bool("big-batch", false, "with -realistic: one partition holding a single batch")
 	shape := fs.String("shape", "java", "with -realistic: java (segtest.RealisticSegment, the Java producer's framing) or franz (the reference benchmark's documents, franz-go's compressors)")
 	openTxn := fs.Bool("open-txn", false, "with -realistic: every batch from one transactional producer, in a transaction that never ends")
+	roll := fs.Int64("roll", 0, "with -realistic: cut each partition into segments of about this many bytes, with the .index and .timeindex a broker writes (0: one segment, no indexes)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -78,7 +82,7 @@ func run(args []string, stderr io.Writer) error {
 		if *shape != string(bench.ShapeJava) && *shape != string(bench.ShapeFranz) {
 			return fmt.Errorf("unknown -shape %q (java or franz)", *shape)
 		}
-		return writeRealistic(*out, *realistic, *parts, *codecs, bench.Shape(*shape), *bigBatch, *openTxn, uint64(*seed), stderr)
+		return writeRealistic(*out, *realistic, *parts, *codecs, bench.Shape(*shape), *bigBatch, *openTxn, *roll, uint64(*seed), stderr)
 	}
 	if *out == "" || fs.NArg() > 0 {
 		fs.Usage()
@@ -109,7 +113,7 @@ func run(args []string, stderr io.Writer) error {
 }
 
 // writeRealistic writes the performance log dir of -realistic.
-func writeRealistic(out string, total int64, parts int, codecList string, shape bench.Shape, bigBatch, openTxn bool, seed uint64, stderr io.Writer) error {
+func writeRealistic(out string, total int64, parts int, codecList string, shape bench.Shape, bigBatch, openTxn bool, roll int64, seed uint64, stderr io.Writer) error {
 	var codecs []segtest.Codec
 	for _, name := range strings.Split(codecList, ",") {
 		c, ok := codecByName(strings.TrimSpace(name))
@@ -147,7 +151,11 @@ func writeRealistic(out string, total int64, parts int, codecList string, shape 
 		default:
 			seg = shape.Segment(c, int(total/int64(parts)), seed+uint64(i))
 		}
-		if err := os.WriteFile(filepath.Join(dir, segtest.SegmentFileName(0)), seg, 0o644); err != nil {
+		if roll > 0 {
+			if _, err := rollSegment(dir, seg, roll); err != nil {
+				return err
+			}
+		} else if err := os.WriteFile(filepath.Join(dir, segtest.SegmentFileName(0)), seg, 0o644); err != nil {
 			return err
 		}
 		written += int64(len(seg))

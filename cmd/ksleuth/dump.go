@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/records"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
@@ -28,6 +30,14 @@ type dumpOptions struct {
 	json           bool
 	failOnFindings bool
 	decode         string
+	// The selection: batches holding offsets of the range or timestamps
+	// of the window, and with --records only such records.
+	offsets, since, until string
+	rng                   records.Range
+	window                records.Window
+	// maxBytes, as kafka-dump-log's --max-bytes, reads only the batches
+	// that lie whole in a log file's first maxBytes bytes.
+	maxBytes int64
 }
 
 func newDumpCmd() *cobra.Command {
@@ -53,6 +63,10 @@ KRaft metadata records print field by field as kafka-dump-log's
 payload: {"type":"PARTITION_CHANGE_RECORD","version":0,"data":{...}};
 a type or version this tool does not know is a finding.
 --decode none shows the raw bytes instead.
+--offsets A..B, --since and --until (as in ksleuth records) print only
+the batches that hold such offsets and timestamps, and with --records
+only those records; --max-bytes N reads, as kafka-dump-log's does, only
+the batches that lie whole in the first N bytes of a log file.
 Findings about damaged bytes go to stderr with file and byte or line
 position (and into the stream with --json).`,
 		Args: cobra.MinimumNArgs(1),
@@ -70,6 +84,9 @@ position (and into the stream with --json).`,
 			if o.payload {
 				o.records = true
 			}
+			if err := o.selection(); err != nil {
+				return usageError{err}
+			}
 			return runDump(cmd, args, o)
 		},
 	}
@@ -80,7 +97,49 @@ position (and into the stream with --json).`,
 	f.BoolVar(&o.json, "json", false, "write JSON lines: one object per batch, record and finding")
 	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, failOnFindingsHelp)
 	f.StringVar(&o.decode, "decode", "auto", "auto: decode records of __transaction_state, __consumer_offsets, __cluster_metadata and KRaft snapshots; none: raw bytes")
+	f.StringVar(&o.offsets, "offsets", "", "only batches holding offsets A..B (inclusive; A.. and ..B too), and only those records")
+	f.StringVar(&o.since, "since", "", "only batches and records with timestamps at or after this time (RFC 3339 or epoch ms)")
+	f.StringVar(&o.until, "until", "", "only batches and records with timestamps before this time (RFC 3339 or epoch ms)")
+	f.Int64Var(&o.maxBytes, "max-bytes", 0, "read only the batches that lie whole in the first N bytes of a log file, as kafka-dump-log's --max-bytes (0: all)")
 	return cmd
+}
+
+// selection parses the selection flags.
+func (o *dumpOptions) selection() error {
+	o.rng = records.All
+	if o.offsets != "" {
+		r, err := records.ParseRange(o.offsets)
+		if err != nil {
+			return fmt.Errorf("--offsets: %w", err)
+		}
+		o.rng = r
+	}
+	w, err := records.ParseWindow(o.since, o.until)
+	if err != nil {
+		return err
+	}
+	o.window = w
+	if o.maxBytes < 0 {
+		return errors.New("--max-bytes must not be negative")
+	}
+	return nil
+}
+
+// keepBatch reports whether a batch can hold selected records: its
+// offsets meet the range, and its timestamps (first to largest) the
+// window.
+func (o *dumpOptions) keepBatch(b *segment.Batch) bool {
+	if b.LastOffset() < o.rng.From || b.BaseOffset > o.rng.To {
+		return false
+	}
+	if o.window.IsAlways() {
+		return true
+	}
+	first := b.FirstTimestamp
+	if b.HasDeleteHorizon() || b.Magic < 2 {
+		first = b.MaxTimestamp // the delete horizon stands in the base timestamp
+	}
+	return b.MaxTimestamp >= 0 && b.MaxTimestamp >= o.window.Since && (first < o.window.Until || b.Magic < 2)
 }
 
 // dumper writes one run of `dump`.
@@ -162,22 +221,41 @@ func (d *dumper) dumpLog(name, kind string) error {
 	if d.o.decode != "none" {
 		d.topic = internalTopic(name, kind)
 	}
-	r := segment.NewReader(f, segment.Options{Path: name, Holes: fileHoles(f)})
+	var in io.Reader = f
+	limit := int64(-1)
+	if d.o.maxBytes > 0 {
+		if st, err := f.Stat(); err == nil && st.Size() > d.o.maxBytes {
+			limit = d.o.maxBytes
+			in = io.NewSectionReader(f, 0, limit)
+		}
+	}
+	r := segment.NewReader(in, segment.Options{Path: name, Holes: fileHoles(f)})
 	defer r.Close()
 	for r.Next() {
 		if fd := r.Finding(); fd != nil {
+			// A batch the --max-bytes cut goes through is not read, as
+			// kafka-dump-log leaves it: the cut is not damage.
+			if limit >= 0 && fd.Offset+fd.Length >= limit {
+				break
+			}
 			d.finding(name, fd)
 			continue
 		}
 		b := r.Batch()
-		d.batch(name, b)
+		if b.CRCValid && b.BaseOffset > d.o.rng.To {
+			break // offsets only grow through a segment
+		}
+		keep := d.o.keepBatch(b)
+		if keep {
+			d.batch(name, b)
+		}
 		// Without --records the records are still walked (not printed):
 		// a header count that disagrees with the records under a valid CRC
 		// shows only there.
 		it := r.Records()
 		for it.Next() {
-			if d.o.records {
-				d.record(name, b, it.Record())
+			if rec := it.Record(); keep && d.o.records && d.o.rng.Contains(rec.Offset) && d.o.window.Contains(rec.Timestamp) {
+				d.record(name, b, rec)
 			}
 		}
 		if err := it.Err(); err != nil {
@@ -295,8 +373,12 @@ func (d *dumper) batch(name string, b *segment.Batch) {
 }
 
 // encodePayload renders key/value bytes per --payload-encoding.
-func (d *dumper) encodePayload(b []byte) string {
-	switch d.o.payloadEnc {
+func (d *dumper) encodePayload(b []byte) string { return encodePayload(d.o.payloadEnc, b) }
+
+// encodePayload renders bytes for text output in encoding enc (a
+// --payload-encoding).
+func encodePayload(enc string, b []byte) string {
+	switch enc {
 	case "hex":
 		return hex.EncodeToString(b)
 	case "base64":
@@ -319,11 +401,14 @@ func (d *dumper) encodePayload(b []byte) string {
 // output's 0x prefix), and null for both when the bytes are null.
 // --payload-encoding text (and auto) fall back to hex for bytes that are
 // not UTF-8 (auto also for control characters), as text output quotes them.
-func (d *dumper) payloadJSON(b []byte) (value, encoding any) {
+func (d *dumper) payloadJSON(b []byte) (value, encoding any) { return payloadJSON(d.o.payloadEnc, b) }
+
+// payloadJSON is dumper.payloadJSON for encoding enc.
+func payloadJSON(enc string, b []byte) (value, encoding any) {
 	if b == nil {
 		return nil, nil
 	}
-	switch d.o.payloadEnc {
+	switch enc {
 	case "hex":
 		return hex.EncodeToString(b), "hex"
 	case "base64":

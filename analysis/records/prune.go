@@ -1,0 +1,282 @@
+package records
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"os"
+
+	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/segment"
+	"github.com/ksleuth/ksleuth/snapshot"
+)
+
+// partition is the files of one partition dir that records reads: its
+// live segments in offset order, and their indexes by base offset.
+type partition struct {
+	logs             []*source.Entry
+	index, timeindex map[int64]*source.Entry
+}
+
+// listed reads a dir or file input, partition dir by partition dir.
+func (r *run) listed(ctx context.Context, in *source.Input, src string, sopts source.Options) error {
+	entries, err := in.Files(sopts)
+	if err != nil {
+		return err
+	}
+	var order []string
+	parts := map[string]*partition{}
+	for _, e := range entries {
+		dir := partitionDir(e.Path)
+		p := parts[dir]
+		if p == nil {
+			p = &partition{index: map[int64]*source.Entry{}, timeindex: map[int64]*source.Entry{}}
+			parts[dir] = p
+			order = append(order, dir)
+		}
+		live := e.Name.Suffix == "" && !e.Name.Leftover && e.Skipped == "" && e.Err == nil
+		switch {
+		case r.wanted(e):
+			p.logs = append(p.logs, e)
+		case live && e.Name.Kind == snapshot.KindIndex:
+			p.index[e.Name.Offset] = e
+		case live && e.Name.Kind == snapshot.KindTimeIndex:
+			p.timeindex[e.Name.Offset] = e
+		}
+	}
+	for _, dir := range order {
+		p := parts[dir]
+		r.stopped = false
+		for i, e := range p.logs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			r.stats.Segments++
+			next := int64(math.MaxInt64)
+			if i+1 < len(p.logs) {
+				next = p.logs[i+1].Name.Offset
+			}
+			if r.stopped || !r.mayHold(e.Name.Offset, next) {
+				continue
+			}
+			if err := r.listedSegment(in, src, e, next, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mayHold reports whether a segment of base offset base, followed by one
+// at next, can hold offsets of the range: a segment holds offsets from
+// its base up to the next segment's base.
+func (r *run) mayHold(base, next int64) bool {
+	rg := r.o.Offsets
+	return base <= rg.To && (next == math.MaxInt64 || next > rg.From)
+}
+
+// listedSegment reads one segment of a dir input, starting at the byte an
+// intact index gives for the first offset that can match.
+func (r *run) listedSegment(in *source.Input, src string, e *source.Entry, next int64, p *partition) error {
+	w := where(in.Index, e, e.Path)
+	if e.Err != nil {
+		r.sink.Finding(finding.New(w, finding.KindIOError, -1, -1, "%v", e.Err))
+		return nil
+	}
+	base := e.Name.Offset
+	from := r.o.Offsets.From
+	seek := (*checkSeek)(nil)
+	if !r.o.NoIndex && (from > base || !r.o.Window.IsAlways()) {
+		var skip bool
+		from, skip = r.timeStart(in, p.timeindex[base], base, next, from)
+		if skip {
+			return nil
+		}
+		if from > base {
+			seek = r.seekEntry(in, p.index[base], base, next, e.Size, from)
+		}
+	}
+	f, err := e.Open()
+	if err != nil {
+		r.sink.Finding(finding.New(w, finding.KindIOError, -1, -1, "%v", err))
+		return nil
+	}
+	defer f.Close()
+	r.stats.Read++
+	r.start(in, src, e)
+	if seek != nil {
+		r.stats.Seeked++
+		err := r.segment(r.fileReader(f, e, seek.pos), w, seek.pos, from, seek)
+		if !errors.Is(err, errSeek) {
+			return err
+		}
+		// Nothing was handed over: the first batch decides.
+		r.stats.Seeked--
+		r.stats.Fallbacks++
+		r.sink.Finding(finding.New(where(in.Index, e, p.index[base].Path), finding.KindIndexMismatch, -1, seek.offset,
+			"entry for offset %d names byte %d of %s, where no intact batch holding that offset starts; the segment is read from its start", seek.offset, seek.pos, e.Path))
+	}
+	return r.segment(r.fileReader(f, e, 0), w, 0, from, nil)
+}
+
+// fileReader is a segment reader over f from byte pos, counting what it
+// reads.
+func (r *run) fileReader(f *os.File, e *source.Entry, pos int64) *segment.Reader {
+	cf := &countFile{f: f, base: pos, size: e.Size - pos, n: &r.stats.BytesRead}
+	if !r.o.Offsets.IsAll() || !r.o.Window.IsAlways() {
+		// A read that may stop early reads in small steps, so that it
+		// stops near the bytes it needed rather than a window later.
+		cf.step = 64 << 10
+	}
+	return segment.NewReader(cf, segment.Options{Path: e.Path, Size: e.Size - pos})
+}
+
+// readIndex reads an index file whole, or returns nil when it is missing,
+// unreadable or too large to be one the broker wrote.
+func (r *run) readIndex(e *source.Entry) []byte {
+	if e == nil || e.Size <= 0 || e.Size > maxIndexBytes {
+		return nil
+	}
+	f, err := e.Open()
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, e.Size))
+	r.stats.BytesRead += int64(len(data))
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// indexUsable reports whether an index parsed without errors and its
+// entries lie inside the segment's offsets.
+func indexUsable(findings []*segment.IndexFinding, first, last, base, next int64) bool {
+	for _, f := range findings {
+		if f.Severity() != finding.Note {
+			return false
+		}
+	}
+	return first >= base && last < next && first <= last
+}
+
+// timeStart applies a --since to a segment with its .timeindex: every
+// offset up to an entry whose timestamp is before since is before it too
+// (the entry holds the largest timestamp up to its offset). skip is set
+// for a segment, other than the last, whose largest timestamp is before
+// since: the broker answers ListOffsets by time the same way.
+func (r *run) timeStart(in *source.Input, e *source.Entry, base, next, from int64) (int64, bool) {
+	since := r.o.Window.Since
+	if since == math.MinInt64 {
+		return from, false
+	}
+	data := r.readIndex(e)
+	if data == nil {
+		return from, false
+	}
+	ti, fs := segment.ParseTimeIndex(e.Path, data, base)
+	if ti == nil || len(ti.Entries) == 0 {
+		return from, false
+	}
+	es := ti.Entries
+	if !indexUsable(fs, es[0].Offset, es[len(es)-1].Offset, base, next) {
+		return from, false
+	}
+	for i := 1; i < len(es); i++ {
+		if es[i].Timestamp < es[i-1].Timestamp || es[i].Offset < es[i-1].Offset {
+			return from, false
+		}
+	}
+	if next != math.MaxInt64 && es[len(es)-1].Timestamp < since {
+		return from, true
+	}
+	for i := len(es) - 1; i >= 0; i-- {
+		if es[i].Timestamp < since {
+			if es[i].Offset+1 > from {
+				from = es[i].Offset + 1
+			}
+			break
+		}
+	}
+	return from, false
+}
+
+// seekEntry finds in a segment's .index the last entry at or before
+// offset from: the batch at its position ends at the entry's offset, so
+// every record from on lies at or after it. nil when the index is not
+// usable or has no such entry.
+func (r *run) seekEntry(in *source.Input, e *source.Entry, base, next, logSize, from int64) *checkSeek {
+	data := r.readIndex(e)
+	if data == nil {
+		return nil
+	}
+	oi, fs := segment.ParseOffsetIndex(e.Path, data, base)
+	if oi == nil || len(oi.Entries) == 0 {
+		return nil
+	}
+	es := oi.Entries
+	if !indexUsable(fs, es[0].Offset, es[len(es)-1].Offset, base, next) {
+		return nil
+	}
+	var best *checkSeek
+	for i, x := range es {
+		if i > 0 && (x.Offset <= es[i-1].Offset || x.Position <= es[i-1].Position) {
+			return nil
+		}
+		if int64(x.Position) >= logSize {
+			return nil
+		}
+		if x.Offset <= from {
+			best = &checkSeek{pos: int64(x.Position), offset: x.Offset}
+		}
+	}
+	if best == nil || best.pos == 0 {
+		return nil
+	}
+	return best
+}
+
+// countFile is a segment file read from byte base on, as the segment
+// reader sees a file (reads, random access, a size), counting the bytes
+// read.
+type countFile struct {
+	f    *os.File
+	base int64
+	size int64
+	off  int64
+	n    *int64
+	step int // largest read, 0 for any
+}
+
+func (c *countFile) Read(p []byte) (int, error) {
+	if c.step > 0 && len(p) > c.step {
+		p = p[:c.step]
+	}
+	n, err := c.ReadAt(p, c.off)
+	c.off += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
+}
+
+func (c *countFile) ReadAt(p []byte, off int64) (int, error) {
+	if off >= c.size {
+		return 0, io.EOF
+	}
+	short := false
+	if rest := c.size - off; int64(len(p)) > rest {
+		p, short = p[:rest], true
+	}
+	n, err := c.f.ReadAt(p, c.base+off)
+	*c.n += int64(n)
+	if err == nil && short {
+		err = io.EOF
+	}
+	return n, err
+}
+
+func (c *countFile) Size() int64 { return c.size }

@@ -1,0 +1,375 @@
+// Package records finds the records of Kafka log dirs that match a
+// selection (topic, partition, key, value, header, offsets, time) and
+// hands them over one at a time, in offset order per partition dir, with
+// memory bounded by the largest batch.
+//
+// It reads only what can match: partition dirs are chosen by their names,
+// segments by their base offsets and, for a time selection, by the largest
+// timestamp their .timeindex holds; inside a segment an intact .index
+// gives the byte position to start reading at. An index that is damaged,
+// missing or that disagrees with the log is not used: the segment is then
+// read from its start, so the records found are the same either way.
+package records
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"path"
+	"regexp"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/segment"
+	"github.com/ksleuth/ksleuth/snapshot"
+)
+
+// Options select the records. The zero value (with Offsets All, Window
+// Always and Partition -1, as New sets them) selects every data record.
+type Options struct {
+	// Topic keeps the partition dirs whose topic matches.
+	Topic *regexp.Regexp
+	// Partition keeps one partition number; -1 keeps all.
+	Partition int32
+	// Key keeps records whose key is exactly these bytes (when HasKey);
+	// a null key never matches.
+	Key    []byte
+	HasKey bool
+	// KeyRegex and ValueRegex match anywhere in the key or value bytes (the
+	// value's decoded text when DecodeValue decoded it); a null key or
+	// value never matches.
+	KeyRegex, ValueRegex *regexp.Regexp
+	// Header keeps records with a header of that name (when non-empty),
+	// and with HasHeaderValue one whose value is exactly HeaderValue.
+	Header         string
+	HeaderValue    []byte
+	HasHeaderValue bool
+	// Offsets and Window select by offset (inclusive) and by timestamp
+	// (Since inclusive, Until exclusive).
+	Offsets Range
+	Window  Window
+	// Limit stops after that many records (0: no limit).
+	Limit int64
+	// Control also yields the records of control batches (transaction
+	// markers), which no consumer is handed; they are skipped otherwise.
+	Control bool
+	// NoIndex reads every segment that can match from its start, without
+	// the .index and .timeindex files (a check of the pruning, and the
+	// choice when the indexes are not trusted at all).
+	NoIndex bool
+	// DecodeValue, when set, renders a value as people read it (a schema
+	// registry payload as JSON, say): text and the name of its encoding,
+	// or ok false to keep the raw bytes.
+	DecodeValue func(topic string, value []byte) (text []byte, encoding string, ok bool)
+}
+
+// New returns Options that select everything.
+func New() Options {
+	return Options{Partition: -1, Offsets: All, Window: Always}
+}
+
+// Record is one record found. The byte slices are views valid only
+// during the call that hands the record over.
+type Record struct {
+	Input int32
+	// Source names the input (as scan's source column does); File is the
+	// segment's path relative to the input root, Position its batch's
+	// byte position there.
+	Source   string
+	File     string
+	Position int64
+	Topic    string
+	// Partition is -1 for a segment outside any partition dir.
+	Partition     int32
+	Offset        int64
+	Timestamp     int64 // -1: none (magic 0)
+	TimestampType segment.TimestampType
+	ProducerID    int64
+	ProducerEpoch int16
+	Sequence      int32
+	Key, Value    []byte
+	Headers       []segment.Header
+	IsControl     bool
+	ControlType   int16
+	// CRCValid is false for a record of a batch whose checksum does not
+	// hold: its bytes are not verified.
+	CRCValid bool
+	// Decoded and DecodedEncoding are DecodeValue's rendering of Value.
+	Decoded         []byte
+	DecodedEncoding string
+}
+
+// Stats says how much was read to find the records.
+type Stats struct {
+	// Segments counts the live segments (.log files) of the partition dirs
+	// whose names match; Read the ones opened; Seeked the ones an index
+	// let the read start inside of; Fallbacks the ones whose index was
+	// not usable for a seek, read from their start instead.
+	Segments, Read, Seeked, Fallbacks int
+	// BytesRead counts the bytes of segment and index files read.
+	BytesRead int64
+	// Records counts the records handed over.
+	Records int64
+}
+
+// Sink receives the records and findings of a run.
+type Sink struct {
+	Record  func(*Record) error
+	Finding func(analysis.AnomalyRow)
+}
+
+var errLimit = errors.New("records: limit reached")
+
+// run is one Run: the options, the sink and the counts.
+type run struct {
+	o     Options
+	sink  Sink
+	stats Stats
+	rec   Record
+	// stopped is set when the partition being read can hold no more
+	// records (past the end of the offset range).
+	stopped bool
+}
+
+// Run reads the inputs (named by sources, as scan.Sources names them) and
+// hands every selected record to sink, input by input and, within an
+// input, partition dir by partition dir in path order. An archive is read
+// in its own order: partition dirs whose segments it interleaves come out
+// interleaved. Damage is reported to sink.Finding and reading goes on.
+func Run(ctx context.Context, inputs []*source.Input, sources []string, o Options, sink Sink) (Stats, error) {
+	r := &run{o: o, sink: sink}
+	if r.sink.Finding == nil {
+		r.sink.Finding = func(analysis.AnomalyRow) {}
+	}
+	sopts := source.Options{Topic: o.Topic}
+	for i, in := range inputs {
+		var err error
+		if in.Kind == source.Archive {
+			err = r.archive(ctx, in, sources[i], sopts)
+		} else {
+			err = r.listed(ctx, in, sources[i], sopts)
+		}
+		if errors.Is(err, errLimit) {
+			return r.stats, nil
+		}
+		if err != nil {
+			return r.stats, err
+		}
+	}
+	return r.stats, nil
+}
+
+// wanted reports whether a listed entry is a live segment of a partition
+// the selection keeps.
+func (r *run) wanted(e *source.Entry) bool {
+	if e.Name.Kind != snapshot.KindLog || e.Name.Suffix != "" || e.Name.Leftover {
+		return false
+	}
+	if e.Partition == nil {
+		return r.o.Topic == nil && r.o.Partition < 0
+	}
+	return r.o.Partition < 0 || e.Partition.Partition == r.o.Partition
+}
+
+// where locates findings about entry e.
+func where(in int, e *source.Entry, file string) finding.Where {
+	w := finding.Where{Input: int32(in), Partition: -1, File: file}
+	if e.Partition != nil {
+		w.Topic, w.Partition = e.Partition.Topic, e.Partition.Partition
+	}
+	return w
+}
+
+// start prepares r.rec for the records of entry e.
+func (r *run) start(in *source.Input, src string, e *source.Entry) {
+	r.rec = Record{Input: int32(in.Index), Source: src, File: e.Path, Partition: -1}
+	if e.Partition != nil {
+		r.rec.Topic, r.rec.Partition = e.Partition.Topic, e.Partition.Partition
+	}
+	r.stopped = false
+}
+
+// archive reads an archive front to back; only the segments whose base
+// offset is past the range are passed over unread.
+func (r *run) archive(ctx context.Context, in *source.Input, src string, sopts source.Options) error {
+	err := in.Stream(ctx, sopts, func(e *source.Entry, rd io.Reader) error {
+		if e.Skipped != "" || !r.wanted(e) {
+			return nil
+		}
+		r.stats.Segments++
+		if e.Name.Offset > r.o.Offsets.To {
+			return nil
+		}
+		r.stats.Read++
+		r.start(in, src, e)
+		cr := &countReader{r: rd, size: e.Size, n: &r.stats.BytesRead}
+		return r.segment(segment.NewReader(cr, segment.Options{Path: e.Path, Size: e.Size}), where(in.Index, e, e.Path), 0, r.o.Offsets.From, nil)
+	})
+	var ae *source.ArchiveError
+	if errors.As(err, &ae) {
+		w := finding.Where{Input: int32(in.Index), Partition: -1, File: in.Path}
+		r.sink.Finding(finding.NewSev(w, ae.Kind(), ae.Severity(), ae.Offset, -1, "%s", ae.Detail()))
+		return nil
+	}
+	return err
+}
+
+// checkSeek verifies, at the first batch read after a seek, that the
+// index entry sought to names that batch.
+type checkSeek struct {
+	pos, offset int64
+}
+
+// errSeek says the batch at an index entry's position is not the one the
+// entry names: the segment is read again from its start.
+var errSeek = errors.New("records: index entry does not name the batch at its position")
+
+// segment reads the batches of one segment from r, whose byte 0 is at
+// byte base of the file, and hands over the selected records. from is the
+// first offset that can match. With check set the first item must be the
+// batch it names, or segment returns errSeek before anything is handed
+// over.
+func (r *run) segment(sr *segment.Reader, w finding.Where, base, from int64, check *checkSeek) error {
+	defer sr.Close()
+	o := &r.o
+	for sr.Next() {
+		if fd := sr.Finding(); fd != nil {
+			if check != nil {
+				return errSeek
+			}
+			c := *fd
+			c.Offset += base
+			r.sink.Finding(finding.FromCorruption(w, &c))
+			continue
+		}
+		b := sr.Batch()
+		pos := b.Position + base
+		if check != nil {
+			if pos != check.pos || !b.CRCValid || b.BaseOffset > check.offset || b.LastOffset() < check.offset {
+				return errSeek
+			}
+			check = nil
+		}
+		if b.CRCValid {
+			// Offsets grow through a segment: a batch past the range ends
+			// the partition, as every later segment starts later still.
+			if b.BaseOffset > o.Offsets.To {
+				r.stopped = true
+				return nil
+			}
+			if b.LastOffset() < from {
+				continue
+			}
+			if b.Magic >= 2 && b.MaxTimestamp < o.Window.Since && !o.Window.IsAlways() {
+				continue
+			}
+		}
+		if b.IsControl() && !o.Control {
+			continue
+		}
+		it := sr.Records()
+		for it.Next() {
+			if err := r.record(b, pos, it.Record()); err != nil {
+				return err
+			}
+		}
+		if err := it.Err(); err != nil {
+			var ce *segment.CorruptionError
+			if !errors.As(err, &ce) {
+				return err
+			}
+			c := *ce
+			c.Offset += base
+			r.sink.Finding(finding.FromCorruption(w, &c))
+		}
+	}
+	return sr.Err()
+}
+
+// record hands over rec when the selection keeps it.
+func (r *run) record(b *segment.Batch, pos int64, rec *segment.Record) error {
+	o := &r.o
+	if rec.IsControl && !o.Control || !o.Offsets.Contains(rec.Offset) || !o.Window.Contains(rec.Timestamp) {
+		return nil
+	}
+	if o.HasKey && (rec.Key == nil || !bytes.Equal(rec.Key, o.Key)) {
+		return nil
+	}
+	if o.KeyRegex != nil && (rec.Key == nil || !o.KeyRegex.Match(rec.Key)) {
+		return nil
+	}
+	if o.Header != "" && !hasHeader(rec.Headers, o) {
+		return nil
+	}
+	out := &r.rec
+	out.Decoded, out.DecodedEncoding = nil, ""
+	if o.DecodeValue != nil && rec.Value != nil && !rec.IsControl {
+		if text, enc, ok := o.DecodeValue(out.Topic, rec.Value); ok {
+			out.Decoded, out.DecodedEncoding = text, enc
+		}
+	}
+	if o.ValueRegex != nil {
+		v := rec.Value
+		if out.Decoded != nil {
+			v = out.Decoded
+		}
+		if v == nil || !o.ValueRegex.Match(v) {
+			return nil
+		}
+	}
+	out.Position, out.Offset, out.Timestamp, out.TimestampType = pos, rec.Offset, rec.Timestamp, rec.TimestampType
+	out.ProducerID, out.ProducerEpoch, out.Sequence = b.ProducerID, b.ProducerEpoch, rec.Sequence
+	out.Key, out.Value, out.Headers = rec.Key, rec.Value, rec.Headers
+	out.IsControl, out.ControlType, out.CRCValid = rec.IsControl, rec.ControlType, b.CRCValid && rec.CRCValid
+	if err := r.sink.Record(out); err != nil {
+		return err
+	}
+	r.stats.Records++
+	if o.Limit > 0 && r.stats.Records >= o.Limit {
+		return errLimit
+	}
+	return nil
+}
+
+func hasHeader(hs []segment.Header, o *Options) bool {
+	for _, h := range hs {
+		if string(h.Key) != o.Header {
+			continue
+		}
+		if !o.HasHeaderValue || h.Value != nil && bytes.Equal(h.Value, o.HeaderValue) {
+			return true
+		}
+	}
+	return false
+}
+
+// countReader counts the bytes read through it; it passes on the size of
+// an archive entry so the segment reader knows where the entry ends.
+type countReader struct {
+	r    io.Reader
+	size int64
+	n    *int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	*c.n += int64(n)
+	return n, err
+}
+
+func (c *countReader) Size() int64 { return c.size }
+
+// partitionDir is the dir part of a slash path ("" at the root).
+func partitionDir(p string) string {
+	d := path.Dir(p)
+	if d == "." {
+		return ""
+	}
+	return d
+}
+
+// maxIndexBytes bounds the index files read whole: the broker's default
+// segment.index.bytes is 10 MiB; a larger file is not used.
+const maxIndexBytes = 64 << 20

@@ -1,0 +1,229 @@
+package records
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/source"
+)
+
+func TestParseRange(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Range
+		err  bool
+	}{
+		{"10..20", Range{10, 20}, false},
+		{"10..", Range{10, math.MaxInt64}, false},
+		{"..20", Range{math.MinInt64, 20}, false},
+		{"7", Range{7, 7}, false},
+		{" 0..0 ", Range{0, 0}, false},
+		{"..", All, true},
+		{"", All, true},
+		{"20..10", All, true},
+		{"-1..5", All, true},
+		{"1...5", All, true},
+		{"a..b", All, true},
+		{"1..9223372036854775808", All, true},
+	} {
+		got, err := ParseRange(c.in)
+		if (err != nil) != c.err || err == nil && got != c.want {
+			t.Errorf("ParseRange(%q) = %v, %v; want %v, error %t", c.in, got, err, c.want, c.err)
+		}
+		if err == nil && c.in != "7" && strings.TrimSpace(c.in) != got.String() {
+			t.Errorf("Range %q prints as %q", c.in, got.String())
+		}
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		err  bool
+	}{
+		{"1700047595227", 1700047595227, false},
+		{"0", 0, false},
+		{"2023-11-15T11:26:35.227Z", 1700047595227, false},
+		{"2023-11-15T12:26:35.227+01:00", 1700047595227, false},
+		{"2023-11-15T11:26:35Z", 1700047595000, false},
+		{"2023-11-15T11:26:35.2279Z", 1700047595227, false}, // below a millisecond is dropped
+		{"2023-11-15 11:26:35", 0, true},                    // no zone: ambiguous
+		{"2023-11-15T11:26:35", 0, true},
+		{"-5", 0, true},
+		{"", 0, true},
+		{"99999999999999999999", 0, true},
+		{"yesterday", 0, true},
+	} {
+		got, err := ParseTime(c.in)
+		if (err != nil) != c.err || err == nil && got != c.want {
+			t.Errorf("ParseTime(%q) = %d, %v; want %d, error %t", c.in, got, err, c.want, c.err)
+		}
+	}
+}
+
+func TestParseWindow(t *testing.T) {
+	w, err := ParseWindow("1000", "")
+	if err != nil || w.Since != 1000 || w.Until != math.MaxInt64 || w.Contains(999) || !w.Contains(1000) || w.Contains(-1) {
+		t.Errorf("since 1000: %+v %v", w, err)
+	}
+	w, err = ParseWindow("", "1970-01-01T00:00:02Z")
+	if err != nil || !w.Contains(0) || !w.Contains(1999) || w.Contains(2000) || w.Contains(-1) {
+		t.Errorf("until 2s: %+v %v", w, err)
+	}
+	if _, err := ParseWindow("2000", "2000"); err == nil {
+		t.Error("an empty window is accepted")
+	}
+	if w, err := ParseWindow("", ""); err != nil || !w.IsAlways() || !w.Contains(-1) {
+		t.Errorf("no window: %+v %v", w, err)
+	}
+}
+
+// sample copies the generated log dir, so that its indexes can be damaged.
+func sample(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "testdata", "logdirs", "generated")
+	dst := filepath.Join(t.TempDir(), "generated")
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// find runs a selection over dir and returns one line per record, the
+// kinds of the findings and the counts.
+func find(t *testing.T, dir string, o Options) (lines []string, kinds []string, st Stats) {
+	t.Helper()
+	ins, err := source.Classify([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err = Run(context.Background(), ins, []string{"s"}, o, Sink{
+		Record: func(r *Record) error {
+			lines = append(lines, fmt.Sprintf("%s %d %d %d %q %q %d", r.File, r.Position, r.Offset, r.Timestamp, r.Key, r.Value, len(r.Headers)))
+			return nil
+		},
+		Finding: func(a analysis.AnomalyRow) { kinds = append(kinds, a.Kind) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines, kinds, st
+}
+
+// TestIndexFallback damages the .index and .timeindex of a segment in
+// every way that leaves them unusable, or usable but wrong, and checks
+// that the records found stay those of a read without indexes.
+func TestIndexFallback(t *testing.T) {
+	t.Parallel()
+	o := New()
+	o.Topic = nil
+	o.Offsets = Range{40, 60}
+	dir := sample(t)
+	want, _, full := find(t, dir, func() Options { x := o; x.NoIndex = true; return x }())
+	got, kinds, st := find(t, dir, o)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(want) < 20 || len(kinds) != 0 {
+		t.Fatalf("intact indexes: %d records, want %d; findings %v", len(got), len(want), kinds)
+	}
+	if st.Seeked == 0 || st.BytesRead >= full.BytesRead || st.Fallbacks != 0 {
+		t.Fatalf("intact indexes: %+v, without: %+v", st, full)
+	}
+	seg := filepath.Join(dir, "codecs-0", "00000000000000000000")
+	intact, err := os.ReadFile(seg + ".index")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(data []byte) {
+		if data == nil {
+			os.Remove(seg + ".index")
+			return
+		}
+		if err := os.WriteFile(seg+".index", data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit := func(f func(b []byte)) []byte {
+		b := append([]byte(nil), intact...)
+		f(b)
+		return b
+	}
+	// Entry 0 is offset 34 at byte 1385 (the batch of offsets 26..34), the
+	// one a read of 40..60 starts at; the batches before and after it
+	// start at bytes 907 and 1865.
+	if binary.BigEndian.Uint32(intact[0:]) != 34 || binary.BigEndian.Uint32(intact[4:]) != 1385 {
+		t.Fatalf("the sample's index changed: %x", intact[:8])
+	}
+	pos := func(p uint32) []byte { return edit(func(b []byte) { binary.BigEndian.PutUint32(b[4:], p) }) }
+	for _, c := range []struct {
+		name     string
+		data     []byte
+		fallback bool // the index parses and is tried, and the log disagrees
+	}{
+		{"missing", nil, false},
+		{"torn", intact[:len(intact)-3], false},
+		{"zeroed", make([]byte, len(intact)), false},
+		{"position inside a batch", pos(1390), true},
+		{"position of an earlier batch", pos(907), true},
+		{"position of a later batch", pos(1865), true},
+		{"offset not in its batch", edit(func(b []byte) { binary.BigEndian.PutUint32(b[0:], 25) }), true},
+		{"positions out of order", pos(1 << 20), false},
+		{"beyond the log", edit(func(b []byte) { binary.BigEndian.PutUint32(b[len(b)-4:], 1<<30) }), false},
+	} {
+		put(c.data)
+		got, kinds, st := find(t, dir, o)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s index: %d records, want %d", c.name, len(got), len(want))
+		}
+		if c.fallback != (st.Fallbacks == 1) || c.fallback != (len(kinds) == 1 && kinds[0] == "index-mismatch") {
+			t.Errorf("%s index: %d fallbacks, findings %v", c.name, st.Fallbacks, kinds)
+		}
+		t.Logf("%s index: %d records, %+v", c.name, len(got), st)
+	}
+	put(intact)
+
+	// A time selection with damaged time indexes.
+	to := New()
+	to.Window = Window{Since: 1700047596000, Until: math.MaxInt64}
+	want, _, full = find(t, dir, func() Options { x := to; x.NoIndex = true; return x }())
+	got, _, st = find(t, dir, to)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(want) < 20 || st.BytesRead >= full.BytesRead {
+		t.Fatalf("intact time indexes: %d records, want %d; %+v vs %+v", len(got), len(want), st, full)
+	}
+	tseg := filepath.Join(dir, "codecs-0", "00000000000000000000.timeindex")
+	tintact, err := os.ReadFile(tseg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	swapped := append([]byte(nil), tintact...)
+	copy(swapped[0:8], tintact[12:20])
+	copy(swapped[12:20], tintact[0:8])
+	for name, data := range map[string][]byte{"torn": tintact[:len(tintact)-5], "zeroed": make([]byte, len(tintact)), "out of order": swapped} {
+		if err := os.WriteFile(tseg, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, _, _ := find(t, dir, to); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s time index: %d records, want %d", name, len(got), len(want))
+		}
+	}
+}

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// recordLine is one line of `records --json --payload-encoding hex` in
+// the form duckdb_records.cjs prints a row.
+type recordLine struct {
+	Source    string  `json:"source"`
+	File      string  `json:"file"`
+	Topic     string  `json:"topic"`
+	Partition int32   `json:"partition"`
+	Offset    int64   `json:"offset"`
+	Timestamp *int64  `json:"timestamp"`
+	PID       int64   `json:"producer_id"`
+	Epoch     int16   `json:"producer_epoch"`
+	Seq       int32   `json:"sequence"`
+	Key       *string `json:"key"`
+	KeyEnc    *string `json:"key_encoding"`
+	Value     *string `json:"value"`
+	Headers   []struct {
+		Key   string  `json:"key"`
+		Value *string `json:"value"`
+	} `json:"headers"`
+}
+
+func (r *recordLine) sql() string {
+	opt := func(p *string) string {
+		if p == nil {
+			return "NULL"
+		}
+		return *p
+	}
+	ts := ""
+	if r.Timestamp != nil {
+		ts = fmt.Sprint(*r.Timestamp)
+	}
+	hs := make([]string, len(r.Headers))
+	for i, h := range r.Headers {
+		hs[i] = h.Key + "=" + opt(h.Value)
+	}
+	return strings.Join([]string{r.Source, r.File, fmt.Sprint(r.Offset), ts, fmt.Sprint(r.PID), fmt.Sprint(r.Epoch), fmt.Sprint(r.Seq),
+		opt(r.Key), opt(r.Value), strings.Join(hs, ",")}, "|")
+}
+
+// recordsJSON runs records --json with hex payloads and returns its
+// record lines (it fails the test on a finding line: the inputs are
+// intact).
+func recordsJSON(t *testing.T, args ...string) []recordLine {
+	t.Helper()
+	out := runOK(t, append([]string{"records", "--json", "--payload-encoding", "hex"}, args...)...)
+	var recs []recordLine
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if l == "" {
+			continue
+		}
+		if !strings.HasPrefix(l, `{"type":"record"`) {
+			t.Fatalf("records %v: not a record line: %s", args, l)
+		}
+		var r recordLine
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+func sqlLines(recs []recordLine) []string {
+	out := make([]string, len(recs))
+	for i := range recs {
+		out[i] = recs[i].sql()
+	}
+	return out
+}
+
+// recordCase is one selection: the records flags and the SQL condition
+// that selects the same rows of the records table.
+type recordCase struct {
+	name  string
+	flags []string
+	where string
+}
+
+// recordCases builds selections from the records of an input (all, in
+// records' order): a key, header and topic that occur, offsets and times
+// in the middle of what is there, so that each selects some records and
+// not all.
+func recordCases(t *testing.T, all []recordLine) []recordCase {
+	t.Helper()
+	if len(all) < 20 {
+		t.Fatalf("only %d records", len(all))
+	}
+	mid := all[len(all)/3]
+	var key []byte
+	for _, r := range all[len(all)/3:] {
+		if r.Key != nil && *r.Key != "" {
+			key, _ = hex.DecodeString(*r.Key)
+			break
+		}
+	}
+	var maxOff int64
+	var times []int64
+	headerCount := map[string]int{}
+	var hName, hValue string
+	for _, r := range all {
+		maxOff = max(maxOff, r.Offset)
+		if r.Timestamp != nil {
+			times = append(times, *r.Timestamp)
+		}
+		for _, h := range r.Headers {
+			headerCount[h.Key]++
+			if hName == "" && h.Value != nil && *h.Value != "" && h.Key != "" && !strings.ContainsAny(h.Key, "=") {
+				hName, hValue = h.Key, *h.Value
+			}
+		}
+	}
+	slices.Sort(times)
+	t1, t2 := times[len(times)*3/10], times[len(times)*6/10]
+	if t1 == t2 {
+		t2++
+	}
+	a, b := maxOff/4, maxOff/2
+	hv, _ := hex.DecodeString(hValue)
+	cases := []recordCase{
+		{"all", nil, "true"},
+		{"key", []string{"--key", string(key)}, fmt.Sprintf("lower(hex(key)) = '%x'", key)},
+		{"key-regex", []string{"--key-regex", `[0-9]$`}, `regexp_matches(lower(hex(key)), '3[0-9]$')`},
+		{"value-regex", []string{"--value-regex", `^[A-Z]`}, `regexp_matches(lower(hex(value)), '^(4[1-9a-f]|5[0-9a])')`},
+		{"value-regex-digits", []string{"--value-regex", `[0-9]{2}`}, `regexp_matches(lower(hex(value)), '^(..)*3[0-9]3[0-9]')`},
+		{"offsets", []string{"--offsets", fmt.Sprintf("%d..%d", a, b)}, fmt.Sprintf(`"offset" BETWEEN %d AND %d`, a, b)},
+		{"offsets-from", []string{"--offsets", fmt.Sprintf("%d..", b)}, fmt.Sprintf(`"offset" >= %d`, b)},
+		{"offsets-to", []string{"--offsets", fmt.Sprintf("..%d", a)}, fmt.Sprintf(`"offset" <= %d`, a)},
+		{"time", []string{"--since", fmt.Sprint(t1), "--until", time.UnixMilli(t2).UTC().Format(time.RFC3339Nano)},
+			fmt.Sprintf(`epoch_ms("timestamp") >= %d AND epoch_ms("timestamp") < %d`, t1, t2)},
+		{"since", []string{"--since", time.UnixMilli(t2).UTC().Format(time.RFC3339Nano)}, fmt.Sprintf(`epoch_ms("timestamp") >= %d`, t2)},
+		{"header", []string{"--header", hName}, fmt.Sprintf(`len(list_filter(headers, h -> h.key = '%s')) > 0`, hName)},
+		{"header-value", []string{"--header", hName + "=" + string(hv)},
+			fmt.Sprintf(`len(list_filter(headers, h -> h.key = '%s' AND lower(hex(h.value)) = '%s')) > 0`, hName, hValue)},
+		{"topic-partition-offsets", []string{"--topic", "^" + mid.Topic + "$", "--partition", fmt.Sprint(mid.Partition), "--offsets", fmt.Sprintf("%d..", mid.Offset)},
+			fmt.Sprintf(`topic = '%s' AND "partition" = %d AND "offset" >= %d`, mid.Topic, mid.Partition, mid.Offset)},
+		{"key-regex-offsets", []string{"--key-regex", `[0-9]$`, "--offsets", fmt.Sprintf("%d..%d", a, b)},
+			fmt.Sprintf(`regexp_matches(lower(hex(key)), '3[0-9]$') AND "offset" BETWEEN %d AND %d`, a, b)},
+		{"header-time", []string{"--header", hName, "--since", fmt.Sprint(t1)},
+			fmt.Sprintf(`len(list_filter(headers, h -> h.key = '%s')) > 0 AND epoch_ms("timestamp") >= %d`, hName, t1)},
+	}
+	if hName == "" || key == nil {
+		t.Fatalf("no header with a value or no key among %d records", len(all))
+	}
+	return cases
+}
+
+// TestRecordsMatchDuckDB checks every selection of `records` against
+// DuckDB's answer to the same question over `scan --records --payload`'s
+// records table, on the generated log dir and the third-party corpus (its
+// segments written by franz-go, librdkafka and kafka-python), and that
+// reading without the indexes gives the same records.
+func TestRecordsMatchDuckDB(t *testing.T) {
+	t.Parallel()
+	node, nodeModules := needDuckDB(t)
+	third := filepath.Join("..", "..", "..", "shared", "corpus", "thirdparty")
+	ents, err := os.ReadDir(third)
+	if err != nil {
+		t.Fatalf("the third-party corpus is missing: %v", err)
+	}
+	var thirdDirs []string
+	for _, e := range ents {
+		if e.IsDir() {
+			thirdDirs = append(thirdDirs, filepath.Join(third, e.Name()))
+		}
+	}
+	for _, in := range []struct {
+		name  string
+		paths []string
+	}{
+		{"sample", []string{filepath.Join("..", "..", "testdata", "logdirs", "generated")}},
+		{"thirdparty", thirdDirs},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		mustScan(t, append([]string{"scan", "--records", "--payload", "--progress", "never", "--hash", "none", "--out", out}, in.paths...)...)
+		all := recordsJSON(t, in.paths...)
+		for _, c := range recordCases(t, all) {
+			got := recordsJSON(t, append(c.flags, in.paths...)...)
+			want := runNode(t, node, nodeModules, "", filepath.Join("testdata", "duckdb_records.cjs"), filepath.Join(out, tableRecords), c.where)
+			if len(want) == 1 && want[0] == "" {
+				want = nil
+			}
+			gl := sqlLines(got)
+			if strings.Join(gl, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%s %s: records %v gives %d records, DuckDB (%s) %d:\n%s", in.name, c.name, c.flags, len(gl), c.where, len(want), firstDiff(want, gl))
+				continue
+			}
+			if in.name == "sample" && (len(gl) == 0 || len(gl) == len(all) && c.name != "all") {
+				t.Errorf("%s %s: %d of %d records selected: the case tests nothing", in.name, c.name, len(gl), len(all))
+			}
+			noIdx := sqlLines(recordsJSON(t, append(append([]string{"--no-index"}, c.flags...), in.paths...)...))
+			if strings.Join(noIdx, "\n") != strings.Join(gl, "\n") {
+				t.Errorf("%s %s: records --no-index differs:\n%s", in.name, c.name, firstDiff(gl, noIdx))
+			}
+			t.Logf("%s %s: %d of %d records, as DuckDB selects them", in.name, c.name, len(gl), len(all))
+		}
+		lim := recordsJSON(t, append([]string{"--limit", "7"}, in.paths...)...)
+		if strings.Join(sqlLines(lim), "\n") != strings.Join(sqlLines(all[:7]), "\n") {
+			t.Errorf("%s: --limit 7 is not the first 7 records", in.name)
+		}
+	}
+}
+
+// TestRecordsStdin reads the sample as a tar archive on stdin ("-") and
+// finds the records a read of the dir finds, in the same order (the
+// archive holds the files in path order).
+func TestRecordsStdin(t *testing.T) {
+	t.Parallel()
+	var tarball bytes.Buffer
+	tw := tar.NewWriter(&tarball)
+	err := filepath.WalkDir(sampleDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(sampleDir, p)
+		if err := tw.WriteHeader(&tar.Header{Name: filepath.ToSlash(rel), Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg}); err != nil {
+			return err
+		}
+		_, err = tw.Write(data)
+		return err
+	})
+	if err != nil || tw.Close() != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range [][]string{{"--offsets", "30..50"}, {"--key-regex", "^item-00"}} {
+		root := newRootCmd(defaultSettings())
+		var out, errb bytes.Buffer
+		root.SetIn(bytes.NewReader(tarball.Bytes()))
+		root.SetOut(&out)
+		root.SetErr(&errb)
+		root.SetArgs(append([]string{"records", "-", "--format", `%t %p %o %f %P %k %v %h\n`}, flags...))
+		if err := root.Execute(); err != nil {
+			t.Fatalf("records -: %v\n%s", err, errb.String())
+		}
+		want := runOK(t, append([]string{"records", sampleDir, "--format", `%t %p %o %f %P %k %v %h\n`}, flags...)...)
+		if out.String() != want || strings.Count(want, "\n") < 10 {
+			t.Errorf("records - %v: %d lines, from the dir %d:\n%s", flags, strings.Count(out.String(), "\n"), strings.Count(want, "\n"),
+				firstDiff(strings.Split(want, "\n"), strings.Split(out.String(), "\n")))
+		}
+	}
+	if _, errs, code := scanCmd(t, "records", "-", "-"); code != exitUsage || !strings.Contains(errs, "once") {
+		t.Errorf("records - -: exit %d, %s", code, errs)
+	}
+}
