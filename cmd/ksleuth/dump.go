@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/payload"
+	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
@@ -27,6 +29,7 @@ type dumpOptions struct {
 	json           bool
 	failOnFindings bool
 	decode         string
+	decodeValues   string
 }
 
 func newDumpCmd() *cobra.Command {
@@ -66,6 +69,9 @@ position (and into the stream with --json).`,
 			default:
 				return usageError{fmt.Errorf("--decode must be auto or none, not %q", o.decode)}
 			}
+			if err := checkDecodeValues(o.decodeValues); err != nil {
+				return err
+			}
 			if o.payload {
 				o.records = true
 			}
@@ -79,6 +85,7 @@ position (and into the stream with --json).`,
 	f.BoolVar(&o.json, "json", false, "write JSON lines: one object per batch, record and finding")
 	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, failOnFindingsHelp)
 	f.StringVar(&o.decode, "decode", "auto", "auto: decode records of __transaction_state, __consumer_offsets, __cluster_metadata and KRaft snapshots; none: raw bytes")
+	f.StringVar(&o.decodeValues, "decode-values", "auto", decodeValuesHelp+" (with --payload; the _schemas partitions of the files' log dirs)")
 	return cmd
 }
 
@@ -91,10 +98,17 @@ type dumper struct {
 	// topic is the internal topic of the file being dumped, when its
 	// records are decoded (--decode auto).
 	topic topics.Topic
+	// topicName is the topic of the file being dumped, from its partition
+	// dir; registry decodes its values (--payload, --decode-values auto).
+	topicName string
+	registry  *payload.Registry
 }
 
 func runDump(cmd *cobra.Command, files []string, o dumpOptions) error {
 	d := &dumper{o: o, out: bufio.NewWriterSize(cmd.OutOrStdout(), 256<<10), errw: cmd.ErrOrStderr()}
+	if o.payload && o.decodeValues == "auto" {
+		d.loadDumpRegistry(cmd.Context(), files)
+	}
 	failed := 0
 	for _, name := range files {
 		if err := d.dumpFile(name); err != nil {
@@ -157,7 +171,10 @@ func (d *dumper) dumpLog(name, kind string) error {
 			fmt.Fprintf(d.out, "Log starting offset: %d\n", off)
 		}
 	}
-	d.topic = topics.None
+	d.topic, d.topicName = topics.None, ""
+	if pd, ok := source.ParsePartitionDir(filepath.Base(filepath.Dir(absPath(name)))); ok && kind == "log" {
+		d.topicName = pd.Topic
+	}
 	if d.o.decode != "none" {
 		d.topic = internalTopic(name, kind)
 	}
@@ -197,11 +214,14 @@ func internalTopic(name, kind string) topics.Topic {
 	if kind == "kraft-snapshot" {
 		return topics.ClusterMetadata
 	}
-	abs, err := filepath.Abs(name)
-	if err != nil {
-		abs = name
+	return topics.TopicOf(filepath.Base(filepath.Dir(absPath(name))))
+}
+
+func absPath(name string) string {
+	if abs, err := filepath.Abs(name); err == nil {
+		return abs
 	}
-	return topics.TopicOf(filepath.Base(filepath.Dir(abs)))
+	return name
 }
 
 func offsetFromName(base string) (int64, bool) {
@@ -375,6 +395,12 @@ func (d *dumper) record(name string, b *segment.Batch, r *segment.Record) {
 		if d.o.payload && !r.IsControl && dec == nil {
 			m["key"], m["key_encoding"] = d.payloadJSON(r.Key)
 			m["value"], m["value_encoding"] = d.payloadJSON(r.Value)
+			if dec, ok := d.decodeValue(r); ok {
+				valueJSON(m, dec)
+				if dec.Err != nil {
+					defer d.undecodedNote(name, b, r, dec)
+				}
+			}
 			hs := make([]map[string]any, len(r.Headers))
 			for i, h := range r.Headers {
 				v, enc := d.payloadJSON(h.Value)
@@ -416,7 +442,12 @@ func (d *dumper) record(name string, b *segment.Batch, r *segment.Record) {
 		if r.Key != nil {
 			fmt.Fprintf(w, " key: %s", d.encodePayload(r.Key))
 		}
-		if r.Value != nil {
+		if dec, ok := d.decodeValue(r); ok {
+			fmt.Fprintf(w, " payload: %s", d.valueText(r, dec))
+			if dec.Err != nil {
+				defer d.undecodedNote(name, b, r, dec)
+			}
+		} else if r.Value != nil {
 			fmt.Fprintf(w, " payload: %s", d.encodePayload(r.Value))
 		}
 		if len(r.Headers) > 0 {
