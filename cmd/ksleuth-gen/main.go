@@ -22,6 +22,12 @@
 //	go run ./cmd/ksleuth-gen -out /tmp/perf-batch -realistic 67108864 -big-batch -codecs lz4
 //	go run ./cmd/ksleuth-gen -out /tmp/perf-txn -realistic 536870912 -partitions 2 -open-txn
 //
+// With -payloads it writes the small log dir of docs/payloads.md: a
+// schema registry's _schemas topic and topics of Avro, JSON Schema and
+// Protobuf values in the Confluent wire format.
+//
+//	go run ./cmd/ksleuth-gen -payloads -out /tmp/payloads
+//
 // With the subcommand real it runs a scenario on real Kafka brokers
 // instead (docs/real-kafka.md):
 //
@@ -37,6 +43,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ksleuth/ksleuth/analysis/payload/payloadtest"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 	"github.com/ksleuth/ksleuth/segment/segtest/bench"
 )
@@ -68,8 +75,19 @@ func run(args []string, stderr io.Writer) error {
 	bigBatch := fs.Bool("big-batch", false, "with -realistic: one partition holding a single batch")
 	shape := fs.String("shape", "java", "with -realistic: java (segtest.RealisticSegment, the Java producer's framing) or franz (the reference benchmark's documents, franz-go's compressors)")
 	openTxn := fs.Bool("open-txn", false, "with -realistic: every batch from one transactional producer, in a transaction that never ends")
+	payloads := fs.Bool("payloads", false, "write the payload sample instead: _schemas and values in the Confluent wire format (docs/payloads.md)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *payloads {
+		if *out == "" || fs.NArg() > 0 {
+			return fmt.Errorf("usage: ksleuth-gen -payloads -out DIR")
+		}
+		if err := payloadtest.WriteSample(*out); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "ksleuth-gen: wrote the payload sample to %s\n", *out)
+		return nil
 	}
 	if *realistic > 0 {
 		if *out == "" || fs.NArg() > 0 {
