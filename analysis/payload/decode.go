@@ -106,3 +106,17 @@ func (r *Registry) DecodeValue(topic string, value []byte) (Decoded, bool) {
 	}
 	return d, true
 }
+
+// DecodeText is DecodeValue in the shape of a renderer that either
+// replaces a value's bytes with text or keeps them (the DecodeValue option
+// of package records): the JSON of a value that decoded, with its format
+// ("avro" or "json") as the encoding; ok is false for every other value,
+// which keeps its raw bytes, a value whose schema is not in the inputs
+// included.
+func (r *Registry) DecodeText(topic string, value []byte) (text []byte, encoding string, ok bool) {
+	d, ok := r.DecodeValue(topic, value)
+	if !ok || d.JSON == nil {
+		return nil, "", false
+	}
+	return d.JSON, d.Format(), true
+}

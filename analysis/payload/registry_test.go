@@ -178,3 +178,30 @@ func FuzzRegistryAdd(f *testing.F) {
 		}
 	})
 }
+
+func TestDecodeText(t *testing.T) {
+	r := NewRegistry()
+	addText(r, 0, key("s", 1), valueJSON(t, "s", 1, 1, "", `{"type":"array","items":"int"}`))
+	addText(r, 1, key("j", 1), valueJSON(t, "j", 1, 2, "JSON", `{}`))
+	r.Finish()
+	for _, c := range []struct {
+		value []byte
+		want  string
+	}{
+		{wire(1, 0x04, 0x02, 0x04, 0x00), `avro [1,2]`},
+		{wire(2, '[', ' ', '1', ']'), `json [1]`},
+		{wire(1, 0x04), `raw`},  // does not decode
+		{wire(3, 0x00), `raw`},  // schema not in the inputs
+		{[]byte("text"), `raw`}, // not the wire format
+		{wire(2, '{', '}'), `json {}`},
+	} {
+		text, enc, ok := r.DecodeText("t", c.value)
+		got := "raw"
+		if ok {
+			got = enc + " " + string(text)
+		}
+		if got != c.want {
+			t.Errorf("%x: got %s, want %s", c.value, got, c.want)
+		}
+	}
+}
