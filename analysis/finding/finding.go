@@ -61,6 +61,7 @@ const (
 	OriginAttr      = "internal topics"
 	OriginInput     = "input"
 	OriginReplicas  = "replica comparison"
+	OriginPayload   = "payload decoder"
 )
 
 // Kinds lists every kind ksleuth reports, in the order docs/findings.md
@@ -114,6 +115,11 @@ var Kinds = []Info{
 	{KindReplicaDivergence, Error, OriginReplicas, "a partition copy holding offsets outside the leader-epoch history of the reference copy (the highest last leader epoch): an unclean election or a lost leader's tail; the broker truncates them when it follows again, and their records are lost"},
 	{KindReplicaAhead, Warning, OriginReplicas, "a partition copy holding offsets past the end of the reference copy in the same leader epoch: the reference was copied earlier, or lags"},
 	{KindReplicaLagging, Note, OriginReplicas, "a partition copy that is a prefix of the reference copy: a follower behind its leader, or copied earlier"},
+	// Record values in the Confluent wire format (--decode-values auto).
+	// Notes: the log holds the bytes whatever they mean, and a plain value
+	// can start with a zero byte without being in the wire format at all.
+	{KindSchemaRecord, Note, OriginPayload, "a record of the schema registry's _schemas topic that defines no usable schema: a key or value that is not the registry's JSON, an id defined twice with different schemas, a schema that does not parse or whose references are not in the inputs"},
+	{KindPayloadUndecoded, Note, OriginPayload, "values in the Confluent wire format whose schema is in the inputs but which do not decode with it (counted per partition and schema id): a value that only starts with a zero byte, or one written with another registry's ids; the raw bytes are kept"},
 	// Inputs.
 	{KindIOError, Error, OriginInput, "a file or directory that could not be read"},
 	{"archive-damaged", Error, OriginInput, "an archive that cannot be read past some point"},
@@ -158,6 +164,9 @@ const (
 	KindReplicaDivergence = "replica-divergence"
 	KindReplicaAhead      = "replica-ahead"
 	KindReplicaLagging    = "replica-lagging"
+
+	KindSchemaRecord     = "schema-record-invalid"
+	KindPayloadUndecoded = "payload-undecoded"
 	// KindHangingTransaction is package txns' finding.
 	KindHangingTransaction = "hanging-transaction"
 )

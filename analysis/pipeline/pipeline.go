@@ -19,6 +19,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/payload"
 	"github.com/ksleuth/ksleuth/analysis/producers"
 	"github.com/ksleuth/ksleuth/analysis/recovery"
 	"github.com/ksleuth/ksleuth/analysis/replicas"
@@ -44,6 +45,11 @@ type Options struct {
 	// Recovery predicts what a broker's log loader does with each
 	// partition dir at startup (Result.Recovery).
 	Recovery bool
+	// Values, when set, decodes record values in the Confluent wire format
+	// with its schemas into the payload rows' value_schema_id and
+	// value_decoded (scan --payload --decode-values auto); its findings and
+	// the values that did not decode are among the run's findings.
+	Values *payload.Registry
 }
 
 // Sinks receive the streamed rows, after the engine has seen them.
@@ -122,6 +128,10 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	if f.needPayload() {
 		cfg.Compact = false
 	}
+	values := newValueDecoder(o.Values)
+	if !cfg.Payload {
+		values = nil
+	}
 	var sim *recovery.Simulator
 	if o.Recovery {
 		sim = recovery.New()
@@ -150,6 +160,9 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		Records: func(rows []analysis.PayloadRecordRow) error {
 			reps.Records(rows)
 			live := f.live.rows(rows)
+			if values != nil {
+				values.rows(live)
+			}
 			if err := f.records(rows, live); err != nil {
 				return err
 			}
@@ -199,6 +212,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	r.Txns = tx.Finish(txnContext(res, chk, f.attr, sources))
 	all = append(all, r.Txns.Findings...)
 	all = append(all, emptyInputs(inputs, res.Files)...)
+	all = append(all, values.findings()...)
 	for i := range all {
 		all[i].Source = sources[all[i].Input]
 	}
