@@ -280,6 +280,9 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	emit := func(rows []analysis.DuplicateRow) error {
 		for i := range rows {
 			r := &rows[i]
+			if r.ConsumedBy == nil { // from tables: no commits read
+				r.ConsumedBy = []string{}
+			}
 			if r.GroupID != group {
 				endGroup()
 				group = r.GroupID
