@@ -158,3 +158,41 @@ func mapsEqual(a, b map[string]int64) bool {
 	}
 	return true
 }
+
+// TestImpacts: a group is listed under a flagged range when it committed
+// past its first offset, complete when past its last; ranges repeated by
+// another input's copy of the partition count once.
+func TestImpacts(t *testing.T) {
+	dup := func(in int32, off int64, class string) analysis.DuplicateRow {
+		return analysis.DuplicateRow{Input: in, Topic: "orders", Partition: 0, Offset: off, Class: class}
+	}
+	runs := DuplicateRanges([]analysis.DuplicateRow{
+		dup(0, 1, ""), dup(0, 5, "restart-resend"), dup(0, 6, "restart-resend"), dup(0, 9, "restart-resend"),
+		dup(1, 5, "restart-resend"), dup(1, 6, "restart-resend"), // broker 2's copy
+	})
+	if len(runs) != 2 || runs[0].First != 5 || runs[0].Last != 6 || runs[0].Records != 2 || runs[1].First != 9 {
+		t.Fatalf("ranges %+v", runs)
+	}
+	x := NewIndex([]analysis.CommitRow{commit("billing", 7, 1000, 0), commit("audit", 6, 1000, 1), commit("late", 5, 1000, 2)})
+	got := x.Impacts(runs)
+	if len(got) != 2 {
+		t.Fatalf("impacts %+v", got)
+	}
+	if a := got[0]; a.Group != "audit" || a.Complete || a.Commit.Offset != 6 {
+		t.Errorf("audit: %+v, want partly (6 passes 5, not 6)", a)
+	}
+	if b := got[1]; b.Group != "billing" || !b.Complete || b.Commit.Offset != 7 {
+		t.Errorf("billing: %+v, want complete", b)
+	}
+	last := int64(19)
+	gaps := GapRanges([]analysis.GapRow{{Topic: "orders", FirstOffset: 13, LastOffset: &last, Cause: "missing-segment"}, {Topic: "orders", FirstOffset: 30, Cause: "truncated-batch"}})
+	if len(gaps) != 2 || gaps[0].Records != 7 || gaps[1].Last != 30 {
+		t.Errorf("gaps %+v", gaps)
+	}
+	end := int64(12)
+	ab := AbortedRanges([]analysis.PartitionTxnRow{{Topic: "orders", FirstOffset: 10, EndOffset: &end, EndMarker: "ABORT", Records: 2, ProducerID: 2000},
+		{Topic: "orders", FirstOffset: 20, EndOffset: &end, EndMarker: "COMMIT"}, {Topic: "orders", FirstOffset: 25, EndOffset: &end, EndMarker: "ABORT", Empty: true}})
+	if len(ab) != 1 || ab[0].First != 10 || ab[0].Last != 12 || ab[0].Detail != "PID 2000 epoch 0" {
+		t.Errorf("aborted %+v", ab)
+	}
+}

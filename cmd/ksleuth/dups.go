@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/scan"
@@ -348,7 +349,11 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	if o.json {
 		err = enc.Encode(sum)
 	} else {
-		err = writeDupsText(ctx, w, &sum, rb, limit, inputs, o.wide)
+		var idx *consumers.Index
+		if res != nil {
+			idx = res.Consumers()
+		}
+		err = writeDupsText(ctx, w, &sum, rb, idx, limit, inputs, o.wide)
 	}
 	if err != nil {
 		return interrupted(ctx, "dups", err)
@@ -362,7 +367,9 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	return exitStatus(res, o.failOnFindings)
 }
 
-func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.RunBuilder, limit, inputs int, wide bool) error {
+// writeDupsText prints the summary and the runs; idx (nil when unknown)
+// says under each run which consumer groups committed past its copies.
+func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.RunBuilder, idx *consumers.Index, limit, inputs int, wide bool) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "%d records in %d input(s): %d duplicate group(s), %d later cop%s in %d run(s)\n",
 		s.Records, inputs, s.Groups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"), s.Runs)
@@ -383,6 +390,9 @@ func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.Run
 		err := rb.Each(ctx, limit, func(r *dups.Run) error {
 			n++
 			fmt.Fprintln(ew, r.String())
+			if c := idx.Text(r.Topic, r.Partition, r.First, r.Last); c != "" {
+				fmt.Fprintln(ew, "  "+c)
+			}
 			return ew.err
 		})
 		if err != nil {
