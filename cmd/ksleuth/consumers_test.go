@@ -226,3 +226,39 @@ func TestConsumersImpact(t *testing.T) {
 		t.Errorf("dups text does not say who consumed the run:\n%s", out)
 	}
 }
+
+// TestConsumedByFromTables: dups --from-tables reads the scans'
+// commits.parquet, so its consumed_by is the live run's.
+func TestConsumedByFromTables(t *testing.T) {
+	t.Parallel()
+	dir := writeConsumersLogDir(t)
+	out := filepath.Join(t.TempDir(), "out")
+	mustScan(t, "scan", dir, "--records", "--out", out, "--progress", "never")
+	groups := func(args ...string) string {
+		o, errOut, code := runCLI(t, append([]string{"dups", "--json", "--progress", "never"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var b strings.Builder
+		for _, l := range strings.Split(o, "\n") {
+			var g struct {
+				Type    string `json:"type"`
+				Members []struct {
+					Offset     int64    `json:"offset"`
+					ConsumedBy []string `json:"consumed_by"`
+				} `json:"members"`
+			}
+			if json.Unmarshal([]byte(l), &g) != nil || g.Type != "group" {
+				continue
+			}
+			for _, m := range g.Members {
+				b.WriteString(itoa(m.Offset) + ":" + strings.Join(m.ConsumedBy, ",") + " ")
+			}
+		}
+		return b.String()
+	}
+	live, merged := groups(dir), groups("--from-tables", out)
+	if live == "" || live != merged {
+		t.Errorf("consumed_by from the log dir %q, from its tables %q", live, merged)
+	}
+}

@@ -250,16 +250,18 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 	if err != nil {
 		return err
 	}
-	return reportDups(ctx, cmd, o, det, d.tmp, limit, len(inputs), res.Scan.Errors+res.Warnings, res)
+	return reportDups(ctx, cmd, o, det, d.tmp, limit, len(inputs), res.Scan.Errors+res.Warnings, res, res.Consumers())
 }
 
 // reportDups finishes the detector and prints the report; findings and
-// unreadable count the inputs' damage findings and unreadable files.
+// unreadable count the inputs' damage findings and unreadable files; idx
+// (nil when the inputs hold no commits) names the groups that consumed
+// the copies.
 // attr, when not nil and finished, names the PIDs' owners. The later
 // copies are made into runs by a dups.RunBuilder, on disk under tmp
 // beyond its budget, and the totals are counted as the groups stream by:
 // the report's memory does not grow with the number of duplicates.
-func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, tmp string, limit, inputs int, findings int64, res *pipeline.Result) (err error) {
+func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, tmp string, limit, inputs int, findings int64, res *pipeline.Result, idx *consumers.Index) (err error) {
 	w := cmd.OutOrStdout()
 	enc := json.NewEncoder(w)
 	rb := dups.NewRunBuilder(tmp, o.set.runBudget)
@@ -281,8 +283,8 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	emit := func(rows []analysis.DuplicateRow) error {
 		for i := range rows {
 			r := &rows[i]
-			if r.ConsumedBy == nil { // from tables: no commits read
-				r.ConsumedBy = []string{}
+			if res == nil { // from tables: the commits of their commits.parquet
+				r.ConsumedBy = consumers.Groups(idx.ConsumedPast(r.Topic, r.Partition, r.Offset))
 			}
 			if r.GroupID != group {
 				endGroup()
@@ -349,10 +351,6 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	if o.json {
 		err = enc.Encode(sum)
 	} else {
-		var idx *consumers.Index
-		if res != nil {
-			idx = res.Consumers()
-		}
 		err = writeDupsText(ctx, w, &sum, rb, idx, limit, inputs, o.wide)
 	}
 	if err != nil {
