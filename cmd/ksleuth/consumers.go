@@ -11,6 +11,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/spf13/cobra"
 )
 
@@ -32,7 +33,8 @@ first such commit. A committed offset N means the group had processed the
 records below N, so a commit of exactly the first offset does not count. A
 group that never committed past a range has no evidence of having read it;
 records of an aborted transaction reach only read_uncommitted consumers.
-See docs/consumers.md.
+--topic chooses the data partitions; __consumer_offsets is read whatever
+it says. See docs/consumers.md.
 
 --json prints one object per line with a type: "commit" (the columns of
 commits.parquet), "group" (groups.parquet), "timeline" (one group and
@@ -124,6 +126,14 @@ func runConsumers(cmd *cobra.Command, args []string, o *commonOptions, d *dupOpt
 	if err != nil {
 		return err
 	}
+	// --topic chooses the data partitions; __consumer_offsets is read
+	// whatever it says, as the commits are the point.
+	keepTopic := func(string) bool { return true }
+	scanTopic := topic
+	if topic != nil {
+		keepTopic = topic.MatchString
+		scanTopic = regexp.MustCompile("(?:" + topic.String() + ")|^" + regexp.QuoteMeta(topics.ConsumerOffsets.String()) + "$")
+	}
 	d.terse = true // only the classes and offsets of the copies are used
 	det, hasher, err := d.openDetector("consumers", inputs)
 	if err != nil {
@@ -133,7 +143,7 @@ func runConsumers(cmd *cobra.Command, args []string, o *commonOptions, d *dupOpt
 	ctx, stop := signalContext(cmd)
 	defer stop()
 	res, err := analyze(ctx, cmd, "consumers", o, inputs, pipeline.Options{
-		Scan:     scan.Config{Compact: true, Topic: topic, TmpDir: d.tmp},
+		Scan:     scan.Config{Compact: true, Topic: scanTopic, TmpDir: d.tmp},
 		Detector: det, Hasher: hasher, Attribution: true,
 	}, pipeline.Sinks{})
 	if err != nil {
@@ -150,15 +160,21 @@ func runConsumers(cmd *cobra.Command, args []string, o *commonOptions, d *dupOpt
 	})); err != nil {
 		return interrupted(ctx, "consumers", err)
 	}
-	keep := func(g string) bool { return groupRE == nil || groupRE.MatchString(g) }
+	keepGroup := func(g string) bool { return groupRE == nil || groupRE.MatchString(g) }
 	idx := res.Consumers()
-	flagged := consumers.DuplicateRanges(later)
-	flagged = append(flagged, consumers.GapRanges(res.Check.Gaps)...)
-	flagged = append(flagged, consumers.AbortedRanges(res.Txns.Rows)...)
+	var flagged []consumers.Flagged
+	for _, fs := range [][]consumers.Flagged{consumers.DuplicateRanges(later), consumers.GapRanges(res.Check.Gaps),
+		consumers.AbortedRanges(res.Txns.Rows)} {
+		for _, f := range fs {
+			if keepTopic(f.Topic) && topics.TopicOf(f.Topic) == topics.None {
+				flagged = append(flagged, f)
+			}
+		}
+	}
 	sources := scan.Sources(inputs)
 	var consumed []consumedLine
 	for _, im := range idx.Impacts(flagged) {
-		if !keep(im.Group) {
+		if !keepGroup(im.Group) || !keepTopic(im.Topic) {
 			continue
 		}
 		consumed = append(consumed, consumedLine{Type: "consumed", Group: im.Group, What: im.What, Input: im.Input,
@@ -166,13 +182,13 @@ func runConsumers(cmd *cobra.Command, args []string, o *commonOptions, d *dupOpt
 			Records: im.Records, Detail: im.Detail, Complete: im.Complete, CommittedOffset: im.Commit.Offset,
 			CommitTimestamp: analysis.Millis(im.Commit.Time)})
 	}
-	timelines := buildTimelines(idx, res, keep)
+	timelines := buildTimelines(idx, res, func(t *consumers.Timeline) bool { return keepGroup(t.Group) && keepTopic(t.Topic) })
 	sum := consumersSummary{Type: "summary", Inputs: len(inputs), Timelines: len(timelines), Flagged: len(flagged),
 		Consumed: len(consumed), Findings: res.Scan.Errors + res.Warnings}
 	groups := map[string]bool{}
 	var commits []analysis.CommitRow
 	for _, c := range res.Commits() {
-		if keep(c.Group) {
+		if keepGroup(c.Group) && keepTopic(c.Topic) {
 			commits = append(commits, c)
 			groups[c.Group] = true
 			if c.Tombstone {
@@ -182,7 +198,7 @@ func runConsumers(cmd *cobra.Command, args []string, o *commonOptions, d *dupOpt
 	}
 	var groupRows []analysis.GroupRow
 	for _, g := range res.Groups() {
-		if keep(g.Group) {
+		if keepGroup(g.Group) {
 			groupRows = append(groupRows, g)
 			groups[g.Group] = true
 		}
@@ -203,7 +219,7 @@ func runConsumers(cmd *cobra.Command, args []string, o *commonOptions, d *dupOpt
 // buildTimelines summarises each group's commits per partition, with the
 // lag behind the highest end offset any input's copy of the partition
 // has.
-func buildTimelines(idx *consumers.Index, res *pipeline.Result, keep func(string) bool) []timelineLine {
+func buildTimelines(idx *consumers.Index, res *pipeline.Result, keep func(*consumers.Timeline) bool) []timelineLine {
 	type tp struct {
 		topic string
 		part  int32
@@ -217,7 +233,7 @@ func buildTimelines(idx *consumers.Index, res *pipeline.Result, keep func(string
 	}
 	var out []timelineLine
 	for _, t := range idx.Timelines() {
-		if !keep(t.Group) {
+		if !keep(t) {
 			continue
 		}
 		l := timelineLine{Type: "timeline", Group: t.Group, Topic: t.Topic, Partition: t.Partition, Commits: len(t.Commits),

@@ -262,3 +262,27 @@ func TestConsumedByFromTables(t *testing.T) {
 		t.Errorf("consumed_by from the log dir %q, from its tables %q", live, merged)
 	}
 }
+
+// TestConsumersFilters: --group and --topic narrow what is printed;
+// --topic does not keep __consumer_offsets from being read.
+func TestConsumersFilters(t *testing.T) {
+	t.Parallel()
+	dir := writeConsumersLogDir(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--group", "^billing$"}, `"commits":5,"tombstones":0,"groups":1,"group_records":1,"timelines":1,"flagged_ranges":3,"consumed":3`},
+		{[]string{"--topic", "^orders$"}, `"commits":8,"tombstones":1,"groups":3,"group_records":1,"timelines":3,"flagged_ranges":3,"consumed":4`},
+		{[]string{"--topic", "^payments$"}, `"commits":0,"tombstones":0,"groups":1,"group_records":1,"timelines":0,"flagged_ranges":0,"consumed":0`},
+	} {
+		out, errOut, code := runCLI(t, append([]string{"consumers", "--json", "--progress", "never", dir}, c.args...)...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if code != exitOK || !strings.Contains(lines[len(lines)-1], c.want) {
+			t.Errorf("%v: exit %d, summary %s, want %s\n%s", c.args, code, lines[len(lines)-1], c.want, errOut)
+		}
+	}
+	if _, errOut, code := runCLI(t, "consumers", dir, "--group", "("); code != exitUsage || !strings.Contains(errOut, "--group") {
+		t.Errorf("a bad --group: exit %d, %q", code, errOut)
+	}
+}
