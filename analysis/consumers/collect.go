@@ -20,6 +20,20 @@ type Collector struct {
 	commits   []analysis.CommitRow
 	groups    []analysis.GroupRow
 	anomalies []analysis.AnomalyRow
+	// names holds one copy of each group id and topic name: a busy
+	// group's commits repeat them millions of times.
+	names map[string]string
+}
+
+func (c *Collector) intern(s string) string {
+	if v, ok := c.names[s]; ok {
+		return v
+	}
+	if c.names == nil {
+		c.names = map[string]string{}
+	}
+	c.names[s] = s
+	return s
 }
 
 // New returns an empty collector.
@@ -55,13 +69,17 @@ func (c *Collector) add(r *analysis.PayloadRecordRow) {
 		if !c.usable(r, err) {
 			return
 		}
-		c.commits = append(c.commits, commitRow(r, k, v))
+		row := commitRow(r, k, v)
+		row.Group, row.Topic = c.intern(row.Group), c.intern(row.Topic)
+		c.commits = append(c.commits, row)
 	case k.Type == topics.GroupTypeGroupMetadata:
 		v, err := topics.DecodeGroupMetadataValue(r.Value)
 		if !c.usable(r, err) {
 			return
 		}
-		c.groups = append(c.groups, groupRow(r, k, v))
+		row := groupRow(r, k, v)
+		row.Group = c.intern(row.Group)
+		c.groups = append(c.groups, row)
 	}
 }
 
