@@ -114,7 +114,8 @@ type fileCtx struct {
 	topic     string
 	partition int32
 	done      *fileDone
-	// internal: the topic is one whose records topics.Attribution reads.
+	// internal: the topic is one whose records topics.Attribution or
+	// package consumers reads.
 	internal bool
 	// dataEnd is where the file's data ends; hole bytes of a hole follow
 	// it to the end of the file, not read (holes.go). holes are the holes
@@ -335,7 +336,7 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 	if e.Partition != nil {
 		fc.topic, fc.partition = e.Partition.Topic, e.Partition.Partition
 		switch topics.TopicOf(fc.topic) {
-		case topics.TransactionState, topics.ClusterMetadata:
+		case topics.TransactionState, topics.ClusterMetadata, topics.ConsumerOffsets:
 			fc.internal = true
 		}
 		fd.row.Topic, fd.row.Partition = &fc.topic, &fc.partition
@@ -622,8 +623,9 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 			continue
 		}
 		b := rd.Batch()
-		// Records of __transaction_state and __cluster_metadata always carry
-		// their key and value: attribution (package topics) decodes them.
+		// Records of __transaction_state, __cluster_metadata and
+		// __consumer_offsets always carry their key and value: attribution
+		// (package topics) and package consumers decode them.
 		payload := w.cfg.Payload || w.cfg.Records && fc.internal
 		j := w.job() // zeroed; filled field by field, see fillBatchRow
 		j.fc = fc
