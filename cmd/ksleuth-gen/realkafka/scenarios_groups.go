@@ -1,6 +1,9 @@
 package realkafka
 
-import "time"
+import (
+	"math/rand/v2"
+	"time"
+)
 
 // consumerGroups has consumer groups commit offsets while an idempotent
 // producer is killed and resends, so the groups read duplicates:
@@ -25,7 +28,10 @@ var consumerGroups = Scenario{
 		defer billing.Close()
 		stop := make(chan struct{})
 		done := make(chan error, 1)
-		go func() { done <- s.readAlong(billing, stop) }()
+		// The reader has a generator of its own: s.Rand is the main
+		// goroutine's.
+		rng := rand.New(rand.NewPCG(s.Rand.Uint64(), 0))
+		go func() { done <- s.readAlong(billing, rng, stop) }()
 		// reports, then audit, after each producer instance.
 		perPhase := s.between(20, 80)
 		err = s.killedProducers(topic, parts, 100, 300, func(inst int) error {
@@ -63,7 +69,7 @@ var consumerGroups = Scenario{
 
 // readAlong consumes with g and commits after every poll that returned
 // records, until stop is closed and nothing new has come for a while.
-func (s *Session) readAlong(g *GroupConsumer, stop <-chan struct{}) error {
+func (s *Session) readAlong(g *GroupConsumer, rng *rand.Rand, stop <-chan struct{}) error {
 	n := 0
 	for {
 		select {
@@ -73,7 +79,7 @@ func (s *Session) readAlong(g *GroupConsumer, stop <-chan struct{}) error {
 			return err
 		default:
 		}
-		k, err := g.Poll(s.between(20, 200), 300*time.Millisecond)
+		k, err := g.Poll(20+rng.IntN(181), 300*time.Millisecond)
 		if err != nil {
 			return err
 		}
