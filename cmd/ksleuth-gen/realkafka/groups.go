@@ -228,3 +228,59 @@ func (a *App) groupTruth() ([]TruthCommit, []TruthConsumed, []TruthOffsetDelete)
 	defer a.mu.Unlock()
 	return nonNil(slices.Clone(a.commits)), nonNil(slices.Clone(a.consumed)), nonNil(slices.Clone(a.offsetDeletes))
 }
+
+// ZombieCommit sends, outside the client's group membership, the commit
+// a consumer would send after the group moved on without it: a member id
+// the coordinator does not know, so it refuses the commit and writes
+// nothing. The commit is noted, unacknowledged, with its answer.
+func (s *Session) ZombieCommit(group, topic string, partition int32, offset int64, metadata string) error {
+	cl, err := s.Cluster.Client()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	// OffsetCommit v10 names a topic by its id, older versions by name.
+	mreq := kmsg.NewPtrMetadataRequest()
+	mt := kmsg.NewMetadataRequestTopic()
+	mt.Topic = kmsg.StringPtr(topic)
+	mreq.Topics = append(mreq.Topics, mt)
+	mresp, err := mreq.RequestWith(s.Ctx, cl)
+	if err != nil {
+		return err
+	}
+	if len(mresp.Topics) != 1 {
+		return fmt.Errorf("zombie commit: metadata of %s: %d topics", topic, len(mresp.Topics))
+	}
+	req := kmsg.NewPtrOffsetCommitRequest()
+	req.Group, req.Generation, req.MemberID = group, 1, "app-"+group+"-zombie"
+	rt := kmsg.NewOffsetCommitRequestTopic()
+	rt.Topic, rt.TopicID = topic, mresp.Topics[0].TopicID
+	rp := kmsg.NewOffsetCommitRequestTopicPartition()
+	rp.Partition, rp.Offset, rp.LeaderEpoch, rp.Metadata = partition, offset, -1, kmsg.StringPtr(metadata)
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(s.Ctx, cl)
+	if err != nil {
+		return fmt.Errorf("zombie commit: %w", err)
+	}
+	answer := "no answer for the partition"
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if p.Partition == partition {
+				answer = "accepted"
+				if perr := kerr.ErrorForCode(p.ErrorCode); perr != nil {
+					answer = perr.Error()
+				}
+			}
+		}
+	}
+	if answer == "accepted" {
+		return fmt.Errorf("zombie commit of %s %s-%d: the coordinator accepted a commit from an unknown member", group, topic, partition)
+	}
+	s.Logf("group %s: zombie commit of %s-%d at %d refused: %s", group, topic, partition, offset, answer)
+	s.App.mu.Lock()
+	s.App.commits = append(s.App.commits, TruthCommit{Group: group, Topic: topic, Partition: partition, Offset: offset,
+		LeaderEpoch: -1, Metadata: metadata})
+	s.App.mu.Unlock()
+	return nil
+}

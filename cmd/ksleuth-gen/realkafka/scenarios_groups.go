@@ -10,10 +10,12 @@ import (
 // billing consumes all along and commits after every poll; audit lags,
 // processing a seeded share of what is new after each producer instance
 // and committing once; reports reads everything once, and then an admin
-// deletes its committed offset of one partition (OffsetDelete).
+// deletes its committed offset of one partition (OffsetDelete). A
+// billing instance the group has moved on from commits too, and is
+// refused.
 var consumerGroups = Scenario{
 	Name:    "consumer-groups",
-	Doc:     "groups billing (commits every poll, reads along), audit (lags) and reports (offset deleted) commit while an idempotent producer is SIGKILLed twice and resends",
+	Doc:     "groups billing (commits every poll, reads along), audit (lags) and reports (offset deleted) commit while an idempotent producer is SIGKILLed twice and resends; a zombie member's commit is refused",
 	Brokers: 1, Stop: "clean",
 	run: func(s *Session) error {
 		const topic = "ledger"
@@ -35,6 +37,13 @@ var consumerGroups = Scenario{
 		// reports, then audit, after each producer instance.
 		perPhase := s.between(20, 80)
 		err = s.killedProducers(topic, parts, 100, 300, func(inst int) error {
+			if inst == 2 {
+				// A billing instance that lost its membership commits
+				// an old position; the coordinator refuses it.
+				if err := s.ZombieCommit("billing", topic, 0, int64(s.between(0, 50)), "billing-zombie"); err != nil {
+					return err
+				}
+			}
 			if inst == 1 {
 				if err := s.groupConsume("reports", topic); err != nil {
 					return err
