@@ -170,8 +170,8 @@ type clusterView struct {
 	// T0 and T1 are the full range, which the page zooms within.
 	T0, T1 int64
 	H      float64
-	Ticks []tick
-	Lanes []clusterLaneView
+	Ticks  []tick
+	Lanes  []clusterLaneView
 }
 
 type clusterLaneView struct {
@@ -184,8 +184,8 @@ type clusterLaneView struct {
 type clusterItemView struct {
 	T0, T1 int64
 	X, W   float64
-	Class string
-	Title string
+	Class  string
+	Title  string
 }
 
 const clusterRowH = 22.0
