@@ -377,7 +377,7 @@
   // #cluster-only the cluster timeline.
   if (location.hash === "#timeline-only" || location.hash === "#cluster-only") {
     var keep = location.hash === "#timeline-only" ? "timeline" : "cluster";
-    document.querySelectorAll("body > section, body > footer, body > nav").forEach(function (s) {
+    document.querySelectorAll("body > section, body > footer, header nav").forEach(function (s) {
       if (s.id !== keep) { s.style.display = "none"; }
     });
   }
