@@ -277,8 +277,8 @@
           el.setAttribute("x", (x0 - 1).toFixed(1));
           el.setAttribute("width", (Math.max(x1 - x0, 0) + 2.5).toFixed(1));
         });
-        var c = g.querySelector("tspan.cnt");
-        if (c) { c.textContent = n === g.querySelectorAll("rect[data-t0]").length ? String(n) : n + " of " + g.querySelectorAll("rect[data-t0]").length; }
+        var c = g.querySelector("tspan.cnt"), all = g.querySelectorAll("rect[data-t0]").length;
+        if (c) { c.textContent = n === all ? String(n) : n + "/" + all; }
         shown += n;
       });
       var g = svg.querySelector("g.axis");
