@@ -263,3 +263,33 @@ func TestRecordsStdin(t *testing.T) {
 		t.Errorf("records - -: exit %d, %s", code, errs)
 	}
 }
+
+// TestRecordsIndexRealCorpus reads the real brokers' log dirs with and
+// without their .index and .timeindex files, which the brokers wrote, and
+// requires the same records, with some read from an index position.
+func TestRecordsIndexRealCorpus(t *testing.T) {
+	t.Parallel()
+	root := corpusPath(t, "real")
+	if root == "" {
+		t.Skip("\n\n*** SKIPPING the real-corpus index test: ../shared/corpus/real is not present. ***\n")
+	}
+	dirs, err := filepath.Glob(filepath.Join(root, "*"))
+	if err != nil || len(dirs) < 10 {
+		t.Fatalf("%d dirs in %s: %v", len(dirs), root, err)
+	}
+	for _, sel := range [][]string{{"--offsets", "100..5000"}, {"--since", "1766799100000"}, {"--offsets", "20000..", "--since", "1700000000000"}} {
+		args := append(append([]string{"records", "--json", "--stats"}, sel...), dirs...)
+		with, errs, code := scanCmd(t, args...)
+		without, _, code2 := scanCmd(t, append([]string{"records", "--no-index"}, args[1:]...)...)
+		if code != exitOK || code2 != exitOK {
+			t.Fatalf("records %v: exit %d, %d\n%s", sel, code, code2, errs)
+		}
+		if with != without || strings.Count(with, "\n") < 1000 {
+			t.Errorf("records %v: %d records with the indexes, %d without", sel, strings.Count(with, "\n"), strings.Count(without, "\n"))
+		}
+		if strings.Contains(errs, "(0 from an index position") {
+			t.Errorf("records %v: no index used: %s", sel, errs)
+		}
+		t.Logf("records %v: %d records; %s", sel, strings.Count(with, "\n"), strings.TrimSpace(errs))
+	}
+}
