@@ -54,6 +54,12 @@ type ReplicaRow struct {
 	// extra ranges of a diverged copy: when the lost records were written.
 	ExtraFirstTime *int64 `parquet:"extra_first_time,optional,timestamp(millisecond:utc)" json:"extra_first_time"`
 	ExtraLastTime  *int64 `parquet:"extra_last_time,optional,timestamp(millisecond:utc)" json:"extra_last_time"`
+	// CleanerDifferences counts the records below the cleaned point that
+	// one of this copy and the reference holds and the other does not, in
+	// the same leader epoch, with the records both hold agreeing: the log
+	// cleaner of each broker compacts on its own schedule, so on a
+	// compacted topic they are no divergence.
+	CleanerDifferences int64 `parquet:"cleaner_differences" json:"cleaner_differences"`
 	// Explanation is the verdict in one sentence.
 	Explanation string `parquet:"explanation" json:"explanation"`
 }

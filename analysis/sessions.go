@@ -125,6 +125,10 @@ type DuplicateRow struct {
 	// in one tarball).
 	Dir    string `parquet:"-" json:"-"`
 	RefDir string `parquet:"-" json:"-"`
+	// ConsumedBy names the consumer groups that committed an offset above
+	// this copy's in __consumer_offsets of the inputs (package consumers),
+	// by name; empty when none did or the inputs hold no commits.
+	ConsumedBy []string `parquet:"consumed_by,list" json:"consumed_by"`
 }
 
 // Values of DuplicateRow.PIDChange: how a later writer's PID relates to

@@ -170,6 +170,14 @@ type PayloadRecordRow struct {
 	Key     []byte   `parquet:"key,optional" json:"key"`
 	Value   []byte   `parquet:"value,optional" json:"value"`
 	Headers []Header `parquet:"headers,list" json:"headers"`
+	// ValueSchemaID is the schema id of a value in the Confluent wire
+	// format (a zero byte, then the id), null for any other value or with
+	// --decode-values none.
+	ValueSchemaID *int32 `parquet:"value_schema_id,optional" json:"value_schema_id"`
+	// ValueDecoded is that value as JSON when its schema is in the inputs
+	// and it decoded (Avro JSON encoding, or the JSON Schema payload),
+	// else null.
+	ValueDecoded *string `parquet:"value_decoded,optional" json:"value_decoded"`
 }
 
 // AnomalyRow is one row of anomalies.parquet: a finding about damaged or

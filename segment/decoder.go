@@ -40,6 +40,16 @@ type Options struct {
 	// non-nil error ends reading there, as Err (a cancelled context: a
 	// terabyte of damage or zeros is not read to its end first).
 	Interrupt func() error
+	// Holes lists the byte ranges of the input that hold no data (a
+	// sparse file's holes, an archive entry's sparse map), in order and
+	// apart. A hole the reader reaches between batches, or while it looks
+	// for the next intact batch, is one ErrHole finding and is passed over
+	// without being read: an io.Seeker input is seeked past it (a *os.File
+	// from where it is), an input read whole (NewReaderBytes) is never
+	// touched there, any other input is read through. A batch that runs
+	// into a hole is read as it is: its zeros may be its data (a sparse
+	// copy turns zero blocks into holes).
+	Holes []Hole
 }
 
 func (o Options) withDefaults() Options {

@@ -81,6 +81,8 @@ func (e *CorruptionError) Severity() string {
 // KindOf maps an error to its anomaly kind name.
 func KindOf(err error) string {
 	switch {
+	case errors.Is(err, ErrHole): // before ErrZeroTail, which a tail hole also wraps
+		return "sparse-hole"
 	case errors.Is(err, ErrCRC):
 		return "crc-mismatch"
 	case errors.Is(err, ErrTruncated):

@@ -46,6 +46,7 @@ type Reader struct {
 	keep       int   // bytes of the current (valid) batch to retain behind the window's start
 	prefetched int64 // input position up to which ahead has handed out bytes to prefetch
 	scratch    []byte
+	hole       int // the first of opts.Holes not wholly behind the position
 	err        error
 	done       bool
 }
@@ -196,6 +197,9 @@ func (r *Reader) ioFail(err error) bool {
 // step reads what starts at the current position.
 func (r *Reader) step() bool {
 	w := &r.w
+	if h, ok := r.nextHole(w.pos); ok && h.Start <= w.pos {
+		return r.passHole(w.pos, h)
+	}
 	avail := w.fill(17)
 	if w.err != nil && avail < 17 {
 		return r.ioFail(w.err)

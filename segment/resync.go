@@ -168,6 +168,7 @@ func (r *Reader) resync(pos int64, cause error) *CorruptionError {
 	w := &r.w
 	i := 1
 	zero := isZero(w.peek(1))
+	h, hole := r.nextHole(pos)
 	for {
 		if i > 4<<20 {
 			// Keep the window bounded while scanning long damage: nothing
@@ -183,6 +184,19 @@ func (r *Reader) resync(pos int64, cause error) *CorruptionError {
 					return nil
 				}
 			}
+		}
+		if hole && w.pos+int64(i) >= h.Start {
+			// The damage ends where the hole begins: zeros up to it are
+			// part of the hole's finding, anything else has its own.
+			w.discard(int(h.Start - w.pos))
+			if zero {
+				if !r.passHole(pos, h) {
+					return nil
+				}
+				return r.finding
+			}
+			return &CorruptionError{Path: r.opts.Path, Offset: pos, Length: h.Start - pos, BaseOffset: -1,
+				Err: fmt.Errorf("%w (%d bytes skipped to a hole at byte %d)", cause, h.Start-pos, h.Start)}
 		}
 		if w.fill(i+17) < i+17 {
 			if w.err != nil {
@@ -211,6 +225,9 @@ func (r *Reader) resync(pos int64, cause error) *CorruptionError {
 		buf := w.buf[w.off:w.end]
 		if buf[i] == 0 {
 			j, lim := i, min(len(buf), i+4<<20)
+			if hole {
+				lim = int(min(int64(lim), h.Start-w.pos)) // never into the hole
+			}
 			for j+8 <= lim && binary.LittleEndian.Uint64(buf[j:]) == 0 {
 				j += 8
 			}

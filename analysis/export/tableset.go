@@ -23,6 +23,10 @@ const (
 	Events       = "cluster_events.parquet"
 	// PartitionTxns holds the transactions per partition (package txns).
 	PartitionTxns = "partition_txns.parquet"
+	// Commits and Groups hold the offset commits and the classic groups'
+	// metadata of __consumer_offsets (package consumers).
+	Commits = "commits.parquet"
+	Groups  = "groups.parquet"
 	// RecordsV1 is where records were written before they became a
 	// dataset; listed so --force clears it.
 	RecordsV1 = "records.parquet"
@@ -31,7 +35,7 @@ const (
 // Tables lists every table a scan may write: an output dir holding any
 // of them is replaced only with --force, and one holding anything else
 // (but the manifest) not at all.
-var Tables = []string{Files, Batches, Records, RecordsV1, Anomalies, Gaps, Snapshots, Producers, Duplicates, Transactions, PIDBlocks, Replicas, Events, PartitionTxns}
+var Tables = []string{Files, Batches, Records, RecordsV1, Anomalies, Gaps, Snapshots, Producers, Duplicates, Transactions, PIDBlocks, Replicas, Events, PartitionTxns, Commits, Groups}
 
 // Footer metadata keys that dups --from-tables reads back.
 const (

@@ -61,6 +61,7 @@ const (
 	OriginAttr      = "internal topics"
 	OriginInput     = "input"
 	OriginReplicas  = "replica comparison"
+	OriginPayload   = "payload decoder"
 )
 
 // Kinds lists every kind ksleuth reports, in the order docs/findings.md
@@ -79,6 +80,7 @@ var Kinds = []Info{
 	{"skipped-bytes", Error, OriginReader, "bytes between batches that belong to no batch"},
 	{"bad-offset", Error, OriginReader, "impossible offsets inside a batch or message set"},
 	{"overlapping-batch", Error, OriginReader, "a valid batch starting inside the previous valid batch"},
+	{KindSparseHole, Note, OriginReader, "a hole of a sparse file or archive entry (no data stored), passed over without being read: a note at the end of a file (a preallocated segment), an error with data after it (bytes lost between batches: a punched hole, blocks never written before a crash, or zeros a sparse copy stored as a hole)"},
 	{KindNotKafkaData, Error, OriginReader, "a file named like a Kafka file whose bytes are not that kind of file"},
 	// The partition checker: offsets, segments, indexes, snapshots.
 	{KindOffsetRegression, Error, OriginPartition, "a batch at or below offsets already seen in the partition"},
@@ -113,6 +115,11 @@ var Kinds = []Info{
 	{KindReplicaDivergence, Error, OriginReplicas, "a partition copy holding offsets outside the leader-epoch history of the reference copy (the highest last leader epoch): an unclean election or a lost leader's tail; the broker truncates them when it follows again, and their records are lost"},
 	{KindReplicaAhead, Warning, OriginReplicas, "a partition copy holding offsets past the end of the reference copy in the same leader epoch: the reference was copied earlier, or lags"},
 	{KindReplicaLagging, Note, OriginReplicas, "a partition copy that is a prefix of the reference copy: a follower behind its leader, or copied earlier"},
+	// Record values in the Confluent wire format (--decode-values auto).
+	// Notes: the log holds the bytes whatever they mean, and a plain value
+	// can start with a zero byte without being in the wire format at all.
+	{KindSchemaRecord, Note, OriginPayload, "a record of the schema registry's _schemas topic that defines no usable schema: a key or value that is not the registry's JSON, an id defined twice with different schemas, a schema that does not parse or whose references are not in the inputs"},
+	{KindPayloadUndecoded, Note, OriginPayload, "values in the Confluent wire format whose schema is in the inputs but which do not decode with it (counted per partition and schema id): a value that only starts with a zero byte, or one written with another registry's ids; the raw bytes are kept"},
 	// Inputs.
 	{KindIOError, Error, OriginInput, "a file or directory that could not be read"},
 	{"archive-damaged", Error, OriginInput, "an archive that cannot be read past some point"},
@@ -120,6 +127,7 @@ var Kinds = []Info{
 	{"duplicate-entry", Warning, OriginInput, "an archive entry name seen before"},
 	{"skipped-file", Note, OriginInput, "a file listed but not read (a symlink, a special file)"},
 	{"file-too-large", Error, OriginInput, "an index or state file larger than any the broker writes, not parsed"},
+	{KindNotHashed, Note, OriginInput, "a file whose sha256 is not computed: its holes are more zeros than ksleuth hashes"},
 	{"findings-omitted", Note, OriginInput, "stands for the findings of one file past the listing cap; they are counted"},
 }
 
@@ -150,10 +158,15 @@ const (
 	KindTruncated        = "truncated-batch"
 	KindZeroTail         = "zero-tail"
 	KindFindingsOmitted  = "findings-omitted"
+	KindSparseHole       = "sparse-hole"
+	KindNotHashed        = "not-hashed"
 
 	KindReplicaDivergence = "replica-divergence"
 	KindReplicaAhead      = "replica-ahead"
 	KindReplicaLagging    = "replica-lagging"
+
+	KindSchemaRecord     = "schema-record-invalid"
+	KindPayloadUndecoded = "payload-undecoded"
 	// KindHangingTransaction is package txns' finding.
 	KindHangingTransaction = "hanging-transaction"
 )

@@ -5,6 +5,7 @@ import (
 	"path"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/producers"
 	"github.com/ksleuth/ksleuth/analysis/scan"
@@ -19,7 +20,9 @@ type feed struct {
 	det     *dups.Detector // nil: no duplicate detection
 	hasher  *dups.Hasher
 	attr    *attributor // nil: no attribution
-	live    liveFilter
+	// cons reads __consumer_offsets (with attribution).
+	cons *consumers.Collector
+	live liveFilter
 
 	lastSeg  string
 	lastIn   int32
@@ -60,6 +63,9 @@ func (f *feed) entries(bs []scan.EntryBatch) error {
 func (f *feed) records(all, rows []analysis.PayloadRecordRow) error {
 	if f.attr != nil {
 		f.attr.records(all)
+	}
+	if f.cons != nil {
+		f.cons.Add(all)
 	}
 	if f.det == nil {
 		return nil

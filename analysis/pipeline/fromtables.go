@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/export"
 )
@@ -249,4 +250,27 @@ func FeedShards(ctx context.Context, det *dups.Detector, shards []*Shard, topic 
 		}
 	}
 	return findings, unreadable, nil
+}
+
+// ShardCommits reads the commits.parquet of every shard that has one
+// (scans before it have none) into one commit index, for the consumed_by
+// of the merged duplicates.
+func ShardCommits(ctx context.Context, shards []*Shard) (*consumers.Index, error) {
+	var rows []analysis.CommitRow
+	for _, s := range shards {
+		path := filepath.Join(s.dir, export.Commits)
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		err := export.EachRow(ctx, path, func(r *analysis.CommitRow) error {
+			c := *r
+			c.Input += s.offset
+			rows = append(rows, c)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return consumers.NewIndex(rows), nil
 }

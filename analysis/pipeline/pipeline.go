@@ -17,8 +17,10 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/check"
+	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/payload"
 	"github.com/ksleuth/ksleuth/analysis/producers"
 	"github.com/ksleuth/ksleuth/analysis/recovery"
 	"github.com/ksleuth/ksleuth/analysis/replicas"
@@ -39,11 +41,17 @@ type Options struct {
 	Detector *dups.Detector
 	Hasher   *dups.Hasher
 	// Attribution reads __transaction_state and __cluster_metadata to
-	// name the owners of producer ids.
+	// name the owners of producer ids, and __consumer_offsets for the
+	// commits and groups (package consumers).
 	Attribution bool
 	// Recovery predicts what a broker's log loader does with each
 	// partition dir at startup (Result.Recovery).
 	Recovery bool
+	// Values, when set, decodes record values in the Confluent wire format
+	// with its schemas into the payload rows' value_schema_id and
+	// value_decoded (scan --payload --decode-values auto); its findings and
+	// the values that did not decode are among the run's findings.
+	Values *payload.Registry
 }
 
 // Sinks receive the streamed rows, after the engine has seen them.
@@ -80,6 +88,9 @@ type Result struct {
 	Warnings int64
 	attr     *attributor
 	events   []analysis.ClusterEventRow // from the broker logs
+	cons     *consumers.Collector
+	consIdx  *consumers.Index
+	sources  []string
 }
 
 // BrokerLogStats count the broker logs of a run.
@@ -115,12 +126,17 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	}
 	if o.Attribution {
 		f.attr = newAttributor()
+		f.cons = consumers.New()
 	}
 	cfg := o.Scan
 	cfg.Records = cfg.Records || o.Detector != nil || o.Attribution
 	cfg.Payload = cfg.Payload || f.needPayload()
 	if f.needPayload() {
 		cfg.Compact = false
+	}
+	values := newValueDecoder(o.Values)
+	if !cfg.Payload {
+		values = nil
 	}
 	var sim *recovery.Simulator
 	if o.Recovery {
@@ -141,9 +157,18 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 			}
 			return nil
 		},
-		Entries: f.entries,
+		Entries: func(bs []scan.EntryBatch) error {
+			for i := range bs {
+				reps.Entries(&bs[i])
+			}
+			return f.entries(bs)
+		},
 		Records: func(rows []analysis.PayloadRecordRow) error {
+			reps.Records(rows)
 			live := f.live.rows(rows)
+			if values != nil {
+				values.rows(live)
+			}
 			if err := f.records(rows, live); err != nil {
 				return err
 			}
@@ -170,11 +195,13 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	}
 	if f.attr != nil {
 		chk.AddCompactedTopics(f.attr.configs.CompactedTopics())
+		reps.AddCompactedTopics(f.attr.configs.CompactedTopics())
 	}
 	cr := chk.Finish()
 	rep := reps.Compare()
 	cr.AddLosses(rep.Gaps)
-	r := &Result{Scan: res, Check: cr, Replicas: rep, attr: f.attr, BrokerLogs: logs, events: logEvents}
+	r := &Result{Scan: res, Check: cr, Replicas: rep, attr: f.attr, BrokerLogs: logs, events: logEvents,
+		cons: f.cons, sources: sources}
 	sessions, sessionFindings := f.tracker.Finish(res.Snapshots)
 	all := append(res.Anomalies, cr.Findings...)
 	all = append(all, rep.Findings...)
@@ -182,6 +209,8 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	if f.attr != nil {
 		f.attr.a.Finish()
 		all = append(all, f.attr.anomalies...)
+		all = append(all, f.cons.Findings()...)
+		r.consIdx = f.cons.Index()
 		for i := range sessions {
 			f.attr.a.AnnotateProducer(&sessions[i])
 		}
@@ -192,6 +221,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	r.Txns = tx.Finish(txnContext(res, chk, f.attr, sources))
 	all = append(all, r.Txns.Findings...)
 	all = append(all, emptyInputs(inputs, res.Files)...)
+	all = append(all, values.findings()...)
 	for i := range all {
 		all[i].Source = sources[all[i].Input]
 	}
@@ -376,7 +406,12 @@ func dirOf(p string) string {
 // columns and add what they say to the explanations of later copies.
 func (r *Result) AnnotateDuplicates(write func([]analysis.DuplicateRow) error) func([]analysis.DuplicateRow) error {
 	if r.attr == nil {
-		return write
+		return func(rows []analysis.DuplicateRow) error {
+			for i := range rows {
+				rows[i].ConsumedBy = []string{}
+			}
+			return write(rows)
+		}
 	}
 	a := r.attr.a
 	return func(rows []analysis.DuplicateRow) error {
@@ -386,12 +421,39 @@ func (r *Result) AnnotateDuplicates(write func([]analysis.DuplicateRow) error) f
 			if d.PIDChange == analysis.PIDChangeIdempotentRestart && d.Class != dups.ClassRestartResend {
 				d.PIDChange = "" // no restart, whatever the PIDs
 			}
+			d.ConsumedBy = consumers.Groups(r.consIdx.ConsumedPast(d.Topic, d.Partition, d.Offset))
 			if d.Explanation != "" { // none under dups.Options.NoExplanations
 				d.Explanation += dups.AttributionNote(d)
+				if d.Class != "" {
+					if s := r.consIdx.Text(d.Topic, d.Partition, d.Offset, d.Offset); s != "" {
+						d.Explanation += "; " + s
+					}
+				}
 			}
 		}
 		return write(rows)
 	}
+}
+
+// Consumers is the commits' timeline of every group and partition (empty
+// without attribution).
+func (r *Result) Consumers() *consumers.Index { return r.consIdx }
+
+// Commits and Groups are the rows of commits.parquet and groups.parquet
+// (nil without attribution).
+func (r *Result) Commits() []analysis.CommitRow {
+	if r.cons == nil {
+		return nil
+	}
+	return r.cons.Commits(r.sources)
+}
+
+// Groups: see Commits.
+func (r *Result) Groups() []analysis.GroupRow {
+	if r.cons == nil {
+		return nil
+	}
+	return r.cons.Groups(r.sources)
 }
 
 // Transactions and PIDBlocks are the attribution's tables (nil without

@@ -55,6 +55,8 @@ func WriteTables(ctx context.Context, inputs []*source.Input, o Options, t Table
 	replicaTab := export.OpenTable[analysis.ReplicaRow](ts, export.Replicas)
 	eventTab := export.OpenTable[analysis.ClusterEventRow](ts, export.Events)
 	ptxnTab := export.OpenTable[analysis.PartitionTxnRow](ts, export.PartitionTxns)
+	commitTab := export.OpenTable[analysis.CommitRow](ts, export.Commits)
+	groupTab := export.OpenTable[analysis.GroupRow](ts, export.Groups)
 	var records *export.DatasetTable[analysis.RecordRow]
 	var payload *export.DatasetTable[analysis.PayloadRecordRow]
 	switch {
@@ -102,7 +104,8 @@ func WriteTables(ctx context.Context, inputs []*source.Input, o Options, t Table
 	sc := res.Scan
 	for _, err := range []error{files.Write(sc.Files), producerTab.Write(res.Sessions), txnTab.Write(res.Transactions()),
 		blockTab.Write(res.PIDBlocks()), replicaTab.Write(res.Replicas.Rows),
-		eventTab.Write(res.ClusterEvents()), ptxnTab.Write(res.Txns.Rows)} {
+		eventTab.Write(res.ClusterEvents()), ptxnTab.Write(res.Txns.Rows), commitTab.Write(res.Commits()),
+		groupTab.Write(res.Groups())} {
 		if err != nil {
 			return nil, err
 		}

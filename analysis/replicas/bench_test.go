@@ -59,8 +59,8 @@ func benchReplicas(b *testing.B, codec segtest.Codec) {
 			cpu0 := cpuNanos()
 			for b.Loop() {
 				res := run(b, c.o, c.paths...)
-				if len(c.paths) > 1 && len(res.Replicas.Rows) != 3 {
-					b.Fatalf("%d replica rows", len(res.Replicas.Rows))
+				if len(c.paths) > 1 && (len(res.Replicas.Rows) != 3 || res.Scan.IdenticalFiles != 2) {
+					b.Fatalf("%d replica rows, %d identical files", len(res.Replicas.Rows), res.Scan.IdenticalFiles)
 				}
 			}
 			b.ReportMetric(float64(cpuNanos()-cpu0)/float64(b.N), "cpu-ns/op")

@@ -14,7 +14,10 @@
 package replicas
 
 import (
+	"cmp"
+	"encoding/binary"
 	"path"
+	"slices"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/scan"
@@ -35,20 +38,33 @@ type batch struct {
 	seg            int32 // index into replica.segs
 }
 
+// recFP is what the comparison keeps of one data record of a copy: its
+// offset and the first 8 bytes of its fingerprint (key, value, headers),
+// enough to tell whether two copies' surviving records agree.
+type recFP struct {
+	off int64
+	fp  uint64
+}
+
+// recSpan is where the fingerprints of one batch of a copy lie in its
+// slab: the batch by its segment and byte position. seg, an index into
+// replica.segs, is set when the spans are sorted: the entries of a batch
+// may come before its row.
+type recSpan struct {
+	segName  string
+	seg      int32
+	pos      int64
+	block    int32
+	from, to int32
+}
+
+// maxRecordFPs bounds the record fingerprints kept over all copies (16
+// bytes each): past it, batches the log cleaner rewrote are compared by
+// their offsets and epochs alone, and the sentence says so.
+var maxRecordFPs = 1 << 22
+
 // span is the number of offsets the batch covers.
 func (b *batch) span() int64 { return b.last - b.base + 1 }
-
-// same reports whether two batches are the same batch: equal offsets,
-// epoch and CRC. The log cleaner rewrites a batch with fewer records and a
-// new CRC on each broker on its own schedule, so a batch that lost
-// records to compaction on either side is the same when its offsets and
-// epoch are.
-func (b *batch) same(o *batch) bool {
-	if b.base != o.base || b.last != o.last || b.epoch != o.epoch {
-		return false
-	}
-	return b.crc == o.crc || int64(b.records) < b.span() || int64(o.records) < o.span()
-}
 
 type key struct {
 	input int32
@@ -72,6 +88,15 @@ type replica struct {
 	hasCkpt bool
 	// topicID is partition.metadata's topic id, "" when unknown.
 	topicID string
+	// recs are the record fingerprints of the copy's batches, when the
+	// scan delivered them (Entries), in spans one per batch: in the order
+	// they came, sorted when first looked up (sorted).
+	blocks [][]recFP
+	spans  []recSpan
+	sorted bool
+	// leftover names a .cleaned or .swap file of the dir: the cleaner was
+	// at work in it.
+	leftover string
 }
 
 // logDir is what the comparison needs of a log dir's root.
@@ -79,6 +104,9 @@ type logDir struct {
 	broker          int32  // -1: unknown
 	cluster         string // cluster.id, "" when unknown
 	hw, rp, logStrt map[tp]int64
+	// cleaned is cleaner-offset-checkpoint: the offset up to which the
+	// log cleaner has compacted each partition.
+	cleaned map[tp]int64
 }
 
 // Collector gathers, per partition copy, the batch headers and state files
@@ -89,6 +117,10 @@ type Collector struct {
 	order   []*replica
 	dirs    map[key]*logDir
 	last    *replica
+	// compacted names the topics whose configuration compacts them.
+	compacted map[string]bool
+	nrecs     int  // record fingerprints kept
+	overFPs   bool // maxRecordFPs was reached
 }
 
 // New returns a collector for inputs named by sources (scan.Sources).
@@ -128,7 +160,12 @@ func (c *Collector) copyOf(input int32, dir, topic string, part int32) *replica 
 
 // Batch takes one batch of a live segment (check.Checker.OnBatch).
 func (c *Collector) Batch(b *analysis.BatchRow) {
-	r := c.copyOf(b.Input, dirOf(b.Segment), b.Topic, b.Partition)
+	var r *replica
+	if l := c.last; l != nil && l.key.input == b.Input && len(l.segs) > 0 && l.segs[len(l.segs)-1] == b.Segment {
+		r = l // the segment of the batch before
+	} else {
+		r = c.copyOf(b.Input, dirOf(b.Segment), b.Topic, b.Partition)
+	}
 	if r == nil {
 		return
 	}
@@ -148,16 +185,133 @@ func (c *Collector) Batch(b *analysis.BatchRow) {
 	r.batches = append(r.batches, x)
 }
 
+// Entries takes the records of one batch (scan.Output.Entries): their
+// fingerprints tell whether two copies' batches that the log cleaner
+// rewrote differently still agree on the records both kept.
+func (c *Collector) Entries(b *scan.EntryBatch) {
+	if c.nrecs >= maxRecordFPs {
+		c.overFPs = c.overFPs || len(b.Entries) > 0
+		return
+	}
+	r := c.copyOf(b.Input, dirOf(b.Segment), b.Topic, b.Partition)
+	if r == nil || len(b.Entries) == 0 {
+		return
+	}
+	fps := r.reserve(len(b.Entries))
+	for i := range b.Entries {
+		e := &b.Entries[i]
+		if !e.Control {
+			fps = append(fps, recFP{off: e.Offset, fp: binary.BigEndian.Uint64(e.Fingerprint[:8])})
+		}
+	}
+	c.keep(r, b.Segment, b.BatchPosition, fps)
+}
+
+// Records takes record rows (scan.Output.Records), for the same purpose as
+// Entries: the rows of one batch come one after the other.
+func (c *Collector) Records(rows []analysis.PayloadRecordRow) {
+	for i := 0; i < len(rows); {
+		j := i + 1
+		for j < len(rows) && rows[j].Input == rows[i].Input && rows[j].BatchPosition == rows[i].BatchPosition && rows[j].Segment == rows[i].Segment {
+			j++
+		}
+		if c.nrecs >= maxRecordFPs {
+			c.overFPs = true
+			return
+		}
+		x := &rows[i].RecordRow
+		if r := c.copyOf(x.Input, dirOf(x.Segment), x.Topic, x.Partition); r != nil {
+			fps := r.reserve(j - i)
+			for k := i; k < j; k++ {
+				if y := &rows[k].RecordRow; !y.IsControl && y.HasFP {
+					fps = append(fps, recFP{off: y.Offset, fp: binary.BigEndian.Uint64(y.FP[:8])})
+				}
+			}
+			c.keep(r, x.Segment, x.BatchPosition, fps)
+		}
+		i = j
+	}
+}
+
+// recBlock is the number of fingerprints a block of a copy's slab holds:
+// blocks are not copied as they fill, as one growing slice would be.
+const recBlock = 1 << 16
+
+// reserve returns an empty slice with room for n fingerprints, in the
+// copy's last block or a new one.
+func (r *replica) reserve(n int) []recFP {
+	if k := len(r.blocks); k == 0 || cap(r.blocks[k-1])-len(r.blocks[k-1]) < n {
+		r.blocks = append(r.blocks, make([]recFP, 0, max(recBlock, n)))
+	}
+	b := r.blocks[len(r.blocks)-1]
+	return b[len(b):len(b):cap(b)]
+}
+
+// keep records fps, filled from r.reserve, as the batch at pos of seg.
+func (c *Collector) keep(r *replica, seg string, pos int64, fps []recFP) {
+	k := len(r.blocks) - 1
+	from := len(r.blocks[k])
+	r.blocks[k] = r.blocks[k][:from+len(fps)]
+	r.spans = append(r.spans, recSpan{segName: seg, pos: pos, block: int32(k), from: int32(from), to: int32(from + len(fps))})
+	r.sorted = false
+	c.nrecs += len(fps)
+}
+
+// recsOf is the fingerprints of batch x of r, nil when none were kept.
+func (r *replica) recsOf(x *batch) []recFP {
+	if !r.sorted {
+		idx := make(map[string]int32, len(r.segs))
+		for i, s := range r.segs {
+			idx[s] = int32(i)
+		}
+		for i := range r.spans {
+			r.spans[i].seg = -1
+			if j, ok := idx[r.spans[i].segName]; ok {
+				r.spans[i].seg = j
+			}
+		}
+		slices.SortFunc(r.spans, func(a, b recSpan) int { return cmp.Or(cmp.Compare(a.seg, b.seg), cmp.Compare(a.pos, b.pos)) })
+		r.sorted = true
+	}
+	i, ok := slices.BinarySearchFunc(r.spans, recSpan{seg: x.seg, pos: x.pos}, func(a, b recSpan) int {
+		return cmp.Or(cmp.Compare(a.seg, b.seg), cmp.Compare(a.pos, b.pos))
+	})
+	if !ok {
+		return nil
+	}
+	sp := &r.spans[i]
+	return r.blocks[sp.block][sp.from:sp.to]
+}
+
+// AddCompactedTopics adds the topics whose configuration (the KRaft
+// metadata's cleanup.policy) compacts them.
+func (c *Collector) AddCompactedTopics(ts map[string]bool) {
+	if c.compacted == nil {
+		c.compacted = map[string]bool{}
+	}
+	for t, ok := range ts {
+		if ok {
+			c.compacted[t] = true
+		}
+	}
+}
+
 // File takes a scan's file outcome: the leader-epoch-checkpoint of a
 // partition dir, and the offset checkpoints and meta.properties of a log
 // dir's root.
 func (c *Collector) File(ev *scan.FileEvent) {
 	e := ev.Entry
 	n := e.Name
+	in := int32(e.Input)
+	if (n.Suffix == snapshot.SuffixCleaned || n.Suffix == snapshot.SuffixSwap) && e.Partition != nil {
+		if r := c.copyOf(in, dirOf(e.Path), e.Partition.Topic, e.Partition.Partition); r != nil && r.leftover == "" {
+			r.leftover = path.Base(e.Path)
+		}
+		return
+	}
 	if ev.Data == nil || n.Leftover || n.Suffix != "" {
 		return
 	}
-	in := int32(e.Input)
 	switch {
 	case n.Kind == snapshot.KindLeaderEpochCheckpoint && e.Partition != nil:
 		ck, err := snapshot.ParseLeaderEpochCheckpoint(e.Path, ev.Data)
@@ -185,14 +339,14 @@ func (c *Collector) File(ev *scan.FileEvent) {
 			}
 		}
 	case n.Kind == snapshot.KindReplicationCheckpoint, n.Kind == snapshot.KindRecoveryPointCheckpoint,
-		n.Kind == snapshot.KindLogStartCheckpoint:
+		n.Kind == snapshot.KindLogStartCheckpoint, n.Kind == snapshot.KindCleanerCheckpoint:
 		ck, err := snapshot.ParseOffsetCheckpoint(e.Path, ev.Data)
 		if err != nil || ck == nil {
 			return
 		}
 		l := c.logDirOf(in, e.LogDir)
 		m := map[snapshot.Kind]map[tp]int64{snapshot.KindReplicationCheckpoint: l.hw,
-			snapshot.KindRecoveryPointCheckpoint: l.rp, snapshot.KindLogStartCheckpoint: l.logStrt}[n.Kind]
+			snapshot.KindRecoveryPointCheckpoint: l.rp, snapshot.KindLogStartCheckpoint: l.logStrt, snapshot.KindCleanerCheckpoint: l.cleaned}[n.Kind]
 		for _, x := range ck.Entries {
 			m[tp{x.Topic, x.Partition}] = x.Offset
 		}
@@ -203,7 +357,7 @@ func (c *Collector) logDirOf(input int32, dir string) *logDir {
 	k := key{input, dir}
 	l := c.dirs[k]
 	if l == nil {
-		l = &logDir{broker: -1, hw: map[tp]int64{}, rp: map[tp]int64{}, logStrt: map[tp]int64{}}
+		l = &logDir{broker: -1, hw: map[tp]int64{}, rp: map[tp]int64{}, logStrt: map[tp]int64{}, cleaned: map[tp]int64{}}
 		c.dirs[k] = l
 	}
 	return l

@@ -225,7 +225,7 @@ func offsets(start, end int64) string {
 // where their epoch histories first disagree, or where their batches
 // first differ, or ref's end when v goes on past it. ok is false when v is
 // a prefix of ref (or equal to it).
-func divergence(v, ref *view) (at int64, ok bool) {
+func divergence(v, ref *view, cl *cleaner) (at int64, ok bool) {
 	from, to := max(v.start, ref.start), min(v.leo, ref.leo)
 	at = -1
 	// The histories are step functions: they first disagree at a start
@@ -245,7 +245,7 @@ func divergence(v, ref *view) (at int64, ok bool) {
 			break
 		}
 	}
-	if b, found := firstBatchDifference(v.r.batches, ref.r.batches, from, to); found && (at < 0 || b < at) {
+	if b, found := firstBatchDifference(v.r.batches, ref.r.batches, from, to, cl); found && (at < 0 || b < at) {
 		at = b
 	}
 	if at < 0 && v.leo > ref.leo {
@@ -255,29 +255,48 @@ func divergence(v, ref *view) (at int64, ok bool) {
 }
 
 // firstBatchDifference walks both copies' batches over [from, to) and
-// returns the first offset where they differ.
-func firstBatchDifference(a, b []batch, from, to int64) (int64, bool) {
+// returns the first offset where they differ. With cl (a compacted
+// partition) a batch one copy lacks, or holds rewritten with fewer
+// records, is no difference when it is the log cleaner's doing.
+func firstBatchDifference(a, b []batch, from, to int64, cl *cleaner) (int64, bool) {
 	i, _ := slices.BinarySearchFunc(a, from, func(x batch, o int64) int { return cmp.Compare(x.last, o) })
 	j, _ := slices.BinarySearchFunc(b, from, func(x batch, o int64) int { return cmp.Compare(x.last, o) })
-	for i < len(a) && j < len(b) {
-		x, y := &a[i], &b[j]
-		if x.base >= to && y.base >= to {
-			return 0, false
+	for {
+		var x, y *batch
+		if i < len(a) && a[i].base < to {
+			x = &a[i]
 		}
-		if !x.same(y) {
+		if j < len(b) && b[j].base < to {
+			y = &b[j]
+		}
+		switch {
+		case x == nil && y == nil:
+			return 0, false
+		case x != nil && y != nil && x.base == y.base && x.last == y.last && x.epoch == y.epoch:
+			if x.crc != y.crc {
+				if cl == nil {
+					return max(from, x.base), true
+				}
+				if at, bad := cl.rewritten(x, y); bad {
+					return max(from, at), true
+				}
+			}
+			i++
+			j++
+		case y == nil || x != nil && x.last < y.base: // x: only in a
+			if cl == nil || !cl.removed(x, cl.a) {
+				return max(from, x.base), true
+			}
+			i++
+		case x == nil || y.last < x.base: // y: only in b
+			if cl == nil || !cl.removed(y, cl.b) {
+				return max(from, y.base), true
+			}
+			j++
+		default: // overlapping batches of other bounds
 			return max(from, min(x.base, y.base)), true
 		}
-		i++
-		j++
 	}
-	// One side ends before to: the other holds batches it lacks.
-	switch {
-	case i < len(a) && a[i].base < to:
-		return max(from, a[i].base), true
-	case j < len(b) && b[j].base < to:
-		return max(from, b[j].base), true
-	}
-	return 0, false
 }
 
 // batchAt is the batch of v holding offset o, nil when none does.
@@ -296,7 +315,8 @@ func (v *view) batchAt(o int64) *batch {
 // compare judges v against ref and adds its row, and its losses.
 func (c *Collector) compare(res *Result, v, ref *view) {
 	row := c.row(v, ref)
-	at, diverges := divergence(v, ref)
+	cl := c.cleanerOf(v, ref)
+	at, diverges := divergence(v, ref, cl)
 	w := finding.Where{Input: v.r.key.input, Topic: v.r.topic, Partition: v.r.part, File: v.r.key.dir}
 	pos := int64(-1)
 	if b := v.batchAt(at); diverges && b != nil {
@@ -306,11 +326,15 @@ func (c *Collector) compare(res *Result, v, ref *view) {
 	case !diverges && v.leo == ref.leo:
 		row.Verdict = VerdictInSync
 		row.Explanation = fmt.Sprintf("%s holds the same batches as %s: %s", v.name, ref.name, offsets(v.start, v.leo))
+		if cl != nil && cl.differences+int64(cl.unchecked) > 0 {
+			row.Explanation = fmt.Sprintf("%s holds the same records as %s: %s", v.name, ref.name, offsets(v.start, v.leo))
+		}
 	case !diverges:
 		row.Verdict = VerdictLagging
 		row.MissingRanges = append(row.MissingRanges, analysis.OffsetRange{First: v.leo, Last: ref.leo - 1})
 		row.Explanation = fmt.Sprintf("%s lags %s by %d offset(s): it lacks %d–%d, which it fetches when it follows again",
 			v.name, ref.name, ref.leo-v.leo, v.leo, ref.leo-1)
+		row.Explanation += cl.sentence(c.overFPs)
 		res.Findings = append(res.Findings, finding.New(w, KindLagging, -1, v.leo, "%s", row.Explanation))
 	default:
 		e, re := epochAt(v.hist, at), epochAt(ref.hist, at)
@@ -359,6 +383,12 @@ func (c *Collector) compare(res *Result, v, ref *view) {
 		}
 		res.Gaps = append(res.Gaps, g)
 		res.Findings = append(res.Findings, finding.New(w, KindDivergence, pos, at, "%s", row.Explanation))
+	}
+	if cl != nil {
+		row.CleanerDifferences = cl.differences
+		if row.Verdict == VerdictInSync {
+			row.Explanation += cl.sentence(c.overFPs)
+		}
 	}
 	res.Rows = append(res.Rows, row)
 }

@@ -257,6 +257,9 @@ func TestIdenticalCopies(t *testing.T) {
 	once := run(t, pipeline.Options{Scan: scan.Config{Jobs: 2, DecodeOnce: true}}, dirs...)
 	all := run(t, pipeline.Options{Scan: scan.Config{Jobs: 2}}, dirs...)
 	t.Logf("%d of %d batches decoded from another copy", once.Scan.DecodedElsewhere, once.Scan.Batches)
+	if once.Scan.IdenticalFiles == 0 || all.Scan.IdenticalFiles != 0 {
+		t.Errorf("%d segment files found byte-identical with DecodeOnce (want some), %d without (want none)", once.Scan.IdenticalFiles, all.Scan.IdenticalFiles)
+	}
 	if n := once.Scan.DecodedElsewhere; n < once.Scan.Batches/2 {
 		t.Errorf("%d of %d batches decoded from another copy; want most of the second and third copies'", n, once.Scan.Batches)
 	}

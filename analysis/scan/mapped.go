@@ -27,6 +27,7 @@ type mappedInput struct {
 
 	touched        int64        // bytes before this have been touched (reader only)
 	touchSink      byte         // keeps the touching loads
+	noTouch        bool         // the pages are populated ahead instead (same.go)
 	parsed, hashed atomic.Int64 // how far the reader and the hasher are
 	dropped        atomic.Int64 // pages before this were released
 	gapDropped     atomic.Int64 // pages of the gap before this were released
@@ -87,6 +88,10 @@ func (m *mappedInput) advance(off int64) {
 		m.reported = off
 	}
 	m.parsed.Store(off)
+	if m.noTouch {
+		m.release()
+		return
+	}
 	if to := min(off+touchAhead, int64(len(m.data))); m.touched < to {
 		var x byte
 		for p := max(m.touched, off-off%touchStep); p < to; p += touchStep {

@@ -33,6 +33,16 @@ func (o *onceSet) skipped() int64 {
 	return o.n
 }
 
+// add counts n batches not decoded because a copy of them had been.
+func (o *onceSet) add(n int64) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	o.n += n
+	o.mu.Unlock()
+}
+
 func keyOf(fc *fileCtx, b *segment.Batch) onceKey {
 	return onceKey{topic: fc.topic, partition: fc.partition, epoch: b.PartitionLeaderEpoch, crc: b.CRC,
 		base: b.BaseOffset, last: b.LastOffset()}

@@ -87,6 +87,7 @@ type Config struct {
 	// still checked.
 	DecodeOnce bool
 	once       *onceSet
+	same       *sameFiles
 }
 
 // Output receives the streamed tables. A nil func discards its rows.
@@ -196,6 +197,9 @@ type Result struct {
 	// DecodedElsewhere counts the batches whose records were not decoded
 	// because a copy of them had been (Config.DecodeOnce).
 	DecodedElsewhere int64
+	// IdenticalFiles counts the segment files found byte-identical to a
+	// copy of an earlier input and not read again (Config.DecodeOnce).
+	IdenticalFiles int64
 }
 
 // Run scans the inputs. It returns ctx.Err() when cancelled, and an error
@@ -207,6 +211,7 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 	}
 	if cfg.DecodeOnce && !cfg.Records {
 		cfg.once = &onceSet{m: map[onceKey]struct{}{}}
+		cfg.same = &sameFiles{m: map[sameKey]*sameFile{}}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -676,7 +681,7 @@ func (s *scanner) fileDone(f *fileDone) error {
 
 func (s *scanner) result() *Result {
 	r := &Result{Files: s.files, Anomalies: s.anomalies, Snapshots: s.snapshots, HeldSpilled: s.pending.end + s.pendingEntries.end,
-		DecodedElsewhere: s.cfg.once.skipped()}
+		DecodedElsewhere: s.cfg.once.skipped(), IdenticalFiles: s.cfg.same.identicalFiles()}
 	for i := range r.Anomalies {
 		r.Anomalies[i].Source = s.sources[r.Anomalies[i].Input]
 	}

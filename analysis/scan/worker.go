@@ -114,11 +114,17 @@ type fileCtx struct {
 	topic     string
 	partition int32
 	done      *fileDone
-	// internal: the topic is one whose records topics.Attribution reads.
+	// internal: the topic is one whose records topics.Attribution or
+	// package consumers reads.
 	internal bool
 	// dataEnd is where the file's data ends; hole bytes of a hole follow
-	// it to the end of the file, not read (holes.go).
+	// it to the end of the file, not read (holes.go). holes are the holes
+	// before dataEnd, holeBytes their sum.
 	dataEnd, hole int64
+	holes         []source.DataRange
+	holeBytes     int64
+	// rec keeps the file's rows for byte-identical copies (same.go).
+	rec *recorder
 }
 
 func (fc *fileCtx) anomaly(kind, severity string, pos, off, pid *int64, msg string) {
@@ -257,8 +263,9 @@ func isSegmentKind(k snapshot.Kind) bool {
 // byte to its end, with ReadAt on its own goroutine, and delivers it once.
 // With m (a mapped segment) it hashes the mapping and reports its
 // progress to m. The file's data ends at end (the mapping's end for m);
-// hole bytes of zeros follow it, hashed without reading them.
-func hashFile(ctx context.Context, f io.ReaderAt, m *mappedInput, end, hole int64) <-chan hashResult {
+// hole bytes of zeros follow it, hashed without reading them, and so are
+// holes before end (never in a mapped file).
+func hashFile(ctx context.Context, f io.ReaderAt, m *mappedInput, end, hole int64, holes []source.DataRange) <-chan hashResult {
 	var mapped []byte
 	if m != nil {
 		mapped = m.data
@@ -270,6 +277,12 @@ func hashFile(ctx context.Context, f io.ReaderAt, m *mappedInput, end, hole int6
 		h := sha256.New()
 		var off int64
 		err := guardFaults(mapped, func() error {
+			if m == nil {
+				if err := hashRanges(ctx, h, f, end, holes, buf[:], func(int64) {}); err != nil {
+					return err
+				}
+				return hashZeros(ctx, h, hole)
+			}
 			for {
 				if err := ctx.Err(); err != nil {
 					return err
@@ -323,7 +336,7 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 	if e.Partition != nil {
 		fc.topic, fc.partition = e.Partition.Topic, e.Partition.Partition
 		switch topics.TopicOf(fc.topic) {
-		case topics.TransactionState, topics.ClusterMetadata:
+		case topics.TransactionState, topics.ClusterMetadata, topics.ConsumerOffsets:
 			fc.internal = true
 		}
 		fd.row.Topic, fd.row.Partition = &fc.topic, &fc.partition
@@ -372,13 +385,17 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		if isSegmentKind(e.Name.Kind) {
 			// A hole to the end of the file (a preallocated segment) is
 			// neither mapped nor read: one finding says what it is.
-			fc.dataEnd = source.DataEnd(source.FileDataRanges(f, st.Size()), st.Size())
-			fc.hole = st.Size() - fc.dataEnd
-			if data, unmap, err := mapFile(f, fc.dataEnd); err == nil {
-				defer unmap()
-				m := newMappedInput(data, w.cfg.Progress, w.cfg.Hash && fc.hashable())
-				defer m.advance(int64(len(data)))
-				in, ra, mapped = m, bytes.NewReader(data), m
+			// Holes before it are passed by the reader, seeking over them:
+			// such a file is read, not mapped, as the mapping's hasher and
+			// page release go by position through every page.
+			fc.setHoles(source.FileDataRanges(f, st.Size()), st.Size())
+			if len(fc.holes) == 0 {
+				if data, unmap, err := mapFile(f, fc.dataEnd); err == nil {
+					defer unmap()
+					m := newMappedInput(data, w.cfg.Progress, w.cfg.Hash && fc.hashable())
+					defer m.advance(int64(len(data)))
+					in, ra, mapped = m, bytes.NewReader(data), m
+				}
 			}
 		}
 		if in == nil {
@@ -391,7 +408,7 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 			var hashCtx context.Context
 			hashCtx, stopHash = context.WithCancel(ctx)
 			defer stopHash()
-			hashed = hashFile(hashCtx, ra, mapped, fc.dataEnd, fc.hole)
+			hashed = hashFile(hashCtx, ra, mapped, fc.dataEnd, fc.hole, fc.holes)
 		}
 	} else {
 		in = &countingReader{r, w.cfg.Progress}
@@ -402,20 +419,37 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		fc.dataEnd = e.Size
 		if sr, ok := r.(source.SparseReader); ok && isSegmentKind(e.Name.Kind) {
 			// The same for a sparse archive entry: its trailing hole is
-			// skipped by the stream after this returns, never read.
-			fc.dataEnd = source.DataEnd(sr.DataRanges(), e.Size)
-			fc.hole = e.Size - fc.dataEnd
-			in = io.LimitReader(in, fc.dataEnd)
+			// skipped by the stream after this returns, never read, and
+			// the reader seeks over the holes before it.
+			fc.setHoles(sr.DataRanges(), e.Size)
+			ei := &entryInput{ctx: ctx, sr: sr, r: in, end: fc.dataEnd, holes: fc.holes, progress: w.cfg.Progress}
+			if w.cfg.Hash && fc.hashable() {
+				ei.hash = w.hash
+			}
+			in = ei
 		}
 	}
 	var err error
 	switch k := e.Name.Kind; {
 	case isSegmentKind(k):
 		fd.segment = k == snapshot.KindLog
-		if m, mapped := in.(*mappedInput); mapped {
+		m, mapped := in.(*mappedInput)
+		if mapped && fd.segment {
+			// A byte-identical copy of a segment read already (DecodeOnce).
+			if f := w.cfg.same.identical(fc, m); f != nil {
+				err = w.takeOver(fc, f, emit)
+				break
+			}
+			fc.rec = w.cfg.same.recorder(fc)
+		}
+		first := len(fd.anomalies)
+		if mapped {
 			err = guardFaults(m.data, func() error { return w.segment(ctx, fc, in, emit) })
 		} else {
 			err = w.segment(ctx, fc, in, emit)
+		}
+		if err == nil {
+			fc.rec.keep(fc, first)
 		}
 	case k == snapshot.KindIndex || k == snapshot.KindTimeIndex || k == snapshot.KindTxnIndex:
 		err = w.index(fc, in)
@@ -440,7 +474,12 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 			sum, err = h.sum, h.err
 		}
 	case err == nil && w.cfg.Hash && fc.hashable():
-		if _, err = io.Copy(io.Discard, in); err == nil {
+		if ei, ok := in.(*entryInput); ok {
+			_, err = ei.Seek(ei.end-ei.pos, io.SeekCurrent)
+		} else {
+			_, err = io.Copy(io.Discard, in)
+		}
+		if err == nil {
 			if err = hashZeros(ctx, w.hash, fc.hole); err == nil {
 				sum = w.hash.Sum(nil)
 			}
@@ -512,7 +551,7 @@ func dirOf(p string) string {
 // segment reads a .log (or KRaft .checkpoint) file batch by batch.
 func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit func(chunk) error) error {
 	opts := w.cfg.Segment
-	opts.Path, opts.Size = fc.e.Path, fc.dataEnd
+	opts.Path, opts.Size, opts.Holes = fc.e.Path, fc.dataEnd, fc.segmentHoles()
 	// A long stretch of damage or zeros is read inside one Next: the
 	// reader checks ctx every few MiB of it.
 	opts.Interrupt = ctx.Err
@@ -545,6 +584,7 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		if len(out.batches) == 0 && out.nrecords == 0 {
 			return nil
 		}
+		fc.rec.add(out.batches)
 		if err := emit(out); err != nil {
 			return fmt.Errorf("%w: %w", errEmit, err)
 		}
@@ -583,14 +623,17 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 			continue
 		}
 		b := rd.Batch()
-		// Records of __transaction_state and __cluster_metadata always carry
-		// their key and value: attribution (package topics) decodes them.
+		// Records of __transaction_state, __cluster_metadata and
+		// __consumer_offsets always carry their key and value: attribution
+		// (package topics) and package consumers decode them.
 		payload := w.cfg.Payload || w.cfg.Records && fc.internal
 		j := w.job() // zeroed; filled field by field, see fillBatchRow
 		j.fc = fc
 		fillBatchRow(&j.row, fc, b, w.millis)
 		j.deleteHorizon, j.records, j.payload = b.HasDeleteHorizon(), w.cfg.Records, payload
-		j.hexFP, j.compact = w.cfg.HexFingerprints, w.cfg.Compact && w.cfg.Records && !payload
+		// With DecodeOnce the batches decoded give entries too: the replica
+		// comparison reads the fingerprints of batches the cleaner rewrote.
+		j.hexFP, j.compact = w.cfg.HexFingerprints, w.cfg.Compact && (w.cfg.Records || w.cfg.once != nil) && !payload
 		if w.cfg.once.skip(fc, b) {
 			// A copy of a batch that decoded cleanly from another file.
 			j.n = b.NumRecords

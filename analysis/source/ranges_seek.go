@@ -8,16 +8,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// maxFileRanges bounds the data ranges FileDataRanges lists: a file
-// fragmented into more is treated as having no holes.
-const maxFileRanges = 1 << 16
+// maxFileRanges bounds the data ranges FileDataRanges lists (64 KiB of
+// them): past it the rest of the file counts as data.
+const maxFileRanges = 1 << 12
 
 // FileDataRanges lists the data ranges of the first size bytes of an open
 // file with SEEK_DATA and SEEK_HOLE, and leaves the file's offset at 0. It
-// returns nil when that cannot be told (a file system without them, or a
-// file in more than maxFileRanges pieces): every byte then counts as data.
-// A file system may report data where there are zeros (preallocated
-// blocks), never a hole where there is data.
+// returns nil when that cannot be told (a file system without them):
+// every byte then counts as data. A file in more than maxFileRanges
+// pieces has its last range run to size: its holes after that are read
+// as zeros. A file system may report data where there are zeros
+// (preallocated blocks), never a hole where there is data.
 func FileDataRanges(f *os.File, size int64) []DataRange {
 	defer f.Seek(0, 0)
 	fd := int(f.Fd())
@@ -30,11 +31,11 @@ func FileDataRanges(f *os.File, size int64) []DataRange {
 		if err != nil {
 			return nil
 		}
+		if len(out) == maxFileRanges-1 {
+			return append(out, DataRange{Start: start, End: size})
+		}
 		end, err := unix.Seek(fd, start, unix.SEEK_HOLE)
 		if err != nil || end <= start {
-			return nil
-		}
-		if len(out) == maxFileRanges {
 			return nil
 		}
 		out = append(out, DataRange{Start: start, End: min(end, size)})

@@ -38,6 +38,31 @@ func DataEnd(ranges []DataRange, size int64) int64 {
 	return min(ranges[len(ranges)-1].End, size)
 }
 
+// Holes lists the holes before end of a file with the given data ranges
+// (nil: none known): the stretches before, between and after its ranges,
+// cut at end. A caller that reads to DataEnd passes that as end, so the
+// hole after the last data, if any, is not among them.
+func Holes(ranges []DataRange, end int64) []DataRange {
+	var out []DataRange
+	if ranges == nil {
+		return nil
+	}
+	var at int64
+	for _, r := range ranges {
+		if r.Start >= end {
+			break
+		}
+		if r.Start > at {
+			out = append(out, DataRange{Start: at, End: r.Start})
+		}
+		at = max(at, r.End)
+	}
+	if at < end {
+		out = append(out, DataRange{Start: at, End: end})
+	}
+	return out
+}
+
 // entryReader reads one tar entry's data: straight through for a plain
 // entry, or by its sparse map, zeros for the holes.
 type entryReader struct {

@@ -25,6 +25,12 @@
 // -roll BYTES cuts each partition into segments of about BYTES, with the
 // indexes a broker writes beside them (docs/records.md measures on that).
 //
+// With -payloads it writes the small log dir of docs/payloads.md: a
+// schema registry's _schemas topic and topics of Avro, JSON Schema and
+// Protobuf values in the Confluent wire format.
+//
+//	go run ./cmd/ksleuth-gen -payloads -out /tmp/payloads
+//
 // With the subcommand real it runs a scenario on real Kafka brokers
 // instead (docs/real-kafka.md):
 //
@@ -40,6 +46,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ksleuth/ksleuth/analysis/payload/payloadtest"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 	"github.com/ksleuth/ksleuth/segment/segtest/bench"
 )
@@ -72,8 +79,19 @@ func run(args []string, stderr io.Writer) error {
 	shape := fs.String("shape", "java", "with -realistic: java (segtest.RealisticSegment, the Java producer's framing) or franz (the reference benchmark's documents, franz-go's compressors)")
 	openTxn := fs.Bool("open-txn", false, "with -realistic: every batch from one transactional producer, in a transaction that never ends")
 	roll := fs.Int64("roll", 0, "with -realistic: cut each partition into segments of about this many bytes, with the .index and .timeindex a broker writes (0: one segment, no indexes)")
+	payloads := fs.Bool("payloads", false, "write the payload sample instead: _schemas and values in the Confluent wire format (docs/payloads.md)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *payloads {
+		if *out == "" || fs.NArg() > 0 {
+			return fmt.Errorf("usage: ksleuth-gen -payloads -out DIR")
+		}
+		if err := payloadtest.WriteSample(*out); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "ksleuth-gen: wrote the payload sample to %s\n", *out)
+		return nil
 	}
 	if *realistic > 0 {
 		if *out == "" || fs.NArg() > 0 {

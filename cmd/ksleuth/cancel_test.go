@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/tar"
 	"bytes"
 	"os"
 	"os/exec"
@@ -12,11 +13,17 @@ import (
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
-// sparseBomb writes a partition dir whose one segment declares 1 TiB:
-// batches at the start, four bytes at the very end, a hole between. As a
-// file and as a GNU sparse tar entry (tar -S) the hole is read through
-// as zeros, which keeps a command inside one entry for a long time.
-func sparseBomb(t *testing.T, base string) (dir, tarPath string) {
+// longEntries writes two inputs that keep a command inside one entry for
+// minutes, a hole passed at no cost being no longer such an input:
+//
+//   - a partition dir whose one segment declares 1 TiB: batches at the
+//     start, then more data pieces than the holes listed per file
+//     (4,096 blocks of zeros 8 KiB apart, 16 MiB on disk), then a hole to
+//     four bytes at the very end. Past the listed pieces the file counts as
+//     data, so the terabyte is read through as zeros;
+//   - a .tar.zst of one 64 GiB plain entry, the batches and then zeros,
+//     made by hand of zstd RLE blocks (2 MiB).
+func longEntries(t *testing.T, base string) (dir, tarPath string) {
 	t.Helper()
 	dir = filepath.Join(base, "logs")
 	p := filepath.Join(dir, "t-0", segtest.SegmentFileName(0))
@@ -30,36 +37,67 @@ func sparseBomb(t *testing.T, base string) (dir, tarPath string) {
 		t.Fatal(err)
 	}
 	f, _ := os.OpenFile(p, os.O_WRONLY, 0)
+	for i := int64(1); i <= 4096; i++ {
+		f.WriteAt([]byte{0}, i*8192)
+	}
 	_, err := f.WriteAt([]byte("tail"), 1<<40-4)
 	f.Close()
 	if err != nil {
 		t.Skipf("SKIPPED: the temp dir's file system holds no 1 TiB sparse file: %v", err)
 	}
-	if _, err := exec.LookPath("tar"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tar is needed by this test and missing on the CI machine")
-		}
-		return dir, ""
-	}
-	tarPath = filepath.Join(base, "bomb.tar")
-	cmd := exec.Command("tar", "-S", "--format=gnu", "-cf", tarPath, "t-0")
-	cmd.Dir = dir
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tar: %v %s", err, b)
+	tarPath = filepath.Join(base, "long.tar.zst")
+	if err := os.WriteFile(tarPath, zeroTarZst(t, filepath.Join("t-0", segtest.SegmentFileName(0)), seg, 64<<30), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	return dir, tarPath
 }
 
+// zeroTarZst is a zstd frame of a tar holding one entry of size bytes:
+// data, then zeros. The zeros are RLE blocks (4 bytes per 128 KiB), and
+// the archive stops after the entry's content, with no end marker.
+func zeroTarZst(t *testing.T, name string, data []byte, size int64) []byte {
+	t.Helper()
+	var hdr bytes.Buffer
+	tw := tar.NewWriter(&hdr)
+	if err := tw.WriteHeader(&tar.Header{Name: name, Size: size, Mode: 0o644, Typeflag: tar.TypeReg, Format: tar.FormatGNU}); err != nil {
+		t.Fatal(err)
+	}
+	raw := append(hdr.Bytes(), data...)
+	const block = 128 << 10
+	// Frame header: magic, a descriptor with no content size, checksum
+	// or dictionary, and a 128 KiB window (exponent 7).
+	out := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 7 << 3}
+	blockHeader := func(size int, typ byte, last bool) {
+		v := uint32(size)<<3 | uint32(typ)<<1
+		if last {
+			v |= 1
+		}
+		out = append(out, byte(v), byte(v>>8), byte(v>>16))
+	}
+	for len(raw) > 0 { // the header and the data, as raw blocks
+		n := min(len(raw), block)
+		blockHeader(n, 0, false)
+		out = append(out, raw[:n]...)
+		raw = raw[n:]
+	}
+	for rest := size - int64(len(data)); rest > 0; rest -= block {
+		blockHeader(int(min(rest, block)), 1, rest <= block)
+		out = append(out, 0)
+	}
+	return out
+}
+
 // TestSignalInsideLongEntry: SIGTERM and SIGINT stop every command within
-// a second while it is inside one long entry (a 1 TiB sparse file or tar
-// entry whose hole is read through), with exit 130 and no table left.
+// a second while it is inside one long entry (a terabyte of zeros read
+// through in a file, 64 GiB of them in a .tar.zst), with exit 130 and no
+// table left.
 func TestSignalInsideLongEntry(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
 	bin := ksleuthBinary(t)
 	base := t.TempDir()
-	dir, tarPath := sparseBomb(t, base)
+	dir, tarPath := longEntries(t, base)
 	outs := t.TempDir() // not next to the tar
 	inputs := map[string]string{"dir": dir}
 	if tarPath != "" {

@@ -15,7 +15,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/payload"
 	"github.com/ksleuth/ksleuth/analysis/records"
+	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
@@ -36,7 +38,8 @@ type dumpOptions struct {
 	window                records.Window
 	// maxBytes, as kafka-dump-log's --max-bytes, reads only the batches
 	// that lie whole in a log file's first maxBytes bytes.
-	maxBytes int64
+	maxBytes     int64
+	decodeValues string
 }
 
 func newDumpCmd() *cobra.Command {
@@ -80,6 +83,9 @@ position (and into the stream with --json).`,
 			default:
 				return usageError{fmt.Errorf("--decode must be auto or none, not %q", o.decode)}
 			}
+			if err := checkDecodeValues(o.decodeValues); err != nil {
+				return err
+			}
 			if o.payload {
 				o.records = true
 			}
@@ -100,6 +106,7 @@ position (and into the stream with --json).`,
 	f.StringVar(&o.since, "since", "", "only batches and records with timestamps at or after this time (RFC 3339 or epoch ms)")
 	f.StringVar(&o.until, "until", "", "only batches and records with timestamps before this time (RFC 3339 or epoch ms)")
 	f.Int64Var(&o.maxBytes, "max-bytes", 0, "read only the batches that lie whole in the first N bytes of a log file, as kafka-dump-log's --max-bytes (0: all)")
+	f.StringVar(&o.decodeValues, "decode-values", "auto", decodeValuesHelp+" (with --payload; the _schemas partitions of the files' log dirs)")
 	return cmd
 }
 
@@ -150,10 +157,17 @@ type dumper struct {
 	// topic is the internal topic of the file being dumped, when its
 	// records are decoded (--decode auto).
 	topic topics.Topic
+	// topicName is the topic of the file being dumped, from its partition
+	// dir; registry decodes its values (--payload, --decode-values auto).
+	topicName string
+	registry  *payload.Registry
 }
 
 func runDump(cmd *cobra.Command, files []string, o dumpOptions) error {
 	d := &dumper{o: o, out: bufio.NewWriterSize(cmd.OutOrStdout(), 256<<10), errw: cmd.ErrOrStderr()}
+	if o.payload && o.decodeValues == "auto" {
+		d.loadDumpRegistry(cmd.Context(), files)
+	}
 	failed := 0
 	for _, name := range files {
 		if err := d.dumpFile(name); err != nil {
@@ -216,7 +230,10 @@ func (d *dumper) dumpLog(name, kind string) error {
 			fmt.Fprintf(d.out, "Log starting offset: %d\n", off)
 		}
 	}
-	d.topic = topics.None
+	d.topic, d.topicName = topics.None, ""
+	if pd, ok := source.ParsePartitionDir(filepath.Base(filepath.Dir(absPath(name)))); ok && kind == "log" {
+		d.topicName = pd.Topic
+	}
 	if d.o.decode != "none" {
 		d.topic = internalTopic(name, kind)
 	}
@@ -228,7 +245,7 @@ func (d *dumper) dumpLog(name, kind string) error {
 			in = io.NewSectionReader(f, 0, limit)
 		}
 	}
-	r := segment.NewReader(in, segment.Options{Path: name})
+	r := segment.NewReader(in, segment.Options{Path: name, Holes: fileHoles(f)})
 	defer r.Close()
 	for r.Next() {
 		if fd := r.Finding(); fd != nil {
@@ -268,6 +285,21 @@ func (d *dumper) dumpLog(name, kind string) error {
 	return r.Err()
 }
 
+// fileHoles lists the holes of a sparse file for the segment reader, the
+// one after its last data included: each is one finding, passed over
+// without reading its zeros (a terabyte hole costs nothing).
+func fileHoles(f *os.File) []segment.Hole {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	var holes []segment.Hole
+	for _, h := range source.Holes(source.FileDataRanges(f, st.Size()), st.Size()) {
+		holes = append(holes, segment.Hole{Start: h.Start, End: h.End})
+	}
+	return holes
+}
+
 // internalTopic is the internal topic whose schema decodes the records of
 // file name: any KRaft snapshot is metadata; a segment is judged by its
 // partition directory.
@@ -275,11 +307,14 @@ func internalTopic(name, kind string) topics.Topic {
 	if kind == "kraft-snapshot" {
 		return topics.ClusterMetadata
 	}
-	abs, err := filepath.Abs(name)
-	if err != nil {
-		abs = name
+	return topics.TopicOf(filepath.Base(filepath.Dir(absPath(name))))
+}
+
+func absPath(name string) string {
+	if abs, err := filepath.Abs(name); err == nil {
+		return abs
 	}
-	return topics.TopicOf(filepath.Base(filepath.Dir(abs)))
+	return name
 }
 
 func offsetFromName(base string) (int64, bool) {
@@ -460,6 +495,12 @@ func (d *dumper) record(name string, b *segment.Batch, r *segment.Record) {
 		if d.o.payload && !r.IsControl && dec == nil {
 			m["key"], m["key_encoding"] = d.payloadJSON(r.Key)
 			m["value"], m["value_encoding"] = d.payloadJSON(r.Value)
+			if dec, ok := d.decodeValue(r); ok {
+				valueJSON(m, dec)
+				if dec.Err != nil {
+					defer d.undecodedNote(name, b, r, dec)
+				}
+			}
 			hs := make([]map[string]any, len(r.Headers))
 			for i, h := range r.Headers {
 				v, enc := d.payloadJSON(h.Value)
@@ -501,7 +542,12 @@ func (d *dumper) record(name string, b *segment.Batch, r *segment.Record) {
 		if r.Key != nil {
 			fmt.Fprintf(w, " key: %s", d.encodePayload(r.Key))
 		}
-		if r.Value != nil {
+		if dec, ok := d.decodeValue(r); ok {
+			fmt.Fprintf(w, " payload: %s", d.valueText(r, dec))
+			if dec.Err != nil {
+				defer d.undecodedNote(name, b, r, dec)
+			}
+		} else if r.Value != nil {
 			fmt.Fprintf(w, " payload: %s", d.encodePayload(r.Value))
 		}
 		if len(r.Headers) > 0 {

@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/scan"
@@ -249,16 +250,18 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 	if err != nil {
 		return err
 	}
-	return reportDups(ctx, cmd, o, det, d.tmp, limit, len(inputs), res.Scan.Errors+res.Warnings, res)
+	return reportDups(ctx, cmd, o, det, d.tmp, limit, len(inputs), res.Scan.Errors+res.Warnings, res, res.Consumers())
 }
 
 // reportDups finishes the detector and prints the report; findings and
-// unreadable count the inputs' damage findings and unreadable files.
+// unreadable count the inputs' damage findings and unreadable files; idx
+// (nil when the inputs hold no commits) names the groups that consumed
+// the copies.
 // attr, when not nil and finished, names the PIDs' owners. The later
 // copies are made into runs by a dups.RunBuilder, on disk under tmp
 // beyond its budget, and the totals are counted as the groups stream by:
 // the report's memory does not grow with the number of duplicates.
-func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, tmp string, limit, inputs int, findings int64, res *pipeline.Result) (err error) {
+func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, tmp string, limit, inputs int, findings int64, res *pipeline.Result, idx *consumers.Index) (err error) {
 	w := cmd.OutOrStdout()
 	enc := json.NewEncoder(w)
 	rb := dups.NewRunBuilder(tmp, o.set.runBudget)
@@ -280,6 +283,9 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	emit := func(rows []analysis.DuplicateRow) error {
 		for i := range rows {
 			r := &rows[i]
+			if res == nil { // from tables: the commits of their commits.parquet
+				r.ConsumedBy = consumers.Groups(idx.ConsumedPast(r.Topic, r.Partition, r.Offset))
+			}
 			if r.GroupID != group {
 				endGroup()
 				group = r.GroupID
@@ -345,7 +351,7 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	if o.json {
 		err = enc.Encode(sum)
 	} else {
-		err = writeDupsText(ctx, w, &sum, rb, limit, inputs, o.wide)
+		err = writeDupsText(ctx, w, &sum, rb, idx, limit, inputs, o.wide)
 	}
 	if err != nil {
 		return interrupted(ctx, "dups", err)
@@ -359,7 +365,9 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	return exitStatus(res, o.failOnFindings)
 }
 
-func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.RunBuilder, limit, inputs int, wide bool) error {
+// writeDupsText prints the summary and the runs; idx (nil when unknown)
+// says under each run which consumer groups committed past its copies.
+func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.RunBuilder, idx *consumers.Index, limit, inputs int, wide bool) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "%d records in %d input(s): %d duplicate group(s), %d later cop%s in %d run(s)\n",
 		s.Records, inputs, s.Groups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"), s.Runs)
@@ -380,6 +388,9 @@ func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.Run
 		err := rb.Each(ctx, limit, func(r *dups.Run) error {
 			n++
 			fmt.Fprintln(ew, r.String())
+			if c := idx.Text(r.Topic, r.Partition, r.First, r.Last); c != "" {
+				fmt.Fprintln(ew, "  "+c)
+			}
 			return ew.err
 		})
 		if err != nil {

@@ -40,6 +40,11 @@ func engineType(engine, doc string) (string, bool) {
 	if s, ok := engineScalars[engine][doc]; ok {
 		return s, true
 	}
+	if elem, ok := strings.CutPrefix(doc, "list of "); ok {
+		if et, ok := engineScalars[engine][elem]; ok {
+			return engineList(engine, et), true
+		}
+	}
 	inner, ok := strings.CutPrefix(doc, "list of struct(")
 	if !ok || !strings.HasSuffix(inner, ")") {
 		return "", false
@@ -82,6 +87,22 @@ func engineType(engine, doc string) (string, bool) {
 	default:
 		return "array<struct<" + strings.Join(fields, ",") + ">>", true
 	}
+}
+
+// engineList is how an engine names a list of a scalar of its type et
+// whose elements are never null.
+func engineList(engine, et string) string {
+	switch engine {
+	case "pyarrow":
+		return "list<element: " + et + " not null>"
+	case "pandas":
+		return "list<element: " + strings.TrimSuffix(et, "[pyarrow]") + " not null>[pyarrow]"
+	case "polars":
+		return "List(" + et + ")"
+	case "duckdb":
+		return et + "[]"
+	}
+	return "array<" + et + ">"
 }
 
 // needPyEngines returns a Python interpreter that imports pyspark,

@@ -54,5 +54,9 @@ func runDupsFromTables(cmd *cobra.Command, dirs []string, o *commonOptions, d *d
 		// The scans behind the tables could not read everything.
 		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: dups: the tables list %d input file(s) that could not be read\n", unreadable)
 	}
-	return reportDups(ctx, cmd, o, det, d.tmp, limit, int(inputs), findings, nil)
+	idx, err := pipeline.ShardCommits(ctx, shards)
+	if err != nil {
+		return interrupted(ctx, "dups", err)
+	}
+	return reportDups(ctx, cmd, o, det, d.tmp, limit, int(inputs), findings, nil, idx)
 }

@@ -129,6 +129,10 @@ func parseRecordLine(e *dlEntry, line string) {
 		if j := strings.IndexByte(line[i:], ']'); j >= 0 {
 			head, tail = line[:i+j+1], line[i+j+1:]
 		}
+	} else if j := firstIndex(line, " key: ", " payload: "); j >= 0 {
+		// A legacy (magic 0/1) message has no headers: its key or payload
+		// follows the crc.
+		head, tail = line[:j], line[j:]
 	}
 	e.fields, e.names = parseFields(head)
 	if i >= 0 {
@@ -157,6 +161,17 @@ func parseRecordLine(e *dlEntry, line string) {
 	default:
 		e.control = tail
 	}
+}
+
+// firstIndex is the index of the first of subs in s, -1 when none is.
+func firstIndex(s string, subs ...string) int {
+	best := -1
+	for _, sub := range subs {
+		if i := strings.Index(s, sub); i >= 0 && (best < 0 || i < best) {
+			best = i
+		}
+	}
+	return best
 }
 
 // The ksleuth side: dump --json objects by file.

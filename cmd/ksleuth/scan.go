@@ -19,6 +19,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/export"
+	"github.com/ksleuth/ksleuth/analysis/payload"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report"
 	"github.com/ksleuth/ksleuth/analysis/scan"
@@ -33,6 +34,7 @@ type scanOptions struct {
 	out            string
 	records        bool
 	payload        bool
+	decodeValues   string
 	topic          string
 	jobs           int
 	hash           string
@@ -99,6 +101,7 @@ hold nothing but ksleuth's tables.`,
 	f.StringVarP(&o.out, "out", "o", "", "directory to write the tables to (required)")
 	f.BoolVar(&o.records, "records", false, "also write the records dataset (records/), one row per record")
 	f.BoolVar(&o.payload, "payload", false, "add keys, values and headers to the records (implies --records)")
+	f.StringVar(&o.decodeValues, "decode-values", "auto", decodeValuesHelp+" (with --payload: the value_schema_id and value_decoded columns)")
 	f.StringVar(&o.topic, "topic", "", "only partitions whose topic matches this regular expression")
 	f.IntVar(&o.jobs, "jobs", 0, "parallel workers (default: all cores)")
 	f.BoolVar(&o.json, "json", false, "print the summary as a JSON line of type summary")
@@ -159,6 +162,11 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 			Topic:   topic, Progress: prog.add, TmpDir: o.dup.tmp, HeldBudget: o.set.heldBudget},
 		Detector: det, Hasher: hasher, Attribution: true,
 	}
+	if o.payload && o.decodeValues == "auto" {
+		if po.Values, err = payload.Load(ctx, inputs); err != nil {
+			return err
+		}
+	}
 	if fd := o.set.fileDone; fd != nil {
 		po.Scan.FileDone = func(p string) { fd(ctx, p) }
 	}
@@ -204,6 +212,9 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 func (o *scanOptions) validate() (*regexp.Regexp, error) {
 	if o.out == "" {
 		return nil, usageError{errors.New("scan: --out DIR is required")}
+	}
+	if err := checkDecodeValues(o.decodeValues); err != nil {
+		return nil, err
 	}
 	switch o.progress {
 	case "auto", "always", "never":

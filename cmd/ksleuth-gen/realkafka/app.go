@@ -19,6 +19,10 @@ type App struct {
 	msgs   map[string]*message
 	topics map[string]int
 	n      int
+	// The consumer groups' side (groups.go).
+	commits       []TruthCommit
+	consumed      []TruthConsumed
+	offsetDeletes []TruthOffsetDelete
 	// LostWhy explains acknowledged offsets no longer in the log;
 	// scenarios that remove records on purpose set it.
 	LostWhy func(topic string, partition int32, offset int64) string

@@ -75,11 +75,17 @@ type JavaProducer struct {
 
 // StartProducer starts a Java producer with the given client properties.
 func (e *Env) StartProducer(name string, props map[string]string) (*JavaProducer, error) {
+	return e.startProducer(name, nil, props)
+}
+
+// startProducer starts KsleuthProducer with its leading arguments (a
+// mode) and the client properties.
+func (e *Env) startProducer(name string, lead []string, props map[string]string) (*JavaProducer, error) {
 	classes, err := e.Kafka.producerClasses()
 	if err != nil {
 		return nil, err
 	}
-	var args []string
+	args := slices.Clone(lead)
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		args = append(args, k+"="+props[k])
 	}
@@ -102,7 +108,7 @@ func (e *Env) StartProducer(name string, props map[string]string) (*JavaProducer
 	if err != nil {
 		return nil, err
 	}
-	jp := &JavaProducer{Name: name, p: p, in: bufio.NewWriter(stdin), acks: map[string]Ack{}, replies: make(chan string, 16)}
+	jp := &JavaProducer{Name: name, p: p, in: bufio.NewWriterSize(stdin, 1<<20), acks: map[string]Ack{}, replies: make(chan string, 16)}
 	go jp.read(bufio.NewScanner(stdout))
 	return jp, nil
 }

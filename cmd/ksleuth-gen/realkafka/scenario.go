@@ -41,7 +41,7 @@ type Session struct {
 func Scenarios() []Scenario {
 	return []Scenario{
 		idempotentRestart, transactional, innocentRepeats, codecs,
-		brokerCrash, liveCopy, segments, uncleanElection, hangingTxn,
+		brokerCrash, liveCopy, segments, uncleanElection, hangingTxn, consumerGroups,
 	}
 }
 
@@ -87,6 +87,7 @@ func Run(ctx context.Context, k *Kafka, name string, seed int64, out string, log
 	t.Records = nonNil(t.Records)
 	t.Resends = nonNil(t.Resends)
 	t.Lost = nonNil(t.Lost)
+	t.Commits, t.Consumed, t.OffsetDeletes = s.App.groupTruth()
 	if err := s.stop(sc.Stop); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", name, err)
 	}

@@ -1,7 +1,6 @@
 package realkafka
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -31,78 +30,73 @@ var idempotentRestart = Scenario{
 		if err := s.topic(topic, parts, 1, nil); err != nil {
 			return err
 		}
-		next := 0
-		var tail []*Sent
-		for inst := 1; inst <= 3; inst++ {
-			jp, err := s.producer(fmt.Sprintf("orders-%d", inst), map[string]string{"max.in.flight.requests.per.connection": "5"})
-			if err != nil {
-				return err
-			}
-			for _, t := range tail {
-				if err := s.App.Resend(jp, t, KindRestartResend); err != nil {
-					return err
-				}
-			}
-			n := s.between(150, 500)
-			for range n {
-				if err := s.App.Send(jp, s.order(topic, next, parts), ""); err != nil {
-					return err
-				}
-				next++
-			}
-			if err := jp.Flush(); err != nil {
-				return err
-			}
-			if inst < 3 {
-				// Kill with acks pending: at a seeded point before all came back.
-				if err := jp.WaitAcks(len(tail)+s.between(n/5, n*3/5), ackWait); err != nil {
-					return err
-				}
-				jp.Kill()
-				tail = s.App.Unacked(jp)
-				s.Logf("%s killed with %d sends unacked", jp.Name, len(tail))
-			} else {
-				if err := jp.Do("flush", ackWait); err != nil {
-					return err
-				}
-				s.App.Collect(jp)
-				if err := jp.Close(); err != nil {
-					return err
-				}
-			}
-			if err := s.groupConsume("billing", topic); err != nil {
+		return s.killedProducers(topic, parts, 150, 500, func(int) error { return s.groupConsume("billing", topic) })
+	},
+}
+
+// killedProducers runs three idempotent Java producer instances on
+// topic, each sending between lo and hi new orders; the first two are
+// SIGKILLed with acks pending, and each next instance first resends the
+// tail its predecessor had no ack for. after runs once each instance is
+// gone.
+func (s *Session) killedProducers(topic string, parts, lo, hi int, after func(inst int) error) error {
+	next := 0
+	var tail []*Sent
+	for inst := 1; inst <= 3; inst++ {
+		jp, err := s.producer(fmt.Sprintf("%s-%d", topic, inst), map[string]string{"max.in.flight.requests.per.connection": "5"})
+		if err != nil {
+			return err
+		}
+		for _, t := range tail {
+			if err := s.App.Resend(jp, t, KindRestartResend); err != nil {
 				return err
 			}
 		}
-		return nil
-	},
+		n := s.between(lo, hi)
+		for range n {
+			if err := s.App.Send(jp, s.order(topic, next, parts), ""); err != nil {
+				return err
+			}
+			next++
+		}
+		if err := jp.Flush(); err != nil {
+			return err
+		}
+		if inst < 3 {
+			// Kill with acks pending: at a seeded point before all came back.
+			if err := jp.WaitAcks(len(tail)+s.between(n/5, n*3/5), ackWait); err != nil {
+				return err
+			}
+			jp.Kill()
+			tail = s.App.Unacked(jp)
+			s.Logf("%s killed with %d sends unacked", jp.Name, len(tail))
+		} else {
+			if err := jp.Do("flush", ackWait); err != nil {
+				return err
+			}
+			s.App.Collect(jp)
+			if err := jp.Close(); err != nil {
+				return err
+			}
+		}
+		if err := after(inst); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // groupConsume reads what a topic holds with a consumer group and
 // commits the offsets reached.
 func (s *Session) groupConsume(group, topic string) error {
-	cl, err := s.Cluster.Client(kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic), kgo.DisableAutoCommit(),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(200*time.Millisecond))
+	g, err := s.joinGroup(group, "", topic)
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
-	idle := time.Now()
-	n := 0
-	for time.Since(idle) < 1500*time.Millisecond {
-		pctx, cancel := context.WithTimeout(s.Ctx, 500*time.Millisecond)
-		fs := cl.PollRecords(pctx, 500)
-		cancel()
-		if err := s.Ctx.Err(); err != nil {
-			return err
-		}
-		if k := fs.NumRecords(); k > 0 {
-			n += k
-			idle = time.Now()
-		}
-	}
-	if err := cl.CommitUncommittedOffsets(s.Ctx); err != nil {
-		return fmt.Errorf("group %s commit: %w", group, err)
+	defer g.Close()
+	n, err := g.Drain(1500*time.Millisecond, false)
+	if err != nil {
+		return err
 	}
 	s.Logf("group %s read %d records of %s and committed", group, n, topic)
 	return nil

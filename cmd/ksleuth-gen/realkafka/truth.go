@@ -25,6 +25,13 @@ type Truth struct {
 	Records      []TruthRecord `json:"records"`
 	Resends      []TruthResend `json:"resends"`
 	Lost         []TruthLost   `json:"lost"`
+	// Commits, Consumed and OffsetDeletes are the consumer groups' side:
+	// every offset commit the applications sent (one entry per
+	// partition), every record they processed, and every committed
+	// offset removed through the admin API.
+	Commits       []TruthCommit       `json:"commits"`
+	Consumed      []TruthConsumed     `json:"consumed"`
+	OffsetDeletes []TruthOffsetDelete `json:"offset_deletes"`
 }
 
 // TruthBroker names a broker's log dir, relative to the output dir.
@@ -73,6 +80,38 @@ type TruthLost struct {
 	FirstOffset int64  `json:"first_offset"`
 	LastOffset  int64  `json:"last_offset"`
 	Why         string `json:"why"`
+}
+
+// TruthCommit is the commit of one partition's offset by a group, in
+// the order the application sent it. Acked is whether the coordinator
+// answered it without an error for that partition.
+type TruthCommit struct {
+	Group       string `json:"group"`
+	Topic       string `json:"topic"`
+	Partition   int32  `json:"partition"`
+	Offset      int64  `json:"offset"`
+	LeaderEpoch int32  `json:"leader_epoch"`
+	Metadata    string `json:"metadata"`
+	Acked       bool   `json:"acked"`
+}
+
+// TruthConsumed is one record a group's application processed, by its
+// place in the data topic; a record read twice (after a rebalance or a
+// restart from an older commit) is listed twice.
+type TruthConsumed struct {
+	Group     string `json:"group"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"`
+}
+
+// TruthOffsetDelete is a group's committed offset of one partition
+// deleted through the admin API (OffsetDelete): the coordinator writes a
+// tombstone for it.
+type TruthOffsetDelete struct {
+	Group     string `json:"group"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
 }
 
 // ReadTruth reads a truth.json.

@@ -1,0 +1,147 @@
+package consumers
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis"
+)
+
+// What a flagged range is.
+const (
+	FlaggedDuplicate = "duplicate" // later copies of a duplicate group
+	FlaggedGap       = "gap"       // a range of the loss ledger
+	FlaggedAborted   = "aborted"   // the records of an aborted transaction
+)
+
+// Flagged is an offset range another table flags: a run of later
+// duplicate copies, a gap, an aborted transaction.
+type Flagged struct {
+	What      string
+	Input     int32
+	Topic     string
+	Partition int32
+	// First and Last bound the range (Last = First when its end is
+	// unknown); Records is how many records it holds where known.
+	First, Last int64
+	Records     int64
+	// Detail is the duplicate class, the gap's cause, or the producer of
+	// the aborted transaction ("PID 2000 epoch 0").
+	Detail string
+}
+
+// Impact is a group that committed past the start of a flagged range.
+type Impact struct {
+	Flagged
+	Group string
+	// Complete: the group committed past the whole range, and Commit is
+	// the first commit past its last offset; otherwise only past some of
+	// it, and Commit is the first commit past its first offset.
+	Complete bool
+	Commit   Commit
+}
+
+// Impacts lists, for every flagged range, the groups that committed past
+// its first offset, in the order of fs and then by group.
+func (x *Index) Impacts(fs []Flagged) []Impact {
+	if x == nil {
+		return nil
+	}
+	var out []Impact
+	for _, f := range fs {
+		for _, t := range x.byPart[topicPart{f.Topic, f.Partition}] {
+			c, ok := t.First(f.First)
+			if !ok {
+				continue
+			}
+			im := Impact{Flagged: f, Group: t.Group, Commit: c}
+			if full, ok := t.First(max(f.First, f.Last)); ok {
+				im.Complete, im.Commit = true, full
+			}
+			out = append(out, im)
+		}
+	}
+	return out
+}
+
+// DuplicateRanges merges the later copies of rows into ranges of
+// consecutive offsets of one class in one partition copy. A range that
+// another input's copy of the partition repeats is listed once.
+func DuplicateRanges(rows []analysis.DuplicateRow) []Flagged {
+	later := make([]*analysis.DuplicateRow, 0, len(rows))
+	for i := range rows {
+		if rows[i].Class != "" {
+			later = append(later, &rows[i])
+		}
+	}
+	slices.SortFunc(later, func(a, b *analysis.DuplicateRow) int {
+		return cmp.Or(cmp.Compare(a.Input, b.Input), strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition),
+			cmp.Compare(a.Offset, b.Offset))
+	})
+	var out []Flagged
+	for _, r := range later {
+		if n := len(out); n > 0 {
+			l := &out[n-1]
+			if l.Input == r.Input && l.Topic == r.Topic && l.Partition == r.Partition && l.Detail == r.Class && r.Offset <= l.Last+1 {
+				l.Last = max(l.Last, r.Offset)
+				l.Records++
+				continue
+			}
+		}
+		out = append(out, Flagged{What: FlaggedDuplicate, Input: r.Input, Topic: r.Topic, Partition: r.Partition,
+			First: r.Offset, Last: r.Offset, Records: 1, Detail: r.Class})
+	}
+	return once(out)
+}
+
+// GapRanges are the ranges of the loss ledger.
+func GapRanges(gaps []analysis.GapRow) []Flagged {
+	var out []Flagged
+	for _, g := range gaps {
+		f := Flagged{What: FlaggedGap, Input: g.Input, Topic: g.Topic, Partition: g.Partition, First: g.FirstOffset,
+			Last: g.FirstOffset, Detail: g.Cause}
+		if g.LastOffset != nil {
+			f.Last = *g.LastOffset
+			f.Records = f.Last - f.First + 1
+		}
+		out = append(out, f)
+	}
+	return once(out)
+}
+
+// AbortedRanges are the aborted transactions that wrote data: from the
+// first data batch to the ABORT marker.
+func AbortedRanges(rows []analysis.PartitionTxnRow) []Flagged {
+	var out []Flagged
+	for _, r := range rows {
+		if r.EndMarker != "ABORT" || r.Empty || r.EndOffset == nil {
+			continue
+		}
+		out = append(out, Flagged{What: FlaggedAborted, Input: r.Input, Topic: r.Topic, Partition: r.Partition,
+			First: r.FirstOffset, Last: *r.EndOffset, Records: r.Records,
+			Detail: fmt.Sprintf("PID %d epoch %d", r.ProducerID, r.ProducerEpoch)})
+	}
+	return once(out)
+}
+
+// once drops the ranges that an earlier one of another input repeats:
+// commits name a partition, not a broker's copy of it.
+func once(fs []Flagged) []Flagged {
+	type key struct {
+		what, topic, detail string
+		partition           int32
+		first, last         int64
+	}
+	seen := map[key]bool{}
+	out := fs[:0]
+	for _, f := range fs {
+		k := key{f.What, f.Topic, f.Detail, f.Partition, f.First, f.Last}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}

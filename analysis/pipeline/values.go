@@ -1,0 +1,94 @@
+package pipeline
+
+import (
+	"sync"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/payload"
+)
+
+// valueKey is where undecoded values are counted: one finding per
+// partition copy and schema id, so that a topic of values that merely
+// start with a zero byte costs one note, not one per record.
+type valueKey struct {
+	input     int32
+	topic     string
+	partition int32
+	schemaID  int32
+}
+
+type undecoded struct {
+	n     int64
+	first analysis.PayloadRecordRow // its location only
+	err   string
+}
+
+// valueDecoder fills the decoded-value columns of payload rows
+// (Options.Values) and counts the values that did not decode.
+type valueDecoder struct {
+	reg   *payload.Registry
+	mu    sync.Mutex
+	fails map[valueKey]*undecoded
+	order []valueKey
+}
+
+func newValueDecoder(reg *payload.Registry) *valueDecoder {
+	if reg == nil {
+		return nil
+	}
+	reg.Finish()
+	return &valueDecoder{reg: reg, fails: map[valueKey]*undecoded{}}
+}
+
+func (v *valueDecoder) rows(rows []analysis.PayloadRecordRow) {
+	for i := range rows {
+		r := &rows[i]
+		if r.IsControl || r.Value == nil {
+			continue
+		}
+		d, ok := v.reg.DecodeValue(r.Topic, r.Value)
+		if !ok {
+			continue
+		}
+		id := d.SchemaID
+		r.ValueSchemaID = &id
+		if d.JSON != nil {
+			s := string(d.JSON)
+			r.ValueDecoded = &s
+		}
+		if d.Err != nil {
+			v.fail(r, d)
+		}
+	}
+}
+
+func (v *valueDecoder) fail(r *analysis.PayloadRecordRow, d payload.Decoded) {
+	k := valueKey{r.Input, r.Topic, r.Partition, d.SchemaID}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	u, ok := v.fails[k]
+	if !ok {
+		u = &undecoded{err: d.Err.Error()}
+		u.first.RecordRow = analysis.RecordRow{Segment: r.Segment, BatchPosition: r.BatchPosition, Offset: r.Offset}
+		v.fails[k] = u
+		v.order = append(v.order, k)
+	}
+	u.n++
+}
+
+// findings are the registry's findings and one note per partition copy
+// and schema id whose values did not decode, at the first such value.
+func (v *valueDecoder) findings() []analysis.AnomalyRow {
+	if v == nil {
+		return nil
+	}
+	out := append([]analysis.AnomalyRow(nil), v.reg.Findings()...)
+	for _, k := range v.order {
+		u := v.fails[k]
+		w := finding.Where{Input: k.input, Topic: k.topic, Partition: k.partition, File: u.first.Segment}
+		out = append(out, finding.New(w, finding.KindPayloadUndecoded, u.first.BatchPosition, u.first.Offset,
+			"%d value(s) with schema id %d did not decode; the first: %s", u.n, k.schemaID, u.err))
+	}
+	return out
+}
