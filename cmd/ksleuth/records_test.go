@@ -345,3 +345,28 @@ func TestRecordsIndexRealCorpus(t *testing.T) {
 		t.Logf("records %v: %d records; %s", sel, strings.Count(with, "\n"), strings.TrimSpace(errs))
 	}
 }
+
+// TestRecordsDecodeValues: on the payload sample, values in the Confluent
+// wire format print as the JSON of their Avro schema from the sample's
+// _schemas topic, --value-regex matches that JSON, and --decode-values
+// none keeps the bytes.
+func TestRecordsDecodeValues(t *testing.T) {
+	t.Parallel()
+	dir := writePayloadSample(t)
+	out := runOK(t, "records", dir, "--topic", "^orders$", "--format", `%k %v\n`)
+	if !strings.Contains(out, `4711 {"id":4711,"customer":"ann","status":"NEW"`) {
+		t.Errorf("order 4711 not decoded:\n%s", out)
+	}
+	paid := runOK(t, "records", dir, "--topic", "^orders$", "--value-regex", `"status":"PAID"`, "--format", `%k\n`)
+	if paid != "4712\n" {
+		t.Errorf("--value-regex on the decoded values: %q", paid)
+	}
+	js := runOK(t, "records", dir, "--topic", "^orders$", "--key", "4711", "--json")
+	if !strings.Contains(js, `"value_encoding":"avro"`) || !strings.Contains(js, `"source":"`+dir+`"`) {
+		t.Errorf("--json:\n%s", js)
+	}
+	raw := runOK(t, "records", dir, "--topic", "^orders$", "--key", "4711", "--decode-values", "none", "--format", `%v\n`)
+	if !strings.HasPrefix(raw, "0x0000000001") {
+		t.Errorf("--decode-values none: %q", raw)
+	}
+}
