@@ -13,6 +13,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/check"
+	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 )
@@ -66,6 +67,9 @@ type Run struct {
 	Replicas      []analysis.ReplicaRow
 	// Collected holds what the Collector gathered from the stream.
 	Collected *Collector
+	// Consumers are the consumer groups' commits (nil when the inputs
+	// hold none): each run says who committed past its copies.
+	Consumers *consumers.Index
 	// OpenTxns are the transactions open at the end of the input.
 	OpenTxns []txns.Hanging
 }
@@ -236,6 +240,10 @@ type RunInfo struct {
 	// Explanation is the explanation column of duplicates.parquet for the
 	// run's first record.
 	Explanation string `json:"explanation"`
+	// ConsumedBy says which consumer groups committed past the run's
+	// copies ("consumed by group billing (committed 1234 at ...)"), empty
+	// when none did.
+	ConsumedBy string `json:"consumed_by"`
 	// Timestamps of the run's first and last record and of the copies
 	// they repeat (null when unknown).
 	FirstTimestamp    *int64 `json:"first_timestamp"`
@@ -387,7 +395,7 @@ func Build(r *Run) *Model {
 			}
 		}
 	}
-	m.Runs, m.RunsTotal = buildRuns(c, m.Timelines)
+	m.Runs, m.RunsTotal = buildRuns(c, m.Timelines, r.Consumers)
 	m.Cluster = buildCluster(r, m.Runs)
 	for i := range m.Runs {
 		for j := range m.Timelines {
@@ -615,11 +623,12 @@ func packRows(lanes []SessionLane) {
 	}
 }
 
-func buildRuns(c *Collector, tls []Timeline) ([]RunInfo, int) {
+func buildRuns(c *Collector, tls []Timeline, idx *consumers.Index) ([]RunInfo, int) {
 	out := make([]RunInfo, len(c.topRuns))
 	for i, d := range c.topRuns {
 		u := d.Run
 		ri := RunInfo{Run: u, ID: i, Text: u.String(), Explanation: d.Explanation, Lane: -1, RefLane: -1,
+			ConsumedBy:     idx.Text(u.Topic, u.Partition, u.First, u.Last),
 			FirstTimestamp: u.Times.First, LastTimestamp: u.Times.Last, RefFirstTimestamp: u.Times.RefFirst, RefLastTimestamp: u.Times.RefLast}
 		ri.Timeline, ri.Lane = findLane(tls, u.Input, u.Topic, u.Partition, u.ProducerID, u.Epoch, u.First)
 		// The original copies: same input first, then any (scope topic

@@ -296,6 +296,9 @@ func panel(m *Model, tl *Timeline) *panelView {
 	for _, i := range tl.Runs {
 		r := &m.Runs[i]
 		lk := linkView{Run: r.ID, Class: r.Class, LB: laneID(r.Lane), Title: r.Text, Visible: true}
+		if r.ConsumedBy != "" {
+			lk.Title += "\n" + r.ConsumedBy
+		}
 		if r.Explanation != "" {
 			lk.Title += "\n" + r.Explanation
 		}

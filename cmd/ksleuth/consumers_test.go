@@ -221,9 +221,22 @@ func TestConsumersImpact(t *testing.T) {
 	if seen != 4 {
 		t.Errorf("%d duplicate members, want 4:\n%s", seen, out)
 	}
+	const who = "consumed by group billing (committed 7 at 2024-05-01T03:11:30Z); partly consumed by group audit (committed 6 at 2024-05-01T03:11:30Z)"
 	out, _, _ = runCLI(t, "dups", "--progress", "never", dir)
-	if !strings.Contains(out, "\n  consumed by group billing (committed 7 at 2024-05-01T03:11:30Z); partly consumed by group audit (committed 6 at 2024-05-01T03:11:30Z)\n") {
+	if !strings.Contains(out, "\n  "+who+"\n") {
 		t.Errorf("dups text does not say who consumed the run:\n%s", out)
+	}
+	// The report's run table and link say it too.
+	html := filepath.Join(t.TempDir(), "r.html")
+	if _, errOut, code := runCLI(t, "report", "--progress", "never", "--html", html, dir); code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(page), `<td class="expl">`+who+`</td>`); n != 1 {
+		t.Errorf("the report's run table says who consumed the run %d times, want once", n)
 	}
 }
 

@@ -108,6 +108,7 @@ func TestRealKafka(t *testing.T) {
 					t.Run("dups", func(t *testing.T) { checkDups(t, truth, logDirs) })
 					t.Run("replicas", func(t *testing.T) { checkReplicas(t, truth, logDirs) })
 					t.Run("groups", func(t *testing.T) { checkGroups(t, truth, logDirs) })
+					t.Run("consumed", func(t *testing.T) { checkConsumedBy(t, truth, logDirs) })
 					// Each broker's snapshots describe its own replica.
 					t.Run("producers", func(t *testing.T) {
 						for _, d := range logDirs {

@@ -105,7 +105,7 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: o.set.now(), CommandLine: commandLine(cmd, args),
 		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc,
 		ClusterEvents: res.ClusterEvents(), Replicas: res.Replicas.Rows,
-		OpenTxns: openTxns(res.Txns)})
+		OpenTxns: openTxns(res.Txns), Consumers: res.Consumers()})
 	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -264,7 +264,7 @@ func writeScanReport(ctx context.Context, cmd *cobra.Command, set *settings, arg
 	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: set.now(), CommandLine: commandLine(cmd, args),
 		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc,
 		ClusterEvents: res.ClusterEvents(), Replicas: res.Replicas.Rows,
-		OpenTxns: openTxns(res.Txns)})
+		OpenTxns: openTxns(res.Txns), Consumers: res.Consumers()})
 	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
 		return fmt.Errorf("scan: --html: %w", err)
 	}
