@@ -304,8 +304,9 @@ func TestLimitHugeRecord(t *testing.T) {
 }
 
 // TestLimitSparseZeroFile: a 5 GB file of zeros (sparse: no disk used)
-// is one zero-tail note, read in bounded memory and in seconds. The read
-// is stopped as soon as the heap passes its bound.
+// is one zero-tail note, read in bounded memory. The read is stopped as
+// soon as the heap passes its bound. Its time is logged, not
+// asserted: a wall-clock bound fails on a loaded machine.
 func TestLimitSparseZeroFile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 5 GB")
@@ -374,9 +375,6 @@ func TestLimitSparseZeroFile(t *testing.T) {
 			}
 			if len(fs) != 1 || fs[0].finding != "zero-tail" || fs[0].pos+fs[0].length != size || len(batchesAt(evs)) != wantBatches {
 				t.Errorf("events %v", evs)
-			}
-			if took > 60*time.Second && !raceEnabled {
-				t.Errorf("5 GB of zeros took %v", took)
 			}
 			t.Logf("5 GB sparse zeros (%s): %v, peak heap %.1f MiB, %v (%.1f GB/s)", c.name, evs, float64(peak)/mib,
 				took.Round(time.Millisecond), size/took.Seconds()/1e9)
