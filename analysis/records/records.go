@@ -63,6 +63,10 @@ type Options struct {
 	// registry payload as JSON, say): text and the name of its encoding,
 	// or ok false to keep the raw bytes.
 	DecodeValue func(topic string, value []byte) (text []byte, encoding string, ok bool)
+	// DescribeValue, when set, says what a value DecodeValue left raw is
+	// ("schema id 42, not in the inputs"), or "" when there is nothing to
+	// say: the printers put it beside the raw bytes.
+	DescribeValue func(topic string, value []byte) string
 }
 
 // New returns Options that select everything.
@@ -99,6 +103,8 @@ type Record struct {
 	// Decoded and DecodedEncoding are DecodeValue's rendering of Value.
 	Decoded         []byte
 	DecodedEncoding string
+	// ValueNote is DescribeValue's word on a value left raw.
+	ValueNote string
 }
 
 // Stats says how much was read to find the records.
@@ -304,10 +310,12 @@ func (r *run) record(b *segment.Batch, pos int64, rec *segment.Record) error {
 		return nil
 	}
 	out := &r.rec
-	out.Decoded, out.DecodedEncoding = nil, ""
+	out.Decoded, out.DecodedEncoding, out.ValueNote = nil, "", ""
 	if o.DecodeValue != nil && rec.Value != nil && !rec.IsControl {
 		if text, enc, ok := o.DecodeValue(out.Topic, rec.Value); ok {
 			out.Decoded, out.DecodedEncoding = text, enc
+		} else if o.DescribeValue != nil {
+			out.ValueNote = o.DescribeValue(out.Topic, rec.Value)
 		}
 	}
 	if o.ValueRegex != nil {

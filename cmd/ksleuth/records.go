@@ -194,6 +194,7 @@ func runRecords(cmd *cobra.Command, args []string, o *recordsOptions, ro records
 		}
 		if reg.Len() > 0 {
 			ro.DecodeValue = reg.DecodeText
+			ro.DescribeValue = func(topic string, value []byte) string { return undecodedFraming(reg, topic, value) }
 		}
 	}
 	st, err := records.Run(ctx, inputs, sources, ro, records.Sink{Record: w.record, Finding: w.finding})
@@ -270,6 +271,7 @@ type recordJSON struct {
 	KeyEncoding   any          `json:"key_encoding"`
 	Value         any          `json:"value"`
 	ValueEncoding any          `json:"value_encoding"`
+	ValueFraming  string       `json:"value_framing,omitempty"`
 	Headers       []headerJSON `json:"headers"`
 	CRCValid      bool         `json:"crc_valid"`
 	IsControl     bool         `json:"is_control,omitempty"`
@@ -299,6 +301,7 @@ func (w *recordWriter) record(r *records.Record) error {
 		j.Value, j.ValueEncoding = string(r.Decoded), r.DecodedEncoding
 	} else {
 		j.Value, j.ValueEncoding = payloadJSON(enc, r.Value)
+		j.ValueFraming = r.ValueNote
 	}
 	for i, h := range r.Headers {
 		v, e := payloadJSON(enc, h.Value)
@@ -394,9 +397,15 @@ func appendRecordText(b []byte, parts []formatPart, enc string, r *records.Recor
 		case 'k':
 			b = payload(b, r.Key)
 		case 'v':
-			if r.Decoded != nil {
+			switch {
+			case r.Decoded != nil:
 				b = append(b, r.Decoded...)
-			} else {
+			case r.ValueNote != "":
+				b = append(b, '[')
+				b = append(b, r.ValueNote...)
+				b = append(b, "] "...)
+				b = payload(b, r.Value)
+			default:
 				b = payload(b, r.Value)
 			}
 		case 'h':
@@ -423,4 +432,19 @@ func appendRecordText(b []byte, parts []formatPart, enc string, r *records.Recor
 		}
 	}
 	return b
+}
+
+// undecodedFraming says what a value in the Confluent wire format that
+// did not decode is, as dump --payload does beside its raw bytes: the
+// schema id and why it was not decoded; "" for a value not in that format.
+func undecodedFraming(reg *payload.Registry, topic string, value []byte) string {
+	d, ok := reg.DecodeValue(topic, value)
+	if !ok || d.JSON != nil {
+		return ""
+	}
+	desc := d.Describe()
+	if d.Err != nil {
+		desc += ", not decoded: " + d.Err.Error()
+	}
+	return desc
 }

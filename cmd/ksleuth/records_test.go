@@ -365,6 +365,16 @@ func TestRecordsDecodeValues(t *testing.T) {
 	if !strings.Contains(js, `"value_encoding":"avro"`) || !strings.Contains(js, `"source":"`+dir+`"`) {
 		t.Errorf("--json:\n%s", js)
 	}
+	// A value whose schema is not in the inputs, or that does not decode,
+	// keeps its raw bytes with its schema id beside them.
+	framed := runOK(t, "records", dir, "--topic", "^orders$", "--offsets", "3..3", "--format", `%v\n`)
+	if !strings.HasPrefix(framed, "[schema id 42, not in the inputs] 0x000000002a") {
+		t.Errorf("a value of an unknown schema id: %q", framed)
+	}
+	framedJSON := runOK(t, "records", dir, "--topic", "^orders$", "--offsets", "3..3", "--json")
+	if !strings.Contains(framedJSON, `"value_encoding":"hex","value_framing":"schema id 42, not in the inputs"`) {
+		t.Errorf("--json of a value of an unknown schema id:\n%s", framedJSON)
+	}
 	raw := runOK(t, "records", dir, "--topic", "^orders$", "--key", "4711", "--decode-values", "none", "--format", `%v\n`)
 	if !strings.HasPrefix(raw, "0x0000000001") {
 		t.Errorf("--decode-values none: %q", raw)
