@@ -128,8 +128,9 @@ const (
 	bloomBitsPerValue = 10
 )
 
-// payloadColumns are the paths of record keys, values and header values.
-var payloadColumns = [][]string{{"key"}, {"value"}, {"headers", "list", "element", "key"}, {"headers", "list", "element", "value"}}
+// payloadColumns are the paths of record keys, values, header values and
+// decoded values.
+var payloadColumns = [][]string{{"key"}, {"value"}, {"headers", "list", "element", "key"}, {"headers", "list", "element", "value"}, {"value_decoded"}}
 
 // NewParquet starts writing path (under a temporary name) with zstd
 // compression, capped row groups, CreatedBy "ksleuth <version>", and the

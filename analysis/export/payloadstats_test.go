@@ -20,8 +20,9 @@ func TestPayloadColumnsHaveNoBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := bytes.Repeat([]byte("x"), 2<<20)
+	decoded := `"` + string(big) + `"`
 	rows := []analysis.PayloadRecordRow{
-		{RecordRow: analysis.RecordRow{Topic: "t", Offset: 7}, Key: []byte("k"), Value: big, Headers: []analysis.Header{{Key: "h", Value: big}}},
+		{RecordRow: analysis.RecordRow{Topic: "t", Offset: 7}, Key: []byte("k"), Value: big, Headers: []analysis.Header{{Key: "h", Value: big}}, ValueDecoded: &decoded},
 		{RecordRow: analysis.RecordRow{Topic: "t", Offset: 9}, Key: []byte("l"), Value: []byte("small")},
 	}
 	if err := s.Write(rows); err != nil {
@@ -46,7 +47,7 @@ func TestPayloadColumnsHaveNoBounds(t *testing.T) {
 			name := c.MetaData.PathInSchema
 			st := c.MetaData.Statistics
 			switch name[len(name)-1] {
-			case "value", "key":
+			case "value", "key", "value_decoded":
 				if len(st.MinValue)+len(st.MaxValue)+len(st.Min)+len(st.Max) > 0 {
 					t.Errorf("column %v has bounds of %d and %d bytes", name, len(st.MinValue), len(st.MaxValue))
 				}

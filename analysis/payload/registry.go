@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hamba/avro/v2"
 	"github.com/ksleuth/ksleuth/analysis"
@@ -213,6 +214,7 @@ func (r *Registry) Finish() {
 			s.err = fmt.Errorf("schema type %q not known", s.Type)
 		}
 		if s.err != nil {
+			s.err = shortErr(s.err)
 			r.findings = append(r.findings, finding.New(s.Where, finding.KindSchemaRecord, s.Position, s.Offset,
 				"schema id %d (subject %q version %d) cannot be used: %v", s.ID, s.Subject, s.Version, s.err))
 		}
@@ -263,4 +265,28 @@ func parseWithCache(text string, cache *avro.SchemaCache) (s avro.Schema, err er
 		}
 	}()
 	return avro.ParseWithCache(text, "", cache)
+}
+
+// maxErrText bounds the text of a schema's error: the parser quotes the
+// schema text it could not read, which can be as long as the record.
+const maxErrText = 240
+
+type shortError struct {
+	text string
+	err  error
+}
+
+func (e *shortError) Error() string { return e.text }
+func (e *shortError) Unwrap() error { return e.err }
+
+func shortErr(err error) error {
+	t := err.Error()
+	if len(t) <= maxErrText {
+		return err
+	}
+	cut := maxErrText
+	for cut > 0 && !utf8.RuneStart(t[cut]) {
+		cut--
+	}
+	return &shortError{text: t[:cut] + fmt.Sprintf("… (%d bytes of message left out)", len(t)-cut), err: err}
 }

@@ -205,3 +205,19 @@ func TestDecodeText(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaErrorShort: a schema that does not parse gives a finding of
+// bounded length, although the parser quotes the whole schema text.
+func TestSchemaErrorShort(t *testing.T) {
+	r := NewRegistry()
+	text := strings.Repeat("[", 100000) + `"int"` + strings.Repeat("]", 100000)
+	addText(r, 0, key("deep", 1), valueJSON(t, "deep", 1, 1, "", text))
+	r.Finish()
+	if len(r.Findings()) != 1 || len(r.Findings()[0].Message) > 400 {
+		t.Fatalf("findings %d, first %d bytes", len(r.Findings()), len(r.Findings()[0].Message))
+	}
+	d, _ := r.DecodeValue("t", wire(1, 0))
+	if d.Err == nil || len(d.Err.Error()) > 400 {
+		t.Fatalf("decode error %v", d.Err)
+	}
+}

@@ -18,10 +18,14 @@ type valueKey struct {
 	schemaID  int32
 }
 
+// undecoded counts the values of one valueKey that did not decode, and
+// locates the first: its segment, batch position and offset.
 type undecoded struct {
-	n     int64
-	first analysis.PayloadRecordRow // its location only
-	err   string
+	n        int64
+	file     string
+	position int64
+	offset   int64
+	err      string
 }
 
 // valueDecoder fills the decoded-value columns of payload rows
@@ -69,8 +73,7 @@ func (v *valueDecoder) fail(r *analysis.PayloadRecordRow, d payload.Decoded) {
 	defer v.mu.Unlock()
 	u, ok := v.fails[k]
 	if !ok {
-		u = &undecoded{err: d.Err.Error()}
-		u.first.RecordRow = analysis.RecordRow{Segment: r.Segment, BatchPosition: r.BatchPosition, Offset: r.Offset}
+		u = &undecoded{file: r.Segment, position: r.BatchPosition, offset: r.Offset, err: d.Err.Error()}
 		v.fails[k] = u
 		v.order = append(v.order, k)
 	}
@@ -86,8 +89,8 @@ func (v *valueDecoder) findings() []analysis.AnomalyRow {
 	out := append([]analysis.AnomalyRow(nil), v.reg.Findings()...)
 	for _, k := range v.order {
 		u := v.fails[k]
-		w := finding.Where{Input: k.input, Topic: k.topic, Partition: k.partition, File: u.first.Segment}
-		out = append(out, finding.New(w, finding.KindPayloadUndecoded, u.first.BatchPosition, u.first.Offset,
+		w := finding.Where{Input: k.input, Topic: k.topic, Partition: k.partition, File: u.file}
+		out = append(out, finding.New(w, finding.KindPayloadUndecoded, u.position, u.offset,
 			"%d value(s) with schema id %d did not decode; the first: %s", u.n, k.schemaID, u.err))
 	}
 	return out

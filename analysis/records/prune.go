@@ -90,12 +90,12 @@ func (r *run) listedSegment(in *source.Input, src string, e *source.Entry, next 
 	seek := (*checkSeek)(nil)
 	if !r.o.NoIndex && (from > base || !r.o.Window.IsAlways()) {
 		var skip bool
-		from, skip = r.timeStart(in, p.timeindex[base], base, next, from)
+		from, skip = r.timeStart(p.timeindex[base], base, next, from)
 		if skip {
 			return nil
 		}
 		if from > base {
-			seek = r.seekEntry(in, p.index[base], base, next, e.Size, from)
+			seek = r.seekEntry(p.index[base], base, next, e.Size, from)
 		}
 	}
 	f, err := e.Open()
@@ -168,7 +168,7 @@ func indexUsable(findings []*segment.IndexFinding, first, last, base, next int64
 // (the entry holds the largest timestamp up to its offset). skip is set
 // for a segment, other than the last, whose largest timestamp is before
 // since: the broker answers ListOffsets by time the same way.
-func (r *run) timeStart(in *source.Input, e *source.Entry, base, next, from int64) (int64, bool) {
+func (r *run) timeStart(e *source.Entry, base, next, from int64) (int64, bool) {
 	since := r.o.Window.Since
 	if since == math.MinInt64 {
 		return from, false
@@ -208,7 +208,7 @@ func (r *run) timeStart(in *source.Input, e *source.Entry, base, next, from int6
 // offset from: the batch at its position ends at the entry's offset, so
 // every record from on lies at or after it. nil when the index is not
 // usable or has no such entry.
-func (r *run) seekEntry(in *source.Input, e *source.Entry, base, next, logSize, from int64) *checkSeek {
+func (r *run) seekEntry(e *source.Entry, base, next, logSize, from int64) *checkSeek {
 	data := r.readIndex(e)
 	if data == nil {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -225,5 +226,37 @@ func TestIndexFallback(t *testing.T) {
 		if got, _, _ := find(t, dir, to); strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s time index: %d records, want %d", name, len(got), len(want))
 		}
+	}
+}
+
+// TestDecodeValue: a DecodeValue rendering is what --value-regex matches
+// and what the record carries; values it declines stay raw.
+func TestDecodeValue(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("..", "..", "testdata", "logdirs", "generated")
+	o := New()
+	calls := 0
+	o.DecodeValue = func(topic string, v []byte) ([]byte, string, bool) {
+		calls++
+		if topic != "txn" {
+			return nil, "", false
+		}
+		return []byte(strings.ToUpper("decoded:" + string(v))), "test", true
+	}
+	o.ValueRegex = regexp.MustCompile(`^DECODED:`)
+	ins, err := source.Classify([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	_, err = Run(context.Background(), ins, []string{"s"}, o, Sink{Record: func(r *Record) error {
+		n++
+		if r.Topic != "txn" || r.DecodedEncoding != "test" || !strings.HasPrefix(string(r.Decoded), "DECODED:") || r.Value == nil {
+			t.Errorf("offset %d of %s: decoded %q (%s)", r.Offset, r.Topic, r.Decoded, r.DecodedEncoding)
+		}
+		return nil
+	}})
+	if err != nil || n < 10 || calls <= n {
+		t.Errorf("%d records matched, %d calls, %v", n, calls, err)
 	}
 }

@@ -13,11 +13,11 @@ import (
 
 // BenchmarkReplicasVsVerify puts replicas over three byte-identical
 // copies of a partition beside verify over one copy, each on one core,
-// both per byte of one copy: replicas checks every copy's CRCs but decodes
-// each batch's records once, so it should cost well under 1.5 times
-// verify (go test -bench ReplicasVsVerify -benchtime 5x ./analysis/replicas/).
-// cpu-ns/op is the process's CPU time per op, which other load on the
-// machine skews less than ns/op.
+// both per byte of one copy: replicas reads the first copy and compares
+// the other two with it byte for byte, so it should cost under 1.5 times
+// verify (go test -bench ReplicasVsVerify -benchtime 10x -count 3
+// ./analysis/replicas/). cpu-ns/op is the process's CPU time per op, which
+// other load on the machine skews less than ns/op.
 func BenchmarkReplicasVsVerify(b *testing.B) {
 	for _, codec := range []segtest.Codec{segtest.CodecNone, segtest.CodecLZ4} {
 		b.Run(codec.String(), func(b *testing.B) { benchReplicas(b, codec) })

@@ -167,9 +167,11 @@ func buildCluster(r *Run, runs []RunInfo) *ClusterTimeline {
 
 // clusterView is the cluster timeline laid out for the SVG.
 type clusterView struct {
-	H     float64
-	Ticks []tick
-	Lanes []clusterLaneView
+	// T0 and T1 are the full range, which the page zooms within.
+	T0, T1 int64
+	H      float64
+	Ticks  []tick
+	Lanes  []clusterLaneView
 }
 
 type clusterLaneView struct {
@@ -180,9 +182,10 @@ type clusterLaneView struct {
 }
 
 type clusterItemView struct {
-	X, W  float64
-	Class string
-	Title string
+	T0, T1 int64
+	X, W   float64
+	Class  string
+	Title  string
 }
 
 const clusterRowH = 22.0
@@ -193,7 +196,7 @@ func clusterLayout(ct *ClusterTimeline) *clusterView {
 	}
 	span := float64(max(ct.T1-ct.T0, 1))
 	x := func(t int64) float64 { return plotX + float64(t-ct.T0)/span*plotW }
-	v := &clusterView{H: axisH + float64(len(ct.Lanes))*clusterRowH + padBot}
+	v := &clusterView{T0: ct.T0, T1: ct.T1, H: axisH + float64(len(ct.Lanes))*clusterRowH + padBot}
 	for i := 0; i <= 6; i++ {
 		t := ct.T0 + int64(float64(i)/6*span)
 		label := fmtMillis(t)
@@ -206,7 +209,7 @@ func clusterLayout(ct *ClusterTimeline) *clusterView {
 		lv := clusterLaneView{Label: l.Label, Y: axisH + float64(i)*clusterRowH + 4, LY: axisH + float64(i)*clusterRowH + 15, Count: len(l.Items)}
 		for _, it := range l.Items {
 			x0, x1 := x(it.T0), x(it.T1)
-			lv.Items = append(lv.Items, clusterItemView{X: x0 - 1, W: max(x1-x0, 0) + 2.5, Class: it.Class, Title: it.Title})
+			lv.Items = append(lv.Items, clusterItemView{T0: it.T0, T1: it.T1, X: x0 - 1, W: max(x1-x0, 0) + 2.5, Class: it.Class, Title: it.Title})
 		}
 		v.Lanes = append(v.Lanes, lv)
 	}

@@ -41,7 +41,9 @@ func TestClusterTimeline(t *testing.T) {
 	if last := ct.Lanes[0].Items[1]; last.Kind != "unclean-election" || last.Class != "ev-bad" {
 		t.Errorf("the election is not drawn last in its lane: %+v", ct.Lanes[0].Items)
 	}
-	for _, s := range []string{`id="cluster"`, "Cluster timeline", "orders-0: broker 1 elected &lt;leader&gt;", "lost (divergence) (1)"} {
+	for _, s := range []string{`id="cluster"`, "Cluster timeline", "orders-0: broker 1 elected &lt;leader&gt;", `lost (divergence) (<tspan class="cnt">1</tspan>)`,
+		// What the page zooms by: the full range and each item's times.
+		`data-t0="1699999999000" data-t1="1700000002900"`, `id="cluster-zoom"`} {
 		if !strings.Contains(page, s) {
 			t.Errorf("page lacks %q", s)
 		}

@@ -249,10 +249,136 @@
     });
   });
 
+  // The cluster timeline: zoom into a window by dragging across it (a
+  // brush), pan with shift+drag or the arrows, zoom with ctrl+wheel or the
+  // buttons. Items outside the window are hidden and each lane's count is
+  // what the window shows.
+  var cluster = (function () {
+    var svg = document.querySelector("svg.cluster");
+    if (!svg) { return null; }
+    var f = [num(svg.dataset.t0), num(svg.dataset.t1)], v = f.slice(), H = num(svg.dataset.h);
+    if (f[1] <= f[0]) { f[1] = f[0] + 1; v[1] = f[1]; }
+    var items = Array.prototype.slice.call(svg.querySelectorAll("rect[data-t0]"));
+    var lanes = Array.prototype.slice.call(svg.querySelectorAll("g.clane"));
+    var brush = svg.querySelector("rect.brush"), label = document.getElementById("cluster-window");
+    function X(t) { return PX + (t - v[0]) / (v[1] - v[0]) * PW; }
+    function layoutCluster() {
+      var shown = 0;
+      lanes.forEach(function (g) {
+        var n = 0;
+        g.querySelectorAll("rect[data-t0]").forEach(function (el) {
+          var a = num(el.dataset.t0), b = num(el.dataset.t1);
+          if (b < v[0] || a > v[1]) { el.setAttribute("display", "none"); return; }
+          el.removeAttribute("display");
+          n++;
+          // Clipped to the plot: a span that starts before the window
+          // starts at its left edge.
+          var x0 = Math.max(X(a), PX - 1), x1 = Math.min(X(b), PX + PW + 1);
+          el.setAttribute("x", (x0 - 1).toFixed(1));
+          el.setAttribute("width", (Math.max(x1 - x0, 0) + 2.5).toFixed(1));
+        });
+        var c = g.querySelector("tspan.cnt"), all = g.querySelectorAll("rect[data-t0]").length;
+        if (c) { c.textContent = n === all ? String(n) : n + "/" + all; }
+        shown += n;
+      });
+      var g = svg.querySelector("g.axis");
+      while (g.firstChild) { g.removeChild(g.firstChild); }
+      ticks(v[0], v[1], true).forEach(function (t) {
+        var x = X(t[0]).toFixed(1);
+        var ln = document.createElementNS(NS, "line");
+        ln.setAttribute("x1", x); ln.setAttribute("x2", x); ln.setAttribute("y1", "18"); ln.setAttribute("y2", H.toFixed(1));
+        var tx = document.createElementNS(NS, "text");
+        tx.setAttribute("x", x); tx.setAttribute("y", "13");
+        tx.textContent = fmtTime(t[0], t[1]);
+        g.appendChild(ln); g.appendChild(tx);
+      });
+      var whole = v[0] <= f[0] && v[1] >= f[1];
+      if (label) {
+        label.textContent = whole ? "whole range, " + shown + " item(s)" :
+          new Date(v[0]).toISOString().replace("T", " ").slice(0, 23) + " – " + new Date(v[1]).toISOString().replace("T", " ").slice(0, 23) +
+          " UTC, " + shown + " of " + items.length + " item(s)";
+      }
+      return shown;
+    }
+    function zoomTo(a, b) {
+      var minW = 1, w = Math.max(minW, Math.min(b - a, f[1] - f[0]));
+      var c = (a + b) / 2;
+      a = Math.max(f[0], Math.min(c - w / 2, f[1] - w));
+      v[0] = a; v[1] = a + w;
+      return layoutCluster();
+    }
+    function pan(d) { return zoomTo(v[0] + d, v[1] + d); }
+    function toUnits(ev) { var r = svg.getBoundingClientRect(); return (ev.clientX - r.left) * SVGW / r.width; }
+    function timeAt(x) { return v[0] + (Math.max(PX, Math.min(x, PX + PW)) - PX) / PW * (v[1] - v[0]); }
+    var drag = null;
+    svg.addEventListener("pointerdown", function (ev) {
+      drag = { x: toUnits(ev), v: v.slice(), pan: ev.shiftKey };
+      svg.classList.add("drag");
+      try { svg.setPointerCapture(ev.pointerId); } catch (e) { /* a synthetic pointer (the self-check) has none to capture */ }
+    });
+    svg.addEventListener("pointermove", function (ev) {
+      if (!drag) { return; }
+      var x = toUnits(ev);
+      if (drag.pan) {
+        var w = drag.v[1] - drag.v[0], d = (x - drag.x) / PW * w;
+        v[0] = drag.v[0]; v[1] = drag.v[1];
+        pan(-d);
+        return;
+      }
+      var a = Math.max(PX, Math.min(drag.x, x)), b = Math.min(PX + PW, Math.max(drag.x, x));
+      brush.removeAttribute("display");
+      brush.setAttribute("x", a.toFixed(1)); brush.setAttribute("width", Math.max(b - a, 0).toFixed(1));
+      brush.setAttribute("height", (H - 18).toFixed(1));
+    });
+    function end(ev) {
+      if (!drag) { return; }
+      var d = drag;
+      drag = null;
+      svg.classList.remove("drag");
+      brush.setAttribute("display", "none");
+      var x = toUnits(ev);
+      if (!d.pan && Math.abs(x - d.x) >= 4) {
+        zoomTo(timeAt(Math.min(d.x, x)), timeAt(Math.max(d.x, x)));
+      }
+    }
+    svg.addEventListener("pointerup", end);
+    svg.addEventListener("pointercancel", function () { drag = null; svg.classList.remove("drag"); brush.setAttribute("display", "none"); });
+    svg.addEventListener("wheel", function (ev) {
+      if (!ev.ctrlKey && !ev.altKey && !ev.metaKey) { return; }
+      ev.preventDefault();
+      var at = timeAt(toUnits(ev)), k = ev.deltaY > 0 ? 1.25 : 0.8;
+      zoomTo(at - (at - v[0]) * k, at + (v[1] - at) * k);
+    }, { passive: false });
+    document.querySelectorAll("#cluster-zoom button").forEach(function (b) {
+      b.addEventListener("click", function () {
+        var w = v[1] - v[0], c = (v[0] + v[1]) / 2;
+        if (b.dataset.act === "in") { zoomTo(c - w / 4, c + w / 4); }
+        else if (b.dataset.act === "out") { zoomTo(c - w, c + w); }
+        else if (b.dataset.act === "left") { pan(-w / 4); }
+        else if (b.dataset.act === "right") { pan(w / 4); }
+        else { zoomTo(f[0], f[1]); }
+      });
+    });
+    // brushDrag drags the pointer across the plot from fraction a to b
+    // of its width, as a user does, and returns the items then shown.
+    function brushDrag(a, b) {
+      var r = svg.getBoundingClientRect(), y = r.top + r.height / 2;
+      [["pointerdown", a], ["pointermove", b], ["pointerup", b]].forEach(function (e) {
+        var x = r.left + (PX + e[1] * PW) * r.width / SVGW;
+        svg.dispatchEvent(new PointerEvent(e[0], { clientX: x, clientY: y, pointerId: 1, bubbles: true }));
+      });
+      return layoutCluster();
+    }
+    layoutCluster();
+    return { items: items.length, full: f, zoomTo: zoomTo, brushDrag: brushDrag, reset: function () { return zoomTo(f[0], f[1]); } };
+  })();
+
   // #timeline-only shows just the timeline (for screenshots and links).
-  if (location.hash === "#timeline-only") {
-    document.querySelectorAll("body > section, body > footer").forEach(function (s) {
-      if (s.id !== "timeline") { s.style.display = "none"; }
+  // #cluster-only the cluster timeline.
+  if (location.hash === "#timeline-only" || location.hash === "#cluster-only") {
+    var keep = location.hash === "#timeline-only" ? "timeline" : "cluster";
+    document.querySelectorAll("body > section, body > footer, header nav").forEach(function (s) {
+      if (s.id !== keep) { s.style.display = "none"; }
     });
   }
   panels.forEach(layout);
@@ -277,6 +403,18 @@
       run_rows: document.querySelectorAll("table.runs tbody tr").length,
       errors: errors
     };
+    if (cluster) {
+      // The cluster timeline's items: all at the whole range, fewer in
+      // the last tenth of it (zoomed to, and brushed with the pointer),
+      // all again after a reset.
+      var f0 = cluster.full[0], f1 = cluster.full[1];
+      result.cluster_items = cluster.items;
+      result.cluster_full = cluster.reset();
+      result.cluster_zoomed = cluster.zoomTo(f1 - (f1 - f0) / 10, f1);
+      cluster.reset();
+      result.cluster_brushed = cluster.brushDrag(0.9, 1);
+      result.cluster_reset = cluster.reset();
+    }
     document.getElementById("selftest").textContent = JSON.stringify(result);
   } catch (e) {
     errors.push("selftest: " + e);

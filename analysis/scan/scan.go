@@ -215,7 +215,7 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, omitted: map[[2]string]int64{},
+	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, dirIndex: map[string]int32{}, omitted: map[[2]string]int64{},
 		// Rows and entries are never both produced for one record, so
 		// each may take the whole budget.
 		pending:        newHeld(cfg.HeldBudget, cfg.TmpDir, rowCodec),
@@ -284,8 +284,12 @@ type scanner struct {
 	batchBuf  []analysis.BatchRow
 	recordBuf []analysis.PayloadRecordRow
 
-	files     []analysis.FileRow
-	fileDirs  []string // log dir key of each file row, for broker ids
+	files []analysis.FileRow
+	// fileDirs is the log dir of each file row (an index into dirKeys),
+	// for broker ids: a log dir's key is kept once, not once a file.
+	fileDirs  []int32
+	dirKeys   []string
+	dirIndex  map[string]int32
 	anomalies []analysis.AnomalyRow
 	omitted   map[[2]string]int64 // findings counted but not listed (MaxFileAnomalies)
 	snapshots []analysis.SnapshotRow
@@ -418,42 +422,6 @@ type chunk struct {
 	entries  []EntryBatch                  // per batch, with Config.Compact
 	nrecords int
 	file     *fileDone
-}
-
-type fileDone struct {
-	row       analysis.FileRow
-	logDir    string // log dir key: input + "\x00" + LogDir
-	partKey   string // "" outside partition dirs
-	partDir   string
-	dirState  string
-	segment   bool
-	anomalies []analysis.AnomalyRow
-	snapshots []analysis.SnapshotRow
-	brokerID  *int32
-	// omitted counts findings past MaxFileAnomalies by kind and
-	// severity; omitFirst and omitLast are their first and last byte
-	// positions (omitFirst -1: none known).
-	omitted             map[[2]string]int64
-	omitFirst, omitLast int64
-	agg                 segAgg
-	entry               *source.Entry
-	data                []byte // index, snapshot and state files: the bytes read
-	// events and logStats are a broker log's (KindBrokerLog).
-	events   []analysis.ClusterEventRow
-	logStats brokerlog.Stats
-}
-
-// KindBrokerLog is the files.parquet kind of a broker's own log file
-// (server.log, state-change.log, ...), read for the cluster timeline.
-const KindBrokerLog = "broker-log"
-
-// segAgg aggregates a segment's batches for the summary.
-type segAgg struct {
-	minTs, maxTs int64
-	codecs       map[string]bool
-	producers    map[int64]bool
-	lastCodec    string // the last batch's, already in codecs
-	lastPID      int64  // the last data batch's, already in producers
 }
 
 func (s *scanner) collect(c chunk) error {
@@ -634,7 +602,8 @@ func (s *scanner) fileDone(f *fileDone) error {
 		}
 	}
 	s.files = append(s.files, f.row)
-	s.fileDirs = append(s.fileDirs, f.logDir)
+	d := s.logDir(f)
+	s.fileDirs = append(s.fileDirs, d)
 	s.snapshots = append(s.snapshots, f.snapshots...)
 	if f.brokerID != nil {
 		s.brokers[f.logDir] = *f.brokerID
@@ -688,11 +657,15 @@ func (s *scanner) result() *Result {
 	for i := range r.Snapshots {
 		r.Snapshots[i].Source = s.sources[r.Snapshots[i].Input]
 	}
+	brokerIDs := make([]*int32, len(s.dirKeys)) // one per log dir, shared by its rows
+	for d, key := range s.dirKeys {
+		if id, ok := s.brokers[key]; ok {
+			brokerIDs[d] = &id
+		}
+	}
 	for i := range r.Files {
 		r.Files[i].Source = s.sources[r.Files[i].Input]
-		if id, ok := s.brokers[s.fileDirs[i]]; ok {
-			r.Files[i].BrokerID = &id
-		}
+		r.Files[i].BrokerID = brokerIDs[s.fileDirs[i]]
 		r.Bytes += r.Files[i].Size
 		r.Batches += r.Files[i].Batches
 		r.Records += r.Files[i].Records

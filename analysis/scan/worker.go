@@ -145,7 +145,7 @@ func (fc *fileCtx) anomaly(kind, severity string, pos, off, pid *int64, msg stri
 	a := analysis.AnomalyRow{Input: fc.input, Kind: kind, Severity: severity, File: fc.e.Path,
 		Position: pos, Offset: off, ProducerID: pid, Message: msg}
 	if fc.e.Partition != nil {
-		a.Topic, a.Partition = &fc.topic, &fc.partition
+		a.Topic, a.Partition = &fc.e.Partition.Topic, &fc.e.Partition.Partition
 	}
 	fc.done.anomalies = append(fc.done.anomalies, a)
 }
@@ -190,7 +190,7 @@ func (fc *fileCtx) omittedRow() {
 		a.Position = ptr(d.omitFirst)
 	}
 	if fc.e.Partition != nil {
-		a.Topic, a.Partition = &fc.topic, &fc.partition
+		a.Topic, a.Partition = &fc.e.Partition.Topic, &fc.e.Partition.Partition
 	}
 	d.anomalies = append(d.anomalies, a)
 }
@@ -339,7 +339,11 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		case topics.TransactionState, topics.ClusterMetadata, topics.ConsumerOffsets:
 			fc.internal = true
 		}
-		fd.row.Topic, fd.row.Partition = &fc.topic, &fc.partition
+		// The row points at the entry's partition dir, which the entries
+		// of one dir share (package source), not at fc: rows are kept to
+		// the end of the run, and one pointing into fc kept fc and the
+		// whole fileDone alive, about 900 bytes a file.
+		fd.row.Topic, fd.row.Partition = &e.Partition.Topic, &e.Partition.Partition
 		fd.row.DirState = e.Partition.State
 		fd.partKey = partKeyOf(fc.input, e.Path)
 		fd.partDir = dirOf(e.Path)

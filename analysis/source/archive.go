@@ -210,7 +210,7 @@ func archiveEntry(in *Input, h *tarHeader) *Entry {
 		return nil
 	}
 	e := &Entry{Input: in.Index, Path: name, Size: h.size}
-	describe(e, "")
+	describe(e, "", nil)
 	e.Warnings = append(e.Warnings, h.warnings...)
 	if unsafeName(raw) {
 		e.Warnings = append(e.Warnings, Warning{"unsafe-path",

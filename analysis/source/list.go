@@ -90,7 +90,7 @@ func (in *Input) Files(opts Options) ([]*Entry, error) {
 	switch in.Kind {
 	case File:
 		e := &Entry{Input: in.Index, Path: filepath.Base(in.Abs), abs: in.Abs}
-		describe(e, filepath.Base(filepath.Dir(in.Abs)))
+		describe(e, filepath.Base(filepath.Dir(in.Abs)), nil)
 		if !opts.keep(e) {
 			return nil, nil
 		}
@@ -105,7 +105,7 @@ func (in *Input) Files(opts Options) ([]*Entry, error) {
 	case Archive:
 		return nil, fmt.Errorf("source: %s is an archive: use Stream", in.Path)
 	}
-	l := &lister{in: in, opts: opts, rootName: filepath.Base(in.Abs)}
+	l := &lister{in: in, opts: opts, rootName: filepath.Base(in.Abs), parts: map[string]*PartitionDir{}}
 	// The walk's own errors all come through the callback, which keeps
 	// going; WalkDir returns nil.
 	_ = filepath.WalkDir(in.Abs, l.visit)
@@ -118,6 +118,7 @@ type lister struct {
 	opts     Options
 	rootName string
 	out      []*Entry
+	parts    map[string]*PartitionDir // describe's, by dir
 }
 
 // entry builds the entry of path p below the root; a dir's path gets a
@@ -135,7 +136,7 @@ func (l *lister) entry(p string, dir bool) *Entry {
 		rel += "/"
 	}
 	e := &Entry{Input: l.in.Index, Path: rel, abs: p}
-	describe(e, l.rootName)
+	describe(e, l.rootName, l.parts)
 	return e
 }
 

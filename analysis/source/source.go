@@ -222,7 +222,11 @@ func IsArchiveName(name string) bool {
 
 // describe fills the derived fields of an entry from its path. rootName is
 // the base name of the input root, used when the path has no directory.
-func describe(e *Entry, rootName string) {
+//
+// parts, when not nil, interns the partition dirs by path: the entries of
+// one dir share one PartitionDir, and rows that point at its Topic and
+// Partition (package scan) cost nothing per file.
+func describe(e *Entry, rootName string, parts map[string]*PartitionDir) {
 	dir, base := path.Split(e.Path)
 	dir = strings.TrimSuffix(dir, "/")
 	e.Name = snapshot.ParseName(base)
@@ -232,9 +236,16 @@ func describe(e *Entry, rootName string) {
 	}
 	// Files only a log dir's root holds say their dir is a log dir, even
 	// one named like a partition dir (broker-1, kafka-logs-0).
+	if pd := parts[dir]; pd != nil && !logDirRootKind(e.Name.Kind) {
+		e.Partition, e.LogDir = pd, above
+		return
+	}
 	if pd, ok := ParsePartitionDir(pdName); ok && pdName != "" && !logDirRootKind(e.Name.Kind) {
 		e.Partition = &pd
 		e.LogDir = above
+		if parts != nil {
+			parts[dir] = e.Partition
+		}
 		return
 	}
 	if dir == "" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/payload"
 	"github.com/ksleuth/ksleuth/analysis/records"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
@@ -34,6 +35,7 @@ type recordsOptions struct {
 	payloadEnc                          string
 	control, noIndex, stats             bool
 	failOnFindings                      bool
+	decodeValues                        string
 }
 
 func newRecordsCmd() *cobra.Command {
@@ -64,7 +66,10 @@ its start, and a finding says so. --stats prints what was read.
 %h headers (name=value,...), %i producer id, %e producer epoch,
 %q sequence, %f file, %P batch byte position, %S source, %% a percent
 sign; \n, \t and \\ are a newline, a tab and a backslash. A null key,
-value or header value prints as <null>. --json writes one object per
+value or header value prints as <null>. With --decode-values auto (the
+default) values in the Confluent wire format whose schema is in the
+inputs' _schemas topic print decoded, as JSON; --value-regex then matches
+that JSON. --json writes one object per
 record instead (type "record"), with each payload's encoding and null kept
 apart from empty, and findings as objects of type "finding".`,
 		Args: cobra.MinimumNArgs(1),
@@ -94,6 +99,7 @@ apart from empty, and findings as objects of type "finding".`,
 	f.BoolVar(&o.noIndex, "no-index", false, "do not use .index and .timeindex files: read each segment that can match from its start")
 	f.BoolVar(&o.stats, "stats", false, "print to stderr how many segments and bytes were read")
 	f.BoolVar(&o.failOnFindings, "fail-on-findings", false, failOnFindingsHelp)
+	f.StringVar(&o.decodeValues, "decode-values", "auto", decodeValuesHelp+" (the inputs' _schemas partitions are read first; not for - on stdin, which is read once)")
 	return cmd
 }
 
@@ -148,6 +154,9 @@ func (o *recordsOptions) selection() (records.Options, error) {
 	if ro.Window, err = records.ParseWindow(o.since, o.until); err != nil {
 		return ro, err
 	}
+	if err := checkDecodeValues(o.decodeValues); err != nil {
+		return ro, err
+	}
 	if !o.json {
 		if _, err := parseRecordFormat(o.format); err != nil {
 			return ro, fmt.Errorf("--format: %w", err)
@@ -170,11 +179,24 @@ func runRecords(cmd *cobra.Command, args []string, o *recordsOptions, ro records
 	if err != nil {
 		return err
 	}
-	w := &recordWriter{o: o, out: bufio.NewWriterSize(cmd.OutOrStdout(), 256<<10), errw: cmd.ErrOrStderr()}
+	sources := scan.Sources(inputs)
+	w := &recordWriter{o: o, out: bufio.NewWriterSize(cmd.OutOrStdout(), 256<<10), errw: cmd.ErrOrStderr(), sources: sources}
 	w.format, _ = parseRecordFormat(o.format)
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	st, err := records.Run(ctx, inputs, scan.Sources(inputs), ro, records.Sink{Record: w.record, Finding: w.finding})
+	if o.decodeValues == "auto" && stdins == 0 {
+		reg, err := payload.Load(ctx, inputs)
+		if err != nil {
+			return interrupted(ctx, "records", err)
+		}
+		for _, f := range reg.Findings() {
+			w.finding(f)
+		}
+		if reg.Len() > 0 {
+			ro.DecodeValue = reg.DecodeText
+		}
+	}
+	st, err := records.Run(ctx, inputs, sources, ro, records.Sink{Record: w.record, Finding: w.finding})
 	if ferr := w.out.Flush(); err == nil {
 		err = ferr
 	}
@@ -199,9 +221,13 @@ type recordWriter struct {
 	format   []formatPart
 	findings int
 	buf      []byte
+	sources  []string
 }
 
 func (w *recordWriter) finding(r analysis.AnomalyRow) {
+	if r.Source == "" && int(r.Input) < len(w.sources) {
+		r.Source = w.sources[r.Input]
+	}
 	if finding.Counts(r.Severity) {
 		w.findings++
 	}

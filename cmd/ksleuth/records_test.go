@@ -60,10 +60,21 @@ func (r *recordLine) sql() string {
 // intact).
 func recordsJSON(t *testing.T, args ...string) []recordLine {
 	t.Helper()
+	recs, _ := recordsJSONFindings(t, false, args...)
+	return recs
+}
+
+// recordsJSONFindings is recordsJSON that, with damaged set, counts the
+// finding lines instead.
+func recordsJSONFindings(t *testing.T, damaged bool, args ...string) (recs []recordLine, findings int) {
+	t.Helper()
 	out := runOK(t, append([]string{"records", "--json", "--payload-encoding", "hex"}, args...)...)
-	var recs []recordLine
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		if l == "" {
+			continue
+		}
+		if damaged && strings.HasPrefix(l, `{"type":"finding"`) {
+			findings++
 			continue
 		}
 		if !strings.HasPrefix(l, `{"type":"record"`) {
@@ -75,7 +86,7 @@ func recordsJSON(t *testing.T, args ...string) []recordLine {
 		}
 		recs = append(recs, r)
 	}
-	return recs
+	return recs, findings
 }
 
 func sqlLines(recs []recordLine) []string {
@@ -182,17 +193,25 @@ func TestRecordsMatchDuckDB(t *testing.T) {
 		}
 	}
 	for _, in := range []struct {
-		name  string
-		paths []string
+		name    string
+		paths   []string
+		damaged bool
 	}{
-		{"sample", []string{filepath.Join("..", "..", "testdata", "logdirs", "generated")}},
-		{"thirdparty", thirdDirs},
+		{"sample", []string{filepath.Join("..", "..", "testdata", "logdirs", "generated")}, false},
+		{"thirdparty", thirdDirs, false},
+		{"damaged", []string{damagedSample(t)}, true},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
-		mustScan(t, append([]string{"scan", "--records", "--payload", "--progress", "never", "--hash", "none", "--out", out}, in.paths...)...)
-		all := recordsJSON(t, in.paths...)
+		scanArgs := append([]string{"scan", "--records", "--payload", "--progress", "never", "--hash", "none", "--out", out}, in.paths...)
+		if _, errs, code := scanCmd(t, scanArgs...); code != exitOK && !(in.damaged && code == exitFindings) {
+			t.Fatalf("scan %s: exit %d\n%s", in.name, code, errs)
+		}
+		all, findings := recordsJSONFindings(t, in.damaged, in.paths...)
+		if in.damaged && findings < 2 {
+			t.Errorf("damaged: %d findings", findings)
+		}
 		for _, c := range recordCases(t, all) {
-			got := recordsJSON(t, append(c.flags, in.paths...)...)
+			got, _ := recordsJSONFindings(t, in.damaged, append(c.flags, in.paths...)...)
 			want := runNode(t, node, nodeModules, "", filepath.Join("testdata", "duckdb_records.cjs"), filepath.Join(out, tableRecords), c.where)
 			if len(want) == 1 && want[0] == "" {
 				want = nil
@@ -205,17 +224,50 @@ func TestRecordsMatchDuckDB(t *testing.T) {
 			if in.name == "sample" && (len(gl) == 0 || len(gl) == len(all) && c.name != "all") {
 				t.Errorf("%s %s: %d of %d records selected: the case tests nothing", in.name, c.name, len(gl), len(all))
 			}
-			noIdx := sqlLines(recordsJSON(t, append(append([]string{"--no-index"}, c.flags...), in.paths...)...))
+			noIdxRecs, _ := recordsJSONFindings(t, in.damaged, append(append([]string{"--no-index"}, c.flags...), in.paths...)...)
+			noIdx := sqlLines(noIdxRecs)
 			if strings.Join(noIdx, "\n") != strings.Join(gl, "\n") {
 				t.Errorf("%s %s: records --no-index differs:\n%s", in.name, c.name, firstDiff(gl, noIdx))
 			}
 			t.Logf("%s %s: %d of %d records, as DuckDB selects them", in.name, c.name, len(gl), len(all))
 		}
-		lim := recordsJSON(t, append([]string{"--limit", "7"}, in.paths...)...)
+		lim, _ := recordsJSONFindings(t, in.damaged, append([]string{"--limit", "7"}, in.paths...)...)
 		if strings.Join(sqlLines(lim), "\n") != strings.Join(sqlLines(all[:7]), "\n") {
 			t.Errorf("%s: --limit 7 is not the first 7 records", in.name)
 		}
 	}
+}
+
+// damagedSample is a copy of the sample with a flipped byte inside a
+// batch of codecs-0 (a CRC mismatch), a torn first segment of
+// idempotent-1, and an .index entry of codecs-1 pointing inside a batch.
+func damagedSample(t *testing.T) string {
+	t.Helper()
+	dir := copyDir(t, sampleDir)
+	seg := filepath.Join(dir, "codecs-0", "00000000000000000000.log")
+	data, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[1500] ^= 0x5a
+	if err := os.WriteFile(seg, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	torn := filepath.Join(dir, "idempotent-1", "00000000000000000000.log")
+	fi, err := os.Stat(torn)
+	if err != nil || os.Truncate(torn, fi.Size()-100) != nil {
+		t.Fatal("cannot tear", torn, err)
+	}
+	idx := filepath.Join(dir, "codecs-1", "00000000000000000000.index")
+	data, err = os.ReadFile(idx)
+	if err != nil || len(data) < 8 {
+		t.Fatal(idx, err)
+	}
+	data[7] += 3
+	if err := os.WriteFile(idx, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // TestRecordsStdin reads the sample as a tar archive on stdin ("-") and
@@ -261,5 +313,60 @@ func TestRecordsStdin(t *testing.T) {
 	}
 	if _, errs, code := scanCmd(t, "records", "-", "-"); code != exitUsage || !strings.Contains(errs, "once") {
 		t.Errorf("records - -: exit %d, %s", code, errs)
+	}
+}
+
+// TestRecordsIndexRealCorpus reads the real brokers' log dirs with and
+// without their .index and .timeindex files, which the brokers wrote, and
+// requires the same records, with some read from an index position.
+func TestRecordsIndexRealCorpus(t *testing.T) {
+	t.Parallel()
+	root := corpusPath(t, "real")
+	if root == "" {
+		t.Skip("\n\n*** SKIPPING the real-corpus index test: ../shared/corpus/real is not present. ***\n")
+	}
+	dirs, err := filepath.Glob(filepath.Join(root, "*"))
+	if err != nil || len(dirs) < 10 {
+		t.Fatalf("%d dirs in %s: %v", len(dirs), root, err)
+	}
+	for _, sel := range [][]string{{"--offsets", "100..5000"}, {"--since", "1766799100000"}, {"--offsets", "20000..", "--since", "1700000000000"}} {
+		args := append(append([]string{"records", "--json", "--stats"}, sel...), dirs...)
+		with, errs, code := scanCmd(t, args...)
+		without, _, code2 := scanCmd(t, append([]string{"records", "--no-index"}, args[1:]...)...)
+		if code != exitOK || code2 != exitOK {
+			t.Fatalf("records %v: exit %d, %d\n%s", sel, code, code2, errs)
+		}
+		if with != without || strings.Count(with, "\n") < 1000 {
+			t.Errorf("records %v: %d records with the indexes, %d without", sel, strings.Count(with, "\n"), strings.Count(without, "\n"))
+		}
+		if strings.Contains(errs, "(0 from an index position") {
+			t.Errorf("records %v: no index used: %s", sel, errs)
+		}
+		t.Logf("records %v: %d records; %s", sel, strings.Count(with, "\n"), strings.TrimSpace(errs))
+	}
+}
+
+// TestRecordsDecodeValues: on the payload sample, values in the Confluent
+// wire format print as the JSON of their Avro schema from the sample's
+// _schemas topic, --value-regex matches that JSON, and --decode-values
+// none keeps the bytes.
+func TestRecordsDecodeValues(t *testing.T) {
+	t.Parallel()
+	dir := writePayloadSample(t)
+	out := runOK(t, "records", dir, "--topic", "^orders$", "--format", `%k %v\n`)
+	if !strings.Contains(out, `4711 {"id":4711,"customer":"ann","status":"NEW"`) {
+		t.Errorf("order 4711 not decoded:\n%s", out)
+	}
+	paid := runOK(t, "records", dir, "--topic", "^orders$", "--value-regex", `"status":"PAID"`, "--format", `%k\n`)
+	if paid != "4712\n" {
+		t.Errorf("--value-regex on the decoded values: %q", paid)
+	}
+	js := runOK(t, "records", dir, "--topic", "^orders$", "--key", "4711", "--json")
+	if !strings.Contains(js, `"value_encoding":"avro"`) || !strings.Contains(js, `"source":"`+dir+`"`) {
+		t.Errorf("--json:\n%s", js)
+	}
+	raw := runOK(t, "records", dir, "--topic", "^orders$", "--key", "4711", "--decode-values", "none", "--format", `%v\n`)
+	if !strings.HasPrefix(raw, "0x0000000001") {
+		t.Errorf("--decode-values none: %q", raw)
 	}
 }

@@ -212,6 +212,13 @@ func TestReportInBrowser(t *testing.T) {
 		Lanes, Links, Sessions, Runs, Timelines int
 		RunRows                                 int `json:"run_rows"`
 		Errors                                  []string
+		// The cluster timeline's items drawn at the whole range, zoomed
+		// into its last tenth, and after a reset.
+		ClusterItems   int `json:"cluster_items"`
+		ClusterFull    int `json:"cluster_full"`
+		ClusterZoomed  int `json:"cluster_zoomed"`
+		ClusterBrushed int `json:"cluster_brushed"` // a pointer drag across the same tenth
+		ClusterReset   int `json:"cluster_reset"`
 	}
 	if err := json.Unmarshal([]byte(m[1]), &st); err != nil {
 		t.Fatalf("self-test %q: %v", m[1], err)
@@ -225,6 +232,14 @@ func TestReportInBrowser(t *testing.T) {
 	if st.RunRows != runs {
 		t.Errorf("runs table has %d rows, want %d", st.RunRows, runs)
 	}
+	// The sample's cluster timeline: its producer sessions, and its
+	// duplicate runs, over the time their batches were written.
+	if st.ClusterItems < sessions || st.ClusterFull != st.ClusterItems || st.ClusterReset != st.ClusterItems ||
+		st.ClusterZoomed < 1 || st.ClusterZoomed >= st.ClusterItems || st.ClusterBrushed != st.ClusterZoomed {
+		t.Errorf("cluster timeline: %d items, %d drawn at the whole range, %d in its last tenth (%d brushed), %d after a reset; want all, fewer (but some, the same brushed), all",
+			st.ClusterItems, st.ClusterFull, st.ClusterZoomed, st.ClusterBrushed, st.ClusterReset)
+	}
+	t.Logf("cluster timeline: %d items, %d in the last tenth of the range", st.ClusterItems, st.ClusterZoomed)
 	if len(st.Errors) > 0 {
 		t.Errorf("page errors: %q", st.Errors)
 	}

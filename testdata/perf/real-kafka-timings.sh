@@ -47,6 +47,14 @@ run() {
 # median FILE COLUMN
 median() { cut -d' ' -f"$2" "$1" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
+kafka=$(sed -n 's/.*"kafka_version": "\(.*\)".*/\1/p' "$root/$(set -- $codecs; echo "$1")/bulk.json")
+echo "Kafka $kafka, $(nproc) cores, medians of $reps runs; CPU-s = user + sys"
+echo
+echo "| codec | segment | records | command | CPU-s | wall s | MB/CPU-s | kafka-dump-log CPU / this |"
+echo "|---|---:|---:|---|---:|---:|---:|---:|"
+
+# Each codec's rows are printed once its runs are done, so an interrupted
+# run still has the codecs it finished.
 tools=(kafka-dump-log ksleuth-dump ksleuth-scan ksleuth-scan-j1)
 for c in $codecs; do
 	part="$root/$c/broker-1/data/bulk-0"
@@ -63,15 +71,7 @@ for c in $codecs; do
 		run "$c.ksleuth-scan-j1" "$bin/ksleuth" scan --jobs 1 --progress never --out "$bin/out" "$part"
 		rm -rf "$bin/out"
 	done
-done
-
-kafka=$(sed -n 's/.*"kafka_version": "\(.*\)".*/\1/p' "$root/$(set -- $codecs; echo "$1")/bulk.json")
-echo "Kafka $kafka, $(nproc) cores, medians of $reps runs; CPU-s = user + sys"
-echo
-echo "| codec | segment | records | command | CPU-s | wall s | MB/CPU-s | kafka-dump-log CPU / this |"
-echo "|---|---:|---:|---|---:|---:|---:|---:|"
-for c in $codecs; do
-	size=$(stat -c %s "$root/$c/broker-1/data/bulk-0/00000000000000000000.log")
+	size=$(stat -c %s "$seg")
 	records=$(sed -n 's/.*"records": \([0-9]*\).*/\1/p' "$root/$c/bulk.json")
 	base=$(median "$bin/$c.kafka-dump-log" 1)
 	for tool in "${tools[@]}"; do
