@@ -86,7 +86,7 @@ func (c *Collector) add(r *analysis.PayloadRecordRow) {
 func commitRow(r *analysis.PayloadRecordRow, k *topics.GroupKey, v *topics.OffsetCommitValue) analysis.CommitRow {
 	row := analysis.CommitRow{Input: r.Input, Group: k.Group, Topic: *k.Topic, Partition: *k.Partition,
 		Tombstone: v == nil, KeyVersion: int32(k.Type), LogPartition: r.Partition, File: r.Segment,
-		Position: r.BatchPosition, Offset: r.Offset, Timestamp: r.Timestamp, TxnState: r.TxnState}
+		Position: r.BatchPosition, Offset: r.Offset, Timestamp: copyTime(r.Timestamp), TxnState: r.TxnState}
 	if v == nil {
 		return row
 	}
@@ -103,7 +103,7 @@ func commitRow(r *analysis.PayloadRecordRow, k *topics.GroupKey, v *topics.Offse
 
 func groupRow(r *analysis.PayloadRecordRow, k *topics.GroupKey, v *topics.GroupMetadataValue) analysis.GroupRow {
 	row := analysis.GroupRow{Input: r.Input, Group: k.Group, Tombstone: v == nil, Members: []analysis.GroupMemberRow{},
-		LogPartition: r.Partition, File: r.Segment, Position: r.BatchPosition, Offset: r.Offset, Timestamp: r.Timestamp}
+		LogPartition: r.Partition, File: r.Segment, Position: r.BatchPosition, Offset: r.Offset, Timestamp: copyTime(r.Timestamp)}
 	if v == nil {
 		return row
 	}
@@ -122,6 +122,16 @@ func groupRow(r *analysis.PayloadRecordRow, k *topics.GroupKey, v *topics.GroupM
 		row.Members = append(row.Members, mr)
 	}
 	return row
+}
+
+// copyTime copies a row's timestamp: the scan's points into a slab of
+// many rows' timestamps, which one kept pointer would keep alive.
+func copyTime(p *int64) *int64 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // usable reports whether a decoded value makes a row: it decoded, or

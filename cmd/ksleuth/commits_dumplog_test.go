@@ -42,8 +42,9 @@ func (c commitFields) String() string {
 // real corpus to kafka-dump-log --offsets-decoder run on the same
 // __consumer_offsets segments, record for record: group, topic,
 // partition, committed offset, leader epoch, metadata, the commit and
-// expiry timestamps and the record's own offset and timestamp. It fails
-// under CI=true (or KSLEUTH_REQUIRE_KAFKA=1) when Kafka is missing.
+// expiry timestamps and the record's own offset and timestamp; and
+// groups.parquet to its GroupMetadata records. It fails under CI=true (or
+// KSLEUTH_REQUIRE_KAFKA=1) when Kafka is missing.
 func TestCommitsMatchDumpLog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SKIPPING the kafka-dump-log comparison of commits under -short")
@@ -75,9 +76,10 @@ func TestCommitsMatchDumpLog(t *testing.T) {
 	for f := range dl.crashed {
 		t.Errorf("%s: kafka-dump-log failed on it", f)
 	}
-	var total, totalTomb, totalOther int
+	var total, totalTomb, totalOther, totalGroups int
 	for _, src := range sources {
 		want := map[string][]commitFields{}
+		wantGroups := map[string][]string{}
 		n, tomb := 0, 0
 		for _, f := range bySource[src] {
 			d := dl.files[f]
@@ -88,6 +90,9 @@ func TestCommitsMatchDumpLog(t *testing.T) {
 			for _, e := range d.entries {
 				if e.kind != "record" {
 					continue
+				}
+				if g, ok := dumpLogGroup(e); ok {
+					wantGroups[f] = append(wantGroups[f], g)
 				}
 				c, ok, err := dumpLogCommit(f, e)
 				if err != nil {
@@ -125,19 +130,34 @@ func TestCommitsMatchDumpLog(t *testing.T) {
 				}
 			}
 		}
+		gotGroups := map[string][]string{}
+		for _, r := range readTable[analysis.GroupRow](t, filepath.Join(out, "groups.parquet")) {
+			if f := filepath.Join(corpusDir, src, r.File); strings.HasSuffix(f, ".log") {
+				gotGroups[f] = append(gotGroups[f], ksleuthGroup(&r))
+			}
+		}
+		groups := 0
+		for _, f := range bySource[src] {
+			w, g := wantGroups[f], gotGroups[f]
+			groups += len(w)
+			if !slices.Equal(w, g) {
+				t.Errorf("%s: group metadata records:\n kafka-dump-log  %q\n groups.parquet %q", f, w, g)
+			}
+		}
+		totalGroups += groups
 		for f := range got {
 			if _, ok := want[f]; !ok && !slices.Contains(bySource[src], f) {
 				t.Errorf("%s: commits.parquet has commits of a file kafka-dump-log was not given", f)
 			}
 		}
 		if n > 0 || other > 0 {
-			t.Logf("%s: %d commit records (%d tombstones) in %d segments, the same in commits.parquet; %d more from segments in transit",
-				src, n, tomb, len(bySource[src]), other)
+			t.Logf("%s: %d commit records (%d tombstones) in %d segments, the same in commits.parquet; %d more from segments in transit; %d group metadata records, the same in groups.parquet",
+				src, n, tomb, len(bySource[src]), other, groups)
 		}
 		total, totalTomb, totalOther = total+n, totalTomb+tomb, totalOther+other
 	}
-	t.Logf("total: %d commit records (%d tombstones) in %d segments of %d sources; %d more from segments in transit",
-		total, totalTomb, len(files), len(sources), totalOther)
+	t.Logf("total: %d commit records (%d tombstones) in %d segments of %d sources; %d more from segments in transit; %d group metadata records",
+		total, totalTomb, len(files), len(sources), totalOther, totalGroups)
 	if total == 0 {
 		t.Fatal("no commit record compared")
 	}
@@ -225,4 +245,79 @@ func ksleuthCommit(file string, r *analysis.CommitRow) commitFields {
 		c.expireTimestamp = *r.ExpireTimestamp
 	}
 	return c
+}
+
+// dumpLogGroup renders a GroupMetadata record of kafka-dump-log's decode
+// in the fields groups.parquet has; ok is false for other records.
+func dumpLogGroup(e *dlEntry) (string, bool) {
+	var key struct {
+		Type string `json:"type"`
+		Data struct {
+			Group string `json:"group"`
+		} `json:"data"`
+	}
+	if !e.hasKey || json.Unmarshal([]byte(e.key), &key) != nil || key.Type != "2" {
+		return "", false
+	}
+	head := fmt.Sprintf("@%s %s", e.fields["offset"], key.Data.Group)
+	if p := strings.TrimSpace(e.payload); !e.hasPayload || p == "<DELETE>" || p == "null" {
+		return head + " tombstone", true
+	}
+	var v struct {
+		Data struct {
+			ProtocolType string  `json:"protocolType"`
+			Generation   int32   `json:"generation"`
+			Protocol     *string `json:"protocol"`
+			Leader       *string `json:"leader"`
+			Members      []struct {
+				MemberID         string  `json:"memberId"`
+				GroupInstanceID  *string `json:"groupInstanceId"`
+				ClientID         string  `json:"clientId"`
+				ClientHost       string  `json:"clientHost"`
+				RebalanceTimeout *int32  `json:"rebalanceTimeout"`
+				SessionTimeout   int32   `json:"sessionTimeout"`
+			} `json:"members"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(e.payload), &v); err != nil {
+		return head + " undecodable: " + err.Error(), true
+	}
+	d := v.Data
+	s := fmt.Sprintf("%s %s gen %d protocol %s leader %s", head, d.ProtocolType, d.Generation, optStr(d.Protocol), optStr(d.Leader))
+	for _, m := range d.Members {
+		rt := int32(-1)
+		if m.RebalanceTimeout != nil {
+			rt = *m.RebalanceTimeout
+		}
+		s += fmt.Sprintf(" [%s %s %s %s %d %d]", m.MemberID, optStr(m.GroupInstanceID), m.ClientID, m.ClientHost, rt, m.SessionTimeout)
+	}
+	return s, true
+}
+
+// ksleuthGroup renders a groups.parquet row as dumpLogGroup does.
+func ksleuthGroup(r *analysis.GroupRow) string {
+	head := fmt.Sprintf("@%d %s", r.Offset, r.Group)
+	if r.Tombstone {
+		return head + " tombstone"
+	}
+	gen := int32(-1)
+	if r.Generation != nil {
+		gen = *r.Generation
+	}
+	s := fmt.Sprintf("%s %s gen %d protocol %s leader %s", head, r.ProtocolType, gen, optStr(r.Protocol), optStr(r.Leader))
+	for _, m := range r.Members {
+		rt := int32(-1)
+		if m.RebalanceTimeoutMs != nil {
+			rt = *m.RebalanceTimeoutMs
+		}
+		s += fmt.Sprintf(" [%s %s %s %s %d %d]", m.MemberID, optStr(m.GroupInstanceID), m.ClientID, m.ClientHost, rt, m.SessionTimeoutMs)
+	}
+	return s
+}
+
+func optStr(p *string) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.Quote(*p)
 }
