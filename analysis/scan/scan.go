@@ -33,6 +33,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -341,6 +342,10 @@ func (s *scanner) runFiles(ctx context.Context, cancel context.CancelCauseFunc, 
 	if err != nil {
 		return err
 	}
+	// Each entry gets a row: room for them at once, not by doubling
+	// (which held the old and the new array at the peak).
+	s.files = slices.Grow(s.files, len(entries))
+	s.fileDirs = slices.Grow(s.fileDirs, len(entries))
 	type task struct {
 		e  *source.Entry
 		ch chan chunk
