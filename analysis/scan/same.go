@@ -32,7 +32,8 @@ type sameKey struct {
 // sameFile is what a copy takes over from the first file read of its key.
 type sameFile struct {
 	entry     *source.Entry
-	rows      []analysis.BatchRow
+	rows      [][]analysis.BatchRow // the chunks as emitted
+	nrows     int
 	anomalies []analysis.AnomalyRow // the segment reader's and the decode's, not the file's own
 	omitted   map[[2]string]int64
 	omitFirst int64
@@ -61,7 +62,8 @@ func sameKeyOf(fc *fileCtx) sameKey {
 // is not kept (the budget is spent, or a copy of its key is kept already).
 type recorder struct {
 	s    *sameFiles
-	rows []analysis.BatchRow
+	rows [][]analysis.BatchRow
+	n    int
 	ok   bool
 }
 
@@ -77,7 +79,10 @@ func (s *sameFiles) recorder(fc *fileCtx) *recorder {
 	return &recorder{s: s, ok: true}
 }
 
-// add keeps rows, a chunk's, while the budget lasts.
+// add keeps rows, a chunk's, while the budget lasts. Each chunk is copied
+// once and kept as it is: appending them all to one slice copied every row
+// again at each growth, 10 % of the CPU of replicas over three 1 GiB
+// copies.
 func (r *recorder) add(rows []analysis.BatchRow) {
 	if r == nil || !r.ok {
 		return
@@ -89,7 +94,8 @@ func (r *recorder) add(rows []analysis.BatchRow) {
 		return
 	}
 	r.s.rows += len(rows)
-	r.rows = append(r.rows, rows...)
+	r.n += len(rows)
+	r.rows = append(r.rows, slices.Clone(rows))
 }
 
 // keep stores the read file under its key, with the findings from first
@@ -99,7 +105,7 @@ func (r *recorder) keep(fc *fileCtx, first int) {
 		return
 	}
 	fd := fc.done
-	f := &sameFile{entry: fc.e, rows: r.rows, anomalies: slices.Clone(fd.anomalies[first:]), omitFirst: fd.omitFirst, omitLast: fd.omitLast,
+	f := &sameFile{entry: fc.e, rows: r.rows, nrows: r.n, anomalies: slices.Clone(fd.anomalies[first:]), omitFirst: fd.omitFirst, omitLast: fd.omitLast,
 		row: fd.row, agg: fd.agg}
 	if fd.omitted != nil {
 		f.omitted = map[[2]string]int64{}
@@ -203,10 +209,10 @@ func (w *worker) takeOver(fc *fileCtx, f *sameFile, emit func(chunk) error) erro
 		fd.omitted = mapsClone(f.omitted)
 		fd.omitFirst, fd.omitLast = f.omitFirst, f.omitLast
 	}
-	w.cfg.once.add(int64(len(f.rows)))
-	for from := 0; from < len(f.rows); from += 1024 {
+	w.cfg.once.add(int64(f.nrows))
+	for _, rows := range f.rows {
 		out := chunk{batches: batchSlices.get(0)}
-		for _, b := range f.rows[from:min(from+1024, len(f.rows))] {
+		for _, b := range rows {
 			b.Input, b.Segment = fc.input, fc.e.Path
 			out.batches = append(out.batches, b)
 		}
