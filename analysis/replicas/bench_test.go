@@ -15,8 +15,8 @@ import (
 // copies of a partition beside verify over one copy, each on one core,
 // both per byte of one copy: replicas reads the first copy and compares
 // the other two with it byte for byte, about 1.1 (lz4) to 1.5 (none)
-// times verify (docs/performance.md has why; go test -bench ReplicasVsVerify -benchtime 10x -count 3
-// ./analysis/replicas/). cpu-ns/op is the process's CPU time per op, which
+// times verify (docs/performance.md has why; go test -bench
+// ReplicasVsVerify -benchtime 10x -count 3 ./analysis/replicas/). cpu-ns/op is the process's CPU time per op, which
 // other load on the machine skews less than ns/op.
 func BenchmarkReplicasVsVerify(b *testing.B) {
 	for _, codec := range []segtest.Codec{segtest.CodecNone, segtest.CodecLZ4} {
