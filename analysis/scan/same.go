@@ -48,6 +48,9 @@ type sameFiles struct {
 	m     map[sameKey]*sameFile
 	rows  int   // rows kept, within maxSameRows
 	files int64 // copies found identical
+
+	byPath map[string][]*source.Entry // every dir or file input's entries (samepass.go)
+	passed map[*source.Entry]passed   // later copies found identical ahead
 }
 
 // maxSameRows bounds the batch rows kept for the comparison (some 200
@@ -133,6 +136,15 @@ func (s *sameFiles) identical(fc *fileCtx, m *mappedInput) *sameFile {
 	if f == nil || f.entry.Input == fc.e.Input {
 		return nil
 	}
+	if p := s.passedAhead(fc); p == f {
+		m.noTouch = true
+		m.advance(int64(len(m.data)))
+		m.noTouch = false
+		s.mu.Lock()
+		s.files++
+		s.mu.Unlock()
+		return f
+	}
 	other, err := f.entry.Open()
 	if err != nil {
 		return nil
@@ -146,13 +158,20 @@ func (s *sameFiles) identical(fc *fileCtx, m *mappedInput) *sameFile {
 		return nil
 	}
 	defer unmap()
+	peers := s.peers(fc, f)
+	defer s.closePeers(fc, f, peers)
 	same := false
 	err = guardFaults(data, func() error {
 		return guardFaults(m.data, func() error {
-			same = equalReleasing(m, data)
+			same = equalReleasing(m, data, peers)
 			return nil
 		})
 	})
+	if err != nil {
+		for _, p := range peers {
+			p.same = false
+		}
+	}
 	if err != nil || !same {
 		return nil
 	}
@@ -167,25 +186,40 @@ func (s *sameFiles) identical(fc *fileCtx, m *mappedInput) *sameFile {
 const sameStep = 4 << 20
 
 // equalReleasing compares m's mapping with other step by step, releasing
-// the pages of both behind it as the reader does.
-func equalReleasing(m *mappedInput, other []byte) bool {
+// the pages of both behind it as the reader does, and each step of other
+// with the peers still equal to it too (samepass.go). It goes on while m
+// or a peer is equal; the peers' same says which are.
+func equalReleasing(m *mappedInput, other []byte, peers []*peerFile) bool {
 	a := m.data
 	if len(a) != len(other) {
+		for _, p := range peers {
+			p.same = false
+		}
 		return false
 	}
 	m.noTouch = true
 	defer func() { m.noTouch = false }()
+	same := true
 	for off := 0; off < len(a); off += sameStep {
 		end := min(off+sameStep, len(a))
-		populate(a[off:end])
 		populate(other[off:end])
-		if !bytes.Equal(a[off:end], other[off:end]) {
+		if same {
+			populate(a[off:end])
+			same = bytes.Equal(a[off:end], other[off:end])
+		}
+		peersSame := stepPeers(other, peers, off, end)
+		if same {
+			m.advance(int64(end))
+		}
+		dropPages(other[off:end])
+		if !same && !peersSame {
+			for _, p := range peers {
+				p.same = false
+			}
 			return false
 		}
-		m.advance(int64(end))
-		dropPages(other[off:end])
 	}
-	return true
+	return same
 }
 
 // takeOver gives the copy's file the rows and findings of f.
