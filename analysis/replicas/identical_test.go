@@ -71,3 +71,65 @@ func TestIdenticalSegmentsTakenOver(t *testing.T) {
 		t.Errorf("batches per segment file %v, want 10 each", files)
 	}
 }
+
+// TestIdenticalCopiesInOnePass: the later copies of a file are compared
+// with the first in one pass (scan/samepass.go). Truth, with a damaged
+// batch in the copies that agree: when broker 2's copy differs (the
+// undamaged segment) and broker 3's is broker 1's bytes, broker 3's is
+// found identical in the pass that found broker 2's different, and only
+// broker 2's is read in full; when all three agree, both later copies are
+// taken over, each with broker 1's finding.
+func TestIdenticalCopiesInOnePass(t *testing.T) {
+	var seg []byte
+	damagedAt := 0
+	for i := range 10 {
+		if i == 6 {
+			damagedAt = len(seg)
+		}
+		seg = append(seg, batchOf(int64(i*5), 5, 0, "w")...)
+	}
+	bad := slices.Clone(seg)
+	bad[damagedAt+70] ^= 0xff
+	for _, c := range []struct {
+		name      string
+		second    []byte
+		identical int64
+		crc       []int // inputs with the crc finding
+	}{
+		{"second differs", seg, 1, []int{0, 2}},
+		{"all agree", bad, 2, []int{0, 1, 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			b1 := broker(t, root, 1, bad, [][2]int64{{0, 0}}, 50)
+			b2 := broker(t, root, 2, c.second, [][2]int64{{0, 0}}, 50)
+			b3 := broker(t, root, 3, bad, [][2]int64{{0, 0}}, 50)
+			res := run(t, pipeline.Options{Scan: scan.Config{Jobs: 1, DecodeOnce: true}}, b1, b2, b3)
+			if res.Scan.IdenticalFiles != c.identical {
+				t.Errorf("%d files found identical, want %d", res.Scan.IdenticalFiles, c.identical)
+			}
+			var inputs []int
+			for _, a := range res.Scan.Anomalies {
+				if a.Kind != "crc-mismatch" {
+					continue
+				}
+				inputs = append(inputs, int(a.Input))
+				if a.Position == nil || *a.Position != int64(damagedAt) {
+					t.Errorf("crc finding at %v, want %d: %+v", a.Position, damagedAt, a)
+				}
+				if shared := strings.Contains(a.Message, "byte-identical to t-0/00000000000000000000.log of input 0"); shared != (a.Input != 0) {
+					t.Errorf("input %d's finding: %s", a.Input, a.Message)
+				}
+			}
+			slices.Sort(inputs)
+			if !slices.Equal(inputs, c.crc) {
+				t.Errorf("crc findings in inputs %v, want %v", inputs, c.crc)
+			}
+			for _, r := range res.Replicas.Rows {
+				if r.Verdict != replicas.VerdictReference && r.Verdict != replicas.VerdictInSync {
+					t.Errorf("broker %d: %s: %s", *r.Broker, r.Verdict, r.Explanation)
+				}
+			}
+		})
+	}
+}

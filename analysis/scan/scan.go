@@ -233,12 +233,25 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 		defer s.pool.close()
 	}
 	opts := source.Options{Topic: cfg.Topic}
+	listed := map[*source.Input][]*source.Entry{}
+	if cfg.same != nil && len(inputs) > 1 {
+		// Listed ahead for the comparison of byte-identical copies to
+		// find the later inputs' copies of a file (samepass.go).
+		for _, in := range inputs {
+			if in.Kind != source.Archive {
+				if entries, err := in.Files(opts); err == nil {
+					listed[in] = entries
+					cfg.same.listLater(entries)
+				}
+			}
+		}
+	}
 	for _, in := range inputs {
 		var err error
 		if in.Kind == source.Archive {
 			err = s.runArchive(ctx, in, opts)
 		} else {
-			err = s.runFiles(ctx, cancel, in, opts)
+			err = s.runFiles(ctx, cancel, in, opts, listed[in])
 		}
 		if err == nil {
 			err = context.Cause(ctx)
@@ -337,10 +350,15 @@ func (s *scanner) runArchive(ctx context.Context, in *source.Input, opts source.
 
 // runFiles processes a directory or file input: Jobs workers take files in
 // order, and the collector takes their rows in the same order.
-func (s *scanner) runFiles(ctx context.Context, cancel context.CancelCauseFunc, in *source.Input, opts source.Options) error {
-	entries, err := in.Files(opts)
-	if err != nil {
-		return err
+// runFiles reads a dir or file input's entries, listed is they when Run
+// listed them already.
+func (s *scanner) runFiles(ctx context.Context, cancel context.CancelCauseFunc, in *source.Input, opts source.Options, listed []*source.Entry) error {
+	entries := listed
+	if entries == nil {
+		var err error
+		if entries, err = in.Files(opts); err != nil {
+			return err
+		}
 	}
 	// Each entry gets a row: room for them at once, not by doubling
 	// (which held the old and the new array at the peak).

@@ -1,0 +1,73 @@
+//go:build linux
+
+package scan
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// TestEqualReleasingPeers: one pass over the first copy compares it with
+// the copy whose turn it is and with the later copies (peers). Truth, for
+// files of three and a half comparison steps with a byte changed in some:
+// each copy's verdict is whether it has the first copy's bytes, whichever
+// others differ and where, and the pass stops only once all differ.
+func TestEqualReleasingPeers(t *testing.T) {
+	const size = 3*sameStep + sameStep/2
+	base := make([]byte, size)
+	for i := range base {
+		base[i] = byte(i * 7 / 5)
+	}
+	dir := t.TempDir()
+	mapped := func(name string, flip int) []byte {
+		b := append([]byte(nil), base...)
+		if flip >= 0 {
+			b[flip] ^= 1
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		data, unmap, err := mapFile(f, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(unmap)
+		return data
+	}
+	ref := mapped("ref", -1)
+	for i, c := range []struct {
+		copyFlip  int   // -1: the copy is the same bytes
+		peerFlips []int // the same for each peer
+	}{
+		{-1, []int{-1, -1}},
+		{10, []int{-1, 2*sameStep + 5}},
+		{-1, []int{size - 1, 0}},
+		{sameStep, []int{sameStep + 1, size - 1}},
+		{0, []int{3 * sameStep, -1}},
+	} {
+		m := newMappedInput(mapped("copy"+strconv.Itoa(i), c.copyFlip), nil, false)
+		var peers []*peerFile
+		for k, fl := range c.peerFlips {
+			peers = append(peers, &peerFile{data: mapped("peer"+strconv.Itoa(i)+"-"+strconv.Itoa(k), fl), same: true})
+		}
+		if got := equalReleasing(m, ref, peers); got != (c.copyFlip < 0) {
+			t.Errorf("case %d: copy same %v, want %v", i, got, c.copyFlip < 0)
+		}
+		for k, p := range peers {
+			if p.same != (c.peerFlips[k] < 0) {
+				t.Errorf("case %d: peer %d same %v, want %v", i, k, p.same, c.peerFlips[k] < 0)
+			}
+		}
+		if m.noTouch {
+			t.Errorf("case %d: the copy's mapping is left not touching", i)
+		}
+	}
+}
