@@ -184,6 +184,11 @@ type groupStats struct {
 	first rec
 	pids  []int64
 	more  bool // PIDs beyond pids
+	// retried: an aborted member is followed by one that is not, which
+	// is a transaction's retry even under one PID: a transactional.id
+	// keeps its PID across restarts, and an aborted transaction's
+	// records are sent again in a later one.
+	aborted, retried bool
 	// tally counts the members of the first sessions (PID and epoch),
 	// up to maxNamedPIDs+1 of them.
 	tally []sessionCount
@@ -197,6 +202,11 @@ type sessionCount struct {
 
 func (s *groupStats) add(m *rec) {
 	s.count(m)
+	if m.txn() == TxnAborted {
+		s.aborted = true
+	} else if s.aborted {
+		s.retried = true
+	}
 	if s.n++; s.n == 1 {
 		s.first = *m
 		return
@@ -235,9 +245,10 @@ func (s *groupStats) writes(m *rec) int32 {
 }
 
 // reported: a group is two members or more written under two PIDs at
-// least, or under one with --same-pid.
+// least, or under one with --same-pid or when an aborted copy was sent
+// again (a txn-retry needs no second PID).
 func (s *groupStats) reported(samePID bool) bool {
-	return s.n >= 2 && (len(s.pids) > 0 || samePID)
+	return s.n >= 2 && (len(s.pids) > 0 || samePID || s.retried)
 }
 
 // start numbers a reported group and returns what makes its rows.

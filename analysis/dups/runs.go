@@ -519,10 +519,15 @@ func (u *Run) String() string {
 	if u.Evidence == EvidenceWeak {
 		maybe = "possibly "
 	}
-	switch u.Class {
-	case ClassRestartResend:
+	ownRetry := u.Class == ClassTxnRetry && u.RefPID == u.ProducerID && u.ProducerID >= 0
+	switch {
+	case u.Class == ClassRestartResend:
 		what = fmt.Sprintf("%sresent %s first written by %s%s%s", maybe, recs, refPID, refOwner, where)
-	case ClassTxnRetry:
+	case ownRetry:
+		// A transactional.id keeps its PID across restarts: the retry is
+		// of the writer's own aborted transaction.
+		what = fmt.Sprintf("%sretried %s of its own aborted transaction%s", maybe, recs, where)
+	case u.Class == ClassTxnRetry:
 		what = fmt.Sprintf("%sretried %s of an aborted transaction of %s%s%s", maybe, recs, refPID, refOwner, where)
 	default:
 		what = fmt.Sprintf("wrote %s already written by %s%s%s", recs, refPID, refOwner, where)

@@ -145,6 +145,9 @@ func checkDups(t *testing.T, truth *realkafka.Truth, logDirs []string) {
 		case this.ProducerID == orig.ProducerID && this.ProducerEpoch == orig.ProducerEpoch:
 			// dups reports copies under another producer (its contract):
 			// a repeat inside one producer session is not one.
+		case this.ProducerID == orig.ProducerID && r.Kind == realkafka.KindTxnRetry:
+			// A retry of an aborted transaction is reported under one PID.
+			missed = append(missed, desc)
 		case this.ProducerID == orig.ProducerID:
 			samePID = append(samePID, desc)
 		default:
@@ -156,14 +159,27 @@ func checkDups(t *testing.T, truth *realkafka.Truth, logDirs []string) {
 			fp++
 		}
 	}
-	// Strong evidence: exactly the truth's restart-resends, nothing else.
-	var stp, sfp, sfn int
+	// Strong evidence: exactly the truth's restart-resends, and retries of
+	// an aborted transaction the truth has as such; nothing else.
+	truthRetry := map[locKey]bool{}
+	for _, r := range truth.Resends {
+		if r.Kind == realkafka.KindTxnRetry {
+			truthRetry[locKey{r.Topic, r.Partition, r.Offset}] = true
+		}
+	}
+	var stp, sfp, sfn, retries int
 	for l := range strong {
-		if truthRestart[l] {
+		switch {
+		case truthRestart[l]:
 			stp++
-		} else {
+		case truthRetry[l] && later[l] == "txn-retry":
+			retries++
+		default:
 			sfp++
 		}
+	}
+	if len(truthRetry) > 0 {
+		t.Logf("dups on %s: %d of the truth's %d txn-retries graded strong txn-retry", truth.Scenario, retries, len(truthRetry))
 	}
 	sfn = len(truthRestart) - stp
 	t.Logf("dups on %s: strong evidence precision %s recall %s (tp %d, fp %d, fn %d)", truth.Scenario, ratio(stp, stp+sfp), ratio(stp, stp+sfn), stp, sfp, sfn)
