@@ -118,6 +118,10 @@ type Stats struct {
 	BytesRead int64
 	// Records counts the records handed over.
 	Records int64
+	// KafkaFiles counts the files of the inputs named as Kafka names its
+	// files (segments, indexes, snapshots, checkpoints), whatever the
+	// selection: none says the inputs hold no Kafka data at all.
+	KafkaFiles int
 }
 
 // Sink receives the records and findings of a run.
@@ -149,7 +153,9 @@ func Run(ctx context.Context, inputs []*source.Input, sources []string, o Option
 	if r.sink.Finding == nil {
 		r.sink.Finding = func(analysis.AnomalyRow) {}
 	}
-	sopts := source.Options{Topic: o.Topic}
+	// The listing is not narrowed by topic: wanted applies it, so that the
+	// Kafka files of every partition dir are counted.
+	var sopts source.Options
 	for i, in := range inputs {
 		var err error
 		if in.Kind == source.Archive {
@@ -170,11 +176,17 @@ func Run(ctx context.Context, inputs []*source.Input, sources []string, o Option
 // wanted reports whether a listed entry is a live segment of a partition
 // the selection keeps.
 func (r *run) wanted(e *source.Entry) bool {
+	if e.Name.Kind != snapshot.KindUnknown {
+		r.stats.KafkaFiles++
+	}
 	if e.Name.Kind != snapshot.KindLog || e.Name.Suffix != "" || e.Name.Leftover {
 		return false
 	}
 	if e.Partition == nil {
 		return r.o.Topic == nil && r.o.Partition < 0
+	}
+	if r.o.Topic != nil && !r.o.Topic.MatchString(e.Partition.Topic) {
+		return false
 	}
 	return r.o.Partition < 0 || e.Partition.Partition == r.o.Partition
 }

@@ -254,7 +254,7 @@ func TestNotKafkaData(t *testing.T) {
 	textTgz := write("notes.tar.gz", []byte("these are my notes, not an archive\n"))
 	notesLog := write("notes/00000000000000000000.log", []byte(strings.Repeat("a line of an application log, not a segment\n", 40)))
 
-	commands := [][]string{{"verify"}, {"scan", "--out", ""}, {"dups"}, {"producers"}, {"report", "--html", ""}}
+	commands := [][]string{{"verify"}, {"scan", "--out", ""}, {"dups"}, {"producers"}, {"report", "--html", ""}, {"records"}, {"consumers"}}
 	for _, in := range []string{random, etc, zipped, textTgz} {
 		for _, c := range commands {
 			args := append(slices.Clone(c), in)
