@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path"
 	"regexp"
@@ -141,6 +142,9 @@ type run struct {
 	// stopped is set when the partition being read can hold no more
 	// records (past the end of the offset range).
 	stopped bool
+	// claim is the .timeindex entry the segment being read relies on,
+	// until a batch confirms it.
+	claim *timeClaim
 }
 
 // Run reads the inputs (named by sources, as scan.Sources names them) and
@@ -257,6 +261,10 @@ func (r *run) segment(sr *segment.Reader, w finding.Where, base, from int64, che
 			if check != nil {
 				return errSeek
 			}
+			if c := r.claim; c != nil {
+				// Read again from the start, where the finding is reported once.
+				return &claimError{c.offset, fmt.Sprintf("entry (timestamp %d, offset %d) is not confirmed before damaged bytes at byte %d", c.ts, c.offset, fd.Offset+base)}
+			}
 			c := *fd
 			c.Offset += base
 			r.sink.Finding(finding.FromCorruption(w, &c))
@@ -269,6 +277,22 @@ func (r *run) segment(sr *segment.Reader, w finding.Where, base, from int64, che
 				return errSeek
 			}
 			check = nil
+		}
+		if c := r.claim; c != nil && !b.CRCValid {
+			return &claimError{c.offset, fmt.Sprintf("entry (timestamp %d, offset %d) is not confirmed before the damaged batch at byte %d", c.ts, c.offset, pos)}
+		}
+		if b.CRCValid && r.claim != nil {
+			ok, err := r.claim.check(b)
+			if err != nil {
+				return err
+			}
+			if ok {
+				whole := r.claim.whole
+				r.claim = nil
+				if whole {
+					return nil
+				}
+			}
 		}
 		if b.CRCValid {
 			// Offsets grow through a segment: a batch past the range ends
@@ -303,7 +327,14 @@ func (r *run) segment(sr *segment.Reader, w finding.Where, base, from int64, che
 			r.sink.Finding(finding.FromCorruption(w, &c))
 		}
 	}
-	return sr.Err()
+	if err := sr.Err(); err != nil {
+		return err
+	}
+	if r.claim != nil && !r.stopped {
+		c := r.claim
+		return &claimError{c.offset, fmt.Sprintf("entry (timestamp %d, offset %d) names an offset past the segment's last intact batch", c.ts, c.offset)}
+	}
+	return nil
 }
 
 // record hands over rec when the selection keeps it.
