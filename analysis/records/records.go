@@ -227,7 +227,14 @@ func (r *run) archive(ctx context.Context, in *source.Input, src string, sopts s
 		r.stats.Read++
 		r.start(in, src, e)
 		cr := &countReader{r: rd, size: e.Size, n: &r.stats.BytesRead}
-		return r.segment(segment.NewReader(cr, segment.Options{Path: e.Path, Size: e.Size}), where(in.Index, e, e.Path), 0, r.o.Offsets.From, nil)
+		err := r.segment(segment.NewReader(cr, segment.Options{Path: e.Path, Size: e.Size}), where(in.Index, e, e.Path), 0, r.o.Offsets.From, nil)
+		if err != nil && !errors.Is(err, errLimit) && ctx.Err() == nil {
+			// The entry's bytes could not be read (a cut or damaged
+			// stream): the stream goes on past it and reports where the
+			// archive is damaged, as scan does.
+			return nil
+		}
+		return err
 	})
 	var ae *source.ArchiveError
 	if errors.As(err, &ae) {

@@ -212,7 +212,7 @@ func runRecords(cmd *cobra.Command, args []string, o *recordsOptions, ro records
 		fmt.Fprintf(cmd.ErrOrStderr(), "records: %d records; read %d of %d segments (%d from an index position, %d indexes not usable), %d bytes\n",
 			st.Records, st.Read, st.Segments, st.Seeked, st.Fallbacks, st.BytesRead)
 	}
-	if w.findings > 0 && o.failOnFindings {
+	if w.findings > 0 && o.failOnFindings || w.incomplete {
 		return errFindings
 	}
 	return nil
@@ -231,9 +231,14 @@ type recordWriter struct {
 	// being seen (a damaged archive, an unreadable dir), for the error of
 	// inputs that hold none.
 	archiveFindings []analysis.AnomalyRow
+	incomplete      bool
 }
 
 func (w *recordWriter) finding(r analysis.AnomalyRow) {
+	// As for the other commands, an input not read in full exits 3.
+	if r.Kind == "archive-damaged" || r.Kind == finding.KindIOError {
+		w.incomplete = true
+	}
 	if (strings.HasPrefix(r.Kind, "archive-") || r.Kind == finding.KindIOError) && len(w.archiveFindings) < 3 {
 		w.archiveFindings = append(w.archiveFindings, r)
 	}

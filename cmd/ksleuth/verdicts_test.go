@@ -396,7 +396,7 @@ func TestCutArchiveSameExitCode(t *testing.T) {
 	arc := filepath.Join(t.TempDir(), "cut.tar.zst")
 	os.WriteFile(arc, buf.Bytes()[:buf.Len()/2], 0o644)
 	for _, c := range [][]string{{"verify"}, {"scan", "--out", filepath.Join(t.TempDir(), "o")}, {"dups"}, {"producers"},
-		{"report", "--html", filepath.Join(t.TempDir(), "r.html")}} {
+		{"report", "--html", filepath.Join(t.TempDir(), "r.html")}, {"records"}, {"consumers"}} {
 		out, errOut, code := runCLI(t, append(c, arc)...)
 		if code != exitFindings {
 			t.Errorf("%v: exit %d, want 3:\n%s%s", c, code, out, errOut)
