@@ -38,6 +38,11 @@ type CommitRow struct {
 	// consumer-process-produce transaction) committed, aborted or open:
 	// only a committed one was applied to the group.
 	TxnState string `parquet:"txn_state,dict" json:"txn_state"`
+	// Damaged marks a record of a damaged batch (CRC mismatch, or records
+	// that could not all be decoded): its bytes are not verified, so a bit
+	// flip may have made up its group, partition or offset. Such a commit
+	// is kept here but never counts as evidence of consumption.
+	Damaged bool `parquet:"damaged" json:"damaged"`
 }
 
 // GroupMemberRow is one member of a classic group in groups.parquet.
@@ -78,4 +83,6 @@ type GroupRow struct {
 	Position              int64            `parquet:"position" json:"position"`
 	Offset                int64            `parquet:"offset" json:"offset"`
 	Timestamp             *int64           `parquet:"timestamp,optional,timestamp(millisecond:utc)" json:"timestamp"`
+	// Damaged marks a record of a damaged batch, as in CommitRow.
+	Damaged bool `parquet:"damaged" json:"damaged"`
 }

@@ -86,7 +86,8 @@ func (c *Collector) add(r *analysis.PayloadRecordRow) {
 func commitRow(r *analysis.PayloadRecordRow, k *topics.GroupKey, v *topics.OffsetCommitValue) analysis.CommitRow {
 	row := analysis.CommitRow{Input: r.Input, Group: k.Group, Topic: *k.Topic, Partition: *k.Partition,
 		Tombstone: v == nil, KeyVersion: int32(k.Type), LogPartition: r.Partition, File: r.Segment,
-		Position: r.BatchPosition, Offset: r.Offset, Timestamp: copyTime(r.Timestamp), TxnState: r.TxnState}
+		Position: r.BatchPosition, Offset: r.Offset, Timestamp: copyTime(r.Timestamp), TxnState: r.TxnState,
+		Damaged: r.Damaged}
 	if v == nil {
 		return row
 	}
@@ -103,7 +104,8 @@ func commitRow(r *analysis.PayloadRecordRow, k *topics.GroupKey, v *topics.Offse
 
 func groupRow(r *analysis.PayloadRecordRow, k *topics.GroupKey, v *topics.GroupMetadataValue) analysis.GroupRow {
 	row := analysis.GroupRow{Input: r.Input, Group: k.Group, Tombstone: v == nil, Members: []analysis.GroupMemberRow{},
-		LogPartition: r.Partition, File: r.Segment, Position: r.BatchPosition, Offset: r.Offset, Timestamp: copyTime(r.Timestamp)}
+		LogPartition: r.Partition, File: r.Segment, Position: r.BatchPosition, Offset: r.Offset, Timestamp: copyTime(r.Timestamp),
+		Damaged: r.Damaged}
 	if v == nil {
 		return row
 	}

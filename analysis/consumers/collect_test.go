@@ -100,3 +100,27 @@ func TestCollector(t *testing.T) {
 		t.Errorf("consumed past 1299: %+v", got)
 	}
 }
+
+// A commit or group record of a damaged batch keeps its row, marked, and
+// its commit is not evidence of consumption.
+func TestCollectorDamaged(t *testing.T) {
+	v3 := be64(str(be32(be64(be16(nil, 3), 1234), 5), ""), 1700000001000)
+	gm := str(be16(nil, 0), "consumer")
+	gm = str(str(be32(gm, 4), "range"), "m-1")
+	gm = be32(gm, 0)
+	r := row("__consumer_offsets", 7, 0, commitKey(1, "billing", "orders", 3), v3)
+	r.Damaged = true
+	g := row("__consumer_offsets", 7, 1, str(be16(nil, 2), "billing"), gm)
+	g.Damaged = true
+	c := New()
+	c.Add([]analysis.PayloadRecordRow{r, g})
+	if cs := c.Commits(nil); len(cs) != 1 || !cs[0].Damaged {
+		t.Fatalf("commits: %+v, want one marked damaged", cs)
+	}
+	if gs := c.Groups(nil); len(gs) != 1 || !gs[0].Damaged {
+		t.Fatalf("groups: %+v, want one marked damaged", gs)
+	}
+	if got := c.Index().ConsumedPast("orders", 3, 0); len(got) != 0 {
+		t.Errorf("a damaged commit counts as consumption: %+v", got)
+	}
+}

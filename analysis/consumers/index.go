@@ -30,7 +30,7 @@ type Timeline struct {
 	Topic     string
 	Partition int32
 	// Commits are the applied commits (not tombstones, not aborted or
-	// open transactional commits), ordered by commit timestamp, then by
+	// open transactional commits, not of damaged batches), ordered by commit timestamp, then by
 	// their place in __consumer_offsets; a record read from several
 	// copies of a __consumer_offsets partition counts once.
 	Commits []Commit
@@ -38,6 +38,9 @@ type Timeline struct {
 	// partition (expiry, group deletion); Skipped the transactional
 	// commits not applied (aborted, or open at the end of the input).
 	Tombstones, Skipped int
+	// Damaged counts the commits of damaged batches, which are left out:
+	// their bytes are not verified.
+	Damaged int
 	// Resets counts the commits below the one before: the group went
 	// back (an offset reset, a seek), and may have read records again.
 	Resets int
@@ -100,6 +103,9 @@ func NewIndex(rows []analysis.CommitRow) *Index {
 			continue
 		case r.TxnState == "aborted" || r.TxnState == "open":
 			t.Skipped++
+			continue
+		case r.Damaged:
+			t.Damaged++
 			continue
 		}
 		c := Commit{Offset: *r.CommittedOffset, Time: -1, LogPartition: r.LogPartition, LogOffset: r.Offset}

@@ -127,6 +127,23 @@ func TestTransactionalCommits(t *testing.T) {
 	}
 }
 
+// A commit of a damaged batch is not evidence: a flipped bit can raise
+// its offset or rename its group.
+func TestDamagedCommits(t *testing.T) {
+	bad, good := commit("g", 900, 1000, 0), commit("g", 50, 2000, 1)
+	bad.Damaged = true
+	x := NewIndex([]analysis.CommitRow{bad, good})
+	if got := firstPast(x, 60); len(got) != 0 {
+		t.Errorf("offset 60 consumed by %v: only a damaged commit passes it", got)
+	}
+	if got := firstPast(x, 49); got["g"] != 50 {
+		t.Errorf("offset 49: %v, want g's intact commit of 50", got)
+	}
+	if tl := x.Timelines()[0]; tl.Damaged != 1 || len(tl.Commits) != 1 {
+		t.Errorf("damaged %d, commits %+v; want 1 damaged and the intact commit", tl.Damaged, tl.Commits)
+	}
+}
+
 func TestText(t *testing.T) {
 	x := NewIndex([]analysis.CommitRow{
 		commit("billing", 1234, 1714533247000, 0), // 2024-05-01T03:14:07Z

@@ -307,6 +307,13 @@ func emptyInputs(inputs []*source.Input, files []analysis.FileRow) []analysis.An
 
 const expected = "expected a broker log dir, a partition dir (<topic>-<partition>), a segment, index, snapshot or checkpoint file, or a .tar, .tar.gz or .tar.zst of them"
 
+// NoKafkaData is the error for inputs that hold no Kafka file, for the
+// commands that read them without a pipeline run (records); findings may
+// say what kept the files from being seen.
+func NoKafkaData(inputs []*source.Input, findings []analysis.AnomalyRow) error {
+	return noKafkaData(inputs, findings)
+}
+
 func noKafkaData(inputs []*source.Input, findings []analysis.AnomalyRow) error {
 	names := make([]string, len(inputs))
 	for i, in := range inputs {

@@ -3,6 +3,7 @@ package records
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -88,14 +89,17 @@ func (r *run) listedSegment(in *source.Input, src string, e *source.Entry, next 
 	base := e.Name.Offset
 	from := r.o.Offsets.From
 	seek := (*checkSeek)(nil)
+	var claim *timeClaim
 	if !r.o.NoIndex && (from > base || !r.o.Window.IsAlways()) {
-		var skip bool
-		from, skip = r.timeStart(p.timeindex[base], base, next, from)
-		if skip {
-			return nil
-		}
+		from, claim = r.timeStart(p.timeindex[base], base, next, from)
 		if from > base {
-			seek = r.seekEntry(p.index[base], base, next, e.Size, from)
+			// A start taken from the .timeindex is checked against the
+			// batch holding its entry's offset, so the read starts there.
+			at := from
+			if claim != nil {
+				at = claim.offset
+			}
+			seek = r.seekEntry(p.index[base], base, next, e.Size, at)
 		}
 	}
 	f, err := e.Open()
@@ -106,17 +110,38 @@ func (r *run) listedSegment(in *source.Input, src string, e *source.Entry, next 
 	defer f.Close()
 	r.stats.Read++
 	r.start(in, src, e)
+	r.claim = claim
+	defer func() { r.claim = nil }()
+	var failed *claimError
 	if seek != nil {
 		r.stats.Seeked++
 		err := r.segment(r.fileReader(f, e, seek.pos), w, seek.pos, from, seek)
-		if !errors.Is(err, errSeek) {
+		switch {
+		case errors.As(err, &failed):
+			r.stats.Seeked--
+		case errors.Is(err, errSeek):
+			// Nothing was handed over: the first batch decides.
+			r.stats.Seeked--
+			r.stats.Fallbacks++
+			r.sink.Finding(finding.New(where(in.Index, e, p.index[base].Path), finding.KindIndexMismatch, -1, seek.offset,
+				"entry for offset %d names byte %d of %s, where no intact batch holding that offset starts; the segment is read from its start", seek.offset, seek.pos, e.Path))
+		default:
 			return err
 		}
-		// Nothing was handed over: the first batch decides.
-		r.stats.Seeked--
+	}
+	if failed == nil && r.claim != nil {
+		err := r.segment(r.fileReader(f, e, 0), w, 0, from, nil)
+		if !errors.As(err, &failed) {
+			return err
+		}
+	}
+	if failed != nil {
+		// Nothing was handed over: the batch holding the entry's offset
+		// comes before any record past it.
 		r.stats.Fallbacks++
-		r.sink.Finding(finding.New(where(in.Index, e, p.index[base].Path), finding.KindIndexMismatch, -1, seek.offset,
-			"entry for offset %d names byte %d of %s, where no intact batch holding that offset starts; the segment is read from its start", seek.offset, seek.pos, e.Path))
+		r.sink.Finding(finding.New(where(in.Index, e, p.timeindex[base].Path), finding.KindIndexMismatch, -1, failed.offset,
+			"%s; the segment is read from its start without it", failed.msg))
+		from, r.claim = r.o.Offsets.From, nil
 	}
 	return r.segment(r.fileReader(f, e, 0), w, 0, from, nil)
 }
@@ -165,43 +190,84 @@ func indexUsable(findings []*segment.IndexFinding, first, last, base, next int64
 
 // timeStart applies a --since to a segment with its .timeindex: every
 // offset up to an entry whose timestamp is before since is before it too
-// (the entry holds the largest timestamp up to its offset). skip is set
-// for a segment, other than the last, whose largest timestamp is before
-// since: the broker answers ListOffsets by time the same way.
-func (r *run) timeStart(e *source.Entry, base, next, from int64) (int64, bool) {
+// (the entry holds the largest timestamp up to its offset). A segment,
+// other than the last, whose largest timestamp is before since starts at
+// next, past its end: the broker answers ListOffsets by time the same way.
+//
+// A start moved by an entry comes with the entry as a claim that the read
+// checks against the batch holding its offset (see timeClaim), before any
+// record is handed over: a .timeindex that lies would otherwise hide
+// records.
+func (r *run) timeStart(e *source.Entry, base, next, from int64) (int64, *timeClaim) {
 	since := r.o.Window.Since
 	if since == math.MinInt64 {
-		return from, false
+		return from, nil
 	}
 	data := r.readIndex(e)
 	if data == nil {
-		return from, false
+		return from, nil
 	}
 	ti, fs := segment.ParseTimeIndex(e.Path, data, base)
 	if ti == nil || len(ti.Entries) == 0 {
-		return from, false
+		return from, nil
 	}
 	es := ti.Entries
 	if !indexUsable(fs, es[0].Offset, es[len(es)-1].Offset, base, next) {
-		return from, false
+		return from, nil
 	}
-	for i := 1; i < len(es); i++ {
-		if es[i].Timestamp < es[i-1].Timestamp || es[i].Offset < es[i-1].Offset {
-			return from, false
+	for i := range es {
+		// The broker never indexes a timestamp below 0 (none is -1).
+		if es[i].Timestamp < 0 || i > 0 && (es[i].Timestamp < es[i-1].Timestamp || es[i].Offset < es[i-1].Offset) {
+			return from, nil
 		}
 	}
-	if next != math.MaxInt64 && es[len(es)-1].Timestamp < since {
-		return from, true
+	if l := es[len(es)-1]; next != math.MaxInt64 && l.Timestamp < since {
+		// The batch holding the last entry's offset is read to check it;
+		// the rest of the segment is not.
+		return next, &timeClaim{offset: l.Offset, ts: l.Timestamp, whole: true}
 	}
 	for i := len(es) - 1; i >= 0; i-- {
 		if es[i].Timestamp < since {
 			if es[i].Offset+1 > from {
-				from = es[i].Offset + 1
+				return es[i].Offset + 1, &timeClaim{offset: es[i].Offset, ts: es[i].Timestamp}
 			}
 			break
 		}
 	}
-	return from, false
+	return from, nil
+}
+
+// timeClaim is a .timeindex entry a read relies on: no record up to
+// offset has a timestamp above ts. The read holds it to the batches up to
+// the one holding offset, before it hands over any record.
+type timeClaim struct {
+	offset, ts int64
+	// whole: the claim covers the whole segment, whose read ends once the
+	// claim is confirmed.
+	whole bool
+}
+
+// claimError says how the log contradicts a timeClaim.
+type claimError struct {
+	offset int64
+	msg    string
+}
+
+func (e *claimError) Error() string { return e.msg }
+
+// check holds a claim to batch b (CRC-valid): it returns true once the
+// batch holding the claim's offset agreed, and a claimError when a batch
+// contradicts it.
+func (c *timeClaim) check(b *segment.Batch) (bool, error) {
+	if b.Magic >= 2 && b.MaxTimestamp > c.ts && b.BaseOffset <= c.offset {
+		return false, &claimError{c.offset, fmt.Sprintf("entry (timestamp %d, offset %d) claims no earlier timestamp above it, but the batch at offsets %d..%d holds timestamp %d",
+			c.ts, c.offset, b.BaseOffset, b.LastOffset(), b.MaxTimestamp)}
+	}
+	if b.BaseOffset > c.offset {
+		return false, &claimError{c.offset, fmt.Sprintf("entry (timestamp %d, offset %d) names an offset no batch holds (the next starts at %d)",
+			c.ts, c.offset, b.BaseOffset)}
+	}
+	return b.LastOffset() >= c.offset, nil
 }
 
 // seekEntry finds in a segment's .index the last entry at or before

@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path"
 	"regexp"
@@ -118,6 +119,10 @@ type Stats struct {
 	BytesRead int64
 	// Records counts the records handed over.
 	Records int64
+	// KafkaFiles counts the files of the inputs named as Kafka names its
+	// files (segments, indexes, snapshots, checkpoints), whatever the
+	// selection: none says the inputs hold no Kafka data at all.
+	KafkaFiles int
 }
 
 // Sink receives the records and findings of a run.
@@ -137,6 +142,9 @@ type run struct {
 	// stopped is set when the partition being read can hold no more
 	// records (past the end of the offset range).
 	stopped bool
+	// claim is the .timeindex entry the segment being read relies on,
+	// until a batch confirms it.
+	claim *timeClaim
 }
 
 // Run reads the inputs (named by sources, as scan.Sources names them) and
@@ -149,7 +157,9 @@ func Run(ctx context.Context, inputs []*source.Input, sources []string, o Option
 	if r.sink.Finding == nil {
 		r.sink.Finding = func(analysis.AnomalyRow) {}
 	}
-	sopts := source.Options{Topic: o.Topic}
+	// The listing is not narrowed by topic: wanted applies it, so that the
+	// Kafka files of every partition dir are counted.
+	var sopts source.Options
 	for i, in := range inputs {
 		var err error
 		if in.Kind == source.Archive {
@@ -170,11 +180,17 @@ func Run(ctx context.Context, inputs []*source.Input, sources []string, o Option
 // wanted reports whether a listed entry is a live segment of a partition
 // the selection keeps.
 func (r *run) wanted(e *source.Entry) bool {
+	if e.Name.Kind != snapshot.KindUnknown {
+		r.stats.KafkaFiles++
+	}
 	if e.Name.Kind != snapshot.KindLog || e.Name.Suffix != "" || e.Name.Leftover {
 		return false
 	}
 	if e.Partition == nil {
 		return r.o.Topic == nil && r.o.Partition < 0
+	}
+	if r.o.Topic != nil && !r.o.Topic.MatchString(e.Partition.Topic) {
+		return false
 	}
 	return r.o.Partition < 0 || e.Partition.Partition == r.o.Partition
 }
@@ -211,7 +227,14 @@ func (r *run) archive(ctx context.Context, in *source.Input, src string, sopts s
 		r.stats.Read++
 		r.start(in, src, e)
 		cr := &countReader{r: rd, size: e.Size, n: &r.stats.BytesRead}
-		return r.segment(segment.NewReader(cr, segment.Options{Path: e.Path, Size: e.Size}), where(in.Index, e, e.Path), 0, r.o.Offsets.From, nil)
+		err := r.segment(segment.NewReader(cr, segment.Options{Path: e.Path, Size: e.Size}), where(in.Index, e, e.Path), 0, r.o.Offsets.From, nil)
+		if err != nil && !errors.Is(err, errLimit) && ctx.Err() == nil {
+			// The entry's bytes could not be read (a cut or damaged
+			// stream): the stream goes on past it and reports where the
+			// archive is damaged, as scan does.
+			return nil
+		}
+		return err
 	})
 	var ae *source.ArchiveError
 	if errors.As(err, &ae) {
@@ -245,6 +268,10 @@ func (r *run) segment(sr *segment.Reader, w finding.Where, base, from int64, che
 			if check != nil {
 				return errSeek
 			}
+			if c := r.claim; c != nil {
+				// Read again from the start, where the finding is reported once.
+				return &claimError{c.offset, fmt.Sprintf("entry (timestamp %d, offset %d) is not confirmed before damaged bytes at byte %d", c.ts, c.offset, fd.Offset+base)}
+			}
 			c := *fd
 			c.Offset += base
 			r.sink.Finding(finding.FromCorruption(w, &c))
@@ -257,6 +284,22 @@ func (r *run) segment(sr *segment.Reader, w finding.Where, base, from int64, che
 				return errSeek
 			}
 			check = nil
+		}
+		if c := r.claim; c != nil && !b.CRCValid {
+			return &claimError{c.offset, fmt.Sprintf("entry (timestamp %d, offset %d) is not confirmed before the damaged batch at byte %d", c.ts, c.offset, pos)}
+		}
+		if b.CRCValid && r.claim != nil {
+			ok, err := r.claim.check(b)
+			if err != nil {
+				return err
+			}
+			if ok {
+				whole := r.claim.whole
+				r.claim = nil
+				if whole {
+					return nil
+				}
+			}
 		}
 		if b.CRCValid {
 			// Offsets grow through a segment: a batch past the range ends
@@ -291,7 +334,14 @@ func (r *run) segment(sr *segment.Reader, w finding.Where, base, from int64, che
 			r.sink.Finding(finding.FromCorruption(w, &c))
 		}
 	}
-	return sr.Err()
+	if err := sr.Err(); err != nil {
+		return err
+	}
+	if r.claim != nil && !r.stopped {
+		c := r.claim
+		return &claimError{c.offset, fmt.Sprintf("entry (timestamp %d, offset %d) names an offset past the segment's last intact batch", c.ts, c.offset)}
+	}
+	return nil
 }
 
 // record hands over rec when the selection keeps it.

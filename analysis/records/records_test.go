@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -219,12 +220,35 @@ func TestIndexFallback(t *testing.T) {
 	swapped := append([]byte(nil), tintact...)
 	copy(swapped[0:8], tintact[12:20])
 	copy(swapped[12:20], tintact[0:8])
-	for name, data := range map[string][]byte{"torn": tintact[:len(tintact)-5], "zeroed": make([]byte, len(tintact)), "out of order": swapped} {
-		if err := os.WriteFile(tseg, data, 0o644); err != nil {
+	// One entry that parses and is in order but lies: an old timestamp
+	// for the segment's last offset (the batch there says otherwise), for
+	// an offset past the segment, or a negative timestamp (random bytes
+	// have the sign bit set half the time). Each would hide the records
+	// after since that it covers.
+	last := binary.BigEndian.Uint32(tintact[len(tintact)-4:])
+	entry := func(ts int64, rel uint32) []byte {
+		return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(nil, uint64(ts)), rel)
+	}
+	for name, c := range map[string]struct {
+		data     []byte
+		fallback bool
+	}{
+		"torn":                      {tintact[:len(tintact)-5], false},
+		"zeroed":                    {make([]byte, len(tintact)), false},
+		"out of order":              {swapped, false},
+		"old time, last offset":     {entry(1, last), true},
+		"old time, past the log":    {entry(1, 1<<30), false},
+		"negative time, any offset": {entry(-5, last), false},
+	} {
+		if err := os.WriteFile(tseg, c.data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if got, _, _ := find(t, dir, to); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		got, kinds, st := find(t, dir, to)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s time index: %d records, want %d", name, len(got), len(want))
+		}
+		if c.fallback != (st.Fallbacks == 1 && slices.Contains(kinds, "index-mismatch")) {
+			t.Errorf("%s time index: %d fallbacks, findings %v", name, st.Fallbacks, kinds)
 		}
 	}
 }

@@ -70,8 +70,10 @@ type timelineLine struct {
 	Resets               int    `json:"resets"`
 	Tombstones           int    `json:"tombstones"`
 	SkippedTransactional int    `json:"skipped_transactional"`
-	EndOffset            *int64 `json:"end_offset"`
-	Lag                  *int64 `json:"lag"`
+	// SkippedDamaged counts the commits of damaged batches, not applied.
+	SkippedDamaged int    `json:"skipped_damaged"`
+	EndOffset      *int64 `json:"end_offset"`
+	Lag            *int64 `json:"lag"`
 }
 
 // consumedLine is a group that committed past a flagged range.
@@ -111,6 +113,9 @@ type consumersSummary struct {
 	Flagged      int   `json:"flagged_ranges"`
 	Consumed     int   `json:"consumed"`
 	Findings     int64 `json:"findings"`
+	// DamagedCommits counts the commit records of damaged batches, which
+	// are listed but never count as consumption.
+	DamagedCommits int `json:"damaged_commits"`
 }
 
 func runConsumers(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions, group string) error {
@@ -194,6 +199,9 @@ func runConsumers(cmd *cobra.Command, args []string, o *commonOptions, d *dupOpt
 			if c.Tombstone {
 				sum.Tombstones++
 			}
+			if c.Damaged {
+				sum.DamagedCommits++
+			}
 		}
 	}
 	var groupRows []analysis.GroupRow
@@ -237,7 +245,8 @@ func buildTimelines(idx *consumers.Index, res *pipeline.Result, keep func(*consu
 			continue
 		}
 		l := timelineLine{Type: "timeline", Group: t.Group, Topic: t.Topic, Partition: t.Partition, Commits: len(t.Commits),
-			Resets: t.Resets, Tombstones: t.Tombstones, SkippedTransactional: t.Skipped}
+			Resets: t.Resets, Tombstones: t.Tombstones, SkippedTransactional: t.Skipped,
+			SkippedDamaged: t.Damaged}
 		if n := len(t.Commits); n > 0 {
 			first, last := t.Commits[0], t.Last()
 			hi := first.Offset
@@ -297,6 +306,13 @@ func writeConsumersText(w io.Writer, timelines []timelineLine, consumed []consum
 		s.Commits, s.Tombstones, s.GroupRecords, s.Groups, s.Inputs)
 	if s.Commits+s.GroupRecords == 0 {
 		fmt.Fprintln(ew, "no __consumer_offsets records: give the log dirs that hold its partitions")
+	}
+	if s.Findings > 0 {
+		damaged := ""
+		if s.DamagedCommits > 0 {
+			damaged = fmt.Sprintf("; %d commit record(s) of damaged batches are not counted as consumption", s.DamagedCommits)
+		}
+		fmt.Fprintf(ew, "note: the inputs hold %d finding(s) of severity error or warning%s (ksleuth verify PATH for details)\n", s.Findings, damaged)
 	}
 	if len(timelines) > 0 {
 		fmt.Fprintln(ew)

@@ -299,3 +299,54 @@ func TestConsumersFilters(t *testing.T) {
 		t.Errorf("a bad --group: exit %d, %q", code, errOut)
 	}
 }
+
+// TestConsumersDamagedCommit: a commit read from a batch whose CRC does
+// not hold is listed, marked damaged, but is no evidence that its group
+// consumed anything (a flipped bit could have made up its offset).
+func TestConsumersDamagedCommit(t *testing.T) {
+	t.Parallel()
+	dir := writeConsumersLogDir(t)
+	key := be32(str16(str16(be16(nil, 1), "ghost"), "orders"), 0)
+	value := be64(str16(be32(be64(be16(nil, 3), 100), 0), ""), consumersT0+240000)
+	b := segtest.Batch{Magic: 2, BaseOffset: 9, FirstTimestamp: consumersT0 + 240000, Records: []segtest.Record{{Key: key, Value: value}}}.Encode()
+	b[17] ^= 0xff // the stored CRC
+	seg := filepath.Join(dir, "__consumer_offsets-0", segtest.SegmentFileName(0))
+	f, err := os.OpenFile(seg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "consumers", "--json", "--progress", "never", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var sawCommit, sawTimeline, sawSummary bool
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		switch {
+		case m["group"] == "ghost" && m["type"] == "commit":
+			sawCommit = m["damaged"] == true && m["committed_offset"] == 100.0
+		case m["group"] == "ghost" && m["type"] == "timeline":
+			sawTimeline = m["commits"] == 0.0 && m["skipped_damaged"] == 1.0
+		case m["group"] == "ghost":
+			t.Errorf("a damaged commit counts: %s", l)
+		case m["type"] == "summary":
+			sawSummary = m["damaged_commits"] == 1.0
+		}
+	}
+	if !sawCommit || !sawTimeline || !sawSummary {
+		t.Errorf("commit %t, timeline %t, summary %t; want all, marked damaged:\n%s", sawCommit, sawTimeline, sawSummary, out)
+	}
+	text, _, _ := runCLI(t, "consumers", "--progress", "never", dir)
+	if !strings.Contains(text, "1 commit record(s) of damaged batches are not counted") || strings.Contains(text, "group ghost") {
+		t.Errorf("text:\n%s", text)
+	}
+}

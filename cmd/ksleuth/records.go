@@ -14,6 +14,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/payload"
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/records"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
@@ -204,11 +205,14 @@ func runRecords(cmd *cobra.Command, args []string, o *recordsOptions, ro records
 	if err != nil {
 		return interrupted(ctx, "records", err)
 	}
+	if st.KafkaFiles == 0 {
+		return pipeline.NoKafkaData(inputs, w.archiveFindings)
+	}
 	if o.stats {
 		fmt.Fprintf(cmd.ErrOrStderr(), "records: %d records; read %d of %d segments (%d from an index position, %d indexes not usable), %d bytes\n",
 			st.Records, st.Read, st.Segments, st.Seeked, st.Fallbacks, st.BytesRead)
 	}
-	if w.findings > 0 && o.failOnFindings {
+	if w.findings > 0 && o.failOnFindings || w.incomplete {
 		return errFindings
 	}
 	return nil
@@ -223,9 +227,21 @@ type recordWriter struct {
 	findings int
 	buf      []byte
 	sources  []string
+	// archiveFindings are the findings that can keep Kafka files from
+	// being seen (a damaged archive, an unreadable dir), for the error of
+	// inputs that hold none.
+	archiveFindings []analysis.AnomalyRow
+	incomplete      bool
 }
 
 func (w *recordWriter) finding(r analysis.AnomalyRow) {
+	// As for the other commands, an input not read in full exits 3.
+	if r.Kind == "archive-damaged" || r.Kind == finding.KindIOError {
+		w.incomplete = true
+	}
+	if (strings.HasPrefix(r.Kind, "archive-") || r.Kind == finding.KindIOError) && len(w.archiveFindings) < 3 {
+		w.archiveFindings = append(w.archiveFindings, r)
+	}
 	if r.Source == "" && int(r.Input) < len(w.sources) {
 		r.Source = w.sources[r.Input]
 	}

@@ -336,6 +336,17 @@ func TestRecordsIndexRealCorpus(t *testing.T) {
 		if code != exitOK || code2 != exitOK {
 			t.Fatalf("records %v: exit %d, %d\n%s", sel, code, code2, errs)
 		}
+		// An index the log contradicts is reported where it is used: a
+		// .timeindex start may make a read seek with a .index entry that
+		// an offset selection never uses (invoice-0 of the corpus has one
+		// naming a byte where no batch starts).
+		var kept []string
+		for _, l := range strings.SplitAfter(with, "\n") {
+			if !strings.Contains(l, `"type":"finding"`) || !strings.Contains(l, `"kind":"index-mismatch"`) {
+				kept = append(kept, l)
+			}
+		}
+		with = strings.Join(kept, "")
 		if with != without || strings.Count(with, "\n") < 1000 {
 			t.Errorf("records %v: %d records with the indexes, %d without", sel, strings.Count(with, "\n"), strings.Count(without, "\n"))
 		}

@@ -254,7 +254,7 @@ func TestNotKafkaData(t *testing.T) {
 	textTgz := write("notes.tar.gz", []byte("these are my notes, not an archive\n"))
 	notesLog := write("notes/00000000000000000000.log", []byte(strings.Repeat("a line of an application log, not a segment\n", 40)))
 
-	commands := [][]string{{"verify"}, {"scan", "--out", ""}, {"dups"}, {"producers"}, {"report", "--html", ""}}
+	commands := [][]string{{"verify"}, {"scan", "--out", ""}, {"dups"}, {"producers"}, {"report", "--html", ""}, {"records"}, {"consumers"}}
 	for _, in := range []string{random, etc, zipped, textTgz} {
 		for _, c := range commands {
 			args := append(slices.Clone(c), in)
@@ -396,7 +396,7 @@ func TestCutArchiveSameExitCode(t *testing.T) {
 	arc := filepath.Join(t.TempDir(), "cut.tar.zst")
 	os.WriteFile(arc, buf.Bytes()[:buf.Len()/2], 0o644)
 	for _, c := range [][]string{{"verify"}, {"scan", "--out", filepath.Join(t.TempDir(), "o")}, {"dups"}, {"producers"},
-		{"report", "--html", filepath.Join(t.TempDir(), "r.html")}} {
+		{"report", "--html", filepath.Join(t.TempDir(), "r.html")}, {"records"}, {"consumers"}} {
 		out, errOut, code := runCLI(t, append(c, arc)...)
 		if code != exitFindings {
 			t.Errorf("%v: exit %d, want 3:\n%s%s", c, code, out, errOut)
