@@ -21,7 +21,7 @@
 -- Options, to change by hand:
 --   --scope partition: in dup_records, scope_part = CAST(r.partition AS INT)
 --   --scope all:       in dup_records, scope_topic = '' (and scope_part -1)
---   --same-pid:        in dup_members_all, drop "AND min_pid <> max_pid"
+--   --same-pid:        in dup_members, drop the PID and abort condition
 --   --restart-window:  the INTERVAL in dup_classified
 -- --match and --ignore-header were applied at scan time: the fingerprint
 -- column already covers the chosen parts.
@@ -79,13 +79,18 @@ CREATE OR REPLACE TEMPORARY VIEW dup_members_all AS
 SELECT m.*,
        COUNT(*) OVER g AS members,
        MIN(m.pid) OVER g AS min_pid,
-       MAX(m.pid) OVER g AS max_pid
+       MAX(m.pid) OVER g AS max_pid,
+       MIN(CASE WHEN m.txn_state = 'aborted' THEN m.occurrence END) OVER g AS first_aborted,
+       MAX(CASE WHEN COALESCE(m.txn_state, '') <> 'aborted' THEN m.occurrence END) OVER g AS last_not_aborted
 FROM (SELECT o.*, ROW_NUMBER() OVER (PARTITION BY o.fp, o.scope_topic, o.scope_part ORDER BY o.pos) AS occurrence
       FROM dup_ordered o
       WHERE o.prev_off IS NULL OR NOT (o.prev_topic = o.topic AND o.prev_part = o.part AND o.prev_off = o.off)) m
 WINDOW g AS (PARTITION BY m.fp, m.scope_topic, m.scope_part);
 
--- Reported groups: two or more copies written under two or more PIDs.
+-- Reported groups: two or more copies written under two or more PIDs,
+-- or a copy in an aborted transaction followed by one that is not (a
+-- restarted transactional producer keeps its PID: its retry is a
+-- txn-retry under one PID).
 -- Each later copy is compared with the latest earlier copy by another
 -- PID (the copy just before its run of same-PID copies), else with the
 -- copy just before it.
@@ -100,7 +105,8 @@ FROM (SELECT s.*, MIN(s.occurrence) OVER (PARTITION BY s.fp, s.scope_topic, s.sc
             FROM (SELECT a.*, CASE WHEN a.pid = LAG(a.pid) OVER (PARTITION BY a.fp, a.scope_topic, a.scope_part ORDER BY a.occurrence)
                                    THEN 0 ELSE 1 END AS new_run
                   FROM dup_members_all a
-                  WHERE a.members >= 2 AND a.min_pid <> a.max_pid) n) s) r;
+                  WHERE a.members >= 2
+                    AND (a.min_pid <> a.max_pid OR a.first_aborted < a.last_not_aborted)) n) s) r;
 
 -- Classes (analysis/dups classify):
 --   txn-retry       the earlier copy was in an aborted transaction;
