@@ -13,6 +13,10 @@ import (
 // errNoMap: the file is read with read(2) instead of being mapped.
 var errNoMap = errors.New("scan: file not mapped")
 
+// errFault: a memory fault inside a mapped file, which shrank while it was
+// read.
+var errFault = errors.New("the file changed while it was read")
+
 // mappedInput is a segment file mapped into memory: the reader frames and
 // decodes batches straight from the pages, and the hasher reads the same
 // pages, so the file's bytes are never copied. Progress is reported as
@@ -28,6 +32,7 @@ type mappedInput struct {
 	touched        int64        // bytes before this have been touched (reader only)
 	touchSink      byte         // keeps the touching loads
 	noTouch        bool         // the pages are populated ahead instead (same.go)
+	pass           *readPass    // later copies compared behind the reader (samepass.go)
 	parsed, hashed atomic.Int64 // how far the reader and the hasher are
 	dropped        atomic.Int64 // pages before this were released
 	gapDropped     atomic.Int64 // pages of the gap before this were released
@@ -88,6 +93,9 @@ func (m *mappedInput) advance(off int64) {
 		m.reported = off
 	}
 	m.parsed.Store(off)
+	if m.pass != nil {
+		m.pass.upTo(m.data, off)
+	}
 	if m.noTouch {
 		m.release()
 		return
@@ -158,7 +166,7 @@ func guardFaults(mapped []byte, fn func() error) (err error) {
 			if a := re.Addr(); a < base || a-base >= uintptr(len(mapped)) {
 				panic(r)
 			}
-			err = fmt.Errorf("the file changed while it was read (memory fault at %#x)", re.Addr())
+			err = fmt.Errorf("%w (memory fault at %#x)", errFault, re.Addr())
 		}
 	}()
 	return fn()

@@ -7,21 +7,45 @@ import (
 )
 
 // onceKey names a batch independently of the file it is read from: what
-// two replicas of it share.
+// two replicas of it share. The topic and partition are a number given
+// per file (fileCtx.onceID): hashing the topic's name at every batch was
+// a third of the set's cost.
 type onceKey struct {
-	topic      string
-	partition  int32
+	part       int32
 	epoch      int32
 	crc        uint32
 	base, last int64
 }
 
+type topicPartition struct {
+	topic     string
+	partition int32
+}
+
 // onceSet holds the batches whose records decoded cleanly (Config.
 // DecodeOnce), shared by the workers.
 type onceSet struct {
-	mu sync.Mutex
-	m  map[onceKey]struct{}
-	n  int64 // batches skipped
+	mu  sync.Mutex
+	m   map[onceKey]struct{}
+	ids map[topicPartition]int32
+	n   int64 // batches skipped
+}
+
+// idOf returns fc's topic and partition's number, under o.mu.
+func (o *onceSet) idOf(fc *fileCtx) int32 {
+	if fc.onceID == 0 {
+		tp := topicPartition{fc.topic, fc.partition}
+		id, ok := o.ids[tp]
+		if !ok {
+			if o.ids == nil {
+				o.ids = map[topicPartition]int32{}
+			}
+			id = int32(len(o.ids)) + 1
+			o.ids[tp] = id
+		}
+		fc.onceID = id
+	}
+	return fc.onceID
 }
 
 func (o *onceSet) skipped() int64 {
@@ -43,11 +67,6 @@ func (o *onceSet) add(n int64) {
 	o.mu.Unlock()
 }
 
-func keyOf(fc *fileCtx, b *segment.Batch) onceKey {
-	return onceKey{topic: fc.topic, partition: fc.partition, epoch: b.PartitionLeaderEpoch, crc: b.CRC,
-		base: b.BaseOffset, last: b.LastOffset()}
-}
-
 // skip reports whether b is a copy of a batch that decoded cleanly: a
 // data batch (markers are decoded for their type) whose CRC holds.
 func (o *onceSet) skip(fc *fileCtx, b *segment.Batch) bool {
@@ -55,7 +74,7 @@ func (o *onceSet) skip(fc *fileCtx, b *segment.Batch) bool {
 		return false
 	}
 	o.mu.Lock()
-	_, ok := o.m[keyOf(fc, b)]
+	_, ok := o.m[onceKey{part: o.idOf(fc), epoch: b.PartitionLeaderEpoch, crc: b.CRC, base: b.BaseOffset, last: b.LastOffset()}]
 	if ok {
 		o.n++
 	}
@@ -69,9 +88,7 @@ func (o *onceSet) done(j *decodeJob) {
 	if o == nil || !r.CRCValid || r.IsControl || j.err != nil || j.n != r.RecordCount || r.Partition < 0 {
 		return
 	}
-	k := onceKey{topic: r.Topic, partition: r.Partition, epoch: r.PartitionLeaderEpoch, crc: uint32(r.CRC),
-		base: r.BaseOffset, last: r.LastOffset}
 	o.mu.Lock()
-	o.m[k] = struct{}{}
+	o.m[onceKey{part: o.idOf(j.fc), epoch: r.PartitionLeaderEpoch, crc: uint32(r.CRC), base: r.BaseOffset, last: r.LastOffset}] = struct{}{}
 	o.mu.Unlock()
 }

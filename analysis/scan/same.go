@@ -136,7 +136,12 @@ func (s *sameFiles) identical(fc *fileCtx, m *mappedInput) *sameFile {
 	if f == nil || f.entry.Input == fc.e.Input {
 		return nil
 	}
-	if p := s.passedAhead(fc); p == f {
+	p, known := s.passedAhead(fc)
+	if known && p != f {
+		// Compared in the pass of the first copy and found different.
+		return nil
+	}
+	if p == f {
 		m.noTouch = true
 		m.advance(int64(len(m.data)))
 		m.noTouch = false

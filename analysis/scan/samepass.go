@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"errors"
 	"os"
 
 	"github.com/ksleuth/ksleuth/analysis/source"
@@ -27,7 +28,8 @@ type peerFile struct {
 	same  bool
 }
 
-// passed is a later copy found identical ahead of its turn.
+// passed is a later copy compared ahead of its turn: found identical to
+// file, or different when file is nil.
 type passed struct {
 	key  sameKey
 	st   os.FileInfo
@@ -66,61 +68,76 @@ func (s *sameFiles) peers(fc *fileCtx, ref *sameFile) []*peerFile {
 		if e.Input <= fc.e.Input || e.Input == ref.entry.Input || e.Size != fc.dataEnd {
 			continue
 		}
-		f, err := e.Open()
-		if err != nil {
-			continue
+		if p := openPeer(e, fc.dataEnd); p != nil {
+			out = append(out, p)
 		}
-		st, err := f.Stat()
-		if err != nil || st.Size() != fc.dataEnd {
-			f.Close()
-			continue
-		}
-		data, unmap, err := mapFile(f, fc.dataEnd)
-		if err != nil {
-			f.Close()
-			continue
-		}
-		out = append(out, &peerFile{e: e, f: f, st: st, data: data, unmap: unmap, same: true})
 	}
 	return out
 }
 
-// close unmaps and closes the peers, and remembers those found equal.
+// openPeer opens and maps e's file when it still has size bytes; nil when
+// it cannot.
+func openPeer(e *source.Entry, size int64) *peerFile {
+	f, err := e.Open()
+	if err != nil {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil || st.Size() != size {
+		f.Close()
+		return nil
+	}
+	data, unmap, err := mapFile(f, size)
+	if err != nil {
+		f.Close()
+		return nil
+	}
+	return &peerFile{e: e, f: f, st: st, data: data, unmap: unmap, same: true}
+}
+
+// closePeers unmaps and closes the peers, and remembers what was found:
+// equal to ref, or different (ref nil: nothing is known).
 func (s *sameFiles) closePeers(fc *fileCtx, ref *sameFile, ps []*peerFile) {
 	for _, p := range ps {
 		p.unmap()
 		p.f.Close()
-		if p.same {
-			s.mu.Lock()
-			if s.passed == nil {
-				s.passed = map[*source.Entry]passed{}
-			}
-			s.passed[p.e] = passed{key: sameKeyOf(fc), st: p.st, file: ref}
-			s.mu.Unlock()
+		if ref == nil {
+			continue
 		}
+		var file *sameFile
+		if p.same {
+			file = ref
+		}
+		s.mu.Lock()
+		if s.passed == nil {
+			s.passed = map[*source.Entry]passed{}
+		}
+		s.passed[p.e] = passed{key: sameKeyOf(fc), st: p.st, file: file}
+		s.mu.Unlock()
 	}
 }
 
-// passedAhead returns the file fc's was found identical to in an earlier
-// pass, when fc's file is still the one compared then.
-func (s *sameFiles) passedAhead(fc *fileCtx) *sameFile {
+// passedAhead returns what an earlier pass found of fc's file, when it is
+// still the file compared then: the file it is identical to (nil when it
+// differs), and whether it was compared at all.
+func (s *sameFiles) passedAhead(fc *fileCtx) (*sameFile, bool) {
 	s.mu.Lock()
 	p, ok := s.passed[fc.e]
 	delete(s.passed, fc.e)
 	s.mu.Unlock()
 	if !ok || p.key != sameKeyOf(fc) {
-		return nil
+		return nil, false
 	}
 	f, err := fc.e.Open()
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil || !os.SameFile(st, p.st) || st.Size() != p.st.Size() || !st.ModTime().Equal(p.st.ModTime()) {
-		return nil
+		return nil, false
 	}
-	return p.file
+	return p.file, true
 }
 
 // stepPeers compares the step [off, end) of ref with every peer still
@@ -143,4 +160,104 @@ func stepPeers(ref []byte, ps []*peerFile, off, end int) bool {
 		anySame = anySame || p.same
 	}
 	return anySame
+}
+
+// A file that the later inputs hold copies of is compared with them while
+// it is read, not afterwards: the reader has just brought each stretch of
+// it into the CPU caches and the page tables, so the comparison reads only
+// the copies from memory. Mapping and reading the first file a second time
+// for the comparison cost a third of it (replicas over three 1 GiB copies).
+
+// readPass compares the file being read with its later copies, a step
+// behind the reader.
+type readPass struct {
+	peers    []*peerFile
+	compared int  // bytes compared so far
+	broken   bool // the file itself faulted: nothing is known of the copies
+}
+
+// passStep is how much is compared at once: within the L2 cache, so the
+// stretch the reader just passed is still there for every copy.
+const passStep = 512 << 10
+
+// startPass opens the later copies of fc's file for comparison during its
+// read; nil when there are none or the file's rows are not kept (a copy
+// could not take them over).
+func (s *sameFiles) startPass(fc *fileCtx) *readPass {
+	if s == nil || fc.rec == nil || fc.hole != 0 {
+		return nil
+	}
+	s.mu.Lock()
+	cands := s.byPath[fc.e.Path]
+	s.mu.Unlock()
+	var ps []*peerFile
+	for _, e := range cands {
+		if e.Input <= fc.e.Input || e.Size != fc.dataEnd {
+			continue
+		}
+		if p := openPeer(e, fc.dataEnd); p != nil {
+			ps = append(ps, p)
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	return &readPass{peers: ps}
+}
+
+// upTo compares the copies with ref up to off, in whole steps.
+func (rp *readPass) upTo(ref []byte, off int64) {
+	for rp.compared+passStep <= int(off) {
+		end := rp.compared + passStep
+		if !stepPeers(ref, rp.peers, rp.compared, end) {
+			rp.compared = len(ref)
+			return
+		}
+		rp.compared = end
+	}
+}
+
+// rest compares what the reader left of ref, after it stopped.
+func (rp *readPass) rest(ref []byte) {
+	if rp.broken {
+		return
+	}
+	err := guardFaults(ref, func() error {
+		for rp.compared < len(ref) {
+			end := min(rp.compared+passStep, len(ref))
+			// The file's own pages are the reader's and hasher's to
+			// release: the hasher may still be behind.
+			populate(ref[rp.compared:end])
+			if !stepPeers(ref, rp.peers, rp.compared, end) {
+				break
+			}
+			rp.compared = end
+		}
+		return nil
+	})
+	rp.broken = err != nil
+}
+
+// finishPass compares what the reader left and releases the copies; those
+// found equal take the file's rows over on their turn when it was kept.
+func (s *sameFiles) finishPass(fc *fileCtx, m *mappedInput, rp *readPass, readErr error) {
+	if rp == nil {
+		return
+	}
+	rp.rest(m.data)
+	s.mu.Lock()
+	ref := s.m[sameKeyOf(fc)]
+	s.mu.Unlock()
+	if ref != nil && ref.entry != fc.e {
+		ref = nil
+	}
+	if rp.broken || errors.Is(readErr, errFault) || ref == nil {
+		// Nothing is known of the copies: each is read on its turn.
+		for _, p := range rp.peers {
+			p.unmap()
+			p.f.Close()
+		}
+		return
+	}
+	s.closePeers(fc, ref, rp.peers)
 }

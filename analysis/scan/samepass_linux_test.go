@@ -71,3 +71,58 @@ func TestEqualReleasingPeers(t *testing.T) {
 		}
 	}
 }
+
+// TestReadPassPeers: the later copies are compared a step behind the
+// reader, as it advances batch by batch, and what it leaves is compared
+// when it stops. Truth, for files of two and a half steps with a byte
+// changed in some (in a whole step, in the last partial step, at the last
+// byte): each copy is equal exactly when it has the first copy's bytes,
+// whether the reader reads to the end or stops early.
+func TestReadPassPeers(t *testing.T) {
+	const size = 2*passStep + passStep/2
+	base := make([]byte, size)
+	for i := range base {
+		base[i] = byte(i * 11 / 3)
+	}
+	dir := t.TempDir()
+	open := func(name string, flip int) *peerFile {
+		b := append([]byte(nil), base...)
+		if flip >= 0 {
+			b[flip] ^= 0x40
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, unmap, err := mapFile(f, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { unmap(); f.Close() })
+		return &peerFile{f: f, data: data, same: true}
+	}
+	flips := []int{-1, 7, passStep + 3, 2*passStep + 9, size - 1, -1}
+	for _, stopAt := range []int{size, passStep + 100, 0} {
+		rp := &readPass{}
+		for k, fl := range flips {
+			rp.peers = append(rp.peers, open("peer"+strconv.Itoa(stopAt)+"-"+strconv.Itoa(k), fl))
+		}
+		// The reader advances batch by batch (of 10,007 bytes) to stopAt.
+		for off := 0; off < stopAt; off += 10007 {
+			rp.upTo(base, int64(min(off+10007, stopAt)))
+		}
+		rp.rest(base)
+		if rp.broken || rp.compared != size {
+			t.Errorf("stop at %d: broken %v, compared %d of %d", stopAt, rp.broken, rp.compared, size)
+		}
+		for k, p := range rp.peers {
+			if p.same != (flips[k] < 0) {
+				t.Errorf("stop at %d: copy %d (byte %d changed) same %v", stopAt, k, flips[k], p.same)
+			}
+		}
+	}
+}

@@ -125,6 +125,9 @@ type fileCtx struct {
 	holeBytes     int64
 	// rec keeps the file's rows for byte-identical copies (same.go).
 	rec *recorder
+	// onceID names topic and partition in the DecodeOnce set, 0 until
+	// first needed (once.go).
+	onceID int32
 }
 
 func (fc *fileCtx) anomaly(kind, severity string, pos, off, pid *int64, msg string) {
@@ -445,6 +448,7 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 				break
 			}
 			fc.rec = w.cfg.same.recorder(fc)
+			m.pass = w.cfg.same.startPass(fc)
 		}
 		first := len(fd.anomalies)
 		if mapped {
@@ -454,6 +458,10 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		}
 		if err == nil {
 			fc.rec.keep(fc, first)
+		}
+		if mapped {
+			w.cfg.same.finishPass(fc, m, m.pass, err)
+			m.pass = nil
 		}
 	case k == snapshot.KindIndex || k == snapshot.KindTimeIndex || k == snapshot.KindTxnIndex:
 		err = w.index(fc, in)

@@ -110,6 +110,13 @@ type perfStage struct {
 func perfStages() []perfStage {
 	return []perfStage{
 		{"ceiling", func(b *testing.B, in *perfInput) { runCeiling(b, in, (*bench.Ceiling).Blocks) }},
+		{"bound", func(b *testing.B, in *perfInput) {
+			ce := bench.NewCeiling()
+			defer ce.Close()
+			if _, err := ce.Bound(in.seg); err != nil {
+				b.Fatal(err)
+			}
+		}},
 		{"ceiling-lib", func(b *testing.B, in *perfInput) { runCeiling(b, in, (*bench.Ceiling).Library) }},
 		{"reader", func(b *testing.B, in *perfInput) { iterate(b, in.seg, nil) }},
 		{"iterate", func(b *testing.B, in *perfInput) { iterate(b, in.seg, analysis.NewFingerprinter()) }},
@@ -248,6 +255,8 @@ func cpuTime() time.Duration {
 //	iterate/kmsg, iterate/kmsg-fp          ≥ 2 (none, lz4), ≥ 1.5 (snappy), > 1 (gzip, zstd)
 //	scan-nohash/ceiling                    issue 22: ≥ 0.8 for compressed codecs
 //	scan-nohash/kmsg                       issue 22: ≥ 1, franz-go's iteration
+//	bound/ceiling                          the most any scan can reach of the ceiling:
+//	                                       CRC, decoding and one hash of the decoded bytes
 //	scan/floor                             issue 22: ≥ 0.8, the floor being
 //	                                       1/(1/ceiling + 1/sha256): decoding and hashing alone
 func BenchmarkRatios(b *testing.B) {
@@ -284,6 +293,7 @@ func BenchmarkRatios(b *testing.B) {
 			b.ReportMetric(rate["scan"]*(1/rate["iterate"]+1/rate["sha256"]), "scan/iterate+sha256")
 			b.ReportMetric(rate["scan-nohash"]/rate["ceiling"], "scan-nohash/ceiling")
 			b.ReportMetric(rate["scan-nohash"]/rate["kmsg"], "scan-nohash/kmsg")
+			b.ReportMetric(rate["bound"]/rate["ceiling"], "bound/ceiling")
 			b.ReportMetric(rate["scan"]*(1/rate["ceiling"]+1/rate["sha256"]), "scan/floor")
 			b.ReportMetric(rate["iterate"]/rate["kmsg"], "iterate/kmsg")
 			b.ReportMetric(rate["iterate"]/rate["kmsg-fp"], "iterate/kmsg-fp")
