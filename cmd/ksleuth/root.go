@@ -141,8 +141,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 func runWith(set *settings, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(set)
 	root.SetArgs(args)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	out := &termSafe{w: stdout}
+	root.SetOut(out)
+	root.SetErr(&termSafe{w: stderr})
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		if f := cmd.Flags().Lookup("json"); f != nil && f.Value.String() == "true" {
+			out.raw = true
+		}
+	}
 	err := root.Execute()
 	switch {
 	case err == nil:
@@ -150,7 +156,7 @@ func runWith(set *settings, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errFindings):
 		return exitFindings
 	}
-	fmt.Fprintf(stderr, "ksleuth: %v\n", err)
+	fmt.Fprintf(root.ErrOrStderr(), "ksleuth: %v\n", err)
 	if errors.Is(err, errInterrupted) {
 		return exitInterrupted
 	}

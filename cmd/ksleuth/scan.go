@@ -338,6 +338,9 @@ type progress struct {
 
 func newProgress(w io.Writer, mode string, total int64, inputs []*source.Input) *progress {
 	p := &progress{}
+	if t, ok := w.(*termSafe); ok {
+		w = t.w // the bar draws with carriage returns and escapes of its own
+	}
 	show := mode == "always"
 	if mode == "auto" {
 		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) && os.Getenv("CI") == "" {
