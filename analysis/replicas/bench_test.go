@@ -14,7 +14,7 @@ import (
 // BenchmarkReplicasVsVerify puts replicas over three byte-identical
 // copies of a partition beside verify over one copy, each on one core,
 // both per byte of one copy: replicas reads the first copy and compares
-// the other two with it byte for byte, about 1.2 (lz4) to 1.5 (none)
+// the other two with it byte for byte, about 1.2 (lz4) to 1.9 (none)
 // times verify (docs/performance.md has why; go test -bench
 // ReplicasVsVerify -benchtime 10x -count 3 ./analysis/replicas/). cpu-ns/op is the process's CPU time per op, which
 // other load on the machine skews less than ns/op.
