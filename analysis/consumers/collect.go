@@ -59,8 +59,7 @@ func (c *Collector) Add(rows []analysis.PayloadRecordRow) {
 
 func (c *Collector) add(r *analysis.PayloadRecordRow) {
 	k, err := topics.DecodeGroupKey(r.Key)
-	if err != nil {
-		c.finding(r, err)
+	if !c.usable(r, err) {
 		return
 	}
 	switch {
@@ -136,9 +135,11 @@ func copyTime(p *int64) *int64 {
 	return &v
 }
 
-// usable reports whether a decoded value makes a row: it decoded, or
-// only bytes after its last field were left over. Any other error is a
-// finding, and the row is left out rather than filled from a guess.
+// usable reports whether a decoded key or value makes a row: it decoded,
+// or only bytes after its last field were left over, which Kafka ignores
+// as it reads both by their schema (the broker applied that commit). Any
+// other error is a finding, and the row is left out rather than filled
+// from a guess.
 func (c *Collector) usable(r *analysis.PayloadRecordRow, err error) bool {
 	if err == nil {
 		return true

@@ -2,6 +2,7 @@ package consumers
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -122,5 +123,41 @@ func TestCollectorDamaged(t *testing.T) {
 	}
 	if got := c.Index().ConsumedPast("orders", 3, 0); len(got) != 0 {
 		t.Errorf("a damaged commit counts as consumption: %+v", got)
+	}
+}
+
+// TestCollectorTrailingBytes: Kafka reads a __consumer_offsets key and
+// value by their schema and ignores bytes after the last field, so it
+// applies such a commit. Truth: a commit with a byte left over in its key,
+// one with a byte left over in its value, and one with both each make a
+// row (the broker acted on them) and a trailing-bytes finding per part.
+func TestCollectorTrailingBytes(t *testing.T) {
+	v3 := be64(str(be32(be64(be16(nil, 3), 1234), 5), "m"), 1700000001000)
+	key := commitKey(1, "billing", "orders", 3)
+	const co = "__consumer_offsets"
+	c := New()
+	c.Add([]analysis.PayloadRecordRow{
+		row(co, 7, 0, append(slices.Clone(key), 0), v3),
+		row(co, 7, 1, key, append(slices.Clone(v3), 9)),
+		row(co, 7, 2, append(slices.Clone(key), 0), append(slices.Clone(v3), 9)),
+	})
+	commits := c.Commits(nil)
+	if len(commits) != 3 {
+		t.Fatalf("%d commit rows, want 3: %+v", len(commits), commits)
+	}
+	for i, r := range commits {
+		if r.Group != "billing" || r.Topic != "orders" || r.Partition != 3 || r.CommittedOffset == nil || *r.CommittedOffset != 1234 || r.Offset != int64(i) {
+			t.Errorf("commit %d: %+v", i, r)
+		}
+	}
+	var offs []int64
+	for _, f := range c.Findings() {
+		if f.Kind != "trailing-bytes" {
+			t.Errorf("finding %s: %s", f.Kind, f.Message)
+		}
+		offs = append(offs, *f.Offset)
+	}
+	if !slices.Equal(offs, []int64{0, 1, 2, 2}) {
+		t.Errorf("trailing-bytes findings at offsets %v, want [0 1 2 2]", offs)
 	}
 }
