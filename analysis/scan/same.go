@@ -163,7 +163,7 @@ func (s *sameFiles) identical(fc *fileCtx, m *mappedInput) *sameFile {
 		return nil
 	}
 	defer unmap()
-	peers := s.peers(fc, f)
+	peers := s.peers(fc, f.entry.Input)
 	defer s.closePeers(fc, f, peers)
 	same := false
 	err = guardFaults(data, func() error {

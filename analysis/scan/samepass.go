@@ -54,9 +54,9 @@ func (s *sameFiles) listLater(entries []*source.Entry) {
 }
 
 // peers opens and maps the later inputs' files at fc's path with its
-// size, none when fc's file has a hole (a later copy then is compared on
-// its turn).
-func (s *sameFiles) peers(fc *fileCtx, ref *sameFile) []*peerFile {
+// size, but for skip's (the input the comparison is with), none when fc's
+// file has a hole (a later copy then is compared on its turn).
+func (s *sameFiles) peers(fc *fileCtx, skip int) []*peerFile {
 	if fc.hole != 0 {
 		return nil
 	}
@@ -65,7 +65,7 @@ func (s *sameFiles) peers(fc *fileCtx, ref *sameFile) []*peerFile {
 	s.mu.Unlock()
 	var out []*peerFile
 	for _, e := range cands {
-		if e.Input <= fc.e.Input || e.Input == ref.entry.Input || e.Size != fc.dataEnd {
+		if e.Input <= fc.e.Input || e.Input == skip || e.Size != fc.dataEnd {
 			continue
 		}
 		if p := openPeer(e, fc.dataEnd); p != nil {
@@ -184,21 +184,10 @@ const passStep = 512 << 10
 // read; nil when there are none or the file's rows are not kept (a copy
 // could not take them over).
 func (s *sameFiles) startPass(fc *fileCtx) *readPass {
-	if s == nil || fc.rec == nil || fc.hole != 0 {
+	if s == nil || fc.rec == nil {
 		return nil
 	}
-	s.mu.Lock()
-	cands := s.byPath[fc.e.Path]
-	s.mu.Unlock()
-	var ps []*peerFile
-	for _, e := range cands {
-		if e.Input <= fc.e.Input || e.Size != fc.dataEnd {
-			continue
-		}
-		if p := openPeer(e, fc.dataEnd); p != nil {
-			ps = append(ps, p)
-		}
-	}
+	ps := s.peers(fc, -1)
 	if len(ps) == 0 {
 		return nil
 	}

@@ -21,27 +21,7 @@ func TestEqualReleasingPeers(t *testing.T) {
 		base[i] = byte(i * 7 / 5)
 	}
 	dir := t.TempDir()
-	mapped := func(name string, flip int) []byte {
-		b := append([]byte(nil), base...)
-		if flip >= 0 {
-			b[flip] ^= 1
-		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		data, unmap, err := mapFile(f, size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(unmap)
-		return data
-	}
+	mapped := func(name string, flip int) []byte { return mapCopy(t, filepath.Join(dir, name), base, flip).data }
 	ref := mapped("ref", -1)
 	for i, c := range []struct {
 		copyFlip  int   // -1: the copy is the same bytes
@@ -85,26 +65,7 @@ func TestReadPassPeers(t *testing.T) {
 		base[i] = byte(i * 11 / 3)
 	}
 	dir := t.TempDir()
-	open := func(name string, flip int) *peerFile {
-		b := append([]byte(nil), base...)
-		if flip >= 0 {
-			b[flip] ^= 0x40
-		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, unmap, err := mapFile(f, size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { unmap(); f.Close() })
-		return &peerFile{f: f, data: data, same: true}
-	}
+	open := func(name string, flip int) *peerFile { return mapCopy(t, filepath.Join(dir, name), base, flip) }
 	flips := []int{-1, 7, passStep + 3, 2*passStep + 9, size - 1, -1}
 	for _, stopAt := range []int{size, passStep + 100, 0} {
 		rp := &readPass{}
@@ -125,4 +86,27 @@ func TestReadPassPeers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// mapCopy writes base to path with the byte at flip changed (none when
+// flip is negative) and maps the file as a peer to compare.
+func mapCopy(t *testing.T, path string, base []byte, flip int) *peerFile {
+	t.Helper()
+	b := append([]byte(nil), base...)
+	if flip >= 0 {
+		b[flip] ^= 0x40
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, unmap, err := mapFile(f, int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unmap(); f.Close() })
+	return &peerFile{f: f, data: data, same: true}
 }
