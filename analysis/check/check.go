@@ -78,7 +78,11 @@ type Checker struct {
 
 	held    *archiveHold // the archive input being held, if any
 	lastSeg string
-	segKind snapshot.Name
+	// segBatches is how many batches the last segment read at a path
+	// (relative to its input) held: another broker's copy of it is
+	// likely to hold as many, and its batch list starts that large.
+	segBatches map[string]int
+	segKind    snapshot.Name
 
 	// OnBatch, when set, gets every batch of the live segments in the
 	// order the checks replay them: offset order within a partition, also

@@ -188,6 +188,9 @@ func (p *partition) beginSegment(file string) *segRun {
 	p.dropLast()
 	n := snapshot.ParseName(path.Base(file))
 	s := &segRun{path: file, base: n.Offset, markers: map[int64]marker{}, first: -1, firstGap: [2]int64{-1, -1}}
+	if n := p.c.segBatches[file]; n > 0 {
+		s.batches = make([]placed, 0, n)
+	}
 	s.sum = &segSummary{path: file, base: n.Offset, firstIntact: -1, lastIntact: -1}
 	p.segs = append(p.segs, s.sum)
 	if p.firstSegBase < 0 {
@@ -211,7 +214,8 @@ func (p *partition) batch(file string, b *batchInfo) {
 	}
 	if len(s.batches) == cap(s.batches) {
 		// Doubled, not the quarter append adds to a long slice: a 1 GiB
-		// segment's 130,000 batches were copied some ten times over.
+		// segment's 130,000 batches were copied some ten times over. Each
+		// growth is a fresh allocation the kernel faults in page by page.
 		s.batches = slices.Grow(s.batches, max(len(s.batches), 64))
 	}
 	s.batches = append(s.batches, placed{pos: b.pos, size: b.size, base: b.base, last: b.last, maxTs: b.maxTs, intact: b.intact})
@@ -311,6 +315,12 @@ func (p *partition) endSegment() {
 		s.sum.gapPos, s.sum.gapOff = s.firstGap[0], s.firstGap[1]
 	}
 	s.sum.computeHoles(s.batches)
+	if len(s.batches) > 0 {
+		if p.c.segBatches == nil {
+			p.c.segBatches = map[string]int{}
+		}
+		p.c.segBatches[s.path] = len(s.batches)
+	}
 	p.cur, p.last = nil, s
 }
 

@@ -117,6 +117,10 @@ type Collector struct {
 	order   []*replica
 	dirs    map[key]*logDir
 	last    *replica
+	// byDir is the last copy begun of each partition dir: the next
+	// broker's copy is likely to hold as many batches, and its batch
+	// list starts that large.
+	byDir map[string]*replica
 	// compacted names the topics whose configuration compacts them.
 	compacted map[string]bool
 	nrecs     int  // record fingerprints kept
@@ -125,7 +129,7 @@ type Collector struct {
 
 // New returns a collector for inputs named by sources (scan.Sources).
 func New(sources []string) *Collector {
-	return &Collector{sources: sources, copies: map[key]*replica{}, dirs: map[key]*logDir{}}
+	return &Collector{sources: sources, copies: map[key]*replica{}, dirs: map[key]*logDir{}, byDir: map[string]*replica{}}
 }
 
 func dirOf(p string) string {
@@ -151,6 +155,10 @@ func (c *Collector) copyOf(input int32, dir, topic string, part int32) *replica 
 			return nil
 		}
 		r = &replica{key: k, topic: topic, part: part}
+		if prev := c.byDir[dir]; prev != nil && len(prev.batches) > 0 {
+			r.batches = make([]batch, 0, len(prev.batches))
+		}
+		c.byDir[dir] = r
 		c.copies[k] = r
 		c.order = append(c.order, r)
 	}
@@ -184,7 +192,8 @@ func (c *Collector) Batch(b *analysis.BatchRow) {
 	}
 	if len(r.batches) == cap(r.batches) {
 		// Doubled, not the quarter append adds to a long slice: a 1 GiB
-		// copy's 130,000 batches were copied some ten times over.
+		// copy's 130,000 batches were copied some ten times over. Each
+		// growth is a fresh allocation the kernel faults in page by page.
 		r.batches = slices.Grow(r.batches, max(len(r.batches), 64))
 	}
 	r.batches = append(r.batches, x)

@@ -28,6 +28,10 @@ type onceSet struct {
 	mu  sync.Mutex
 	m   map[onceKey]struct{}
 	ids map[topicPartition]int32
+	// has[id] says whether the set holds a batch of partition id: the
+	// first copy read of a partition finds none there, and a lookup of
+	// each of its batches cost as much as adding them.
+	has []bool
 	n   int64 // batches skipped
 }
 
@@ -74,7 +78,12 @@ func (o *onceSet) skip(fc *fileCtx, b *segment.Batch) bool {
 		return false
 	}
 	o.mu.Lock()
-	_, ok := o.m[onceKey{part: o.idOf(fc), epoch: b.PartitionLeaderEpoch, crc: b.CRC, base: b.BaseOffset, last: b.LastOffset()}]
+	id := o.idOf(fc)
+	if int(id) >= len(o.has) || !o.has[id] {
+		o.mu.Unlock()
+		return false
+	}
+	_, ok := o.m[onceKey{part: id, epoch: b.PartitionLeaderEpoch, crc: b.CRC, base: b.BaseOffset, last: b.LastOffset()}]
 	if ok {
 		o.n++
 	}
@@ -89,6 +98,11 @@ func (o *onceSet) done(j *decodeJob) {
 		return
 	}
 	o.mu.Lock()
-	o.m[onceKey{part: o.idOf(j.fc), epoch: r.PartitionLeaderEpoch, crc: uint32(r.CRC), base: r.BaseOffset, last: r.LastOffset}] = struct{}{}
+	id := o.idOf(j.fc)
+	if int(id) >= len(o.has) {
+		o.has = append(o.has, make([]bool, int(id)+1-len(o.has))...)
+	}
+	o.has[id] = true
+	o.m[onceKey{part: id, epoch: r.PartitionLeaderEpoch, crc: uint32(r.CRC), base: r.BaseOffset, last: r.LastOffset}] = struct{}{}
 	o.mu.Unlock()
 }

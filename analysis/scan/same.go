@@ -205,6 +205,10 @@ func equalReleasing(m *mappedInput, other []byte, peers []*peerFile) bool {
 	m.noTouch = true
 	defer func() { m.noTouch = false }()
 	same := true
+	var buf []byte
+	if len(peers) > 0 {
+		buf = make([]byte, sameStep)
+	}
 	for off := 0; off < len(a); off += sameStep {
 		end := min(off+sameStep, len(a))
 		populate(other[off:end])
@@ -212,7 +216,7 @@ func equalReleasing(m *mappedInput, other []byte, peers []*peerFile) bool {
 			populate(a[off:end])
 			same = bytes.Equal(a[off:end], other[off:end])
 		}
-		peersSame := stepPeers(other, peers, off, end)
+		peersSame := stepPeers(other, peers, off, end, buf)
 		if same {
 			m.advance(int64(end))
 		}

@@ -8,24 +8,23 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
-// The copies of one file on three brokers were compared two at a time,
-// each against the first one read, so the first copy's pages were mapped
-// and read once per copy: at 1 GiB that was a quarter of the comparison.
-// Now the first comparison of a file also takes every later input's file
-// at the same path with the same size, and each 4 MiB step of the first
-// copy is compared with all of them while it is mapped in. A later file
+// The first comparison of a file takes every later input's file at the
+// same path with the same size too, so the first copy's pages are read
+// once however many brokers hold it, not once per copy. A later file
 // found equal is remembered by its entry and the file's identity (device,
 // inode, size, modification time); when its turn comes and the file is
 // still the one compared, it takes over the rows without being read.
 
-// peerFile is a later input's copy compared in the same pass.
+// peerFile is a later input's copy compared in the same pass. It is read
+// with pread(2) into a buffer the size of a step, not mapped: the kernel's
+// copy from the page cache costs less than mapping every page of the copy
+// in and releasing it again (three 1 GiB copies, uncompressed: 0.73 CPU-s
+// against 0.98 with the copies mapped and populated step by step).
 type peerFile struct {
-	e     *source.Entry
-	f     *os.File
-	st    os.FileInfo
-	data  []byte
-	unmap func()
-	same  bool
+	e    *source.Entry
+	f    *os.File
+	st   os.FileInfo
+	same bool
 }
 
 // passed is a later copy compared ahead of its turn: found identical to
@@ -53,7 +52,7 @@ func (s *sameFiles) listLater(entries []*source.Entry) {
 	}
 }
 
-// peers opens and maps the later inputs' files at fc's path with its
+// peers opens the later inputs' files at fc's path with its
 // size, but for skip's (the input the comparison is with), none when fc's
 // file has a hole (a later copy then is compared on its turn).
 func (s *sameFiles) peers(fc *fileCtx, skip int) []*peerFile {
@@ -75,8 +74,8 @@ func (s *sameFiles) peers(fc *fileCtx, skip int) []*peerFile {
 	return out
 }
 
-// openPeer opens and maps e's file when it still has size bytes; nil when
-// it cannot.
+// openPeer opens e's file when it still has size bytes; nil when it
+// cannot.
 func openPeer(e *source.Entry, size int64) *peerFile {
 	f, err := e.Open()
 	if err != nil {
@@ -87,19 +86,13 @@ func openPeer(e *source.Entry, size int64) *peerFile {
 		f.Close()
 		return nil
 	}
-	data, unmap, err := mapFile(f, size)
-	if err != nil {
-		f.Close()
-		return nil
-	}
-	return &peerFile{e: e, f: f, st: st, data: data, unmap: unmap, same: true}
+	return &peerFile{e: e, f: f, st: st, same: true}
 }
 
-// closePeers unmaps and closes the peers, and remembers what was found:
+// closePeers closes the peers, and remembers what was found:
 // equal to ref, or different (ref nil: nothing is known).
 func (s *sameFiles) closePeers(fc *fileCtx, ref *sameFile, ps []*peerFile) {
 	for _, p := range ps {
-		p.unmap()
 		p.f.Close()
 		if ref == nil {
 			continue
@@ -141,22 +134,17 @@ func (s *sameFiles) passedAhead(fc *fileCtx) (*sameFile, bool) {
 }
 
 // stepPeers compares the step [off, end) of ref with every peer still
-// equal, releasing each peer's pages behind it; it reports whether any is.
-// A peer that shrinks under the comparison (a memory fault in its
-// mapping) is not equal.
-func stepPeers(ref []byte, ps []*peerFile, off, end int) bool {
+// equal, each read into buf (at least end-off bytes); it reports whether
+// any is. A peer that cannot be read there in full (it shrank, or an I/O
+// error) is not equal.
+func stepPeers(ref []byte, ps []*peerFile, off, end int, buf []byte) bool {
 	anySame := false
 	for _, p := range ps {
 		if !p.same {
 			continue
 		}
-		err := guardFaults(p.data, func() error {
-			populate(p.data[off:end])
-			p.same = bytes.Equal(ref[off:end], p.data[off:end])
-			dropPages(p.data[off:end])
-			return nil
-		})
-		p.same = p.same && err == nil
+		n, err := p.f.ReadAt(buf[:end-off], int64(off))
+		p.same = err == nil && n == end-off && bytes.Equal(ref[off:end], buf[:n])
 		anySame = anySame || p.same
 	}
 	return anySame
@@ -172,8 +160,9 @@ func stepPeers(ref []byte, ps []*peerFile, off, end int) bool {
 // behind the reader.
 type readPass struct {
 	peers    []*peerFile
-	compared int  // bytes compared so far
-	broken   bool // the file itself faulted: nothing is known of the copies
+	buf      []byte // a step of a copy, read
+	compared int    // bytes compared so far
+	broken   bool   // the file itself faulted: nothing is known of the copies
 }
 
 // passStep is how much is compared at once: within the L2 cache, so the
@@ -191,14 +180,14 @@ func (s *sameFiles) startPass(fc *fileCtx) *readPass {
 	if len(ps) == 0 {
 		return nil
 	}
-	return &readPass{peers: ps}
+	return &readPass{peers: ps, buf: make([]byte, passStep)}
 }
 
 // upTo compares the copies with ref up to off, in whole steps.
 func (rp *readPass) upTo(ref []byte, off int64) {
 	for rp.compared+passStep <= int(off) {
 		end := rp.compared + passStep
-		if !stepPeers(ref, rp.peers, rp.compared, end) {
+		if !stepPeers(ref, rp.peers, rp.compared, end, rp.buf) {
 			rp.compared = len(ref)
 			return
 		}
@@ -217,7 +206,7 @@ func (rp *readPass) rest(ref []byte) {
 			// The file's own pages are the reader's and hasher's to
 			// release: the hasher may still be behind.
 			populate(ref[rp.compared:end])
-			if !stepPeers(ref, rp.peers, rp.compared, end) {
+			if !stepPeers(ref, rp.peers, rp.compared, end, rp.buf) {
 				break
 			}
 			rp.compared = end
@@ -243,7 +232,6 @@ func (s *sameFiles) finishPass(fc *fileCtx, m *mappedInput, rp *readPass, readEr
 	if rp.broken || errors.Is(readErr, errFault) || ref == nil {
 		// Nothing is known of the copies: each is read on its turn.
 		for _, p := range rp.peers {
-			p.unmap()
 			p.f.Close()
 		}
 		return

@@ -21,7 +21,11 @@ func TestEqualReleasingPeers(t *testing.T) {
 		base[i] = byte(i * 7 / 5)
 	}
 	dir := t.TempDir()
-	mapped := func(name string, flip int) []byte { return mapCopy(t, filepath.Join(dir, name), base, flip).data }
+	mapped := func(name string, flip int) []byte { d, _ := mapCopy(t, filepath.Join(dir, name), base, flip); return d }
+	peer := func(name string, flip int) *peerFile {
+		_, p := mapCopy(t, filepath.Join(dir, name), base, flip)
+		return p
+	}
 	ref := mapped("ref", -1)
 	for i, c := range []struct {
 		copyFlip  int   // -1: the copy is the same bytes
@@ -36,7 +40,7 @@ func TestEqualReleasingPeers(t *testing.T) {
 		m := newMappedInput(mapped("copy"+strconv.Itoa(i), c.copyFlip), nil, false)
 		var peers []*peerFile
 		for k, fl := range c.peerFlips {
-			peers = append(peers, &peerFile{data: mapped("peer"+strconv.Itoa(i)+"-"+strconv.Itoa(k), fl), same: true})
+			peers = append(peers, peer("peer"+strconv.Itoa(i)+"-"+strconv.Itoa(k), fl))
 		}
 		if got := equalReleasing(m, ref, peers); got != (c.copyFlip < 0) {
 			t.Errorf("case %d: copy same %v, want %v", i, got, c.copyFlip < 0)
@@ -65,13 +69,23 @@ func TestReadPassPeers(t *testing.T) {
 		base[i] = byte(i * 11 / 3)
 	}
 	dir := t.TempDir()
-	open := func(name string, flip int) *peerFile { return mapCopy(t, filepath.Join(dir, name), base, flip) }
+	open := func(name string, flip int) *peerFile {
+		_, p := mapCopy(t, filepath.Join(dir, name), base, flip)
+		return p
+	}
 	flips := []int{-1, 7, passStep + 3, 2*passStep + 9, size - 1, -1}
 	for _, stopAt := range []int{size, passStep + 100, 0} {
-		rp := &readPass{}
+		rp := &readPass{buf: make([]byte, passStep)}
 		for k, fl := range flips {
 			rp.peers = append(rp.peers, open("peer"+strconv.Itoa(stopAt)+"-"+strconv.Itoa(k), fl))
 		}
+		// A copy cut short after it was opened (someone truncating it
+		// under the comparison) is not equal: its last step reads short.
+		cut := open("cut"+strconv.Itoa(stopAt), -1)
+		if err := os.Truncate(cut.f.Name(), size-100); err != nil {
+			t.Fatal(err)
+		}
+		rp.peers = append(rp.peers, cut)
 		// The reader advances batch by batch (of 10,007 bytes) to stopAt.
 		for off := 0; off < stopAt; off += 10007 {
 			rp.upTo(base, int64(min(off+10007, stopAt)))
@@ -80,7 +94,10 @@ func TestReadPassPeers(t *testing.T) {
 		if rp.broken || rp.compared != size {
 			t.Errorf("stop at %d: broken %v, compared %d of %d", stopAt, rp.broken, rp.compared, size)
 		}
-		for k, p := range rp.peers {
+		if cut.same {
+			t.Errorf("stop at %d: a copy cut short is found equal", stopAt)
+		}
+		for k, p := range rp.peers[:len(flips)] {
 			if p.same != (flips[k] < 0) {
 				t.Errorf("stop at %d: copy %d (byte %d changed) same %v", stopAt, k, flips[k], p.same)
 			}
@@ -89,8 +106,8 @@ func TestReadPassPeers(t *testing.T) {
 }
 
 // mapCopy writes base to path with the byte at flip changed (none when
-// flip is negative) and maps the file as a peer to compare.
-func mapCopy(t *testing.T, path string, base []byte, flip int) *peerFile {
+// flip is negative), maps the file, and opens it as a peer to compare.
+func mapCopy(t *testing.T, path string, base []byte, flip int) ([]byte, *peerFile) {
 	t.Helper()
 	b := append([]byte(nil), base...)
 	if flip >= 0 {
@@ -108,5 +125,5 @@ func mapCopy(t *testing.T, path string, base []byte, flip int) *peerFile {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { unmap(); f.Close() })
-	return &peerFile{f: f, data: data, same: true}
+	return data, &peerFile{f: f, same: true}
 }
