@@ -40,6 +40,12 @@ type dirKey struct {
 
 type sessionKey struct {
 	dirKey
+	pidEpoch
+}
+
+// pidEpoch keys a session within its partition dir: the dir's string is
+// hashed once per segment, not at every batch.
+type pidEpoch struct {
 	pid   int64
 	epoch int32
 }
@@ -58,7 +64,6 @@ type session struct {
 
 // Tracker accumulates sessions. Not safe for concurrent use.
 type Tracker struct {
-	sessions  map[sessionKey]*session
 	dirs      map[dirKey]*dirState
 	openTxn   map[pidKey]*session // the session whose transaction is open
 	anomalies []anomaly
@@ -69,11 +74,12 @@ type Tracker struct {
 	lastDK      dirKey
 	lastDir     *dirState
 	lastSession *session
-	lastKey     sessionKey
+	lastKey     pidEpoch
 }
 
 // dirState is what the tracker keeps per partition dir.
 type dirState struct {
+	sessions map[pidEpoch]*session
 	maxEpoch map[int64]int32 // per producer id
 	// Compaction evidence: offsets skipped between batches or records
 	// missing inside one. The cleaner removes whole batches while keeping
@@ -91,7 +97,7 @@ type anomaly struct {
 
 // New returns an empty Tracker.
 func New() *Tracker {
-	return &Tracker{sessions: map[sessionKey]*session{}, dirs: map[dirKey]*dirState{}, openTxn: map[pidKey]*session{}}
+	return &Tracker{dirs: map[dirKey]*dirState{}, openTxn: map[pidKey]*session{}}
 }
 
 // DirOf returns the partition dir of a segment path (its parent).
@@ -123,7 +129,7 @@ func (t *Tracker) Batch(b *analysis.BatchRow) {
 		dk := dirKey{b.Input, DirOf(b.Segment)}
 		d := t.dirs[dk]
 		if d == nil {
-			d = &dirState{maxEpoch: map[int64]int32{}}
+			d = &dirState{sessions: map[pidEpoch]*session{}, maxEpoch: map[int64]int32{}}
 			t.dirs[dk] = d
 		}
 		t.lastIn, t.lastSeg, t.lastDK, t.lastDir, t.lastSession = b.Input, b.Segment, dk, d, nil
@@ -145,15 +151,15 @@ func (t *Tracker) Batch(b *analysis.BatchRow) {
 	} else if !ok || b.ProducerEpoch != max {
 		d.maxEpoch[b.ProducerID] = b.ProducerEpoch
 	}
-	k := sessionKey{dk, b.ProducerID, b.ProducerEpoch}
+	k := pidEpoch{b.ProducerID, b.ProducerEpoch}
 	s := t.lastSession
 	if s == nil || k != t.lastKey {
-		s = t.sessions[k]
+		s = d.sessions[k]
 		if s == nil {
 			s = &session{row: analysis.ProducerRow{Input: b.Input, Topic: b.Topic, Partition: b.Partition, Dir: dk.dir,
 				ProducerID: b.ProducerID, ProducerEpoch: b.ProducerEpoch, FirstOffset: b.BaseOffset, LastOffset: b.LastOffset,
 				FirstSequence: -1, LastSequence: -1}, lastSeq: -1}
-			t.sessions[k] = s
+			d.sessions[k] = s
 		}
 		t.lastSession, t.lastKey = s, k
 	}
@@ -245,7 +251,7 @@ func (t *Tracker) Finish(snaps []analysis.SnapshotRow) ([]analysis.ProducerRow, 
 	best := map[snapKey]*analysis.SnapshotRow{}
 	for i := range snaps {
 		sn := &snaps[i]
-		k := snapKey{dirKey{sn.Input, DirOf(sn.File)}, sn.ProducerID, sn.ProducerEpoch}
+		k := snapKey{dirKey{sn.Input, DirOf(sn.File)}, pidEpoch{sn.ProducerID, sn.ProducerEpoch}}
 		cur := best[k]
 		if cur == nil || (sn.CRCValid && !cur.CRCValid) || (sn.CRCValid == cur.CRCValid && sn.EndOffset > cur.EndOffset) {
 			best[k] = sn
@@ -255,15 +261,21 @@ func (t *Tracker) Finish(snaps []analysis.SnapshotRow) ([]analysis.ProducerRow, 
 	for _, s := range t.openTxn {
 		open[s] = true
 	}
-	rows := make([]analysis.ProducerRow, 0, len(t.sessions))
-	for k, s := range t.sessions {
-		r := s.row
-		r.OpenTxn = open[s]
-		if sn := best[k]; sn != nil {
-			f, seq, off := sn.File, sn.LastSequence, sn.LastOffset
-			r.SnapshotFile, r.SnapshotLastSequence, r.SnapshotLastOffset = &f, &seq, &off
+	n := 0
+	for _, d := range t.dirs {
+		n += len(d.sessions)
+	}
+	rows := make([]analysis.ProducerRow, 0, n)
+	for dk, d := range t.dirs {
+		for pe, s := range d.sessions {
+			r := s.row
+			r.OpenTxn = open[s]
+			if sn := best[snapKey{dk, pe}]; sn != nil {
+				f, seq, off := sn.File, sn.LastSequence, sn.LastOffset
+				r.SnapshotFile, r.SnapshotLastSequence, r.SnapshotLastOffset = &f, &seq, &off
+			}
+			rows = append(rows, r)
 		}
-		rows = append(rows, r)
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := &rows[i], &rows[j]

@@ -14,10 +14,13 @@ import (
 // BenchmarkReplicasVsVerify puts replicas over three byte-identical
 // copies of a partition beside verify over one copy, each on one core,
 // both per byte of one copy: replicas reads the first copy and compares
-// the other two with it byte for byte, about 1.2 (lz4) to 1.9 (none)
-// times verify (docs/performance.md has why; go test -bench
-// ReplicasVsVerify -benchtime 10x -count 3 ./analysis/replicas/). cpu-ns/op is the process's CPU time per op, which
-// other load on the machine skews less than ns/op.
+// the other two with it byte for byte (docs/performance.md has the
+// figures and why; go test -bench ReplicasVsVerify -benchtime 5x -count 5
+// ./analysis/replicas/). A copy is 256 MiB, beyond the CPU's last-level
+// cache: a copy that fits there is read from it again at each op, which
+// flatters verify's single copy and not the three of replicas. cpu-ns/op
+// is the process's CPU time per op, which other load on the machine skews
+// less than ns/op.
 func BenchmarkReplicasVsVerify(b *testing.B) {
 	for _, codec := range []segtest.Codec{segtest.CodecNone, segtest.CodecLZ4} {
 		b.Run(codec.String(), func(b *testing.B) { benchReplicas(b, codec) })
@@ -26,7 +29,7 @@ func BenchmarkReplicasVsVerify(b *testing.B) {
 
 func benchReplicas(b *testing.B, codec segtest.Codec) {
 	root := b.TempDir()
-	seg := segtest.RealisticSegment(codec, 48<<20, 1)
+	seg := segtest.RealisticSegment(codec, 256<<20, 1)
 	var dirs []string
 	for id := 1; id <= 3; id++ {
 		d := filepath.Join(root, fmt.Sprintf("broker-%d", id))

@@ -109,8 +109,12 @@ func (t *Tracker) Batch(b *analysis.BatchRow) {
 		p.leaderEpoch = b.PartitionLeaderEpoch
 	}
 	if b.MaxTimestamp != nil && (p.lastWrite == nil || *b.MaxTimestamp > *p.lastWrite) {
-		ts := *b.MaxTimestamp
-		p.lastWrite = &ts
+		// Written in place once held: a new one at every batch was an
+		// allocation per batch.
+		if p.lastWrite == nil {
+			p.lastWrite = new(int64)
+		}
+		*p.lastWrite = *b.MaxTimestamp
 	}
 	if b.ProducerID < 0 || b.Magic < 2 || !b.IsTransactional {
 		return
