@@ -203,6 +203,9 @@ func (c *Collector) Batch(b *analysis.BatchRow) {
 // fingerprints tell whether two copies' batches that the log cleaner
 // rewrote differently still agree on the records both kept.
 func (c *Collector) Entries(b *scan.EntryBatch) {
+	if b.SoleCopy {
+		return // no other copy to compare them with
+	}
 	if c.nrecs >= maxRecordFPs {
 		c.overFPs = c.overFPs || len(b.Entries) > 0
 		return

@@ -451,6 +451,7 @@ var entryCodec = heldCodec[EntryBatch]{
 		b = binary.AppendVarint(b, eb.ProducerID)
 		b = binary.AppendVarint(b, int64(eb.ProducerEpoch))
 		b = appendHeldBool(b, eb.Damaged)
+		b = appendHeldBool(b, eb.SoleCopy)
 		b = appendHeldBool(b, eb.pending)
 		b = binary.AppendVarint(b, int64(len(eb.Entries)))
 		for i := range eb.Entries {
@@ -474,6 +475,7 @@ var entryCodec = heldCodec[EntryBatch]{
 		eb.ProducerID = d.varint()
 		eb.ProducerEpoch = d.int32()
 		eb.Damaged = d.bool()
+		eb.SoleCopy = d.bool()
 		eb.pending = d.bool()
 		n := d.varint()
 		if n < 0 || n > int64(len(d.b))/entryBytes {

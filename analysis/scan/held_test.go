@@ -50,7 +50,7 @@ func heldEntryBatches() []EntryBatch {
 	var bs []EntryBatch
 	for i := range 12 {
 		b := EntryBatch{Input: int32(i), Source: "s", Topic: "t", Partition: int32(i), Segment: "t-1/x.log", BatchPosition: int64(i) << 40,
-			ProducerID: int64(i) - 3, ProducerEpoch: int32(i) - 1, Damaged: i%3 == 0, pending: i%2 == 0}
+			ProducerID: int64(i) - 3, ProducerEpoch: int32(i) - 1, Damaged: i%3 == 0, SoleCopy: i%4 == 1, pending: i%2 == 0}
 		for j := range i {
 			e := dups.Entry{Offset: int64(j) - 1, Timestamp: -1, Sequence: int32(j) * -7, Txn: dups.TxnState(j % 4), Control: j%3 == 1}
 			e.Fingerprint[j%16] = byte(j + 1)

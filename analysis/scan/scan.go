@@ -89,6 +89,7 @@ type Config struct {
 	DecodeOnce bool
 	once       *onceSet
 	same       *sameFiles
+	copies     *copyCount
 }
 
 // Output receives the streamed tables. A nil func discards its rows.
@@ -142,6 +143,10 @@ type EntryBatch struct {
 	ProducerEpoch int32
 	// Damaged: the batch failed its CRC or not all its records decoded.
 	Damaged bool
+	// SoleCopy: no other input or log dir of the run holds this
+	// partition, so nothing compares its records with another copy's
+	// (false when it is not known: an archive input is not listed ahead).
+	SoleCopy bool
 	// pending: a transactional data batch, held by the collector until
 	// its producer's marker gives its entries their state.
 	pending bool
@@ -214,6 +219,7 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 		cfg.once = &onceSet{m: map[onceKey]struct{}{}}
 		cfg.same = &sameFiles{m: map[sameKey]*sameFile{}}
 	}
+	cfg.copies = &copyCount{}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, dirIndex: map[string]int32{}, omitted: map[[2]string]int64{},
@@ -233,19 +239,7 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 		defer s.pool.close()
 	}
 	opts := source.Options{Topic: cfg.Topic}
-	listed := map[*source.Input][]*source.Entry{}
-	if cfg.same != nil && len(inputs) > 1 {
-		// Listed ahead for the comparison of byte-identical copies to
-		// find the later inputs' copies of a file (samepass.go).
-		for _, in := range inputs {
-			if in.Kind != source.Archive {
-				if entries, err := in.Files(opts); err == nil {
-					listed[in] = entries
-					cfg.same.listLater(entries)
-				}
-			}
-		}
-	}
+	listed := listAhead(inputs, opts, cfg)
 	for _, in := range inputs {
 		var err error
 		if in.Kind == source.Archive {

@@ -126,6 +126,8 @@ type fileCtx struct {
 	// onceID names topic and partition in the DecodeOnce set, 0 until
 	// first needed (once.go).
 	onceID int32
+	// soleCopy: no other dir of the run holds the partition (copies.go).
+	soleCopy bool
 }
 
 func (fc *fileCtx) anomaly(kind, severity string, pos, off, pid *int64, msg string) {
@@ -228,6 +230,7 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		fd.partKey = partKeyOf(fc.input, e.Path)
 		fd.partDir = dirOf(e.Path)
 		fd.dirState = e.Partition.State
+		fc.soleCopy = w.cfg.copies.sole(e)
 	}
 	for _, w := range e.Warnings {
 		fc.anomaly(w.Kind, "warning", nil, nil, nil, w.Message)
