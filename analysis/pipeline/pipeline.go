@@ -207,6 +207,11 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	all = append(all, rep.Findings...)
 	all = append(all, sessionFindings...)
 	if f.attr != nil {
+		// A cluster's __transaction_state and metadata log usually lie on
+		// other brokers than its data: facts read from one input attribute
+		// the PIDs of the others of the same cluster.
+		clusters := reps.Clusters()
+		f.attr.a.Cluster = func(in int32) string { return clusters[in] }
 		f.attr.a.Finish()
 		all = append(all, f.attr.anomalies...)
 		all = append(all, f.cons.Findings()...)

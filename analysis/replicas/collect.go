@@ -380,6 +380,26 @@ func (c *Collector) logDirOf(input int32, dir string) *logDir {
 	return l
 }
 
+// Clusters returns the cluster of each input whose log dirs'
+// meta.properties name one cluster.id, and no other.
+func (c *Collector) Clusters() map[int32]string {
+	ids := map[int32]string{}
+	mixed := map[int32]bool{}
+	for k, l := range c.dirs {
+		switch id, ok := ids[k.input]; {
+		case l.cluster == "":
+		case !ok:
+			ids[k.input] = l.cluster
+		case id != l.cluster:
+			mixed[k.input] = true
+		}
+	}
+	for in := range mixed {
+		delete(ids, in)
+	}
+	return ids
+}
+
 // logDirOfCopy is the log dir a partition dir belongs to, as the source
 // listing names it (Entry.LogDir): a partition dir given as the input has
 // the log dir "..".

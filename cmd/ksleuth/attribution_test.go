@@ -231,3 +231,62 @@ func TestDupsProducersAttribution(t *testing.T) {
 		t.Errorf("producers --topic orders:\n%s", out)
 	}
 }
+
+// TestAttributionAcrossBrokers: a cluster's __transaction_state and
+// metadata log usually lie on other brokers than its data. Truth: the
+// files of writeAttributionLogDir split over two brokers of cluster c1
+// (orders-0 on broker 1, the internal topics on broker 2) give the
+// sessions of orders the attribution of attributedSessions; broker 3,
+// of cluster c2, names PID 6001 other-app in its own __transaction_state,
+// which is another cluster's PID and attributes nothing.
+func TestAttributionAcrossBrokers(t *testing.T) {
+	t.Parallel()
+	src := writeAttributionLogDir(t)
+	root := t.TempDir()
+	meta := func(dir string, id int, cluster string) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		props := "version=1\nnode.id=" + string(rune('0'+id)) + "\ncluster.id=" + cluster + "\n"
+		if err := os.WriteFile(filepath.Join(dir, "meta.properties"), []byte(props), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b1, b2, b3 := filepath.Join(root, "broker-1"), filepath.Join(root, "broker-2"), filepath.Join(root, "broker-3")
+	meta(b1, 1, "c1")
+	meta(b2, 2, "c1")
+	meta(b3, 3, "c2")
+	for dir, parts := range map[string][]string{b1: {"orders-0"}, b2: {"__transaction_state-3", "__cluster_metadata-0"}} {
+		for _, p := range parts {
+			if err := os.Rename(filepath.Join(src, p), filepath.Join(dir, p)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	other := segtest.Batch{Magic: 2, FirstTimestamp: 1700000000000,
+		Records: []segtest.Record{{Key: be(int16(0), "other-app"), Value: txnStateValue(6001, 0, 4, -1)}}}
+	if err := os.MkdirAll(filepath.Join(b3, "__transaction_state-3"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b3, "__transaction_state-3", "00000000000000000000.log"), other.Encode(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if so, se, code := runCLI(t, "scan", b1, b2, b3, "--out", out); code != 0 {
+		t.Fatalf("scan: exit %d\n%s\n%s", code, so, se)
+	}
+	seen := 0
+	for _, r := range readTable[analysis.ProducerRow](t, filepath.Join(out, tableProducers)) {
+		if r.Topic != "orders" {
+			continue
+		}
+		seen++
+		w := attributedSessions[[2]int64{r.ProducerID, int64(r.ProducerEpoch)}]
+		if r.TransactionalID != w.tid || r.AllocatedByBroker == nil || *r.AllocatedByBroker != w.broker {
+			t.Errorf("session %d/%d on broker 1: transactional_id %q allocated_by_broker %v; want %+v", r.ProducerID, r.ProducerEpoch, r.TransactionalID, r.AllocatedByBroker, w)
+		}
+	}
+	if seen != len(attributedSessions) {
+		t.Errorf("%d sessions of orders, want %d", seen, len(attributedSessions))
+	}
+}
