@@ -187,4 +187,6 @@ func (c *Collector) Groups(sources []string) []analysis.GroupRow {
 func (c *Collector) Findings() []analysis.AnomalyRow { return c.anomalies }
 
 // Index is the commits' timeline, for the questions of Impact.
-func (c *Collector) Index() *Index { return NewIndex(c.commits) }
+func (c *Collector) Index(cluster func(input int32) string) *Index {
+	return NewIndex(c.commits, cluster)
+}

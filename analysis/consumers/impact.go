@@ -51,7 +51,7 @@ func (x *Index) Impacts(fs []Flagged) []Impact {
 	}
 	var out []Impact
 	for _, f := range fs {
-		for _, t := range x.byPart[topicPart{f.Topic, f.Partition}] {
+		for _, t := range x.of(f.Input, f.Topic, f.Partition) {
 			c, ok := t.First(f.First)
 			if !ok {
 				continue

@@ -24,8 +24,12 @@ type Commit struct {
 	LogOffset    int64
 }
 
-// Timeline is what one group committed for one partition, in time order.
+// Timeline is what one group committed for one partition of one cluster,
+// in time order.
 type Timeline struct {
+	// Cluster is the cluster.id of the inputs the commits were read from,
+	// "" when unknown (see NewIndex).
+	Cluster   string
 	Group     string
 	Topic     string
 	Partition int32
@@ -73,15 +77,23 @@ type topicPart struct {
 
 // Index holds the timelines of every group and partition.
 type Index struct {
-	byPart map[topicPart][]*Timeline // by group name
-	all    []*Timeline               // by group, topic, partition
+	byPart  map[topicPart][]*Timeline // by group name
+	all     []*Timeline               // by group, topic, partition
+	cluster func(input int32) string
 }
 
-// NewIndex builds the timelines from commit rows.
-func NewIndex(rows []analysis.CommitRow) *Index {
+// NewIndex builds the timelines from commit rows. cluster, when not nil,
+// names the cluster of an input (its cluster.id, "" when unknown): a
+// group's commits apply to a partition of its own cluster only, as two
+// clusters' topics of one name are not one topic. Commits and ranges of
+// an input of unknown cluster are matched with every cluster's.
+func NewIndex(rows []analysis.CommitRow, cluster func(input int32) string) *Index {
+	if cluster == nil {
+		cluster = func(int32) string { return "" }
+	}
 	type key struct {
-		group, topic string
-		partition    int32
+		cluster, group, topic string
+		partition             int32
 	}
 	lines := map[key]*Timeline{}
 	type seenKey struct {
@@ -91,10 +103,10 @@ func NewIndex(rows []analysis.CommitRow) *Index {
 	seen := map[seenKey]bool{}
 	for i := range rows {
 		r := &rows[i]
-		k := key{r.Group, r.Topic, r.Partition}
+		k := key{cluster(r.Input), r.Group, r.Topic, r.Partition}
 		t := lines[k]
 		if t == nil {
-			t = &Timeline{Group: r.Group, Topic: r.Topic, Partition: r.Partition}
+			t = &Timeline{Cluster: k.cluster, Group: r.Group, Topic: r.Topic, Partition: r.Partition}
 			lines[k] = t
 		}
 		switch {
@@ -119,7 +131,7 @@ func NewIndex(rows []analysis.CommitRow) *Index {
 			t.Commits = append(t.Commits, c)
 		}
 	}
-	x := &Index{byPart: map[topicPart][]*Timeline{}}
+	x := &Index{byPart: map[topicPart][]*Timeline{}, cluster: cluster}
 	for _, t := range lines {
 		slices.SortStableFunc(t.Commits, func(a, b Commit) int {
 			return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.LogPartition, b.LogPartition),
@@ -138,7 +150,8 @@ func NewIndex(rows []analysis.CommitRow) *Index {
 		x.all = append(x.all, t)
 	}
 	slices.SortFunc(x.all, func(a, b *Timeline) int {
-		return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+		return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition),
+			strings.Compare(a.Cluster, b.Cluster))
 	})
 	for _, t := range x.all {
 		p := topicPart{t.Topic, t.Partition}
@@ -147,8 +160,25 @@ func NewIndex(rows []analysis.CommitRow) *Index {
 	return x
 }
 
-// Timelines are every group's timeline per partition, by group, topic
-// and partition.
+// of returns the timelines of a partition that apply to input's copy of
+// it: those of its cluster, or of every cluster when either is unknown.
+func (x *Index) of(input int32, topic string, partition int32) []*Timeline {
+	ts := x.byPart[topicPart{topic, partition}]
+	c := x.cluster(input)
+	if c == "" {
+		return ts
+	}
+	var out []*Timeline
+	for _, t := range ts {
+		if t.Cluster == "" || t.Cluster == c {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Timelines are every group's timeline per partition, by group, topic,
+// partition and cluster.
 func (x *Index) Timelines() []*Timeline {
 	if x == nil {
 		return nil
@@ -167,15 +197,15 @@ type Consumption struct {
 }
 
 // ConsumedPast lists, by group name, the groups that committed past
-// offset of the partition (a committed offset above it) and the first
-// such commit of each. A commit of exactly offset does not count: it
-// says offset is the next record to read.
-func (x *Index) ConsumedPast(topic string, partition int32, offset int64) []Consumption {
+// offset of input's copy of the partition (a committed offset above it)
+// and the first such commit of each. A commit of exactly offset does not
+// count: it says offset is the next record to read.
+func (x *Index) ConsumedPast(input int32, topic string, partition int32, offset int64) []Consumption {
 	if x == nil {
 		return nil
 	}
 	var out []Consumption
-	for _, t := range x.byPart[topicPart{topic, partition}] {
+	for _, t := range x.of(input, topic, partition) {
 		if c, ok := t.First(offset); ok {
 			out = append(out, Consumption{Group: t.Group, Commit: c})
 		}
@@ -192,17 +222,18 @@ func Groups(cs []Consumption) []string {
 	return out
 }
 
-// Text says who consumed an offset range, e.g. "consumed by group billing
+// Text says who consumed an offset range of input's copy of a partition,
+// e.g. "consumed by group billing
 // (committed 1234 at 2024-05-01T03:14:07Z)": for each group that
 // committed past first, its first commit past last, or, when it never
 // got past last, its first commit past first ("partly consumed by").
 // Empty when no group committed past first.
-func (x *Index) Text(topic string, partition int32, first, last int64) string {
+func (x *Index) Text(input int32, topic string, partition int32, first, last int64) string {
 	if x == nil {
 		return ""
 	}
 	var all, part []string
-	for _, t := range x.byPart[topicPart{topic, partition}] {
+	for _, t := range x.of(input, topic, partition) {
 		c, ok := t.First(first)
 		if !ok {
 			continue

@@ -2,6 +2,7 @@ package consumers
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -19,7 +20,7 @@ func tombstone(g string, at int64) analysis.CommitRow {
 
 func firstPast(x *Index, off int64) map[string]int64 {
 	out := map[string]int64{}
-	for _, c := range x.ConsumedPast("orders", 0, off) {
+	for _, c := range x.ConsumedPast(0, "orders", 0, off) {
 		out[c.Group] = c.Commit.Offset
 	}
 	return out
@@ -35,7 +36,7 @@ func TestConsumedPast(t *testing.T) {
 		commit("audit", 15, 1500, 2),
 		tombstone("audit", 3),
 	}
-	x := NewIndex(rows)
+	x := NewIndex(rows, nil)
 	for _, c := range []struct {
 		off  int64
 		want map[string]int64
@@ -62,10 +63,10 @@ func TestConsumedPast(t *testing.T) {
 	if audit == nil || audit.Tombstones != 1 || len(audit.Commits) != 1 {
 		t.Fatalf("audit timeline: %+v", audit)
 	}
-	if got := x.ConsumedPast("orders", 1, 0); len(got) != 0 {
+	if got := x.ConsumedPast(0, "orders", 1, 0); len(got) != 0 {
 		t.Errorf("another partition: %v", got)
 	}
-	if got := x.ConsumedPast("payments", 0, 0); len(got) != 0 {
+	if got := x.ConsumedPast(0, "payments", 0, 0); len(got) != 0 {
 		t.Errorf("another topic: %v", got)
 	}
 }
@@ -80,7 +81,7 @@ func TestConsumedPastReset(t *testing.T) {
 		commit("g", 30, 3000, 2),
 		commit("g", 60, 4000, 3),
 	}
-	x := NewIndex(rows)
+	x := NewIndex(rows, nil)
 	tl := x.Timelines()[0]
 	if tl.Resets != 1 {
 		t.Errorf("resets %d, want 1", tl.Resets)
@@ -100,7 +101,7 @@ func TestCommitOrderAndCopies(t *testing.T) {
 	a, b := commit("g", 20, 2000, 8), commit("g", 10, 1000, 7)
 	b2 := b
 	b2.Input = 1 // the same record, another broker's copy
-	x := NewIndex([]analysis.CommitRow{a, b, b2})
+	x := NewIndex([]analysis.CommitRow{a, b, b2}, nil)
 	tl := x.Timelines()[0]
 	if len(tl.Commits) != 2 || tl.Commits[0].Offset != 10 || tl.Commits[1].Offset != 20 || tl.Resets != 0 {
 		t.Fatalf("commits %+v resets %d", tl.Commits, tl.Resets)
@@ -115,7 +116,7 @@ func TestCommitOrderAndCopies(t *testing.T) {
 func TestTransactionalCommits(t *testing.T) {
 	ab, op, ok := commit("g", 100, 1000, 0), commit("g", 200, 2000, 1), commit("g", 50, 3000, 2)
 	ab.TxnState, op.TxnState, ok.TxnState = "aborted", "open", "committed"
-	x := NewIndex([]analysis.CommitRow{ab, op, ok})
+	x := NewIndex([]analysis.CommitRow{ab, op, ok}, nil)
 	if got := firstPast(x, 60); len(got) != 0 {
 		t.Errorf("offset 60 consumed by %v: only aborted and open commits pass it", got)
 	}
@@ -132,7 +133,7 @@ func TestTransactionalCommits(t *testing.T) {
 func TestDamagedCommits(t *testing.T) {
 	bad, good := commit("g", 900, 1000, 0), commit("g", 50, 2000, 1)
 	bad.Damaged = true
-	x := NewIndex([]analysis.CommitRow{bad, good})
+	x := NewIndex([]analysis.CommitRow{bad, good}, nil)
 	if got := firstPast(x, 60); len(got) != 0 {
 		t.Errorf("offset 60 consumed by %v: only a damaged commit passes it", got)
 	}
@@ -148,18 +149,18 @@ func TestText(t *testing.T) {
 	x := NewIndex([]analysis.CommitRow{
 		commit("billing", 1234, 1714533247000, 0), // 2024-05-01T03:14:07Z
 		commit("audit", 1201, 1714533000000, 1),
-	})
-	if got, want := x.Text("orders", 0, 1200, 1210), "consumed by group billing (committed 1234 at 2024-05-01T03:14:07Z); partly consumed by group audit (committed 1201 at 2024-05-01T03:10:00Z)"; got != want {
+	}, nil)
+	if got, want := x.Text(0, "orders", 0, 1200, 1210), "consumed by group billing (committed 1234 at 2024-05-01T03:14:07Z); partly consumed by group audit (committed 1201 at 2024-05-01T03:10:00Z)"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	if got := x.Text("orders", 0, 1234, 1234); got != "" {
+	if got := x.Text(0, "orders", 0, 1234, 1234); got != "" {
 		t.Errorf("offset 1234: %q, want nothing (1234 is the next to read)", got)
 	}
 	var nilIndex *Index
-	if nilIndex.Text("orders", 0, 1, 2) != "" || nilIndex.ConsumedPast("orders", 0, 1) != nil || !nilIndex.Empty() {
+	if nilIndex.Text(0, "orders", 0, 1, 2) != "" || nilIndex.ConsumedPast(0, "orders", 0, 1) != nil || !nilIndex.Empty() {
 		t.Error("a nil index says something")
 	}
-	if g := Groups(x.ConsumedPast("orders", 0, 1200)); !slices.Equal(g, []string{"audit", "billing"}) {
+	if g := Groups(x.ConsumedPast(0, "orders", 0, 1200)); !slices.Equal(g, []string{"audit", "billing"}) {
 		t.Errorf("groups %v, want sorted by name", g)
 	}
 }
@@ -190,7 +191,7 @@ func TestImpacts(t *testing.T) {
 	if len(runs) != 2 || runs[0].First != 5 || runs[0].Last != 6 || runs[0].Records != 2 || runs[1].First != 9 {
 		t.Fatalf("ranges %+v", runs)
 	}
-	x := NewIndex([]analysis.CommitRow{commit("billing", 7, 1000, 0), commit("audit", 6, 1000, 1), commit("late", 5, 1000, 2)})
+	x := NewIndex([]analysis.CommitRow{commit("billing", 7, 1000, 0), commit("audit", 6, 1000, 1), commit("late", 5, 1000, 2)}, nil)
 	got := x.Impacts(runs)
 	if len(got) != 2 {
 		t.Fatalf("impacts %+v", got)
@@ -211,5 +212,40 @@ func TestImpacts(t *testing.T) {
 		{Topic: "orders", FirstOffset: 20, EndOffset: &end, EndMarker: "COMMIT"}, {Topic: "orders", FirstOffset: 25, EndOffset: &end, EndMarker: "ABORT", Empty: true}})
 	if len(ab) != 1 || ab[0].First != 10 || ab[0].Last != 12 || ab[0].Detail != "PID 2000 epoch 0" {
 		t.Errorf("aborted %+v", ab)
+	}
+}
+
+// TestClusters: two clusters' topics of one name are not one topic. Truth:
+// inputs 0 and 1 are cluster c1, input 2 is c2, input 3 unknown; group
+// billing committed 100 in c1 (read from input 1's __consumer_offsets),
+// group audit 200 in c2. Offset 50 of input 0's orders-0 was consumed by
+// billing only, of input 2's by audit only, and of input 3's by both,
+// which cannot be told apart; the two groups' timelines name their
+// clusters.
+func TestClusters(t *testing.T) {
+	cluster := func(in int32) string { return map[int32]string{0: "c1", 1: "c1", 2: "c2"}[in] }
+	billing, audit := commit("billing", 100, 1000, 0), commit("audit", 200, 1000, 1)
+	billing.Input, audit.Input = 1, 2
+	x := NewIndex([]analysis.CommitRow{billing, audit}, cluster)
+	for in, want := range map[int32]string{0: "billing", 1: "billing", 2: "audit", 3: "audit,billing"} {
+		var got []string
+		for _, c := range x.ConsumedPast(in, "orders", 0, 50) {
+			got = append(got, c.Group)
+		}
+		slices.Sort(got)
+		if strings.Join(got, ",") != want {
+			t.Errorf("input %d: consumed by %v, want %s", in, got, want)
+		}
+		im := x.Impacts([]Flagged{{What: FlaggedGap, Input: in, Topic: "orders", Partition: 0, First: 40, Last: 60}})
+		if len(im) != strings.Count(want, ",")+1 {
+			t.Errorf("input %d: %d impacts %+v, want groups %s", in, len(im), im, want)
+		}
+	}
+	var clusters []string
+	for _, tl := range x.Timelines() {
+		clusters = append(clusters, tl.Group+"@"+tl.Cluster)
+	}
+	if strings.Join(clusters, " ") != "audit@c2 billing@c1" {
+		t.Errorf("timelines %v", clusters)
 	}
 }

@@ -272,5 +272,5 @@ func ShardCommits(ctx context.Context, shards []*Shard) (*consumers.Index, error
 			return nil, err
 		}
 	}
-	return consumers.NewIndex(rows), nil
+	return consumers.NewIndex(rows, nil), nil
 }

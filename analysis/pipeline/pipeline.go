@@ -90,6 +90,7 @@ type Result struct {
 	events   []analysis.ClusterEventRow // from the broker logs
 	cons     *consumers.Collector
 	consIdx  *consumers.Index
+	clusters map[int32]string // by input (Cluster)
 	sources  []string
 }
 
@@ -201,7 +202,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	rep := reps.Compare()
 	cr.AddLosses(rep.Gaps)
 	r := &Result{Scan: res, Check: cr, Replicas: rep, attr: f.attr, BrokerLogs: logs, events: logEvents,
-		cons: f.cons, sources: sources}
+		cons: f.cons, sources: sources, clusters: reps.Clusters()}
 	sessions, sessionFindings := f.tracker.Finish(res.Snapshots)
 	all := append(res.Anomalies, cr.Findings...)
 	all = append(all, rep.Findings...)
@@ -210,12 +211,11 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		// A cluster's __transaction_state and metadata log usually lie on
 		// other brokers than its data: facts read from one input attribute
 		// the PIDs of the others of the same cluster.
-		clusters := reps.Clusters()
-		f.attr.a.Cluster = func(in int32) string { return clusters[in] }
+		f.attr.a.Cluster = r.Cluster
 		f.attr.a.Finish()
 		all = append(all, f.attr.anomalies...)
 		all = append(all, f.cons.Findings()...)
-		r.consIdx = f.cons.Index()
+		r.consIdx = f.cons.Index(r.Cluster)
 		for i := range sessions {
 			f.attr.a.AnnotateProducer(&sessions[i])
 		}
@@ -433,11 +433,11 @@ func (r *Result) AnnotateDuplicates(write func([]analysis.DuplicateRow) error) f
 			if d.PIDChange == analysis.PIDChangeIdempotentRestart && d.Class != dups.ClassRestartResend {
 				d.PIDChange = "" // no restart, whatever the PIDs
 			}
-			d.ConsumedBy = consumers.Groups(r.consIdx.ConsumedPast(d.Topic, d.Partition, d.Offset))
+			d.ConsumedBy = consumers.Groups(r.consIdx.ConsumedPast(d.Input, d.Topic, d.Partition, d.Offset))
 			if d.Explanation != "" { // none under dups.Options.NoExplanations
 				d.Explanation += dups.AttributionNote(d)
 				if d.Class != "" {
-					if s := r.consIdx.Text(d.Topic, d.Partition, d.Offset, d.Offset); s != "" {
+					if s := r.consIdx.Text(d.Input, d.Topic, d.Partition, d.Offset, d.Offset); s != "" {
 						d.Explanation += "; " + s
 					}
 				}
@@ -450,6 +450,10 @@ func (r *Result) AnnotateDuplicates(write func([]analysis.DuplicateRow) error) f
 // Consumers is the commits' timeline of every group and partition (empty
 // without attribution).
 func (r *Result) Consumers() *consumers.Index { return r.consIdx }
+
+// Cluster returns the cluster of an input: the cluster.id its log dirs'
+// meta.properties name, "" when they name none or two.
+func (r *Result) Cluster(input int32) string { return r.clusters[input] }
 
 // Commits and Groups are the rows of commits.parquet and groups.parquet
 // (nil without attribution).

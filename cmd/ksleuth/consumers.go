@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -54,7 +55,10 @@ last "summary".`,
 
 // timelineLine is one group's commits for one partition.
 type timelineLine struct {
-	Type      string `json:"type"`
+	Type string `json:"type"`
+	// Cluster is the cluster.id of the inputs the commits were read from,
+	// left out when unknown.
+	Cluster   string `json:"cluster,omitempty"`
 	Group     string `json:"group"`
 	Topic     string `json:"topic"`
 	Partition int32  `json:"partition"`
@@ -228,15 +232,19 @@ func runConsumers(cmd *cobra.Command, args []string, o *commonOptions, d *dupOpt
 // lag behind the highest end offset any input's copy of the partition
 // has.
 func buildTimelines(idx *consumers.Index, res *pipeline.Result, keep func(*consumers.Timeline) bool) []timelineLine {
+	// The end of a partition is its cluster's: of the copies in inputs of
+	// that cluster, or of every copy when the commits' cluster is unknown.
 	type tp struct {
-		topic string
-		part  int32
+		cluster, topic string
+		part           int32
 	}
 	ends := map[tp]int64{}
 	for _, p := range res.Scan.Partitions {
 		if p.Last != nil && p.DirState == "" {
-			k := tp{p.Topic, p.Partition}
-			ends[k] = max(ends[k], *p.Last+1)
+			for _, c := range []string{"", res.Cluster(p.Input)} {
+				k := tp{c, p.Topic, p.Partition}
+				ends[k] = max(ends[k], *p.Last+1)
+			}
 		}
 	}
 	var out []timelineLine
@@ -244,7 +252,7 @@ func buildTimelines(idx *consumers.Index, res *pipeline.Result, keep func(*consu
 		if !keep(t) {
 			continue
 		}
-		l := timelineLine{Type: "timeline", Group: t.Group, Topic: t.Topic, Partition: t.Partition, Commits: len(t.Commits),
+		l := timelineLine{Type: "timeline", Cluster: t.Cluster, Group: t.Group, Topic: t.Topic, Partition: t.Partition, Commits: len(t.Commits),
 			Resets: t.Resets, Tombstones: t.Tombstones, SkippedTransactional: t.Skipped,
 			SkippedDamaged: t.Damaged}
 		if n := len(t.Commits); n > 0 {
@@ -255,7 +263,7 @@ func buildTimelines(idx *consumers.Index, res *pipeline.Result, keep func(*consu
 			}
 			l.FirstCommitTimestamp, l.LastCommitTimestamp = analysis.Millis(first.Time), analysis.Millis(last.Time)
 			l.FirstCommittedOffset, l.LastCommittedOffset, l.MaxCommittedOffset = &first.Offset, &last.Offset, &hi
-			if end, ok := ends[tp{t.Topic, t.Partition}]; ok {
+			if end, ok := ends[tp{t.Cluster, t.Topic, t.Partition}]; ok {
 				lag := end - last.Offset
 				l.EndOffset, l.Lag = &end, &lag
 			}
@@ -324,8 +332,17 @@ func writeConsumersText(w io.Writer, timelines []timelineLine, consumed []consum
 		tt.cols[3].dates = true
 		tt.cols[2].right, tt.cols[5].right, tt.cols[6].right, tt.cols[7].right, tt.cols[8].right = true, true, true, true, true
 		tt.cols[8].drop, tt.cols[4].drop = 1, 2
+		clusters := map[string]bool{}
 		for _, t := range timelines {
-			tt.add(t.Group, t.Topic+"-"+strconv.Itoa(int(t.Partition)), strconv.Itoa(t.Commits),
+			clusters[t.Cluster] = true
+		}
+		for _, t := range timelines {
+			group := t.Group
+			if len(clusters) > 1 {
+				// Groups of one name in two clusters are two groups.
+				group += " (cluster " + cmp.Or(t.Cluster, "unknown") + ")"
+			}
+			tt.add(group, t.Topic+"-"+strconv.Itoa(int(t.Partition)), strconv.Itoa(t.Commits),
 				fmtTimeRange(t.FirstCommitTimestamp, t.LastCommitTimestamp, wide), committedRange(t), fmtOpt(t.LastCommittedOffset),
 				fmtOpt(t.EndOffset), fmtOpt(t.Lag), strconv.Itoa(t.Resets))
 		}

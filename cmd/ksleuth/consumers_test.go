@@ -350,3 +350,56 @@ func TestConsumersDamagedCommit(t *testing.T) {
 		t.Errorf("text:\n%s", text)
 	}
 }
+
+// TestConsumersClusters: a group's commits apply to the partitions of its
+// own cluster. Truth: the log dir of writeConsumersLogDir is broker 1 of
+// cluster c1; broker 2 holds only a __consumer_offsets partition where
+// group mirror committed 100 for orders-0. When broker 2 is of cluster c2
+// (another cluster's orders), mirror consumed none of orders' flagged
+// ranges and its timeline names c2; when it is of c1, mirror consumed all
+// three of them.
+func TestConsumersClusters(t *testing.T) {
+	t.Parallel()
+	for _, other := range []string{"c2", "c1"} {
+		root := t.TempDir()
+		b1, b2 := filepath.Join(root, "broker-1"), filepath.Join(root, "broker-2")
+		if err := os.Rename(writeConsumersLogDir(t), b1); err != nil {
+			t.Fatal(err)
+		}
+		key := be32(str16(str16(be16(nil, 1), "mirror"), "orders"), 0)
+		value := be64(str16(be32(be64(be16(nil, 3), 100), 0), ""), consumersT0+500000)
+		writeSegments(t, filepath.Join(b2, "__consumer_offsets-7"), [][]segtest.Batch{{
+			{Magic: 2, FirstTimestamp: consumersT0 + 500000, Records: []segtest.Record{{Key: key, Value: value}}}}})
+		for dir, props := range map[string]string{b1: "version=1\nnode.id=1\ncluster.id=c1\n", b2: "version=1\nnode.id=2\ncluster.id=" + other + "\n"} {
+			if err := os.WriteFile(filepath.Join(dir, "meta.properties"), []byte(props), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, errOut, code := runCLI(t, "consumers", "--json", "--progress", "never", b1, b2)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		mirrorConsumed, mirrorCluster := 0, ""
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var x struct {
+				Type, Group, Cluster string
+			}
+			if err := json.Unmarshal([]byte(l), &x); err != nil {
+				t.Fatalf("%v: %s", err, l)
+			}
+			if x.Group != "mirror" {
+				continue
+			}
+			switch x.Type {
+			case "consumed":
+				mirrorConsumed++
+			case "timeline":
+				mirrorCluster = x.Cluster
+			}
+		}
+		want := map[string]int{"c1": 3, "c2": 0}[other]
+		if mirrorConsumed != want || mirrorCluster != other {
+			t.Errorf("broker 2 of cluster %s: mirror consumed %d flagged ranges (want %d), its timeline names cluster %q\n%s", other, mirrorConsumed, want, mirrorCluster, out)
+		}
+	}
+}
