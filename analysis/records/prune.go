@@ -155,7 +155,23 @@ func (r *run) fileReader(f *os.File, e *source.Entry, pos int64) *segment.Reader
 		// stops near the bytes it needed rather than a window later.
 		cf.step = 64 << 10
 	}
-	return segment.NewReader(cf, segment.Options{Path: e.Path, Size: e.Size - pos})
+	return segment.NewReader(cf, segment.Options{Path: e.Path, Size: e.Size - pos,
+		Holes: holesFrom(source.FileDataRanges(f, e.Size), e.Size, pos)})
+}
+
+// holesFrom lists the holes of a file of size bytes with the given data
+// ranges (nil: none known), the hole to its end included, as positions
+// of a reader that starts at byte pos: the segment reader passes them
+// without reading their zeros, where a sparse file declaring a terabyte
+// would otherwise be read to its end.
+func holesFrom(ranges []source.DataRange, size, pos int64) []segment.Hole {
+	var out []segment.Hole
+	for _, h := range source.Holes(ranges, size) {
+		if h.End > pos {
+			out = append(out, segment.Hole{Start: max(h.Start, pos) - pos, End: h.End - pos})
+		}
+	}
+	return out
 }
 
 // readIndex reads an index file whole, or returns nil when it is missing,
@@ -346,3 +362,18 @@ func (c *countFile) ReadAt(p []byte, off int64) (int, error) {
 }
 
 func (c *countFile) Size() int64 { return c.size }
+
+// Seek moves the read position: the segment reader passes a hole so.
+func (c *countFile) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		off += c.off
+	case io.SeekEnd:
+		off += c.size
+	}
+	if off < 0 {
+		return 0, errors.New("records: seek before the start of the file")
+	}
+	c.off = off
+	return off, nil
+}

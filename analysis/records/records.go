@@ -227,7 +227,14 @@ func (r *run) archive(ctx context.Context, in *source.Input, src string, sopts s
 		r.stats.Read++
 		r.start(in, src, e)
 		cr := &countReader{r: rd, size: e.Size, n: &r.stats.BytesRead}
-		err := r.segment(segment.NewReader(cr, segment.Options{Path: e.Path, Size: e.Size}), where(in.Index, e, e.Path), 0, r.o.Offsets.From, nil)
+		opts := segment.Options{Path: e.Path, Size: e.Size}
+		var rdr io.Reader = cr
+		if sr, ok := rd.(source.SparseReader); ok {
+			// A sparse entry's holes are passed, not read as zeros.
+			opts.Holes = holesFrom(sr.DataRanges(), e.Size, 0)
+			rdr = &sparseCountReader{countReader: cr, sr: sr}
+		}
+		err := r.segment(segment.NewReader(rdr, opts), where(in.Index, e, e.Path), 0, r.o.Offsets.From, nil)
 		if err != nil && !errors.Is(err, errLimit) && ctx.Err() == nil {
 			// The entry's bytes could not be read (a cut or damaged
 			// stream): the stream goes on past it and reports where the
@@ -418,6 +425,31 @@ func (c *countReader) Read(p []byte) (int, error) {
 }
 
 func (c *countReader) Size() int64 { return c.size }
+
+// sparseCountReader is a countReader over a sparse archive entry: a seek
+// forward skips to the position, holes costing nothing.
+type sparseCountReader struct {
+	*countReader
+	sr  source.SparseReader
+	pos int64
+}
+
+func (c *sparseCountReader) Read(p []byte) (int, error) {
+	n, err := c.countReader.Read(p)
+	c.pos += int64(n)
+	return n, err
+}
+
+func (c *sparseCountReader) Seek(off int64, whence int) (int64, error) {
+	if whence != io.SeekCurrent || off < 0 {
+		return 0, errors.New("records: an archive entry is only skipped forward")
+	}
+	if err := c.sr.SkipTo(c.pos + off); err != nil {
+		return 0, err
+	}
+	c.pos += off
+	return c.pos, nil
+}
 
 // partitionDir is the dir part of a slash path ("" at the root).
 func partitionDir(p string) string {

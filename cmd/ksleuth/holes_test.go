@@ -162,6 +162,13 @@ func TestMiddleHoleCommands(t *testing.T) {
 		}
 	}
 
+	out, code, d = runBinaryBounded(t, "records", dir, "--json")
+	t.Logf("records: %v", d)
+	if recs := jsonLines(t, out, "record"); code != 0 || len(recs) != 9 || recs[8]["offset"] != 8.0 {
+		t.Errorf("records: exit %d, %d records: %v", code, len(recs), recs)
+	}
+	holeFindingOK(t, "records", jsonLines(t, out, "finding"))
+
 	out, code, d = runBinaryBounded(t, "producers", dir, "--json")
 	t.Logf("producers: %v", d)
 	s := jsonLines(t, out, "session")
