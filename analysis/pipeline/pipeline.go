@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"sort"
 	"strings"
@@ -223,7 +224,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	for i := range sessions {
 		sessions[i].Source = sources[sessions[i].Input]
 	}
-	r.Txns = tx.Finish(txnContext(res, chk, f.attr, sources))
+	r.Txns = tx.Finish(txnContext(res, chk, f.attr, sources, r.Cluster))
 	all = append(all, r.Txns.Findings...)
 	all = append(all, emptyInputs(inputs, res.Files)...)
 	all = append(all, values.findings()...)
@@ -248,8 +249,8 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 // transactional ids and __transaction_state records, that topic's
 // partition count, the checkpointed high watermarks, the snapshots and the
 // inputs' broker ids.
-func txnContext(res *scan.Result, chk *check.Checker, attr *attributor, sources []string) txns.Context {
-	c := txns.Context{HighWatermark: chk.HighWatermark, Snapshots: res.Snapshots,
+func txnContext(res *scan.Result, chk *check.Checker, attr *attributor, sources []string, cluster func(int32) string) txns.Context {
+	c := txns.Context{HighWatermark: chk.HighWatermark, Snapshots: res.Snapshots, Cluster: cluster,
 		Source: func(in int32) string {
 			if int(in) < len(sources) {
 				return sources[in]
@@ -285,7 +286,22 @@ func txnContext(res *scan.Result, chk *check.Checker, attr *attributor, sources 
 		c.TxnState = attr.a.Transactions()
 		if n := attr.configs.Partitions("__transaction_state"); n > 0 {
 			c.TxnStatePartitions, c.CountFrom = n, txns.CountFromMetadata
-			c.TxnStateComplete = func(in int32) bool { return int32(len(stateDirs[in])) == n }
+			c.TxnStateComplete = func(in int32) bool {
+				// The partitions the input holds, and those the other
+				// inputs of its cluster hold.
+				held := maps.Clone(stateDirs[in])
+				if cl := cluster(in); cl != "" {
+					for other, parts := range stateDirs {
+						if other != in && cluster(other) == cl {
+							if held == nil {
+								held = map[int32]bool{}
+							}
+							maps.Copy(held, parts)
+						}
+					}
+				}
+				return int32(len(held)) == n
+			}
 		}
 	}
 	return c

@@ -202,10 +202,15 @@ type Context struct {
 	// the input tells it (0: unknown), and CountFrom where it comes from.
 	TxnStatePartitions int32
 	CountFrom          string
-	// TxnStateComplete tells whether an input holds every partition of
-	// __transaction_state (by a partition count from the metadata): a
-	// producer id none of its records names then has no coordinator.
+	// TxnStateComplete tells whether an input, with the other inputs of
+	// its cluster, holds every partition of __transaction_state (by a
+	// partition count from the metadata): a producer id none of their
+	// records names then has no coordinator.
 	TxnStateComplete func(input int32) bool
+	// Cluster names the cluster of an input ("" unknown): the coordinator's
+	// state for a transactional id is read from the inputs of the
+	// transaction's own cluster only.
+	Cluster func(input int32) string
 	// HighWatermark is a partition's replication-offset-checkpoint entry
 	// (-1 when there is none).
 	HighWatermark func(input int32, topic string, partition int32) int64
@@ -375,7 +380,7 @@ func (t *Tracker) Finish(c Context) *Result {
 			}
 			r.DurationMillis = span(r.FirstTimestamp, p.lastWrite)
 			complete := c.TxnStateComplete != nil && c.TxnStateComplete(r.Input)
-			st, why := judge(r, latest, complete)
+			st, why := judge(r, c.latestOf(latest, r), complete)
 			r.CoordinatorState = st
 			h := Hanging{Type: "open_transaction", OpenForMillis: span(r.FirstTimestamp, p.lastWrite), Why: why, file: x.seg, pos: x.pos}
 			h.CoordinatorEpoch, h.EpochFrom = coordinatorEpoch(p, r, coordEpochs)
@@ -428,22 +433,44 @@ func latestState(rows []analysis.TransactionRow) map[stateKey]*analysis.Transact
 	return m
 }
 
+// latestOf is the coordinator's last state for r's transactional id: read
+// from r's own input when it holds one, else from the input of r's cluster
+// whose copy of the state goes furthest (the least input of a tie), nil
+// when none does.
+func (c Context) latestOf(latest map[stateKey]*analysis.TransactionRow, r *analysis.PartitionTxnRow) *analysis.TransactionRow {
+	if s := latest[stateKey{r.Input, r.TransactionalID}]; s != nil {
+		return s
+	}
+	cl := ""
+	if c.Cluster != nil {
+		cl = c.Cluster(r.Input)
+	}
+	if cl == "" || r.TransactionalID == "" {
+		return nil
+	}
+	var s *analysis.TransactionRow
+	for k, v := range latest {
+		if k.tid != r.TransactionalID || c.Cluster(k.input) != cl {
+			continue
+		}
+		if s == nil || v.Offset > s.Offset || v.Offset == s.Offset && v.Input < s.Input {
+			s = v
+		}
+	}
+	return s
+}
+
 // judge tells an open transaction in progress from a hanging one by what
-// the coordinator last wrote for its transactional id, the way
-// kafka-transactions.sh find-hanging asks the live coordinator.
-func judge(r *analysis.PartitionTxnRow, latest map[stateKey]*analysis.TransactionRow, complete bool) (string, string) {
+// the coordinator last wrote for its transactional id (s, nil when the
+// inputs hold nothing of it), the way kafka-transactions.sh find-hanging
+// asks the live coordinator.
+func judge(r *analysis.PartitionTxnRow, s *analysis.TransactionRow, complete bool) (string, string) {
 	if r.TransactionalID == "" && complete {
-		return StateHanging, "no record of __transaction_state, whose every partition the input holds, names this producer id: no coordinator " +
+		return StateHanging, "no record of __transaction_state, whose every partition the inputs of this cluster hold, names this producer id: no coordinator " +
 			"knows the transaction, so none will write its marker (find-hanging's \"transactional id not found\" case)"
 	}
 	if r.TransactionalID == "" || strings.Contains(r.TransactionalID, ",") {
 		return StateUnknown, "no __transaction_state record in the input names this producer id; whether its coordinator still tracks the transaction is unknown"
-	}
-	var s *analysis.TransactionRow
-	for k, v := range latest {
-		if k.tid == r.TransactionalID && (s == nil || k.input == r.Input) {
-			s = v
-		}
 	}
 	if s == nil {
 		return StateUnknown, "the input's __transaction_state names no state for " + strconv.Quote(r.TransactionalID)

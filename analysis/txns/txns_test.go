@@ -253,3 +253,46 @@ func TestUnnamedPIDWithCompleteTxnState(t *testing.T) {
 		}
 	}
 }
+
+// TestCoordinatorStateOfOwnCluster: the coordinator's state for an open
+// transaction is read from the transaction's own cluster. Truth: the data
+// is input 0's (cluster c1); input 1, also c1, holds the coordinator's
+// Ongoing state for PID 13's transactional id with orders-0 in it; input
+// 2, of cluster c2, holds a later CompleteCommit for the same id, another
+// cluster's producer. PID 13's transaction is ongoing; without clusters
+// known, no state is read for it from other inputs and it is unknown.
+func TestCoordinatorStateOfOwnCluster(t *testing.T) {
+	pid := int64(13)
+	states := []analysis.TransactionRow{
+		{Input: 1, TransactionalID: "app", State: "Ongoing", Partitions: "orders-0", ProducerID: &pid, Offset: 5, Segment: "__transaction_state-7/0.log"},
+		{Input: 2, TransactionalID: "app", State: "CompleteCommit", ProducerID: &pid, Offset: 50, Segment: "__transaction_state-7/0.log"},
+	}
+	tid := func(_ int32, p int64) string {
+		if p == pid {
+			return "app"
+		}
+		return ""
+	}
+	clusters := map[int32]string{0: "c1", 1: "c1", 2: "c2"}
+	for _, c := range []struct {
+		cluster func(int32) string
+		want    string
+	}{
+		{func(in int32) string { return clusters[in] }, StateOngoing},
+		{nil, StateUnknown},
+	} {
+		res := run(t, Context{TransactionalID: tid, TxnState: states, Cluster: c.cluster})
+		found := false
+		for _, h := range res.Open {
+			if h.ProducerID == pid {
+				found = true
+				if h.CoordinatorState != c.want {
+					t.Errorf("clusters known %v: PID 13 is %s (%s), want %s", c.cluster != nil, h.CoordinatorState, h.Why, c.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("PID 13's open transaction is not listed: %+v", res.Open)
+		}
+	}
+}
