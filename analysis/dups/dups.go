@@ -32,6 +32,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math/bits"
 	"slices"
 	"strings"
@@ -208,6 +209,7 @@ type Detector struct {
 	rank     []uint32 // of each partition dir, see rankParts
 	records  int64
 	finished bool
+	cluster  func(input int32) string // SetClusters
 }
 
 // lastSpans are the spans of a recent writer.
@@ -459,9 +461,48 @@ func (d *Detector) Close() error {
 	return nil
 }
 
+// SetClusters names the cluster of each input (its cluster.id, "" when
+// unknown) before Finish. Records of two clusters are never duplicates of
+// each other: a mirror or a restored copy holds the same records at other
+// offsets under other producer ids, and that is not a producer's resend.
+// An input of unknown cluster joins the run's only known cluster, or
+// forms its own when the run knows several.
+func (d *Detector) SetClusters(cluster func(input int32) string) { d.cluster = cluster }
+
+// clusterRanks numbers the cluster of each partition dir in name order.
+func (d *Detector) clusterRanks() []uint32 {
+	ranks := make([]uint32, len(d.parts))
+	if d.cluster == nil {
+		return ranks
+	}
+	names := make([]string, len(d.parts))
+	known := map[string]bool{}
+	for i := range d.parts {
+		names[i] = d.cluster(d.parts[i].input)
+		if names[i] != "" {
+			known[names[i]] = true
+		}
+	}
+	if len(known) == 1 {
+		for c := range known {
+			for i := range names {
+				names[i] = c
+			}
+		}
+	}
+	sorted := slices.Sorted(maps.Keys(known))
+	for i, n := range names {
+		if k, ok := slices.BinarySearch(sorted, n); ok {
+			ranks[i] = uint32(k) + 1
+		}
+	}
+	return ranks
+}
+
 // rankScopes renumbers topics and scopes in name order (they were
 // numbered in the order they were first seen), so that group numbers and
-// member order do not depend on the order of the inputs.
+// member order do not depend on the order of the inputs. A scope is also
+// one cluster's (SetClusters).
 func (d *Detector) rankScopes() {
 	names := make([]string, 0, len(d.topics))
 	for t := range d.topics {
@@ -472,29 +513,35 @@ func (d *Detector) rankScopes() {
 	for i, t := range names {
 		rank[t] = uint32(i)
 	}
+	clusters := d.clusterRanks()
 	type tp struct {
-		topic     uint32
-		partition int32
+		cluster, topic uint32
+		partition      int32
+	}
+	key := func(i int) tp {
+		p := &d.parts[i]
+		switch d.opts.Scope {
+		case ScopeTopic:
+			return tp{clusters[i], p.topicIdx, 0}
+		case ScopePartition:
+			return tp{clusters[i], p.topicIdx, p.partition}
+		}
+		return tp{cluster: clusters[i]}
+	}
+	order := func(a, b tp) int {
+		return cmp.Or(cmp.Compare(a.cluster, b.cluster), cmp.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
 	}
 	var tps []tp
 	for i := range d.parts {
 		p := &d.parts[i]
 		p.topicIdx = rank[p.topic]
-		tps = append(tps, tp{p.topicIdx, p.partition})
+		tps = append(tps, key(i))
 	}
-	slices.SortFunc(tps, func(a, b tp) int { return cmp.Or(cmp.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition)) })
+	slices.SortFunc(tps, order)
 	tps = slices.Compact(tps)
 	for i := range d.parts {
-		p := &d.parts[i]
-		switch d.opts.Scope {
-		case ScopeTopic:
-			p.scope = p.topicIdx
-		case ScopePartition:
-			k, _ := slices.BinarySearchFunc(tps, tp{p.topicIdx, p.partition}, func(a, b tp) int {
-				return cmp.Or(cmp.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
-			})
-			p.scope = uint32(k)
-		}
+		k, _ := slices.BinarySearchFunc(tps, key(i), order)
+		d.parts[i].scope = uint32(k)
 	}
 }
 

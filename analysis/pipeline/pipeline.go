@@ -238,6 +238,9 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 			Source: func(in int32) string { return sources[in] }})
 	}
 	r.Sessions = sessions
+	if o.Detector != nil {
+		o.Detector.SetClusters(r.Cluster)
+	}
 	r.count(cr.Omitted)
 	if cr.Kafka == 0 {
 		return r, noKafkaData(inputs, res.Anomalies)
