@@ -35,8 +35,8 @@ type onceSet struct {
 // oncePart is what the set knows of one partition. Its batches are kept
 // in a list, not the map, until a file other than the one that decoded
 // them looks one up: when the later copies of a file are byte-identical
-// they take its rows over and look nothing up, and the map's inserts and
-// lookups for the first copy were a tenth of replicas over three
+// they take its rows over and look nothing up, and filling and searching
+// the map for the first copy would cost a tenth of replicas over three
 // uncompressed 1 GiB copies.
 type oncePart struct {
 	inMap   bool      // the partition's batches go to the map

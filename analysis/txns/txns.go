@@ -109,8 +109,8 @@ func (t *Tracker) Batch(b *analysis.BatchRow) {
 		p.leaderEpoch = b.PartitionLeaderEpoch
 	}
 	if b.MaxTimestamp != nil && (p.lastWrite == nil || *b.MaxTimestamp > *p.lastWrite) {
-		// Written in place once held: a new one at every batch was an
-		// allocation per batch.
+		// Written in place once held: a new one at every batch would be
+		// an allocation per batch.
 		if p.lastWrite == nil {
 			p.lastWrite = new(int64)
 		}
