@@ -289,25 +289,31 @@ func txnContext(res *scan.Result, chk *check.Checker, attr *attributor, sources 
 		c.TxnState = attr.a.Transactions()
 		if n := attr.configs.Partitions("__transaction_state"); n > 0 {
 			c.TxnStatePartitions, c.CountFrom = n, txns.CountFromMetadata
-			c.TxnStateComplete = func(in int32) bool {
-				// The partitions the input holds, and those the other
-				// inputs of its cluster hold.
-				held := maps.Clone(stateDirs[in])
-				if cl := cluster(in); cl != "" {
-					for other, parts := range stateDirs {
-						if other != in && cluster(other) == cl {
-							if held == nil {
-								held = map[int32]bool{}
-							}
-							maps.Copy(held, parts)
-						}
-					}
-				}
-				return int32(len(held)) == n
-			}
+			c.TxnStateComplete = txnStateComplete(stateDirs, cluster, n)
 		}
 	}
 	return c
+}
+
+// txnStateComplete tells, per input, whether the input and the other
+// inputs of its cluster hold all n partitions of __transaction_state
+// (stateDirs: the partitions each input holds), counted once for all.
+func txnStateComplete(stateDirs map[int32]map[int32]bool, cluster func(int32) string, n int32) func(int32) bool {
+	byCluster := map[string]map[int32]bool{}
+	for in, parts := range stateDirs {
+		if cl := cluster(in); cl != "" {
+			if byCluster[cl] == nil {
+				byCluster[cl] = map[int32]bool{}
+			}
+			maps.Copy(byCluster[cl], parts)
+		}
+	}
+	return func(in int32) bool {
+		if held, ok := byCluster[cluster(in)]; ok {
+			return int32(len(held)) == n
+		}
+		return int32(len(stateDirs[in])) == n
+	}
 }
 
 // emptyInputs are findings for the inputs that hold no Kafka file while

@@ -5,8 +5,8 @@ import "github.com/ksleuth/ksleuth/analysis/source"
 // copyCount knows, from the inputs listed ahead, which partitions only
 // one live partition dir of the run holds. Their records are compared
 // with no other copy's, so the replica comparison need not keep their
-// fingerprints (EntryBatch.SoleCopy): a sixteenth of a scan's CPU on one
-// broker's lz4 segments, and 16 bytes a record of its memory.
+// fingerprints (EntryBatch.SoleCopy): about 5 % of the CPU samples of a
+// scan of one broker's lz4 segments, and 16 bytes a record of memory.
 type copyCount struct {
 	known bool
 	dirs  map[topicPartition]int // live partition dirs of each partition
