@@ -209,7 +209,7 @@ type Detector struct {
 	rank     []uint32 // of each partition dir, see rankParts
 	records  int64
 	finished bool
-	cluster  func(input int32) string // SetClusters
+	cluster  func(input int32, dir string) string // SetClusters
 }
 
 // lastSpans are the spans of a recent writer.
@@ -461,13 +461,14 @@ func (d *Detector) Close() error {
 	return nil
 }
 
-// SetClusters names the cluster of each input (its cluster.id, "" when
-// unknown) before Finish. Records of two clusters are never duplicates of
-// each other: a mirror or a restored copy holds the same records at other
+// SetClusters names the cluster of each partition dir (by input and dir,
+// as Partition registered it: its log dir's cluster.id, "" when unknown)
+// before Finish. Records of two clusters are never duplicates of each
+// other: a mirror or a restored copy holds the same records at other
 // offsets under other producer ids, and that is not a producer's resend.
-// An input of unknown cluster joins the run's only known cluster, or
-// forms its own when the run knows several.
-func (d *Detector) SetClusters(cluster func(input int32) string) { d.cluster = cluster }
+// A partition dir of unknown cluster joins the run's only known cluster,
+// or forms its own when the run knows several.
+func (d *Detector) SetClusters(cluster func(input int32, dir string) string) { d.cluster = cluster }
 
 // clusterRanks numbers the cluster of each partition dir in name order.
 func (d *Detector) clusterRanks() []uint32 {
@@ -478,7 +479,7 @@ func (d *Detector) clusterRanks() []uint32 {
 	names := make([]string, len(d.parts))
 	known := map[string]bool{}
 	for i := range d.parts {
-		names[i] = d.cluster(d.parts[i].input)
+		names[i] = d.cluster(d.parts[i].input, d.parts[i].dir)
 		if names[i] != "" {
 			known[names[i]] = true
 		}

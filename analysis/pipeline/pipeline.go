@@ -239,7 +239,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	}
 	r.Sessions = sessions
 	if o.Detector != nil {
-		o.Detector.SetClusters(r.Cluster)
+		o.Detector.SetClusters(reps.ClusterOf)
 	}
 	r.count(cr.Omitted)
 	if cr.Kafka == 0 {

@@ -400,15 +400,41 @@ func (c *Collector) Clusters() map[int32]string {
 	return ids
 }
 
-// logDirOfCopy is the log dir a partition dir belongs to, as the source
+// ClusterOf returns the cluster of the partition dir dir of input (the
+// dir of its segments' paths): the cluster.id of its own log dir's
+// meta.properties, else the input's when its log dirs name one and no
+// other, else "". One archive may hold the log dirs of two clusters (a
+// cluster and its mirror); their partitions then keep their own.
+func (c *Collector) ClusterOf(input int32, dir string) string {
+	if l := c.dirs[key{input, logDirName(dir)}]; l != nil && l.cluster != "" {
+		return l.cluster
+	}
+	cl := ""
+	for k, l := range c.dirs {
+		switch {
+		case k.input != input || l.cluster == "" || l.cluster == cl:
+		case cl == "":
+			cl = l.cluster
+		default:
+			return ""
+		}
+	}
+	return cl
+}
+
+// logDirName is the log dir a partition dir belongs to, as the source
 // listing names it (Entry.LogDir): a partition dir given as the input has
 // the log dir "..".
-func (c *Collector) logDirOfCopy(r *replica) *logDir {
-	dir := path.Dir(r.key.dir)
-	if r.key.dir == "." || r.key.dir == "" {
-		dir = ".."
+func logDirName(dir string) string {
+	if dir == "." || dir == "" {
+		return ".."
 	}
-	return c.logDirOf(r.key.input, dir)
+	return path.Dir(dir)
+}
+
+// logDirOfCopy is the log dir of a copy's partition dir.
+func (c *Collector) logDirOfCopy(r *replica) *logDir {
+	return c.logDirOf(r.key.input, logDirName(r.key.dir))
 }
 
 func (c *Collector) source(in int32) string {

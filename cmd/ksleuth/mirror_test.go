@@ -16,10 +16,15 @@ import (
 // PID 5000, as a mirror writes them, with the same timestamps. When b is
 // of cluster dr, nothing is a duplicate; when b is of cluster prod, or
 // names no cluster (it joins the run's only known one), PID 5000 resent
-// the ten records.
+// the ten records. The same holds when one input (an archive of both
+// clusters' brokers) holds both log dirs: each log dir keeps its own
+// cluster.
 func TestDupsAcrossClusters(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct{ cluster string }{{"dr"}, {"prod"}, {""}} {
+	for _, c := range []struct {
+		cluster  string
+		oneInput bool
+	}{{"dr", false}, {"prod", false}, {"", false}, {"dr", true}, {"prod", true}, {"", true}} {
 		root := t.TempDir()
 		for _, d := range []struct {
 			name, cluster string
@@ -44,9 +49,13 @@ func TestDupsAcrossClusters(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		out, errOut, code := runCLI(t, "dups", "--json", "--progress", "never", filepath.Join(root, "a"), filepath.Join(root, "b"))
+		args := []string{"dups", "--json", "--progress", "never", filepath.Join(root, "a"), filepath.Join(root, "b")}
+		if c.oneInput {
+			args = append(args[:4], root)
+		}
+		out, errOut, code := runCLI(t, args...)
 		if code != exitOK {
-			t.Fatalf("cluster %q: exit %d: %s", c.cluster, code, errOut)
+			t.Fatalf("cluster %q, one input %v: exit %d: %s", c.cluster, c.oneInput, code, errOut)
 		}
 		later := 0
 		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -68,7 +77,7 @@ func TestDupsAcrossClusters(t *testing.T) {
 			want = 0
 		}
 		if later != want {
-			t.Errorf("b of cluster %q: %d later copies, want %d\n%s", c.cluster, later, want, out)
+			t.Errorf("b of cluster %q, one input %v: %d later copies, want %d\n%s", c.cluster, c.oneInput, later, want, out)
 		}
 	}
 }
