@@ -198,6 +198,52 @@ func TestLedgerMissingSegmentCompacted(t *testing.T) {
 	}
 }
 
+// TestLedgerSkippedBatchIsNotCompaction: a batch whose length field is
+// damaged is skipped over to the next valid batch; the jump in offsets
+// across the skipped bytes is the damage's, not a sign of compaction, so
+// a missing segment of the same uncompacted partition stays a loss.
+// Truth: idempotent-0's second segment is deleted and the length of the
+// first segment's second batch is corrupted.
+func TestLedgerSkippedBatchIsNotCompaction(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "idempotent-0")
+	mid := p.Segments[1]
+	prefix := strings.TrimSuffix(mid.File, ".log")
+	for name := range mfs {
+		if strings.HasPrefix(name, prefix+".") && !strings.HasSuffix(name, ".snapshot") {
+			delete(mfs, name)
+		}
+	}
+	seg := p.Segments[0]
+	if len(seg.Batches) < 3 {
+		t.Fatalf("%s has %d batches, want 3 or more", seg.File, len(seg.Batches))
+	}
+	b := seg.Batches[1]
+	data := slices.Clone(mfs[seg.File].Data)
+	data[b.Position+9] ^= 0x40 // the batch length, bytes 8..11
+	mfs[seg.File] = &fstest.MapFile{Data: data}
+	rep := verifyFS(t, mfs)
+	byCause := map[string]analysis.GapRow{}
+	for _, g := range gapsOf(rep, "idempotent-0") {
+		if g.Cause == check.CauseCompaction {
+			t.Errorf("gap %+v called compaction", g)
+		}
+		byCause[g.Cause] = g
+	}
+	if g, ok := byCause[check.CauseDamaged]; !ok || g.FirstOffset != b.BaseOffset || lastOf(g) != b.LastOffset || g.Severity != finding.Error {
+		t.Errorf("damaged gap %+v, want %d..%d", g, b.BaseOffset, b.LastOffset)
+	}
+	first, last := mid.Batches[0].BaseOffset, mid.Batches[len(mid.Batches)-1].LastOffset
+	if g, ok := byCause[check.CauseMissingSegment]; !ok || g.FirstOffset != first || lastOf(g) != last || g.Severity != finding.Warning {
+		t.Errorf("missing-segment gap %+v, want %d..%d", g, first, last)
+	}
+	for _, f := range rep.Findings {
+		if f.Kind == finding.KindOffsetGap {
+			t.Errorf("finding %+v", f)
+		}
+	}
+}
+
 // TestLedgerRetention: the first segments gone is retention, a note.
 func TestLedgerRetention(t *testing.T) {
 	mfs, m := multiSegment(t)

@@ -245,7 +245,10 @@ func (p *partition) batch(file string, b *batchInfo) {
 		p.add(finding.New(p.where(file), finding.KindOffsetRegression, b.pos, b.base,
 			"batch with offsets %d..%d %s offsets already seen (up to %d): the log holds overlapping data",
 			b.base, b.last, what, p.prevLast))
-	case p.prevLast >= 0 && b.base > p.prevLast+1 && len(s.batches) > 1:
+	case p.prevLast >= 0 && b.base > p.prevLast+1 && len(s.batches) > 1 && adjacent(&s.batches[len(s.batches)-2], b):
+		// Only a jump between intact batches that touch in the file is
+		// the cleaner's mark: across bytes the reader skipped, the
+		// offsets between went with the damage.
 		s.nGaps++
 		if s.firstGap[0] < 0 {
 			s.firstGap = [2]int64{b.pos, p.prevLast + 1}
@@ -274,6 +277,11 @@ func (p *partition) batch(file string, b *batchInfo) {
 		p.maxTs = b.maxTs
 	}
 	p.prevLast = max(p.prevLast, b.last)
+}
+
+// adjacent reports whether b starts where prev ends, both intact.
+func adjacent(prev *placed, b *batchInfo) bool {
+	return prev.intact && b.intact && prev.pos+prev.size == b.pos
 }
 
 // shapeEvidence counts batch shapes only the log cleaner leaves: a v2
