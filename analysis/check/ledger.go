@@ -392,13 +392,26 @@ func (p *partition) ledger() []analysis.GapRow {
 		}
 		end := hw - 1
 		damaged(prevEnd+1, end, last.path, d, false)
+	case prev == nil && lost != nil:
+		// Not one batch could be read: everything from the first segment
+		// on went with the damage, up to the checkpoints when they say.
+		d := lost.lead
+		if d == nil {
+			d = &damage{pos: 0, kind: "unreadable segment"}
+		}
+		damaged(first.base, hw-1, lost.path, d, lost != last)
 	case orphaned:
 		rows = append(rows, orphan)
-	case hw > prevEnd+1 && prevEnd >= 0:
+	case prev != nil && hw > prevEnd+1:
 		l := hw - 1
 		gap(prevEnd+1, &l, CauseCheckpointAh, finding.Warning, ld.checkpointPath(), -1,
 			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but past the last batch on disk: the copy was taken while the broker wrote, or the log lost its tail",
 			prevEnd+1, l, hw)
+	case prev == nil && hw > first.base:
+		l := hw - 1
+		gap(first.base, &l, CauseCheckpointAh, finding.Warning, ld.checkpointPath(), -1,
+			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but no batch is on disk from offset %d, where the first segment starts: the copy was taken while the broker wrote, or the log lost its data",
+			first.base, l, hw, first.base)
 	}
 	if lso, ok := ld.entry(snapshot.KindLogStartCheckpoint, p.topic, p.part); ok {
 		if fo := p.firstOffset(); fo >= 0 && lso > fo {

@@ -244,6 +244,49 @@ func TestLedgerSkippedBatchIsNotCompaction(t *testing.T) {
 	}
 }
 
+// TestLedgerNoReadableBatch: a partition copy of which not one batch can
+// be read is not intact. Truth: codecs-0 keeps only its first segment,
+// with the high watermark at the partition's log end; that segment has
+// every batch's CRC broken (offsets 0..end-1 lost with the damage), or
+// is empty (offsets 0..end-1 below the checkpoint and not on disk).
+func TestLedgerNoReadableBatch(t *testing.T) {
+	for _, empty := range []bool{false, true} {
+		mfs, m := multiSegment(t)
+		p := partitionOf(t, m, "codecs-0")
+		for _, sg := range p.Segments[1:] {
+			prefix := strings.TrimSuffix(sg.File, ".log")
+			for name := range mfs {
+				if strings.HasPrefix(name, prefix+".") && !strings.HasSuffix(name, ".snapshot") {
+					delete(mfs, name)
+				}
+			}
+		}
+		seg := p.Segments[0]
+		data := slices.Clone(mfs[seg.File].Data)
+		for _, b := range seg.Batches {
+			data[b.Position+int64(b.Size)-3] ^= 0x01
+		}
+		if empty {
+			data = nil
+		}
+		mfs[seg.File] = &fstest.MapFile{Data: data}
+		end := p.LogEndOffset
+		setCheckpoint(t, mfs, "replication-offset-checkpoint", "codecs 0", fmt.Sprint(end))
+		rep := verifyFS(t, mfs)
+		cause, sev := check.CauseDamaged, finding.Error
+		if empty {
+			cause, sev = check.CauseCheckpointAh, finding.Warning
+		}
+		gs := gapsOf(rep, "codecs-0")
+		if len(gs) != 1 || gs[0].Cause != cause || gs[0].Severity != sev || gs[0].FirstOffset != 0 || lastOf(gs[0]) != end-1 {
+			t.Errorf("empty %v: gaps %+v, want one %s %s 0..%d", empty, gs, sev, cause, end-1)
+		}
+		if v := verdictOf(t, rep, "codecs-0"); v.Intact || v.Lost != end {
+			t.Errorf("empty %v: verdict %+v, want %d offsets lost", empty, v, end)
+		}
+	}
+}
+
 // TestLedgerRetention: the first segments gone is retention, a note.
 func TestLedgerRetention(t *testing.T) {
 	mfs, m := multiSegment(t)
