@@ -22,6 +22,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment/segtest"
+	"github.com/ksleuth/ksleuth/snapshot"
 )
 
 // multiSegment generates a log dir whose partitions span several small
@@ -453,5 +454,60 @@ func TestLedgerCompactedByConfig(t *testing.T) {
 	}
 	if len(gs) != 1 || gs[0].Cause != check.CauseCompaction || gs[0].Severity != finding.Note || !strings.Contains(gs[0].Explanation, "cleanup.policy=compact") {
 		t.Fatalf("gaps %+v, want one compaction note citing the topic config", gs)
+	}
+}
+
+// TestSnapshotInsideSegment: a snapshot whose end offset lies inside a
+// segment (a clean shutdown's, before appends resumed in the same
+// segment) is compared with the log up to that offset. Truth:
+// idempotent-0's first two segments are joined into one file, so the
+// roll snapshot named after the second one's base offset lies inside it
+// and matches the log below it; with a sequence changed it does not.
+func TestSnapshotInsideSegment(t *testing.T) {
+	for _, edited := range []bool{false, true} {
+		mfs, m := multiSegment(t)
+		p := partitionOf(t, m, "idempotent-0")
+		s0, s1 := p.Segments[0], p.Segments[1]
+		snap := ""
+		for _, sn := range p.Snapshots {
+			if sn.Offset == s1.BaseOffset && len(sn.Producers) > 0 {
+				snap = sn.File
+			}
+		}
+		if snap == "" {
+			t.Fatalf("no snapshot with producers at %d: %+v", s1.BaseOffset, p.Snapshots)
+		}
+		joined := append(slices.Clone(mfs[s0.File].Data), mfs[s1.File].Data...)
+		for _, f := range []string{s0.File, s1.File} {
+			prefix := strings.TrimSuffix(f, ".log")
+			for name := range mfs {
+				if strings.HasPrefix(name, prefix+".") && !strings.HasSuffix(name, ".snapshot") {
+					delete(mfs, name)
+				}
+			}
+		}
+		mfs[s0.File] = &fstest.MapFile{Data: joined}
+		if edited {
+			rewriteSnapshot(t, mfs, snap, func(es []snapshot.Entry) []snapshot.Entry {
+				es[0].LastSequence += 3
+				return es
+			})
+		}
+		rep := verifyFS(t, mfs)
+		var mismatch, unverified int
+		for _, f := range rep.Findings {
+			if f.File != snap {
+				continue
+			}
+			switch f.Kind {
+			case finding.KindSnapshotMismatch:
+				mismatch++
+			case finding.KindNotVerifiable:
+				unverified++
+			}
+		}
+		if want := map[bool]int{false: 0, true: 1}[edited]; mismatch != want || unverified != 0 {
+			t.Errorf("edited %v: %d mismatches (want %d), %d not verifiable (want 0):\n%s", edited, mismatch, want, unverified, dumpFindings(rep))
+		}
 	}
 }

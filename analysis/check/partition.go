@@ -111,6 +111,13 @@ type partition struct {
 	atStart   *pstate.State // the state before the current segment's batches
 	startBase int64         // that segment's name offset
 	snaps     []*snapshot.File
+	// since are the batches applied since the current segment began that
+	// change producer state. A snapshot whose end offset lies inside the
+	// segment (written at a clean shutdown, before appends resumed in the
+	// same segment) comes after the segment's files; it is compared with
+	// atStart with these applied up to its end.
+	since     []pstate.Batch
+	sinceOver bool  // since was not kept in full: such a snapshot cannot be compared
 	prevLast  int64 // highest offset replayed, -1 before any batch
 	segLast   int64 // highest offset of the segments before the current one
 	maxTs     int64
@@ -202,6 +209,7 @@ func (p *partition) beginSegment(file string) *segRun {
 				"the segments overlap (a leftover of an interrupted cleaning or split, or files copied from different moments)", n.Offset, p.segLast))
 	}
 	p.atStart, p.startBase = p.st.Clone(), n.Offset
+	p.since, p.sinceOver = p.since[:0], false
 	p.cur, p.last = s, nil
 	return s
 }
@@ -269,6 +277,13 @@ func (p *partition) batch(file string, b *batchInfo) {
 		// Overlapping data is not replayed: the broker's log would not
 		// hold it, and replaying it would only repeat the finding.
 		return
+	}
+	if pb.Magic >= 2 && pb.ProducerID >= 0 {
+		if len(p.since) < maxSince {
+			p.since = append(p.since, pb)
+		} else {
+			p.sinceOver = true
+		}
 	}
 	if done := p.st.Apply(pb); done != nil {
 		s.markers[pb.BaseOffset] = marker{pid: done.ProducerID, abort: done.Aborted, txFirst: done.FirstOffset, pos: b.pos}
@@ -430,6 +445,7 @@ func (p *partition) flushStash(base int64, found bool) {
 func (p *partition) release() {
 	p.endSegment()
 	p.dropLast()
+	p.since, p.sinceOver = nil, true
 	bases := make([]int64, 0, len(p.stash))
 	for b := range p.stash {
 		bases = append(bases, b)

@@ -31,12 +31,46 @@ func (p *partition) snapshotFile(file string, data []byte) {
 	case p.atStart != nil && p.startBase == end:
 		// Named after the segment just read: the state before it.
 		p.compareSnapshot(f, p.atStart, -1)
+	case p.atStart != nil && p.startBase < end && !p.sinceOver:
+		// Inside the segment just read: the state before it, and its
+		// batches up to the snapshot.
+		if st := p.stateAt(end); st != nil {
+			p.compareSnapshot(f, st, -1)
+			return
+		}
+		p.add(finding.New(p.where(file), finding.KindNotVerifiable, -1, end,
+			"snapshot ends at %d, inside a batch of the log: a broker writes snapshots at batch boundaries, so its producers were not compared with the log", end))
 	case p.firstSegBase >= 0 && end <= p.firstSegBase:
 		p.compareSnapshot(f, p.st, -1) // refers to deleted data: a note
+	case p.atStart != nil && p.startBase < end:
+		p.add(finding.New(p.where(file), finding.KindNotVerifiable, -1, end,
+			"snapshot ends at %d, inside a segment with more than %d producer batches before it: its producers were not compared with the log", end, maxSince))
 	default:
 		p.add(finding.New(p.where(file), finding.KindNotVerifiable, -1, end,
-			"snapshot ends at %d, inside data read before it; its producers were not compared with the log", end))
+			"snapshot ends at %d, inside a segment that came before it in the input (not in a log dir's order): its producers were not compared with the log", end))
 	}
+}
+
+// maxSince bounds the producer batches of one segment kept for a snapshot
+// inside it (some 80 bytes each).
+const maxSince = 1 << 18
+
+// stateAt is the producer state below offset end, inside the segment just
+// read: atStart with the segment's batches below end applied; nil when a
+// batch spans end.
+func (p *partition) stateAt(end int64) *pstate.State {
+	st := p.atStart.Clone()
+	for _, b := range p.since {
+		if b.LastOffset >= end {
+			if b.BaseOffset < end {
+				return nil
+			}
+			break
+		}
+		st.Apply(b)
+	}
+	st.MapEndOffset = end
+	return st
 }
 
 // finishSnapshots compares the snapshots the replay never reached with the
