@@ -26,7 +26,8 @@ const (
 	// changed on replay, or was acknowledged before the crash).
 	DefaultResendTail = 10
 	// DefaultResendMinRun: a run of fewer records does not show a resend:
-	// a session of one record reads exactly like a resend of one record.
+	// one record written again reads the same whether it was resent or
+	// written anew.
 	DefaultResendMinRun = 2
 )
 
@@ -396,7 +397,7 @@ func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts, writes int32) (
 	switch {
 	case f.records < minRun && f.records == 1:
 		why |= WhyShort
-		rs = append(rs, "a run of one record: a session that wrote one record reads exactly like a resend of one record")
+		rs = append(rs, "a run of one record: one record written again reads the same whether it was resent or written anew")
 	case f.records < minRun:
 		why |= WhyShort
 		rs = append(rs, fmt.Sprintf("a run of %d records, fewer than %d", f.records, minRun))

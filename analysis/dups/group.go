@@ -271,10 +271,9 @@ func (g *grouper) start(st *groupStats) *groupRows {
 }
 
 // groupRows makes the tape rows of a group's members, given one at a
-// time in order. Each later member is compared with the latest earlier
-// member by another writer, else the latest earlier member: the last
-// member (lastA), or the latest one whose writer differs from lastA's
-// (lastB).
+// time in order. Each later member is compared with the last member
+// (lastA) when that is of the same producer session, else with the
+// latest earlier member by another writer (lastB), else with lastA.
 type groupRows struct {
 	d            *Detector
 	group        int64
@@ -294,7 +293,13 @@ func (w *groupRows) row(m *rec) *tapeRow {
 		w.t.first = w.first
 	} else {
 		ref := &w.lastA
-		if w.lastA.writerEq(m) && w.hasB {
+		switch a := &w.lastA; {
+		case a.writerEq(m) && a.epoch == m.epoch && m.pid >= 0 && a.txn() != TxnAborted:
+			// m's session wrote this content already: a restarted
+			// producer resends a record once, so this copy is the
+			// session's own repeat (a heartbeat), not a resend of
+			// another writer's.
+		case a.writerEq(m) && w.hasB:
 			ref = &w.lastB
 		}
 		w.t.ref = *ref

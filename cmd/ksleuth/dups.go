@@ -144,8 +144,8 @@ consecutive records repeating the earlier session's records in order, that
 run is the earlier session's tail (but for --resend-tail records) and the
 later session's head (after at most --resend-head records of its own), and
 its content is not one value repeated nor what every new session writes.
-Otherwise "possible", with the reasons it is not strong: a session that
-wrote one record reads exactly like a resend of one record.
+Otherwise "possible", with the reasons it is not strong: one record
+written again reads the same whether it was resent or written anew.
 
 The text report collapses consecutive resent records into runs, sorted by
 size (--limit), with totals per class and per topic. --json writes one

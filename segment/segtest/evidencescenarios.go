@@ -143,7 +143,9 @@ func (d *dupGen) retyped() error {
 }
 
 // constant: producer 9401 ends with a "ping"; 9402 starts 2 s later and
-// writes "ping" five times in a row among its own records.
+// writes "ping" five times in a row among its own records. The first may
+// be a resend (weakly: one value); the other four repeat 9402's own,
+// and a restarted producer resends a record once.
 func (d *dupGen) constant() error {
 	const t = "pings"
 	ping := []Record{{Value: []byte("ping")}}
@@ -158,12 +160,16 @@ func (d *dupGen) constant() error {
 	d.now += 2000
 	var later []loc
 	var classes []string
-	for range 5 {
+	for i := range 5 {
 		l, err := d.send(t, 0, 9402, 0, &s2, false, CodecNone, ping)
 		if err != nil {
 			return err
 		}
-		later, classes = append(later, l[0]), append(classes, "restart-resend")
+		class := "repeat"
+		if i == 0 {
+			class = "restart-resend"
+		}
+		later, classes = append(later, l[0]), append(classes, class)
 	}
 	if _, err := d.send(t, 0, 9402, 0, &s2, false, CodecNone, recs("q", 0, 3)); err != nil {
 		return err
