@@ -325,7 +325,10 @@ func (p *partition) ledger() []analysis.GapRow {
 			continue
 		}
 		from := prevEnd + 1
-		if prev == nil {
+		switch {
+		case prev == nil && lost != nil:
+			from = lost.base // from the first segment that could not be read
+		case prev == nil:
 			from = s.base
 		}
 		if s.firstIntact > from {

@@ -511,3 +511,39 @@ func TestSnapshotInsideSegment(t *testing.T) {
 		}
 	}
 }
+
+// TestLedgerLinkedAwaySegment: a segment the copy holds only as a link to
+// nothing (or out of the input) is unreadable, not "not a Kafka file":
+// its offsets are lost to the run and the run is incomplete. Truth:
+// codecs-1's first segment is a dangling symlink; its offsets, up to the
+// second segment's first batch, are the loss.
+func TestLedgerLinkedAwaySegment(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-1")
+	s0, s1 := p.Segments[0], p.Segments[1]
+	root := writeFS(t, mfs, "")
+	seg := filepath.Join(root, filepath.FromSlash(s0.File))
+	if err := os.Remove(seg); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(t.TempDir(), "gone"), seg); err != nil {
+		t.Fatal(err)
+	}
+	rep := runPaths(t, root)
+	if !rep.Result.Incomplete() {
+		t.Error("run with an unreadable segment is complete")
+	}
+	want(t, rep, finding.KindIOError, s0.File, -1, -1, "dangling symlink")
+	for _, sk := range rep.Result.Check.Skipped {
+		if sk.Path == s0.File {
+			t.Errorf("%s listed as skipped: %+v", s0.File, sk)
+		}
+	}
+	gs := gapsOf(rep, "codecs-1")
+	if len(gs) == 0 || gs[0].Cause != check.CauseDamaged || gs[0].FirstOffset != 0 || lastOf(gs[0]) != s1.BaseOffset-1 {
+		t.Errorf("gaps %+v, want the first segment's 0..%d lost", gs, s1.BaseOffset-1)
+	}
+	if v := verdictOf(t, rep, "codecs-1"); v.Intact {
+		t.Errorf("verdict %+v", v)
+	}
+}

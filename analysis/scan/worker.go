@@ -236,6 +236,12 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		fc.anomaly(w.Kind, "warning", nil, nil, nil, w.Message)
 	}
 	if e.Skipped != "" {
+		if e.MissingData() {
+			// A file the broker reads, by its name, that this copy holds
+			// only as a link to nothing or to outside the input: its data
+			// is not in the copy, and the run cannot say it is intact.
+			return w.unreadable(fc, fmt.Errorf("%s: %s (a %s file: its data is not checked)", e.Path, e.Skipped, e.Name.Kind), emit)
+		}
 		fd.row.Status = statusSkipped
 		fc.anomaly("skipped-file", "note", nil, nil, nil, e.Path+": "+e.Skipped)
 		return emit(chunk{file: fd})

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ksleuth/ksleuth/snapshot"
 )
 
 // Kinds of Skip: why a path is listed but not read.
@@ -46,10 +48,27 @@ func (e *Entry) Skip() (Skip, bool) {
 	switch {
 	case e.Err != nil:
 		return Skip{e.Input, e.Path, SkipIOError, e.Err.Error()}, true
+	case e.MissingData():
+		return Skip{e.Input, e.Path, SkipIOError, e.Skipped}, true
 	case e.Skipped != "":
 		return Skip{e.Input, e.Path, e.SkipKind, e.Skipped}, true
 	}
 	return Skip{}, false
+}
+
+// MissingData reports whether e, skipped, names a file of Kafka's own
+// whose data the input does not hold: a link to nothing, to outside the
+// input, or to a device or pipe. Such a file is unreadable, not "not a
+// Kafka file": the broker's copy of it is missing from this one.
+func (e *Entry) MissingData() bool {
+	if e.Skipped == "" || e.Name.Kind == snapshot.KindUnknown || e.Name.Leftover || e.Name.Suffix != "" {
+		return false
+	}
+	switch e.SkipKind {
+	case SkipDangling, SkipLinkOutside, SkipSpecial:
+		return true
+	}
+	return false
 }
 
 // Skips lists the entries that are not read, in their order: what a
