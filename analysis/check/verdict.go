@@ -99,7 +99,7 @@ func (v *Verdict) judge() {
 	case v.Unbounded:
 		lost = "at least " + lost
 	}
-	v.Text = fmt.Sprintf("LOST %s of %s: %s", lost, span, strings.Join(bad, ", "))
+	v.Text = fmt.Sprintf("LOST %s: %s; on disk: %s", lost, strings.Join(bad, ", "), span)
 }
 
 // AddLosses adds loss-ledger rows found outside the checker (the replica

@@ -155,11 +155,20 @@ const (
 
 // Checked counts the files of each kind the checks read.
 func Checked(files []analysis.FileRow) []CheckedKind {
-	var seg, idx, snap, state, other int
+	var seg, transit, kraft, idx, snap, state, other int
 	for _, f := range files {
+		if f.Status == "skipped" || f.Status == "unreadable" {
+			continue // not read: listed as skipped, or an io-error finding
+		}
+		if f.Suffix != "" {
+			transit++
+			continue
+		}
 		switch f.Kind {
-		case "log", "kraft-snapshot", "bootstrap-checkpoint":
+		case "log":
 			seg++
+		case "kraft-snapshot", "bootstrap-checkpoint":
+			kraft++
 		case "index", "timeindex", "txnindex":
 			idx++
 		case "snapshot":
@@ -170,12 +179,17 @@ func Checked(files []analysis.FileRow) []CheckedKind {
 			state++
 		}
 	}
-	out := []CheckedKind{
-		{"segments", seg, "framing, CRCs and every record decoded; offsets within and across segments"},
-		{"index files", idx, "every entry against the batches of its segment"},
-		{"producer snapshots", snap, "against the producer state rebuilt from the log"},
-		{"checkpoint and state files", state, "parsed; offset checkpoints against the data on disk"},
+	out := []CheckedKind{{"segments", seg, "framing, CRCs and every record decoded; offsets within and across segments"}}
+	if transit > 0 {
+		out = append(out, CheckedKind{"files in transit", transit, "read like files of their kind (.deleted, .cleaned, .swap, .tmp): what retention, the cleaner or a write in progress was replacing"})
 	}
+	if kraft > 0 {
+		out = append(out, CheckedKind{"KRaft snapshots", kraft, "framing, CRCs and every metadata record decoded"})
+	}
+	out = append(out,
+		CheckedKind{"index files", idx, "every entry against the batches of its segment"},
+		CheckedKind{"producer snapshots", snap, "against the producer state rebuilt from the log"},
+		CheckedKind{"checkpoint and state files", state, "parsed; offset checkpoints against the data on disk"})
 	if other > 0 {
 		out = append(out, CheckedKind{"other files", other, "not Kafka files: hashed and listed, not checked"})
 	}

@@ -327,19 +327,27 @@ func offsetFromName(base string) (int64, bool) {
 }
 
 func (d *dumper) finding(name string, f *segment.CorruptionError) {
-	if finding.Counts(f.Severity()) {
+	sev, text, msg := f.Severity(), f.Error(), f.Err.Error()
+	if f.Kind() == finding.KindTruncated && !finding.Counts(sev) {
+		// verify grades a torn batch by where it is: a warning at the end
+		// of a partition's active segment, an error in a rolled one. One
+		// file alone cannot tell, and either way records are gone.
+		const why = " (a torn tail if this is its partition's last segment, else lost data: verify the partition dir to tell)"
+		sev, text, msg = finding.Warning, text+why, msg+why
+	}
+	if finding.Counts(sev) {
 		d.findings++
 	}
 	if d.o.json {
 		d.writeJSON(map[string]any{
-			"type": "finding", "file": name, "kind": f.Kind(), "severity": f.Severity(),
-			"position": f.Offset, "length": f.Length, "offset": nonNegative(f.BaseOffset), "message": f.Err.Error(),
+			"type": "finding", "file": name, "kind": f.Kind(), "severity": sev,
+			"position": f.Offset, "length": f.Length, "offset": nonNegative(f.BaseOffset), "message": msg,
 		})
 		return
 	}
 	// Keep stdout and stderr in order for a reader watching both.
 	d.out.Flush()
-	fmt.Fprintf(d.errw, "finding: %s [%s, %s]\n", f.Error(), f.Kind(), f.Severity())
+	fmt.Fprintf(d.errw, "finding: %s [%s, %s]\n", text, f.Kind(), sev)
 }
 
 func (d *dumper) writeJSON(v any) {

@@ -113,6 +113,33 @@ func TestDumpDamaged(t *testing.T) {
 	}
 }
 
+// TestDumpTornTail: a batch cut short at the end of the file is graded as
+// verify grades it at the least (a warning: a torn tail of an active
+// segment), not a note that --fail-on-findings would let pass. Truth: the
+// sample segment with its last 5 bytes cut off.
+func TestDumpTornTail(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile(sampleDir + "/codecs-0/00000000000000000000.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	if err := os.WriteFile(path, src[:len(src)-5], 0o444); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "dump", path)
+	if code != 0 || !strings.Contains(errOut, "[truncated-batch, warning]") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if _, _, code := runCLI(t, "dump", "--fail-on-findings", path); code != exitFindings {
+		t.Fatalf("--fail-on-findings: exit %d, want 3", code)
+	}
+	out, _, _ := runCLI(t, "verify", "--progress", "never", path)
+	if !strings.Contains(out, "warning truncated-batch") {
+		t.Errorf("verify grades it otherwise:\n%s", out)
+	}
+}
+
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
 	if _, _, code := runCLI(t, "dump"); code != exitUsage {

@@ -92,7 +92,7 @@ func TestTornRolledSegment(t *testing.T) {
 	if code != exitFindings {
 		t.Errorf("verify: exit %d, want 3", code)
 	}
-	for _, w := range []string{fmt.Sprintf("error truncated-batch at byte %d", pos), "codecs-0: LOST 5 offset(s) of offsets 0..84: 63..67 error (truncated-batch)"} {
+	for _, w := range []string{fmt.Sprintf("error truncated-batch at byte %d", pos), "codecs-0: LOST 5 offset(s): 63..67 error (truncated-batch); on disk: offsets 0..84"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("verify output lacks %q:\n%s", w, out)
 		}

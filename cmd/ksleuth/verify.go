@@ -174,10 +174,9 @@ func writeVerifyText(out *bufio.Writer, inputs []*source.Input, res *pipeline.Re
 			nn += c.Count
 		}
 	}
-	segments := 0
-	for _, p := range res.Scan.Partitions {
-		segments += p.Segments
-	}
+	// The live segments read, as the "checked:" line counts them: also
+	// a segment given on its own, outside a partition dir.
+	segments := report.Checked(res.Scan.Files)[0].Files
 	status := ""
 	if res.Incomplete() {
 		status = " (INCOMPLETE: some input could not be read in full)"
