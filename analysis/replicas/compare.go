@@ -167,8 +167,19 @@ func (c *Collector) Compare() *Result {
 			continue
 		}
 		views := make([]*view, len(g))
+		ids := map[int32]int{}
 		for i, r := range g {
 			views[i] = c.view(r)
+			if b := views[i].ld.broker; b >= 0 {
+				ids[b]++
+			}
+		}
+		for _, v := range views {
+			if b := v.ld.broker; b >= 0 && ids[b] > 1 {
+				// Two copies say they are one broker (its log dirs copied
+				// twice, or an id reused): the sentences name the input.
+				v.name = fmt.Sprintf("broker %d of %s", b, c.source(v.r.key.input))
+			}
 		}
 		ref := slices.MaxFunc(views, func(a, b *view) int {
 			// MaxFunc keeps the first maximum: ties go to the earlier input.

@@ -278,3 +278,25 @@ func summary(r *pipeline.Result) string {
 	}
 	return b.String()
 }
+
+// TestSameBrokerIDTwice: two inputs whose meta.properties both say node.id
+// 1 (one broker's log dirs copied twice, or an id reused) are named by
+// their inputs too, so that no sentence reads "broker 1 holds the same
+// batches as broker 1". Truth: two identical copies, both of broker 1.
+func TestSameBrokerIDTwice(t *testing.T) {
+	var seg []byte
+	for i := range 4 {
+		seg = append(seg, batchOf(int64(i*5), 5, 0, "v")...)
+	}
+	a := broker(t, t.TempDir(), 1, seg, [][2]int64{{0, 0}}, 20)
+	b := broker(t, t.TempDir(), 1, seg, [][2]int64{{0, 0}}, 20)
+	res := run(t, pipeline.Options{Scan: scan.Config{Jobs: 2, DecodeOnce: true}}, a, b)
+	if len(res.Replicas.Rows) != 2 {
+		t.Fatalf("rows %+v", res.Replicas.Rows)
+	}
+	for _, r := range res.Replicas.Rows {
+		if !strings.Contains(r.Explanation, "broker 1 of ") || strings.Contains(r.Explanation, "as broker 1:") {
+			t.Errorf("%s: %q does not name the inputs", r.Verdict, r.Explanation)
+		}
+	}
+}
