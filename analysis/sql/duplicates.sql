@@ -91,19 +91,26 @@ WINDOW g AS (PARTITION BY m.fp, m.scope_topic, m.scope_part);
 -- or a copy in an aborted transaction followed by one that is not (a
 -- restarted transactional producer keeps its PID: its retry is a
 -- txn-retry under one PID).
--- Each later copy is compared with the latest earlier copy by another
--- PID (the copy just before its run of same-PID copies), else with the
--- copy just before it.
+-- Each later copy is compared with the copy just before it when that is
+-- of the same producer session (not PID -1, not in an aborted
+-- transaction): the session repeats its own content. Else with the
+-- latest earlier copy by another PID (the copy just before its run of
+-- same-PID copies), else with the copy just before it.
 CREATE OR REPLACE TEMPORARY VIEW dup_members AS
 SELECT r.*,
        CASE WHEN r.occurrence = 1 THEN NULL
+            WHEN r.prev_pid = r.pid AND r.prev_epoch = r.epoch AND r.pid >= 0
+                 AND COALESCE(r.prev_txn, '') <> 'aborted' THEN r.occurrence - 1
             WHEN r.run_start > 1 THEN r.run_start - 1
             ELSE r.occurrence - 1 END AS ref_occurrence
 FROM (SELECT s.*, MIN(s.occurrence) OVER (PARTITION BY s.fp, s.scope_topic, s.scope_part, s.run_id) AS run_start
       FROM (SELECT n.*, SUM(n.new_run) OVER (PARTITION BY n.fp, n.scope_topic, n.scope_part ORDER BY n.occurrence
                                              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS run_id
             FROM (SELECT a.*, CASE WHEN a.pid = LAG(a.pid) OVER (PARTITION BY a.fp, a.scope_topic, a.scope_part ORDER BY a.occurrence)
-                                   THEN 0 ELSE 1 END AS new_run
+                                   THEN 0 ELSE 1 END AS new_run,
+                         LAG(a.pid) OVER (PARTITION BY a.fp, a.scope_topic, a.scope_part ORDER BY a.occurrence) AS prev_pid,
+                         LAG(a.epoch) OVER (PARTITION BY a.fp, a.scope_topic, a.scope_part ORDER BY a.occurrence) AS prev_epoch,
+                         LAG(a.txn_state) OVER (PARTITION BY a.fp, a.scope_topic, a.scope_part ORDER BY a.occurrence) AS prev_txn
                   FROM dup_members_all a
                   WHERE a.members >= 2
                     AND (a.min_pid <> a.max_pid OR a.first_aborted < a.last_not_aborted)) n) s) r;
