@@ -251,6 +251,16 @@ func (p *partition) ledger() []analysis.GapRow {
 				Cause: CauseCheckpointAh, Severity: finding.Warning, File: ld.checkpointPath(),
 				Explanation: fmt.Sprintf("the broker's checkpoints say offsets up to %d were written, but the partition dir holds no .log file: the segments were not copied, or were deleted after the checkpoint", l)}}
 		}
+		if p.dirState == "" && len(p.deleted) == 0 {
+			// A broker keeps an active segment in every partition dir,
+			// empty or not: without one the copy lacks the log, and
+			// nothing here says how much it held.
+			p.add(finding.NewSev(p.where(p.key.dir), finding.KindMissingSegment, finding.Warning, -1, from,
+				"the partition dir holds no .log file, though a broker always keeps an active segment: its log was not copied, or was deleted"))
+			return []analysis.GapRow{{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from,
+				Cause: CauseMissingSegment, Severity: finding.Warning, File: p.key.dir,
+				Explanation: fmt.Sprintf("the partition dir holds no .log file, though a broker always keeps one (its active segment): the segments from offset %d on were not copied, or were deleted; how many offsets they held is unknown", from)}}
+		}
 		return nil
 	}
 	evidence := p.compactionEvidence()

@@ -547,3 +547,36 @@ func TestLedgerLinkedAwaySegment(t *testing.T) {
 		t.Errorf("verdict %+v", v)
 	}
 }
+
+// TestLedgerNoSegmentFile: a partition dir without a single .log file has
+// lost its log, as a broker always keeps an active segment; nothing says
+// how much it held. Truth: codecs-0 keeps only its leader-epoch
+// checkpoint, and the log dir's checkpoints say nothing of it.
+func TestLedgerNoSegmentFile(t *testing.T) {
+	mfs, _ := multiSegment(t)
+	kept := 0
+	for name := range mfs {
+		if strings.HasPrefix(name, "codecs-0/") {
+			if strings.HasSuffix(name, "/leader-epoch-checkpoint") {
+				kept++
+				continue
+			}
+			delete(mfs, name)
+		}
+	}
+	if kept != 1 {
+		t.Fatalf("codecs-0 has %d leader-epoch-checkpoint files", kept)
+	}
+	for _, ck := range []string{"replication-offset-checkpoint", "recovery-point-offset-checkpoint"} {
+		setCheckpoint(t, mfs, ck, "codecs 0", "0")
+	}
+	rep := verifyFS(t, mfs)
+	gs := gapsOf(rep, "codecs-0")
+	if len(gs) != 1 || gs[0].Cause != check.CauseMissingSegment || gs[0].Severity != finding.Warning || gs[0].FirstOffset != 0 || gs[0].LastOffset != nil {
+		t.Fatalf("gaps %+v, want one missing-segment warning from 0, end unknown", gs)
+	}
+	if v := verdictOf(t, rep, "codecs-0"); v.Intact || !v.Unbounded || !strings.Contains(v.Text, "on disk: no segment") {
+		t.Errorf("verdict %+v", v)
+	}
+	want(t, rep, finding.KindMissingSegment, "codecs-0", -1, 0, "no .log file")
+}

@@ -99,7 +99,7 @@ func (v *Verdict) judge() {
 	case v.Unbounded:
 		lost = "at least " + lost
 	}
-	v.Text = fmt.Sprintf("LOST %s: %s; on disk: %s", lost, strings.Join(bad, ", "), span)
+	v.Text = fmt.Sprintf("LOST %s: %s; on disk: %s", lost, strings.Join(bad, ", "), strings.TrimSuffix(span, " on disk"))
 }
 
 // AddLosses adds loss-ledger rows found outside the checker (the replica
