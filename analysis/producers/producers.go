@@ -293,3 +293,49 @@ func (t *Tracker) Finish(snaps []analysis.SnapshotRow) ([]analysis.ProducerRow, 
 	}
 	return rows, anomalies
 }
+
+// SnapshotOnly returns the producers that snapshots name but no batch on
+// disk shows, one per partition dir, PID and epoch (from the newest
+// snapshot that names it, one with a valid CRC first), by input, topic,
+// partition and PID: the log that held their batches is gone (retention, or not
+// copied), and the snapshot is all that is left of them.
+func SnapshotOnly(rows []analysis.ProducerRow, snaps []analysis.SnapshotRow) []analysis.SnapshotRow {
+	type key struct {
+		input int32
+		dir   string
+		pe    pidEpoch
+	}
+	seen := map[key]bool{}
+	for i := range rows {
+		r := &rows[i]
+		seen[key{r.Input, r.Dir, pidEpoch{r.ProducerID, r.ProducerEpoch}}] = true
+	}
+	best := map[key]int{}
+	var order []key
+	for i := range snaps {
+		sn := &snaps[i]
+		k := key{sn.Input, DirOf(sn.File), pidEpoch{sn.ProducerID, sn.ProducerEpoch}}
+		if seen[k] {
+			continue
+		}
+		j, ok := best[k]
+		if !ok {
+			best[k] = i
+			order = append(order, k)
+			continue
+		}
+		if cur := &snaps[j]; (sn.CRCValid && !cur.CRCValid) || (sn.CRCValid == cur.CRCValid && sn.EndOffset > cur.EndOffset) {
+			best[k] = i
+		}
+	}
+	out := make([]analysis.SnapshotRow, 0, len(order))
+	for _, k := range order {
+		out = append(out, snaps[best[k]])
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		return cmp.Or(cmp.Compare(a.Input, b.Input), strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition),
+			strings.Compare(a.File, b.File), cmp.Compare(a.ProducerID, b.ProducerID), cmp.Compare(a.ProducerEpoch, b.ProducerEpoch)) < 0
+	})
+	return out
+}

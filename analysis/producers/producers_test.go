@@ -101,3 +101,39 @@ func TestTransactions(t *testing.T) {
 		t.Errorf("6/0: %+v", r)
 	}
 }
+
+// TestSnapshotOnly: producers a snapshot names but no batch shows are
+// listed once each, from the newest valid snapshot. Truth: the log of
+// t-0 holds PID 1 epoch 0; its snapshots at 50 and 90 name PID 1, PID 2
+// (last sequence 9 at 50, 19 at 90) and PID 1 epoch 3; a snapshot of
+// t-1 names PID 2 too, which t-1's log does not hold either.
+func TestSnapshotOnly(t *testing.T) {
+	rows := []analysis.ProducerRow{{Topic: "t", Partition: 0, Dir: "t-0", ProducerID: 1, ProducerEpoch: 0}}
+	snap := func(dir string, part int32, end, pid int64, epoch, seq int32) analysis.SnapshotRow {
+		return analysis.SnapshotRow{Topic: "t", Partition: part, File: dir + "/snap-" + string(rune('a'+end%26)), EndOffset: end, CRCValid: true,
+			ProducerID: pid, ProducerEpoch: epoch, LastSequence: seq}
+	}
+	snaps := []analysis.SnapshotRow{
+		snap("t-0", 0, 50, 1, 0, 4), snap("t-0", 0, 50, 2, 0, 9),
+		snap("t-0", 0, 90, 1, 0, 8), snap("t-0", 0, 90, 2, 0, 19), snap("t-0", 0, 90, 1, 3, 0),
+		snap("t-1", 1, 20, 2, 0, 2),
+	}
+	got := SnapshotOnly(rows, snaps)
+	type want struct {
+		part  int32
+		pid   int64
+		epoch int32
+		seq   int32
+		end   int64
+	}
+	exp := []want{{0, 1, 3, 0, 90}, {0, 2, 0, 19, 90}, {1, 2, 0, 2, 20}}
+	if len(got) != len(exp) {
+		t.Fatalf("got %+v", got)
+	}
+	for i, w := range exp {
+		g := got[i]
+		if g.Partition != w.part || g.ProducerID != w.pid || g.ProducerEpoch != w.epoch || g.LastSequence != w.seq || g.EndOffset != w.end {
+			t.Errorf("%d: got %+v, want %+v", i, g, w)
+		}
+	}
+}

@@ -178,7 +178,7 @@ func (c *Collector) Compare() *Result {
 			if b := v.ld.broker; b >= 0 && ids[b] > 1 {
 				// Two copies say they are one broker (its log dirs copied
 				// twice, or an id reused): the sentences name the input.
-				v.name = fmt.Sprintf("broker %d of %s", b, c.source(v.r.key.input))
+				v.name = fmt.Sprintf("broker %d of input %d", b, v.r.key.input)
 			}
 		}
 		ref := slices.MaxFunc(views, func(a, b *view) int {

@@ -9,6 +9,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
+	"github.com/ksleuth/ksleuth/analysis/producers"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/spf13/cobra"
@@ -75,6 +76,7 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 		return err
 	}
 	rows := res.Sessions
+	snapOnly := producers.SnapshotOnly(rows, res.Scan.Snapshots)
 	var anomalies []analysis.AnomalyRow
 	for _, a := range res.Scan.Anomalies {
 		if finding.Counts(a.Severity) {
@@ -99,6 +101,11 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 				return err
 			}
 		}
+		for _, r := range snapOnly {
+			if err := enc.Encode(snapshotProducerLine{"snapshot_producer", r}); err != nil {
+				return err
+			}
+		}
 		for _, an := range anomalies {
 			if err := enc.Encode(findingLine{"finding", an}); err != nil {
 				return err
@@ -109,6 +116,9 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 			return err
 		}
 		if err := writeProducersText(w, rows, anomalies, len(inputs) > 1, o.wide); err != nil {
+			return err
+		}
+		if err := writeSnapshotOnly(w, snapOnly); err != nil {
 			return err
 		}
 	}
@@ -191,6 +201,32 @@ func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []an
 			}
 			fmt.Fprintf(ew, "  %s %s%s: %s\n", a.Kind, a.File, where, a.Message)
 		}
+	}
+	return ew.err
+}
+
+// snapshotProducerLine is a producer known only from a snapshot, as a
+// JSON line.
+type snapshotProducerLine struct {
+	Type string `json:"type"`
+	analysis.SnapshotRow
+}
+
+// writeSnapshotOnly lists the producers that snapshots name but no batch
+// on disk shows, a few by name.
+func writeSnapshotOnly(w io.Writer, rows []analysis.SnapshotRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "\n%d producer(s) known only from snapshots (no batch of theirs on disk: retention removed it, or the log was not copied):\n", len(rows))
+	const shown = 20
+	for _, r := range rows[:min(len(rows), shown)] {
+		fmt.Fprintf(ew, "  %s-%d PID %d epoch %d: last sequence %d at offset %d, in %s\n",
+			r.Topic, r.Partition, r.ProducerID, r.ProducerEpoch, r.LastSequence, r.LastOffset, r.File)
+	}
+	if len(rows) > shown {
+		fmt.Fprintf(ew, "  … (%d in all; --json lists them)\n", len(rows))
 	}
 	return ew.err
 }
