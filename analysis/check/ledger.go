@@ -57,6 +57,7 @@ type segSummary struct {
 	damages                 []damage
 	lead, tail              *damage
 	unreadable              bool
+	zeroFrom                int64 // where a zero-filled tail begins, -1 for none
 	gapNote                 string
 	gapPos, gapOff          int64
 }
@@ -117,6 +118,8 @@ func (p *partition) segmentFindings(s *segRun, ev *scan.FileEvent) {
 		switch {
 		case a.Kind == finding.KindIOError:
 			s.sum.unreadable = true
+		case a.Kind == finding.KindZeroTail && a.Position != nil:
+			s.sum.zeroFrom = *a.Position
 		case a.Position == nil || a.Kind == finding.KindZeroTail:
 		default:
 			if a.Kind == finding.KindTruncated {
@@ -415,6 +418,12 @@ func (p *partition) ledger() []analysis.GapRow {
 		damaged(first.base, hw-1, lost.path, d, lost != last)
 	case orphaned:
 		rows = append(rows, orphan)
+	case prev != nil && hw > prevEnd+1 && last.zeroFrom >= 0:
+		l := hw - 1
+		gap(prevEnd+1, &l, CauseCheckpointAh, finding.Warning, last.path, last.zeroFrom,
+			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but past the last batch on disk, and %s ends in zeros from byte %d where they would be: "+
+				"zeros replaced data the broker wrote (a file system that lost its last writes in a crash, or a faulty copy), or the broker preallocates segments and the copy was taken while it wrote",
+			prevEnd+1, l, hw, path.Base(last.path), last.zeroFrom)
 	case prev != nil && hw > prevEnd+1:
 		l := hw - 1
 		gap(prevEnd+1, &l, CauseCheckpointAh, finding.Warning, ld.checkpointPath(), -1,

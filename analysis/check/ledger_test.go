@@ -580,3 +580,29 @@ func TestLedgerNoSegmentFile(t *testing.T) {
 	}
 	want(t, rep, finding.KindMissingSegment, "codecs-0", -1, 0, "no .log file")
 }
+
+// TestLedgerZeroedTail: offsets the checkpoints say were written, where
+// the active segment now ends in zeros, are a loss at the zeros' byte,
+// named as such (a file system that lost its last writes, or a copy of a
+// preallocated segment). Truth: codecs-0's last batch is overwritten with
+// zeros; the high watermark stays at the log end.
+func TestLedgerZeroedTail(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-0")
+	seg := p.Segments[len(p.Segments)-1]
+	b := seg.Batches[len(seg.Batches)-1]
+	data := slices.Clone(mfs[seg.File].Data)
+	clear(data[b.Position : b.Position+int64(b.Size)])
+	mfs[seg.File] = &fstest.MapFile{Data: data}
+	setCheckpoint(t, mfs, "replication-offset-checkpoint", "codecs 0", fmt.Sprint(p.LogEndOffset))
+	rep := verifyFS(t, mfs)
+	gs := gapsOf(rep, "codecs-0")
+	if len(gs) != 1 {
+		t.Fatalf("gaps %+v", gs)
+	}
+	g := gs[0]
+	if g.Cause != check.CauseCheckpointAh || g.FirstOffset != b.BaseOffset || lastOf(g) != p.LogEndOffset-1 || g.File != seg.File ||
+		g.Position == nil || *g.Position != b.Position || !strings.Contains(g.Explanation, "ends in zeros") {
+		t.Errorf("gap %+v, want offsets %d..%d at byte %d of %s, named as zeros", g, b.BaseOffset, p.LogEndOffset-1, b.Position, seg.File)
+	}
+}
