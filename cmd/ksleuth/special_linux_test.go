@@ -9,8 +9,9 @@ import (
 )
 
 // TestSpecialFilesNamedLikeSegments: a FIFO and a link to /dev/zero named
-// like segments are listed as skipped, never read and never checked as
-// segments; verify completes.
+// like segments are never read and never checked as segments; as files a
+// broker would read, whose data the copy does not hold, they are
+// io-errors and the run is INCOMPLETE (exit 3), not skipped files.
 func TestSpecialFilesNamedLikeSegments(t *testing.T) {
 	t.Parallel()
 	dir := copyDir(t, sampleDir)
@@ -21,10 +22,15 @@ func TestSpecialFilesNamedLikeSegments(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code := runCLI(t, "verify", dir)
-	if code != exitOK {
-		t.Errorf("exit %d, want 0:\n%s%s", code, out, errOut)
+	if code != exitFindings || !strings.Contains(out, "INCOMPLETE") {
+		t.Errorf("exit %d, want 3 and INCOMPLETE:\n%s%s", code, out, errOut)
 	}
-	if strings.Contains(out, "segment-overlap") || !strings.Contains(out, "skipped 3 file(s)") {
-		t.Errorf("special files checked as segments, or not listed as skipped:\n%s", out)
+	for _, w := range []string{"00000000000000001000.log: a FIFO, not a regular file: not opened", "00000000000000002000.log: symlink to /dev/zero, out of the input root: not followed"} {
+		if !strings.Contains(out, "error io-error: codecs-0/"+w) {
+			t.Errorf("no io-error %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "segment-overlap") || !strings.Contains(out, "skipped 1 file(s)") {
+		t.Errorf("special files checked as segments, or listed as skipped:\n%s", out)
 	}
 }
