@@ -445,7 +445,9 @@ func (p *partition) flushStash(base int64, found bool) {
 func (p *partition) release() {
 	p.endSegment()
 	p.dropLast()
-	p.since, p.sinceOver = nil, true
+	// The state kept for snapshots of the last segment: its files have
+	// all come.
+	p.atStart, p.since, p.sinceOver = nil, nil, false
 	bases := make([]int64, 0, len(p.stash))
 	for b := range p.stash {
 		bases = append(bases, b)
