@@ -254,7 +254,7 @@ func (p *partition) ledger() []analysis.GapRow {
 				Cause: CauseCheckpointAh, Severity: finding.Warning, File: ld.checkpointPath(),
 				Explanation: fmt.Sprintf("the broker's checkpoints say offsets up to %d were written, but the partition dir holds no .log file: the segments were not copied, or were deleted after the checkpoint", l)}}
 		}
-		if p.dirState == "" && len(p.deleted) == 0 {
+		if p.dirState == "" && len(p.deleted) == 0 && !p.c.isFile(p.key.input) {
 			// A broker keeps an active segment in every partition dir,
 			// empty or not: without one the copy lacks the log, and
 			// nothing here says how much it held.

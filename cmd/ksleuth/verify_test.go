@@ -130,11 +130,19 @@ var corpusExpect = map[string]map[string]int{
 	// __cluster_metadata-0/00000000000000000000.log (over 4 MiB) is not in
 	// the corpus; its index files are.
 	"ItumelengMogase__Real-Time-Data-Pipeline-for-Patient-Admissions": {"missing-segment": 2},
-	// The .log files were gitignored: checkpoints of __consumer_offsets-45
-	// and -47 name offsets of a partition dir with no segment.
-	// Five of them name partitions of topics with a dot in the name
-	// (webinfo.trade.report-0, ...), whose dirs hold no .log file.
-	"JY-GIEGIEGIE__Stock-Sys-Integration": {"checkpoint-ahead": 7},
+	// The .log files were gitignored (MANIFEST: "partitions without any
+	// .log file"): checkpoints of __consumer_offsets-45 and -47 name
+	// offsets of a partition dir with no segment. Five of them name
+	// partitions of topics with a dot in the name (webinfo.trade.report-0,
+	// ...), whose dirs hold no .log file. The other 51 partition dirs have
+	// no .log file and no checkpoint entry: their logs are missing too.
+	"JY-GIEGIEGIE__Stock-Sys-Integration": {"checkpoint-ahead": 7, "missing-segment": 51},
+	// MANIFEST: "the active metadata segment 00000000000003014402.log was
+	// over 4 MiB and is absent": __cluster_metadata-0 has no .log file.
+	"AdiletBatyrbayev0520__air_analyzer": {"missing-segment": 1},
+	// __cluster_metadata-0 holds two KRaft snapshots and a producer
+	// snapshot but no .log file: the commit lacks the metadata log.
+	"JobCollins__daas": {"missing-segment": 1},
 	// customers-0 and products-0 lost their only .log (over 4 MiB): orphan
 	// indexes, recovery point and HW ahead of the (absent) data.
 	"rjmfernandes__flink-on-prem": {"missing-segment": 4, "checkpoint-ahead": 4},
