@@ -255,6 +255,9 @@ func (p *partition) ledger() []analysis.GapRow {
 				Explanation: fmt.Sprintf("the broker's checkpoints say offsets up to %d were written, but the partition dir holds no .log file: the segments were not copied, or were deleted after the checkpoint", l)}}
 		}
 		if p.dirState == "" && len(p.deleted) == 0 && !p.c.isFile(p.key.input) {
+			// Offsets below the start the dir's own files show were gone by
+			// design (retention, KRaft snapshots), not with the log.
+			from = max(from, p.logStartSeen)
 			// A broker keeps an active segment in every partition dir,
 			// empty or not: without one the copy lacks the log, and
 			// nothing here says how much it held.
@@ -429,6 +432,12 @@ func (p *partition) ledger() []analysis.GapRow {
 		gap(prevEnd+1, &l, CauseCheckpointAh, finding.Warning, ld.checkpointPath(), -1,
 			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but past the last batch on disk: the copy was taken while the broker wrote, or the log lost its tail",
 			prevEnd+1, l, hw)
+	case prev == nil && hw > first.base && last.zeroFrom >= 0:
+		l := hw - 1
+		gap(first.base, &l, CauseCheckpointAh, finding.Warning, last.path, last.zeroFrom,
+			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but no batch is on disk from offset %d, and %s holds zeros from byte %d where they would be: "+
+				"zeros replaced data the broker wrote (a file system that lost its last writes in a crash, or a faulty copy), or the broker preallocates segments and the copy was taken while it wrote",
+			first.base, l, hw, first.base, path.Base(last.path), last.zeroFrom)
 	case prev == nil && hw > first.base:
 		l := hw - 1
 		gap(first.base, &l, CauseCheckpointAh, finding.Warning, ld.checkpointPath(), -1,

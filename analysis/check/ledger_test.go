@@ -606,3 +606,45 @@ func TestLedgerZeroedTail(t *testing.T) {
 		t.Errorf("gap %+v, want offsets %d..%d at byte %d of %s, named as zeros", g, b.BaseOffset, p.LogEndOffset-1, b.Position, seg.File)
 	}
 }
+
+// TestLinkedAwayPartitionDir: a partition dir that is a link out of the
+// input is a partition whose files the copy lacks: an io-error, and the
+// run is incomplete. Truth: codecs-1 is moved out of the log dir and
+// linked back.
+func TestLinkedAwayPartitionDir(t *testing.T) {
+	mfs, _ := multiSegment(t)
+	root := writeFS(t, mfs, "")
+	away := filepath.Join(t.TempDir(), "codecs-1")
+	if err := os.Rename(filepath.Join(root, "codecs-1"), away); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(away, filepath.Join(root, "codecs-1")); err != nil {
+		t.Fatal(err)
+	}
+	rep := runPaths(t, root)
+	if !rep.Result.Incomplete() {
+		t.Error("run without a partition's files is complete")
+	}
+	want(t, rep, finding.KindIOError, "codecs-1", -1, -1, "a partition dir: its data is not checked")
+}
+
+// TestLedgerNoSegmentFileStart: without a .log file, the lost range starts
+// where the dir's own files put the log start, not at 0. Truth: codecs-0
+// keeps only a leader-epoch-checkpoint whose first entry starts at 40.
+func TestLedgerNoSegmentFileStart(t *testing.T) {
+	mfs, _ := multiSegment(t)
+	for name := range mfs {
+		if strings.HasPrefix(name, "codecs-0/") {
+			delete(mfs, name)
+		}
+	}
+	mfs["codecs-0/leader-epoch-checkpoint"] = &fstest.MapFile{Data: []byte("0\n2\n3 40\n4 60\n")}
+	for _, ck := range []string{"replication-offset-checkpoint", "recovery-point-offset-checkpoint"} {
+		setCheckpoint(t, mfs, ck, "codecs 0", "0")
+	}
+	rep := verifyFS(t, mfs)
+	gs := gapsOf(rep, "codecs-0")
+	if len(gs) != 1 || gs[0].Cause != check.CauseMissingSegment || gs[0].FirstOffset != 40 || gs[0].LastOffset != nil {
+		t.Fatalf("gaps %+v, want one missing-segment from 40, end unknown", gs)
+	}
+}

@@ -136,6 +136,10 @@ type partition struct {
 	// findings, graded once the active segment is known.
 	truncated    []truncRef
 	firstSegBase int64
+	// logStartSeen is where the dir's own files put the log's start, -1
+	// unknown: the oldest KRaft snapshot, or the first leader epoch's
+	// start offset, whichever is higher.
+	logStartSeen int64
 }
 
 // orphanIndex is an index file whose segment is absent.
@@ -151,7 +155,7 @@ type truncRef struct {
 
 func newPartition(c *Checker, k partKey, topic string, part int32) *partition {
 	return &partition{c: c, key: k, topic: topic, part: part, caps: map[[2]string]int{}, st: pstate.New(),
-		prevLast: -1, segLast: -1, maxTs: -1, stash: map[int64][]sideFile{}, firstSegBase: -1, startBase: -1}
+		prevLast: -1, segLast: -1, maxTs: -1, stash: map[int64][]sideFile{}, firstSegBase: -1, startBase: -1, logStartSeen: -1}
 }
 
 // add records a finding, applying the per-file cap.
@@ -385,6 +389,9 @@ func (p *partition) file(ev *scan.FileEvent) {
 	case snapshot.KindKRaftSnapshot:
 		// Written whole and renamed into place: a torn one is damage.
 		tornIsDamage(p.findings[len(p.findings)-len(ev.Anomalies):])
+		if p.logStartSeen < 0 || n.Offset < p.logStartSeen {
+			p.logStartSeen = n.Offset // KRaft starts its log at its oldest snapshot
+		}
 	case snapshot.KindIndex, snapshot.KindTimeIndex, snapshot.KindTxnIndex:
 		if ev.Data == nil {
 			return // too large or unreadable: already a finding
@@ -410,6 +417,13 @@ func (p *partition) file(ev *scan.FileEvent) {
 		if ev.Data != nil {
 			for _, f := range parseState(p.where(file), n.Kind, ev.Data) {
 				p.add(f)
+			}
+		}
+		if n.Kind == snapshot.KindLeaderEpochCheckpoint && ev.Data != nil {
+			// Its first entry starts at the log start offset, or below it
+			// when the broker has not truncated it yet.
+			if ck, err := snapshot.ParseLeaderEpochCheckpoint(file, ev.Data); err == nil && ck != nil && len(ck.Entries) > 0 {
+				p.logStartSeen = max(p.logStartSeen, ck.Entries[0].StartOffset)
 			}
 		}
 	}

@@ -167,7 +167,7 @@ func Checked(files []analysis.FileRow) []CheckedKind {
 		switch f.Kind {
 		case "log":
 			seg++
-		case "kraft-snapshot", "bootstrap-checkpoint":
+		case "kraft-snapshot":
 			kraft++
 		case "index", "timeindex", "txnindex":
 			idx++

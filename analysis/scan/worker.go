@@ -240,7 +240,7 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 			// A file the broker reads, by its name, that this copy holds
 			// only as a link to nothing or to outside the input: its data
 			// is not in the copy, and the run cannot say it is intact.
-			return w.unreadable(fc, fmt.Errorf("%s: %s (a %s file: its data is not checked)", e.Path, e.Skipped, e.Name.Kind), emit)
+			return w.unreadable(fc, fmt.Errorf("%s: %s (%s: its data is not checked)", e.Path, e.Skipped, e.MissingWhat()), emit)
 		}
 		fd.row.Status = statusSkipped
 		fc.anomaly("skipped-file", "note", nil, nil, nil, e.Path+": "+e.Skipped)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -61,14 +62,29 @@ func (e *Entry) Skip() (Skip, bool) {
 // input, or to a device or pipe. Such a file is unreadable, not "not a
 // Kafka file": the broker's copy of it is missing from this one.
 func (e *Entry) MissingData() bool {
-	if e.Skipped == "" || e.Name.Kind == snapshot.KindUnknown || e.Name.Leftover || e.Name.Suffix != "" {
+	if e.Skipped == "" || e.Name.Leftover || e.Name.Suffix != "" {
 		return false
+	}
+	if e.Name.Kind == snapshot.KindUnknown {
+		// A link named like a partition dir that leads nowhere or out of
+		// the input: that partition's files are all missing.
+		_, isPart := ParsePartitionDir(path.Base(e.Path))
+		return isPart && (e.SkipKind == SkipDangling || e.SkipKind == SkipLinkOutside)
 	}
 	switch e.SkipKind {
 	case SkipDangling, SkipLinkOutside, SkipSpecial:
 		return true
 	}
 	return false
+}
+
+// MissingWhat names what a MissingData entry is: "a log file", "a
+// partition dir".
+func (e *Entry) MissingWhat() string {
+	if e.Name.Kind == snapshot.KindUnknown {
+		return "a partition dir"
+	}
+	return "a " + e.Name.Kind.String() + " file"
 }
 
 // Skips lists the entries that are not read, in their order: what a

@@ -11,6 +11,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/producers"
 	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/spf13/cobra"
 )
@@ -76,7 +77,15 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 		return err
 	}
 	rows := res.Sessions
-	snapOnly := producers.SnapshotOnly(rows, res.Scan.Snapshots)
+	// A snapshot given on its own has no log beside it in the input: its
+	// producers are not "known only from snapshots".
+	var dirSnaps []analysis.SnapshotRow
+	for _, sn := range res.Scan.Snapshots {
+		if int(sn.Input) < len(inputs) && inputs[sn.Input].Kind != source.File {
+			dirSnaps = append(dirSnaps, sn)
+		}
+	}
+	snapOnly := producers.SnapshotOnly(rows, dirSnaps)
 	var anomalies []analysis.AnomalyRow
 	for _, a := range res.Scan.Anomalies {
 		if finding.Counts(a.Severity) {
