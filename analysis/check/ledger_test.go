@@ -45,6 +45,17 @@ func multiSegment(t *testing.T) (fstest.MapFS, *segtest.Manifest) {
 	return mfs, m
 }
 
+// dropSegment deletes a segment and its index files from mfs, keeping
+// the producer snapshot named after it.
+func dropSegment(mfs fstest.MapFS, file string) {
+	prefix := strings.TrimSuffix(file, ".log")
+	for name := range mfs {
+		if strings.HasPrefix(name, prefix+".") && !strings.HasSuffix(name, ".snapshot") {
+			delete(mfs, name)
+		}
+	}
+}
+
 func partitionOf(t *testing.T, m *segtest.Manifest, dir string) segtest.PartitionManifest {
 	t.Helper()
 	for _, p := range m.Partitions {
@@ -162,12 +173,7 @@ func TestLedgerMissingMiddleSegment(t *testing.T) {
 	mfs, m := multiSegment(t)
 	p := partitionOf(t, m, "idempotent-0")
 	mid := p.Segments[1]
-	prefix := strings.TrimSuffix(mid.File, ".log")
-	for name := range mfs {
-		if strings.HasPrefix(name, prefix+".") && !strings.HasSuffix(name, ".snapshot") {
-			delete(mfs, name)
-		}
-	}
+	dropSegment(mfs, mid.File)
 	rep := verifyFS(t, mfs)
 	first, last := mid.Batches[0].BaseOffset, mid.Batches[len(mid.Batches)-1].LastOffset
 	gs := gapsOf(rep, "idempotent-0")
@@ -209,12 +215,7 @@ func TestLedgerSkippedBatchIsNotCompaction(t *testing.T) {
 	mfs, m := multiSegment(t)
 	p := partitionOf(t, m, "idempotent-0")
 	mid := p.Segments[1]
-	prefix := strings.TrimSuffix(mid.File, ".log")
-	for name := range mfs {
-		if strings.HasPrefix(name, prefix+".") && !strings.HasSuffix(name, ".snapshot") {
-			delete(mfs, name)
-		}
-	}
+	dropSegment(mfs, mid.File)
 	seg := p.Segments[0]
 	if len(seg.Batches) < 3 {
 		t.Fatalf("%s has %d batches, want 3 or more", seg.File, len(seg.Batches))
@@ -255,12 +256,7 @@ func TestLedgerNoReadableBatch(t *testing.T) {
 		mfs, m := multiSegment(t)
 		p := partitionOf(t, m, "codecs-0")
 		for _, sg := range p.Segments[1:] {
-			prefix := strings.TrimSuffix(sg.File, ".log")
-			for name := range mfs {
-				if strings.HasPrefix(name, prefix+".") && !strings.HasSuffix(name, ".snapshot") {
-					delete(mfs, name)
-				}
-			}
+			dropSegment(mfs, sg.File)
 		}
 		seg := p.Segments[0]
 		data := slices.Clone(mfs[seg.File].Data)
@@ -431,12 +427,7 @@ func TestLedgerCompactedByConfig(t *testing.T) {
 	mfs, m := multiSegment(t)
 	p := partitionOf(t, m, "idempotent-0")
 	mid := p.Segments[1]
-	prefix := strings.TrimSuffix(mid.File, ".log")
-	for name := range mfs {
-		if strings.HasPrefix(name, prefix+".") && !strings.HasSuffix(name, ".snapshot") {
-			delete(mfs, name)
-		}
-	}
+	dropSegment(mfs, mid.File)
 	inputs, err := source.Classify([]string{writeFS(t, mfs, "")})
 	if err != nil {
 		t.Fatal(err)
