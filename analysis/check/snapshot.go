@@ -52,7 +52,7 @@ func (p *partition) snapshotFile(file string, data []byte) {
 }
 
 // maxSince bounds the producer batches of one segment kept for a snapshot
-// inside it (some 80 bytes each).
+// inside it (64 bytes each: 16 MiB at most).
 const maxSince = 1 << 18
 
 // stateAt is the producer state below offset end, inside the segment just

@@ -23,14 +23,16 @@ import (
 
 // Batch is what the rebuild needs from one batch.
 type Batch struct {
-	BaseOffset    int64
-	LastOffset    int64
-	Magic         int8
-	ProducerID    int64
+	BaseOffset   int64
+	LastOffset   int64
+	ProducerID   int64
+	MaxTimestamp int64
+	BaseSequence int32
+	LastSequence int32
+	// Fields by size, not padded apart: a checker keeps a segment's
+	// batches of producers (64 bytes each) for a snapshot inside it.
 	ProducerEpoch int16
-	BaseSequence  int32
-	LastSequence  int32
-	MaxTimestamp  int64
+	Magic         int8
 	Transactional bool
 	Control       bool
 	// For a control batch: whether it holds a record at all, and of its
