@@ -109,7 +109,12 @@ func (p *partition) compareSnapshot(f *snapshot.File, st *pstate.State, logEnd i
 	}
 	cover := p.firstSegBase
 	if len(p.segs) == 0 {
-		if len(f.Entries) > 0 {
+		switch {
+		case len(f.Entries) == 0:
+		case p.c.isFile(p.key.input):
+			p.add(finding.New(w, finding.KindNotVerifiable, -1, end,
+				"checked on its own; give its partition dir to check its %d producers against the log", len(f.Entries)))
+		default:
 			p.add(finding.New(w, finding.KindNotVerifiable, -1, end,
 				"the partition dir holds no .log file, so the snapshot's %d producers cannot be checked against the log", len(f.Entries)))
 		}
