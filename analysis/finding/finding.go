@@ -87,7 +87,7 @@ var Kinds = []Info{
 	{KindOffsetGap, Note, OriginPartition, "offsets absent between batches: a note where compaction explains them, a warning where nothing does"},
 	{KindNameMismatch, Error, OriginPartition, "a segment holding a batch below the offset in its name"},
 	{KindSegmentOverlap, Error, OriginPartition, "a segment named at or below offsets the segments before it hold"},
-	{KindMissingSegment, Warning, OriginPartition, "offsets missing at a segment boundary with no evidence of compaction, or index files without their .log"},
+	{KindMissingSegment, Warning, OriginPartition, "offsets missing at a segment boundary with no evidence of compaction, index files without their .log, or a partition dir with no .log file at all"},
 	{KindIndexMismatch, Error, OriginIndex, "an .index or .timeindex entry that disagrees with the log"},
 	{KindIndexFormat, Error, OriginIndex, "an index file that does not parse cleanly (size, order, range)"},
 	{KindIndexZeroTail, Note, OriginIndex, "preallocated zero slots at the end of an index"},
@@ -101,7 +101,7 @@ var Kinds = []Info{
 	{KindStateFormat, Error, OriginState, "a checkpoint, metadata or properties file that does not parse"},
 	{KindStateNote, Note, OriginState, "something worth knowing about a state file's content"},
 	{KindLeftover, Note, OriginState, ".tmp, .deleted, .cleaned and .swap files: work in progress the broker completes or removes at its next start"},
-	{KindCheckpointAhead, Warning, OriginLogDir, "a checkpoint offset beyond the data on disk"},
+	{KindCheckpointAhead, Warning, OriginLogDir, "a checkpoint offset beyond the data on disk (in the loss ledger placed at the zeros when the active segment ends in them)"},
 	{KindLogStartAhead, Note, OriginLogDir, "the log start offset above the first offset on disk (DeleteRecords, retention)"},
 	{KindCheckpointStale, Note, OriginLogDir, "a checkpoint below the data, or naming a partition not present"},
 	// Producer sessions and the internal topics.
