@@ -335,7 +335,14 @@ func (p *partition) ledger() []analysis.GapRow {
 	var lost *segSummary // a segment with no intact batch since prev
 	for _, s := range segs {
 		if s.firstIntact < 0 {
-			if lost == nil && (s.unreadable || len(s.damages) > 0) {
+			if s.lead == nil && s.zeroFrom >= 0 && s != segs[len(segs)-1] {
+				// A rolled segment of zeros alone: the broker trims a
+				// preallocated segment when it rolls it, so the zeros
+				// took the place of its batches.
+				z := damage{pos: s.zeroFrom, kind: "zero-filled rolled segment"}
+				s.lead, s.tail = &z, &z
+			}
+			if lost == nil && (s.unreadable || len(s.damages) > 0 || s.lead != nil) {
 				lost = s
 			}
 			continue

@@ -639,3 +639,30 @@ func TestLedgerNoSegmentFileStart(t *testing.T) {
 		t.Fatalf("gaps %+v, want one missing-segment from 40, end unknown", gs)
 	}
 }
+
+// TestLedgerZeroedRolledSegment: a rolled segment that holds only zeros
+// lost its batches (the broker trims a preallocated segment when it
+// rolls it); its offsets are an error, not absent by design. Truth:
+// codecs-1's first segment is overwritten with zeros of the same length.
+func TestLedgerZeroedRolledSegment(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-1")
+	s0, s1 := p.Segments[0], p.Segments[1]
+	mfs[s0.File] = &fstest.MapFile{Data: make([]byte, len(mfs[s0.File].Data))}
+	rep := verifyFS(t, mfs)
+	var found bool
+	for _, g := range gapsOf(rep, "codecs-1") {
+		if g.FirstOffset == 0 {
+			found = g.Cause == check.CauseDamaged && g.Severity == finding.Error && lastOf(g) == s1.BaseOffset-1 && g.File == s0.File
+			if !found {
+				t.Errorf("gap %+v, want offsets 0..%d damaged in %s", g, s1.BaseOffset-1, s0.File)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no gap from 0 in %+v", gapsOf(rep, "codecs-1"))
+	}
+	if v := verdictOf(t, rep, "codecs-1"); v.Intact {
+		t.Errorf("verdict %+v", v)
+	}
+}
