@@ -428,28 +428,31 @@ func (p *partition) ledger() []analysis.GapRow {
 		damaged(first.base, hw-1, lost.path, d, lost != last)
 	case orphaned:
 		rows = append(rows, orphan)
-	case prev != nil && hw > prevEnd+1 && last.zeroFrom >= 0:
+	case prev != nil && hw > prevEnd+1, prev == nil && hw > first.base:
+		from, past := prevEnd+1, "past the last batch on disk"
+		if prev == nil {
+			from, past = first.base, fmt.Sprintf("no batch is on disk from offset %d", first.base)
+		}
 		l := hw - 1
-		gap(prevEnd+1, &l, CauseCheckpointAh, finding.Warning, last.path, last.zeroFrom,
-			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but past the last batch on disk, and %s ends in zeros from byte %d where they would be: "+
-				"zeros replaced data the broker wrote (a file system that lost its last writes in a crash, or a faulty copy), or the broker preallocates segments and the copy was taken while it wrote",
-			prevEnd+1, l, hw, path.Base(last.path), last.zeroFrom)
-	case prev != nil && hw > prevEnd+1:
-		l := hw - 1
-		gap(prevEnd+1, &l, CauseCheckpointAh, finding.Warning, ld.checkpointPath(), -1,
-			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but past the last batch on disk: the copy was taken while the broker wrote, or the log lost its tail",
-			prevEnd+1, l, hw)
-	case prev == nil && hw > first.base && last.zeroFrom >= 0:
-		l := hw - 1
-		gap(first.base, &l, CauseCheckpointAh, finding.Warning, last.path, last.zeroFrom,
-			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but no batch is on disk from offset %d, and %s holds zeros from byte %d where they would be: "+
-				"zeros replaced data the broker wrote (a file system that lost its last writes in a crash, or a faulty copy), or the broker preallocates segments and the copy was taken while it wrote",
-			first.base, l, hw, first.base, path.Base(last.path), last.zeroFrom)
-	case prev == nil && hw > first.base:
-		l := hw - 1
-		gap(first.base, &l, CauseCheckpointAh, finding.Warning, ld.checkpointPath(), -1,
-			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but no batch is on disk from offset %d, where the first segment starts: the copy was taken while the broker wrote, or the log lost its data",
-			first.base, l, hw, first.base)
+		if last.zeroFrom >= 0 {
+			verb := "ends in"
+			if prev == nil {
+				verb = "holds"
+			}
+			gap(from, &l, CauseCheckpointAh, finding.Warning, last.path, last.zeroFrom,
+				"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but %s, and %s %s zeros from byte %d where they would be: "+
+					"zeros replaced data the broker wrote (a file system that lost its last writes in a crash, or a faulty copy), or the broker preallocates segments and the copy was taken while it wrote",
+				from, l, hw, past, path.Base(last.path), verb, last.zeroFrom)
+			break
+		}
+		why := "the log lost its tail"
+		if prev == nil {
+			past += ", where the first segment starts"
+			why = "the log lost its data"
+		}
+		gap(from, &l, CauseCheckpointAh, finding.Warning, ld.checkpointPath(), -1,
+			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but %s: the copy was taken while the broker wrote, or %s",
+			from, l, hw, past, why)
 	}
 	if lso, ok := ld.entry(snapshot.KindLogStartCheckpoint, p.topic, p.part); ok {
 		if fo := p.firstOffset(); fo >= 0 && lso > fo {
