@@ -115,6 +115,11 @@ type GapRow struct {
 	File        string `parquet:"file,dict" json:"file"`
 	Position    *int64 `parquet:"position,optional" json:"position"`
 	Explanation string `parquet:"explanation" json:"explanation"`
+	// ReferenceEpoch is set for replica-divergence only: the leader epoch
+	// in which the reference copy holds these offsets. A consumer's commit
+	// in that epoch or a later one read the reference's records at these
+	// offsets, not the lost ones.
+	ReferenceEpoch *int32 `parquet:"reference_epoch,optional" json:"reference_epoch"`
 }
 
 // RecordRow is one row of the records dataset (scan --records):

@@ -30,6 +30,11 @@ type Flagged struct {
 	// Detail is the duplicate class, the gap's cause, or the producer of
 	// the aborted transaction ("PID 2000 epoch 0").
 	Detail string
+	// ReferenceEpoch, for records a replica lost by divergence, is the
+	// leader epoch in which the partition's surviving history holds the
+	// range's offsets: commits of that epoch or later read those records,
+	// not the lost ones, and do not count.
+	ReferenceEpoch *int32
 }
 
 // Impact is a group that committed past the start of a flagged range.
@@ -51,13 +56,18 @@ func (x *Index) Impacts(fs []Flagged) []Impact {
 	}
 	var out []Impact
 	for _, f := range fs {
+		first := (*Timeline).First
+		if f.ReferenceEpoch != nil {
+			e := *f.ReferenceEpoch
+			first = func(t *Timeline, offset int64) (Commit, bool) { return t.FirstBefore(offset, e) }
+		}
 		for _, t := range x.of(f.Input, f.Topic, f.Partition) {
-			c, ok := t.First(f.First)
+			c, ok := first(t, f.First)
 			if !ok {
 				continue
 			}
 			im := Impact{Flagged: f, Group: t.Group, Commit: c}
-			if full, ok := t.First(max(f.First, f.Last)); ok {
+			if full, ok := first(t, max(f.First, f.Last)); ok {
 				im.Complete, im.Commit = true, full
 			}
 			out = append(out, im)
@@ -101,7 +111,7 @@ func GapRanges(gaps []analysis.GapRow) []Flagged {
 	var out []Flagged
 	for _, g := range gaps {
 		f := Flagged{What: FlaggedGap, Input: g.Input, Topic: g.Topic, Partition: g.Partition, First: g.FirstOffset,
-			Last: g.FirstOffset, Detail: g.Cause}
+			Last: g.FirstOffset, Detail: g.Cause, ReferenceEpoch: g.ReferenceEpoch}
 		if g.LastOffset != nil {
 			f.Last = *g.LastOffset
 			f.Records = f.Last - f.First + 1

@@ -22,6 +22,9 @@ type Commit struct {
 	Input        int32
 	LogPartition int32
 	LogOffset    int64
+	// Epoch is the leader epoch of the last record the group consumed
+	// (OffsetCommit value v3 on), -1 when the value has none.
+	Epoch int32
 }
 
 // Timeline is what one group committed for one partition of one cluster,
@@ -65,6 +68,18 @@ func (t *Timeline) First(offset int64) (Commit, bool) {
 		return Commit{}, false
 	}
 	return t.Commits[i], true
+}
+
+// FirstBefore is First among the commits of an epoch below epoch or of
+// no known epoch: a commit of a later epoch says the group read that
+// epoch's records at its offsets.
+func (t *Timeline) FirstBefore(offset int64, epoch int32) (Commit, bool) {
+	for _, c := range t.Commits {
+		if c.Offset > offset && c.Epoch < epoch {
+			return c, true
+		}
+	}
+	return Commit{}, false
 }
 
 // Last is the group's latest commit.
@@ -120,7 +135,10 @@ func NewIndex(rows []analysis.CommitRow, cluster func(input int32) string) *Inde
 			t.Damaged++
 			continue
 		}
-		c := Commit{Offset: *r.CommittedOffset, Time: -1, LogPartition: r.LogPartition, LogOffset: r.Offset}
+		c := Commit{Offset: *r.CommittedOffset, Time: -1, LogPartition: r.LogPartition, LogOffset: r.Offset, Epoch: -1}
+		if r.LeaderEpoch != nil {
+			c.Epoch = *r.LeaderEpoch
+		}
 		if r.CommitTimestamp != nil {
 			c.Time = *r.CommitTimestamp
 		}

@@ -249,3 +249,43 @@ func TestClusters(t *testing.T) {
 		t.Errorf("timelines %v", clusters)
 	}
 }
+
+// TestImpactsDivergenceEpochs: broker 1 wrote offsets 100–149 in leader
+// epoch 3, which the replica that led epoch 4 from offset 100 never held.
+// A commit's leader epoch is that of the last record the group consumed.
+// Truth: "old" committed 120 in epoch 3, so it read lost records 100–119
+// (partly: never past 149 in epoch 3; its later commit 200 is of epoch 4);
+// "new" committed 130 and 200 in epoch 4 only and read epoch 4's records
+// at those offsets, not the lost ones; "plain" names no epoch (value v1)
+// and still counts, as nothing says which history it read.
+func TestImpactsDivergenceEpochs(t *testing.T) {
+	at := func(c analysis.CommitRow, epoch int32) analysis.CommitRow {
+		c.LeaderEpoch = &epoch
+		return c
+	}
+	x := NewIndex([]analysis.CommitRow{
+		at(commit("old", 120, 1000, 0), 3), at(commit("old", 200, 2000, 3), 4),
+		at(commit("new", 130, 1500, 1), 4), at(commit("new", 200, 2500, 4), 4),
+		commit("plain", 150, 1800, 2),
+	}, nil)
+	last, re := int64(149), int32(4)
+	gaps := GapRanges([]analysis.GapRow{{Topic: "orders", FirstOffset: 100, LastOffset: &last, Cause: "replica-divergence", ReferenceEpoch: &re}})
+	got := map[string]Impact{}
+	for _, im := range x.Impacts(gaps) {
+		got[im.Group] = im
+	}
+	if _, ok := got["new"]; ok || len(got) != 2 {
+		t.Fatalf("impacts %+v, want old and plain only", got)
+	}
+	if o := got["old"]; o.Complete || o.Commit.Offset != 120 || o.Commit.Epoch != 3 {
+		t.Errorf("old: %+v, want partly, by the epoch-3 commit of 120", o)
+	}
+	if p := got["plain"]; !p.Complete || p.Commit.Offset != 150 || p.Commit.Epoch != -1 {
+		t.Errorf("plain: %+v, want complete, epoch unknown", p)
+	}
+	// Without the epoch (another cause), every commit past the start counts.
+	gaps[0].ReferenceEpoch = nil
+	if n := len(x.Impacts(gaps)); n != 3 {
+		t.Errorf("%d impacts without a reference epoch, want 3", n)
+	}
+}

@@ -398,6 +398,12 @@ func (c *Collector) compare(res *Result, v, ref *view) {
 		if pos >= 0 {
 			g.Position = &pos
 		}
+		if v.lastEpoch < re {
+			// Every lost record is of an epoch before the one the
+			// reference holds these offsets in: a consumer commit of that
+			// epoch or later read the reference's records here.
+			g.ReferenceEpoch = &re
+		}
 		res.Gaps = append(res.Gaps, g)
 		res.Findings = append(res.Findings, finding.New(w, KindDivergence, pos, at, "%s", row.Explanation))
 	}

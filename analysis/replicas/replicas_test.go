@@ -173,7 +173,8 @@ func TestHandMadeDivergence(t *testing.T) {
 		}
 	}
 	if len(gaps) != 1 || gaps[0].Input != 0 || gaps[0].FirstOffset != 30 || *gaps[0].LastOffset != 49 || gaps[0].Severity != finding.Error ||
-		gaps[0].File != "t-0/00000000000000000000.log" || gaps[0].Position == nil || *gaps[0].Position != int64(cut) {
+		gaps[0].File != "t-0/00000000000000000000.log" || gaps[0].Position == nil || *gaps[0].Position != int64(cut) ||
+		gaps[0].ReferenceEpoch == nil || *gaps[0].ReferenceEpoch != 1 {
 		t.Errorf("divergence gaps %+v", gaps)
 	}
 	for _, v := range res.Check.Partitions {

@@ -102,6 +102,12 @@ type consumedLine struct {
 	Complete        bool   `json:"complete"`
 	CommittedOffset int64  `json:"committed_offset"`
 	CommitTimestamp *int64 `json:"commit_timestamp"`
+	// CommitLeaderEpoch is the commit's leader epoch, null when its value
+	// has none; ReferenceEpoch, for a replica-divergence gap, the epoch
+	// the surviving history holds the offsets in (commits of it or later
+	// are not counted).
+	CommitLeaderEpoch *int32 `json:"commit_leader_epoch"`
+	ReferenceEpoch    *int32 `json:"reference_epoch"`
 }
 
 type consumersSummary struct {
@@ -189,7 +195,10 @@ func runConsumers(cmd *cobra.Command, args []string, o *commonOptions, d *dupOpt
 		consumed = append(consumed, consumedLine{Type: "consumed", Group: im.Group, What: im.What, Input: im.Input,
 			Source: sources[im.Input], Topic: im.Topic, Partition: im.Partition, FirstOffset: im.First, LastOffset: im.Last,
 			Records: im.Records, Detail: im.Detail, Complete: im.Complete, CommittedOffset: im.Commit.Offset,
-			CommitTimestamp: analysis.Millis(im.Commit.Time)})
+			CommitTimestamp: analysis.Millis(im.Commit.Time), ReferenceEpoch: im.ReferenceEpoch})
+		if e := im.Commit.Epoch; e >= 0 {
+			consumed[len(consumed)-1].CommitLeaderEpoch = &e
+		}
 	}
 	timelines := buildTimelines(idx, res, func(t *consumers.Timeline) bool { return keepGroup(t.Group) && keepTopic(t.Topic) })
 	sum := consumersSummary{Type: "summary", Inputs: len(inputs), Timelines: len(timelines), Flagged: len(flagged),
@@ -411,6 +420,13 @@ func consumedText(c *consumedLine) string {
 		c.CommittedOffset, consumers.FormatTime(ts))
 	if c.What == consumers.FlaggedAborted {
 		s += "; only a read_uncommitted consumer reads aborted records"
+	}
+	if re := c.ReferenceEpoch; re != nil {
+		if e := c.CommitLeaderEpoch; e != nil {
+			s += fmt.Sprintf("; the commit is of leader epoch %d, before the surviving history's %d: the group read the lost records", *e, *re)
+		} else {
+			s += fmt.Sprintf("; the commit names no leader epoch: the group may have read epoch %d's records at these offsets instead", *re)
+		}
 	}
 	return s
 }
