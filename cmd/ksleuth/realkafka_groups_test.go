@@ -47,8 +47,11 @@ type offsetsRecord struct {
 // broker, to the groups' side of the truth: per group and partition, the
 // commit records in log order are the commits the coordinator
 // acknowledged, in the order they were sent, with their offset, leader
-// epoch and metadata; the tombstones are the offset deletes. It also
-// checks the truth itself: every record a group processed is in the log.
+// epoch and metadata; the tombstones are the offset deletes. With
+// several brokers each copy holds some of those commits, in order, and
+// every one is in some copy. It also checks the truth itself: every
+// record a group processed is in the log, unless the truth says it is
+// gone.
 func checkGroups(t *testing.T, truth *realkafka.Truth, logDirs []string) {
 	want := map[groupPartition][]groupCommit{}
 	acked := 0
@@ -63,6 +66,7 @@ func checkGroups(t *testing.T, truth *realkafka.Truth, logDirs []string) {
 	for _, d := range truth.OffsetDeletes {
 		wantDeletes[groupPartition{d.Group, d.Topic, d.Partition}]++
 	}
+	held := map[groupPartition][]groupCommit{} // by any copy, with several brokers
 	for _, dir := range logDirs {
 		var files []string
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -110,6 +114,26 @@ func checkGroups(t *testing.T, truth *realkafka.Truth, logDirs []string) {
 		}
 		t.Logf("groups on %s (%s): %d offset commit records in __consumer_offsets, %d acknowledged commits in the truth (%d sent); %d tombstones, %d offset deletes",
 			truth.Scenario, filepath.Base(filepath.Dir(dir)), records, acked, len(truth.Commits), sumValues(gotDeletes), len(truth.OffsetDeletes))
+		for gp := range got {
+			if _, ok := want[gp]; !ok {
+				t.Errorf("%s: %v: %d commit records, and no acknowledged commit in the truth", dir, gp, len(got[gp]))
+			}
+		}
+		if len(logDirs) > 1 {
+			// Replicas: a copy of a __consumer_offsets partition holds the
+			// acknowledged commits of the time its broker followed, in
+			// order; one that stopped early, or was truncated by an
+			// unclean election, lacks the later ones.
+			for gp, g := range got {
+				if !isSubsequence(g, want[gp]) {
+					t.Errorf("%s: %v: commits {offset epoch metadata} %v in __consumer_offsets, not in order among the acknowledged %v", dir, gp, g, want[gp])
+				}
+				for _, c := range g {
+					held[gp] = appendNew(held[gp], c)
+				}
+			}
+			continue
+		}
 		if records != acked {
 			t.Errorf("%s: %d offset commit records, the truth has %d acknowledged commits", dir, records, acked)
 		}
@@ -118,28 +142,41 @@ func checkGroups(t *testing.T, truth *realkafka.Truth, logDirs []string) {
 				t.Errorf("%s: %v: commits {offset epoch metadata} acknowledged %s, in __consumer_offsets %s", dir, gp, w, g)
 			}
 		}
-		for gp := range got {
-			if _, ok := want[gp]; !ok {
-				t.Errorf("%s: %v: %d commit records, and no acknowledged commit in the truth", dir, gp, len(got[gp]))
-			}
-		}
 		if !maps.Equal(gotDeletes, wantDeletes) {
 			t.Errorf("%s: offset commit tombstones %v, the truth's offset deletes %v", dir, gotDeletes, wantDeletes)
+		}
+	}
+	if len(logDirs) > 1 {
+		// Every acknowledged commit is in some broker's copy.
+		for gp, w := range want {
+			for _, c := range w {
+				if !slices.Contains(held[gp], c) {
+					t.Errorf("%v: acknowledged commit %v is in no broker's __consumer_offsets", gp, c)
+				}
+			}
+		}
+		if len(truth.OffsetDeletes) > 0 {
+			t.Errorf("%s: offset deletes are checked on one broker only", truth.Scenario)
 		}
 	}
 	inLog := map[locKey]bool{}
 	for _, r := range truth.Records {
 		inLog[locKey{r.Topic, r.Partition, r.Offset}] = true
 	}
-	byGroup := map[string]int{}
+	byGroup, gone := map[string]int{}, 0
 	for _, c := range truth.Consumed {
 		byGroup[c.Group]++
+		if c.Gone {
+			// Replaced by an unclean election: checkConsumedLost.
+			gone++
+			continue
+		}
 		if !inLog[locKey{c.Topic, c.Partition, c.Offset}] {
 			t.Errorf("truth: group %s processed %s-%d@%d, which is no record in the log", c.Group, c.Topic, c.Partition, c.Offset)
 		}
 	}
 	if len(truth.Consumed) > 0 {
-		t.Logf("groups on %s: records processed per group %v", truth.Scenario, byGroup)
+		t.Logf("groups on %s: records processed per group %v, %d of them gone from the log", truth.Scenario, byGroup, gone)
 	}
 }
 
@@ -153,4 +190,22 @@ func sumValues(m map[groupPartition]int) int {
 
 func cmpGroupPartition(a, b groupPartition) int {
 	return strings.Compare(fmt.Sprintf("%s\x00%s\x00%010d", a.group, a.topic, a.partition), fmt.Sprintf("%s\x00%s\x00%010d", b.group, b.topic, b.partition))
+}
+
+// isSubsequence reports whether sub is seq with some elements left out.
+func isSubsequence[T comparable](sub, seq []T) bool {
+	i := 0
+	for _, x := range seq {
+		if i < len(sub) && sub[i] == x {
+			i++
+		}
+	}
+	return i == len(sub)
+}
+
+func appendNew[T comparable](s []T, x T) []T {
+	if slices.Contains(s, x) {
+		return s
+	}
+	return append(s, x)
 }

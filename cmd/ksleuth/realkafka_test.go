@@ -109,6 +109,7 @@ func TestRealKafka(t *testing.T) {
 					t.Run("replicas", func(t *testing.T) { checkReplicas(t, truth, logDirs) })
 					t.Run("groups", func(t *testing.T) { checkGroups(t, truth, logDirs) })
 					t.Run("consumed", func(t *testing.T) { checkConsumedBy(t, truth, logDirs) })
+					t.Run("consumed-lost", func(t *testing.T) { checkConsumedLost(t, truth, logDirs) })
 					// Each broker's snapshots describe its own replica.
 					t.Run("producers", func(t *testing.T) {
 						for _, d := range logDirs {

@@ -206,6 +206,13 @@ func (a *App) truth(ctx context.Context, c *Cluster) (records []TruthRecord, res
 	slices.SortFunc(resends, func(x, y TruthResend) int {
 		return cmp.Or(cmp.Compare(x.Topic, y.Topic), cmp.Compare(x.Partition, y.Partition), cmp.Compare(x.Offset, y.Offset))
 	})
+	// What a group processed is gone in the same way.
+	for i := range a.consumed {
+		c := &a.consumed[i]
+		if content, ok := present[Loc{c.Topic, c.Partition, c.Offset}]; !ok || content != c.content {
+			c.Gone = true
+		}
+	}
 	// An acknowledged send is lost when its offset is gone or, after an
 	// unclean election, holds another record.
 	var gone []Loc

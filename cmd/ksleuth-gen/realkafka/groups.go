@@ -68,7 +68,8 @@ func (g *GroupConsumer) Poll(max int, wait time.Duration) (int, error) {
 		l := Loc{Topic: r.Topic, Partition: r.Partition}
 		g.done[l] = kgo.EpochOffset{Epoch: r.LeaderEpoch, Offset: r.Offset + 1}
 		g.dirty[l] = true
-		got = append(got, TruthConsumed{Group: g.Group, Topic: r.Topic, Partition: r.Partition, Offset: r.Offset})
+		got = append(got, TruthConsumed{Group: g.Group, Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,
+			content: contentKey(r.Key, r.Value, kgoHeaders(r.Headers))})
 	})
 	a := g.s.App
 	a.mu.Lock()

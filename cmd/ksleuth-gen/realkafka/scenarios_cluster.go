@@ -13,10 +13,13 @@ import (
 // dedicated controller. The followers die one after the other while the
 // leader keeps taking acks=1 writes; then the leader dies, and the
 // follower that died first is elected uncleanly: the replicas diverge,
-// and what only the old leader held is lost.
+// and what only the old leader held is lost. Group early reads along
+// until the old leader dies, so it processed records that are lost;
+// group late reads after the election, the new leader's records at the
+// same offsets.
 var uncleanElection = Scenario{
 	Name:      "unclean-election",
-	Doc:       "3 brokers, RF=3: followers and then the leader killed under acks=1 writes; the stalest replica is elected uncleanly, so the replicas diverge",
+	Doc:       "3 brokers, RF=3: followers and then the leader killed under acks=1 writes; the stalest replica is elected uncleanly, so the replicas diverge; group early read the lost records, group late the new leader's",
 	Brokers:   3,
 	Dedicated: true,
 	Stop:      "kill",
@@ -64,7 +67,26 @@ var uncleanElection = Scenario{
 			s.App.Collect(jp)
 			return jp.Close()
 		}
+		// Joined while every broker is up, so that __consumer_offsets is
+		// created with all three replicas.
+		early, err := s.joinGroup("early", "", topic)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if early != nil {
+				early.Close()
+			}
+		}()
+		read := func(g *GroupConsumer) error {
+			n, err := g.Drain(1500*time.Millisecond, false)
+			s.Logf("group %s read %d records of %s and committed", g.Group, n, topic)
+			return err
+		}
 		if err := phase("all-in-sync"); err != nil {
+			return err
+		}
+		if err := read(early); err != nil {
 			return err
 		}
 		// The first follower dies: it holds only what was written so far.
@@ -83,6 +105,11 @@ var uncleanElection = Scenario{
 		if err := phase("leader-alone"); err != nil {
 			return err
 		}
+		if err := read(early); err != nil {
+			return err
+		}
+		early.Close()
+		early = nil
 		lead.Kill()
 		if err := stale.Start(); err != nil {
 			return err
@@ -95,6 +122,9 @@ var uncleanElection = Scenario{
 		}
 		s.Logf("broker %d elected uncleanly", stale.NodeID)
 		if err := phase("unclean-leader"); err != nil {
+			return err
+		}
+		if err := s.groupConsume("late", topic); err != nil {
 			return err
 		}
 		s.App.LostWhy = func(string, int32, int64) string { return "unclean-election" }

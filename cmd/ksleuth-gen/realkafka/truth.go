@@ -103,6 +103,11 @@ type TruthConsumed struct {
 	Topic     string `json:"topic"`
 	Partition int32  `json:"partition"`
 	Offset    int64  `json:"offset"`
+	// Gone: the record processed is no longer at its offset in the log
+	// read back at the end (an unclean election put another record
+	// there, or nothing is there any more).
+	Gone    bool `json:"gone"`
+	content string
 }
 
 // TruthOffsetDelete is a group's committed offset of one partition

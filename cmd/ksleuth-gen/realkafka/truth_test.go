@@ -27,7 +27,7 @@ func TestTruthGroupKeys(t *testing.T) {
 	}
 	want := map[string][]string{
 		"commits":        {"acked", "group", "leader_epoch", "metadata", "offset", "partition", "topic"},
-		"consumed":       {"group", "offset", "partition", "topic"},
+		"consumed":       {"gone", "group", "offset", "partition", "topic"},
 		"offset_deletes": {"group", "partition", "topic"},
 	}
 	for key, fields := range want {
