@@ -116,7 +116,7 @@ type partition struct {
 	// segment (written at a clean shutdown, before appends resumed in the
 	// same segment) comes after the segment's files; it is compared with
 	// atStart with these applied up to its end.
-	since     []pstate.Batch
+	since     batchLog
 	sinceOver bool  // since was not kept in full: such a snapshot cannot be compared
 	prevLast  int64 // highest offset replayed, -1 before any batch
 	segLast   int64 // highest offset of the segments before the current one
@@ -213,7 +213,8 @@ func (p *partition) beginSegment(file string) *segRun {
 				"the segments overlap (a leftover of an interrupted cleaning or split, or files copied from different moments)", n.Offset, p.segLast))
 	}
 	p.atStart, p.startBase = p.st.Clone(), n.Offset
-	p.since, p.sinceOver = p.since[:0], false
+	p.since.reset()
+	p.sinceOver = false
 	p.cur, p.last = s, nil
 	return s
 }
@@ -283,8 +284,8 @@ func (p *partition) batch(file string, b *batchInfo) {
 		return
 	}
 	if pb.Magic >= 2 && pb.ProducerID >= 0 {
-		if len(p.since) < maxSince {
-			p.since = append(p.since, pb)
+		if p.since.len() < maxSince {
+			p.since.add(pb)
 		} else {
 			p.sinceOver = true
 		}
@@ -461,7 +462,8 @@ func (p *partition) release() {
 	p.dropLast()
 	// The state kept for snapshots of the last segment: its files have
 	// all come.
-	p.atStart, p.since, p.sinceOver = nil, nil, false
+	p.since.reset()
+	p.atStart, p.sinceOver = nil, false
 	bases := make([]int64, 0, len(p.stash))
 	for b := range p.stash {
 		bases = append(bases, b)

@@ -60,14 +60,17 @@ const maxSince = 1 << 18
 // batch spans end.
 func (p *partition) stateAt(end int64) *pstate.State {
 	st := p.atStart.Clone()
-	for _, b := range p.since {
+	spans := false
+	p.since.each(func(b *pstate.Batch) bool {
 		if b.LastOffset >= end {
-			if b.BaseOffset < end {
-				return nil
-			}
-			break
+			spans = b.BaseOffset < end
+			return false
 		}
-		st.Apply(b)
+		st.Apply(*b)
+		return true
+	})
+	if spans {
+		return nil
 	}
 	st.MapEndOffset = end
 	return st
