@@ -1,6 +1,7 @@
 package replicas_test
 
 import (
+	"encoding/binary"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/replicas"
 	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
 // TestIdenticalSegmentsTakenOver: brokers 1 and 2 hold byte-identical
@@ -131,5 +133,65 @@ func TestIdenticalCopiesInOnePass(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHeadersOnly: replicas compares batches, and decodes no data batch
+// whose CRC holds (scan.Config.HeadersOnly). Truth: a batch whose header
+// counts 6 records while its records area holds 5, with its CRC
+// recomputed, is a record-count-mismatch in both copies when the records
+// are decoded, and is not looked into with HeadersOnly, which counts the 10 batches of
+// the first copy as not decoded (the second copy's file is byte-identical
+// and taken over); a flipped byte under the CRC is still a crc-mismatch.
+func TestHeadersOnly(t *testing.T) {
+	var seg []byte
+	for i := range 10 {
+		b := batchOf(int64(i*5), 5, 0, "v")
+		if i == 4 {
+			binary.BigEndian.PutUint32(b[57:], 6)
+			if err := segtest.FixCRC(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		seg = append(seg, b...)
+	}
+	kinds := func(res *pipeline.Result) map[string]int {
+		out := map[string]int{}
+		for _, a := range res.Scan.Anomalies {
+			out[a.Kind]++
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name        string
+		cfg         scan.Config
+		notDecoded  int64
+		countErrors int
+	}{
+		{"decoded", scan.Config{Jobs: 1, DecodeOnce: true}, 0, 2},
+		{"headers only", scan.Config{Jobs: 1, DecodeOnce: true, HeadersOnly: true}, 10, 0},
+	} {
+		root := t.TempDir()
+		b1 := broker(t, root, 1, seg, [][2]int64{{0, 0}}, 50)
+		b2 := broker(t, root, 2, seg, [][2]int64{{0, 0}}, 50)
+		res := run(t, pipeline.Options{Scan: c.cfg}, b1, b2)
+		k := kinds(res)
+		if res.Scan.NotDecoded != c.notDecoded || k["record-count-mismatch"] != c.countErrors {
+			t.Errorf("%s: %d batches not decoded, findings %v; want %d not decoded, %d record-count-mismatch", c.name, res.Scan.NotDecoded, k,
+				c.notDecoded, c.countErrors)
+		}
+		for _, r := range res.Replicas.Rows {
+			if r.Verdict != replicas.VerdictReference && r.Verdict != replicas.VerdictInSync {
+				t.Errorf("%s: broker %d %s: %s", c.name, *r.Broker, r.Verdict, r.Explanation)
+			}
+		}
+	}
+	bad := slices.Clone(seg)
+	bad[70] ^= 0xff
+	root := t.TempDir()
+	res := run(t, pipeline.Options{Scan: scan.Config{Jobs: 1, DecodeOnce: true, HeadersOnly: true}},
+		broker(t, root, 1, bad, [][2]int64{{0, 0}}, 50), broker(t, root, 2, seg, [][2]int64{{0, 0}}, 50))
+	if k := kinds(res); k["crc-mismatch"] != 1 {
+		t.Errorf("headers only, a flipped byte: findings %v, want one crc-mismatch", k)
 	}
 }

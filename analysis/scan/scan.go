@@ -36,6 +36,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/brokerlog"
@@ -87,9 +88,14 @@ type Config struct {
 	// a CRC-valid copy of a clean batch is clean too. Every copy's CRC is
 	// still checked.
 	DecodeOnce bool
-	once       *onceSet
-	same       *sameFiles
-	copies     *copyCount
+	// HeadersOnly, without Records or Compact, decodes no v2 data batch
+	// whose CRC holds (markers and legacy message sets still are): for
+	// comparing batches, not records (replicas). Result.NotDecoded counts.
+	HeadersOnly bool
+	notDecoded  *atomic.Int64
+	once        *onceSet
+	same        *sameFiles
+	copies      *copyCount
 }
 
 // Output receives the streamed tables. A nil func discards its rows.
@@ -203,6 +209,9 @@ type Result struct {
 	// DecodedElsewhere counts the batches whose records were not decoded
 	// because a copy of them had been (Config.DecodeOnce).
 	DecodedElsewhere int64
+	// NotDecoded counts the batches whose records were not decoded by
+	// Config.HeadersOnly.
+	NotDecoded int64
 	// IdenticalFiles counts the segment files found byte-identical to a
 	// copy of an earlier input and not read again (Config.DecodeOnce).
 	IdenticalFiles int64
@@ -220,6 +229,7 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 		cfg.same = &sameFiles{m: map[sameKey]*sameFile{}}
 	}
 	cfg.copies = &copyCount{}
+	cfg.notDecoded = new(atomic.Int64)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, dirIndex: map[string]int32{}, omitted: map[[2]string]int64{},
@@ -667,7 +677,8 @@ func (s *scanner) fileDone(f *fileDone) error {
 
 func (s *scanner) result() *Result {
 	r := &Result{Files: s.files, Anomalies: s.anomalies, Snapshots: s.snapshots, HeldSpilled: s.pending.end + s.pendingEntries.end,
-		DecodedElsewhere: s.cfg.once.skipped(), IdenticalFiles: s.cfg.same.identicalFiles()}
+		DecodedElsewhere: s.cfg.once.skipped(), IdenticalFiles: s.cfg.same.identicalFiles(),
+		NotDecoded: s.cfg.notDecoded.Load()}
 	for i := range r.Anomalies {
 		r.Anomalies[i].Source = s.sources[r.Anomalies[i].Input]
 	}

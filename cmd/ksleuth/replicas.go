@@ -98,12 +98,12 @@ func runReplicas(cmd *cobra.Command, args []string, o *commonOptions) error {
 	}
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	// Only batch headers are compared: no record rows, and a batch's
-	// records are decoded from one copy only, without fingerprints (they
-	// cost about a third of the run): batches the log cleaner rewrote are
-	// judged by offsets and epoch, and scan compares their records.
+	// Batches are compared, not records: each batch's framing and CRC
+	// are checked and its header read, and no data batch is decoded
+	// (verify decodes them); batches the log cleaner rewrote are judged
+	// by offsets and epoch, and scan compares their records.
 	res, err := analyze(ctx, cmd, "replicas", o, inputs, pipeline.Options{
-		Scan: scan.Config{Topic: topic, DecodeOnce: true},
+		Scan: scan.Config{Topic: topic, DecodeOnce: true, HeadersOnly: true},
 	}, pipeline.Sinks{})
 	if err != nil {
 		return err
@@ -113,7 +113,7 @@ func runReplicas(cmd *cobra.Command, args []string, o *commonOptions) error {
 	if o.json {
 		err = writeReplicasJSON(w, rows)
 	} else {
-		err = writeReplicasText(w, rows)
+		err = writeReplicasText(w, rows, res.Scan.NotDecoded)
 	}
 	if err != nil {
 		return err
@@ -146,8 +146,8 @@ func writeReplicasJSON(w io.Writer, rows []analysis.ReplicaRow) error {
 }
 
 // writeReplicasText prints, per partition, one line per copy and one
-// sentence per verdict.
-func writeReplicasText(w io.Writer, rows []analysis.ReplicaRow) error {
+// sentence per verdict, and what was not checked.
+func writeReplicasText(w io.Writer, rows []analysis.ReplicaRow, notDecoded int64) error {
 	ew := &errWriter{w: w}
 	if len(rows) == 0 {
 		fmt.Fprintln(ew, "no partition is held by two or more of the inputs: nothing to compare")
@@ -183,6 +183,9 @@ func writeReplicasText(w io.Writer, rows []analysis.ReplicaRow) error {
 		}
 	}
 	fmt.Fprintf(ew, "%d partition(s) compared: %s\n", counts[replicas.VerdictReference], strings.Join(parts, ", "))
+	if notDecoded > 0 {
+		fmt.Fprintf(ew, "batches compared by offsets, leader epoch and CRC (each CRC checked); the records of %d batch(es) not decoded: ksleuth verify decodes them\n", notDecoded)
+	}
 	return ew.err
 }
 
