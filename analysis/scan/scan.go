@@ -209,8 +209,7 @@ type Result struct {
 	// DecodedElsewhere counts the batches whose records were not decoded
 	// because a copy of them had been (Config.DecodeOnce).
 	DecodedElsewhere int64
-	// NotDecoded counts the batches whose records were not decoded by
-	// Config.HeadersOnly.
+	// NotDecoded counts the batches Config.HeadersOnly left undecoded.
 	NotDecoded int64
 	// IdenticalFiles counts the segment files found byte-identical to a
 	// copy of an earlier input and not read again (Config.DecodeOnce).
@@ -225,7 +224,9 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 		cfg.Jobs = runtime.NumCPU()
 	}
 	if cfg.DecodeOnce && !cfg.Records {
-		cfg.once = &onceSet{m: map[onceKey]struct{}{}}
+		if !cfg.HeadersOnly { // which decodes no data batch at all
+			cfg.once = &onceSet{m: map[onceKey]struct{}{}}
+		}
 		cfg.same = &sameFiles{m: map[sameKey]*sameFile{}}
 	}
 	cfg.copies = &copyCount{}

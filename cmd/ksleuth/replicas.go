@@ -36,8 +36,8 @@ the highest log end offset) is the reference. Every other copy is
 Each copy shows its log start and end offsets, its high watermark
 (replication-offset-checkpoint), recovery point and leader-epoch history
 (leader-epoch-checkpoint and the batches' partitionLeaderEpoch). Batches
-are compared by base offset, last offset, CRC and leader epoch; records of
-a batch already decoded from one copy are not decoded again from another.
+are compared by base offset, last offset, CRC and leader epoch, and every
+CRC is checked; no data batch's records are decoded (verify decodes them).
 --json gives one object per copy (type "replica") and per comparison (type
 "divergence"). Diverged copies are findings (replica-divergence), and their
 lost offsets are in scan's gaps.parquet; --fail-on-findings exits 3 for
