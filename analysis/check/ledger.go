@@ -112,15 +112,21 @@ func (p *partition) segmentFindings(s *segRun, ev *scan.FileEvent) {
 	for _, a := range ev.Anomalies {
 		idx := len(p.findings)
 		p.findings = append(p.findings, a)
-		if a.Kind != finding.KindZeroTail {
+		// A hole to the end of the file (a note; a hole inside it is an
+		// error) is a preallocated segment's unwritten tail: zeros that
+		// are not stored, no more damage than zeros that are.
+		zeros := a.Kind == finding.KindZeroTail || a.Kind == finding.KindSparseHole && a.Severity == finding.Note
+		if !zeros {
 			zeroOnly = false
 		}
 		switch {
 		case a.Kind == finding.KindIOError:
 			s.sum.unreadable = true
-		case a.Kind == finding.KindZeroTail && a.Position != nil:
-			s.sum.zeroFrom = *a.Position
-		case a.Position == nil || a.Kind == finding.KindZeroTail:
+		case zeros && a.Position != nil:
+			if s.sum.zeroFrom < 0 || *a.Position < s.sum.zeroFrom {
+				s.sum.zeroFrom = *a.Position
+			}
+		case a.Position == nil || zeros:
 		default:
 			if a.Kind == finding.KindTruncated {
 				p.truncated = append(p.truncated, truncRef{idx, s.sum})

@@ -537,6 +537,37 @@ func TestLedgerLinkedAwaySegment(t *testing.T) {
 	if v := verdictOf(t, rep, "codecs-1"); v.Intact {
 		t.Errorf("verdict %+v", v)
 	}
+	// Its only finding is a zero-tail note; the lost offsets still fail
+	// the run (verify's exit status).
+	if !rep.Result.Failed() || rep.Result.LossCopies() != 1 {
+		t.Errorf("a run that lost offsets: failed %v, %d copies with loss", rep.Result.Failed(), rep.Result.LossCopies())
+	}
+}
+
+// TestLedgerPreallocatedSegment: a segment that ends in a hole (Kafka's
+// file.preallocate, or a copy that kept the file's size) holds its batches
+// and then unwritten zeros, like a zero tail: no offset is lost. Truth:
+// codecs-1's active segment extended by 1 GiB of hole, checkpoints at its
+// end offset.
+func TestLedgerPreallocatedSegment(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-1")
+	seg := p.Segments[len(p.Segments)-1]
+	root := writeFS(t, mfs, "")
+	if err := os.Truncate(filepath.Join(root, filepath.FromSlash(seg.File)), int64(len(mfs[seg.File].Data))+1<<30); err != nil {
+		t.Fatal(err)
+	}
+	rep := runPaths(t, root)
+	if gs := gapsOf(rep, "codecs-1"); len(gs) != 0 {
+		t.Errorf("gaps %+v, want none", gs)
+	}
+	if v := verdictOf(t, rep, "codecs-1"); !v.Intact {
+		t.Errorf("verdict %+v, want intact", v)
+	}
+	if rep.Result.Failed() {
+		t.Error("a preallocated segment fails the run")
+	}
+	want(t, rep, finding.KindSparseHole, seg.File, -1, -2, "a preallocated or sparse file")
 }
 
 // TestLedgerNoSegmentFile: a partition dir without a single .log file has

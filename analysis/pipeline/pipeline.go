@@ -546,8 +546,28 @@ func (r *Result) PIDBlocks() []analysis.PIDBlockRow {
 }
 
 // Failed reports whether the run must say so in its exit status with
-// --fail-on-findings (verify always): an error or warning was found.
-func (r *Result) Failed() bool { return r.Scan.Errors+r.Warnings > 0 }
+// --fail-on-findings (verify always): an error or warning was found, or
+// the loss ledger holds a range of either severity (whatever the
+// findings beside it: offsets lost are never a clean run).
+func (r *Result) Failed() bool { return r.Scan.Errors+r.Warnings > 0 || r.LossCopies() > 0 }
+
+// LossCopies counts the partition copies with a range of the loss ledger
+// of severity error or warning.
+func (r *Result) LossCopies() int {
+	type copyKey struct {
+		input int32
+		dir   string
+	}
+	copies := map[copyKey]bool{}
+	if r.Check != nil {
+		for _, g := range r.Check.Gaps {
+			if g.Severity == finding.Error || g.Severity == finding.Warning {
+				copies[copyKey{g.Input, g.Dir}] = true
+			}
+		}
+	}
+	return len(copies)
+}
 
 // Incomplete reports whether some input could not be read in full (an
 // unreadable file, a damaged archive): the run analysed everything else.

@@ -178,8 +178,11 @@ func writeVerifyText(out *bufio.Writer, inputs []*source.Input, res *pipeline.Re
 	// a segment given on its own, outside a partition dir.
 	segments := report.Checked(res.Scan.Files)[0].Files
 	status := ""
+	if n := res.LossCopies(); n > 0 {
+		status = fmt.Sprintf("; %d partition copy(ies) lost offsets", n)
+	}
 	if res.Incomplete() {
-		status = " (INCOMPLETE: some input could not be read in full)"
+		status += " (INCOMPLETE: some input could not be read in full)"
 	}
 	_, err := fmt.Fprintf(out, "verified %d files, %d segments, %d batches, %d records: %d findings%s, %d notes%s%s\n",
 		len(res.Scan.Files), segments, res.Scan.Batches, res.Scan.Records, nf, byKind(counts), nn, byKind(notes), status)
@@ -276,7 +279,7 @@ func writeVerifyJSON(out *bufio.Writer, res *pipeline.Result, o *verifyOptions) 
 	return enc.Encode(map[string]any{"type": "summary", "files": len(res.Scan.Files), "batches": res.Scan.Batches,
 		"records": res.Scan.Records, "bytes": res.Scan.Bytes, "findings": nf, "findings_by_kind": findings, "notes": nn, "notes_by_kind": notes,
 		"errors": res.Scan.Errors, "warnings": res.Warnings, "partitions": len(res.Check.Partitions), "skipped_files": len(res.Check.Skipped),
-		"complete": !res.Incomplete()})
+		"complete": !res.Incomplete(), "partitions_with_loss": res.LossCopies()})
 }
 
 // byKind renders " (2 crc-mismatch, 1 offset-gap)", kinds sorted by name.
