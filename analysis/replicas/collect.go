@@ -36,6 +36,9 @@ type batch struct {
 	epoch          int32
 	records        int32
 	seg            int32 // index into replica.segs
+	// damaged: the batch fails its CRC in this copy (its header may
+	// still agree with another copy's).
+	damaged bool
 }
 
 // recFP is what the comparison keeps of one data record of a copy: its
@@ -183,7 +186,7 @@ func (c *Collector) Batch(b *analysis.BatchRow) {
 		seg++
 	}
 	x := batch{base: b.BaseOffset, last: b.LastOffset, pos: b.Position, crc: uint32(b.CRC),
-		epoch: b.PartitionLeaderEpoch, records: b.RecordCount, seg: int32(seg), firstTs: -1, maxTs: -1}
+		epoch: b.PartitionLeaderEpoch, records: b.RecordCount, seg: int32(seg), firstTs: -1, maxTs: -1, damaged: !b.CRCValid}
 	if b.FirstTimestamp != nil {
 		x.firstTs = *b.FirstTimestamp
 	}

@@ -17,7 +17,42 @@ const (
 	VerdictLagging   = "lagging"
 	VerdictDiverged  = "diverged"
 	VerdictAhead     = "ahead"
+	// VerdictDamaged: the same batches as the reference, but some fail
+	// their CRC in this copy while the reference's are intact.
+	VerdictDamaged = "damaged"
 )
+
+// damagedOnly lists the batches of a that fail their CRC where b holds a
+// batch of the same offsets that does not: the records there survive in
+// b's copy only.
+func damagedOnly(a, b []batch) []analysis.OffsetRange {
+	var out []analysis.OffsetRange
+	for i := range a {
+		x := &a[i]
+		if !x.damaged {
+			continue
+		}
+		j, ok := slices.BinarySearchFunc(b, x.base, func(y batch, o int64) int { return cmp.Compare(y.base, o) })
+		if !ok || b[j].last != x.last || b[j].damaged {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Last+1 == x.base {
+			out[n-1].Last = x.last
+			continue
+		}
+		out = append(out, analysis.OffsetRange{First: x.base, Last: x.last})
+	}
+	return out
+}
+
+// rangesText is "4–4 and 9–12".
+func rangesText(rs []analysis.OffsetRange) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%d–%d", r.First, r.Last)
+	}
+	return strings.Join(parts, ", ")
+}
 
 // CauseDivergence is the loss-ledger cause of offsets a diverged copy
 // holds outside the reference's history.
@@ -412,6 +447,18 @@ func (c *Collector) compare(res *Result, v, ref *view) {
 		if row.Verdict == VerdictInSync {
 			row.Explanation += cl.sentence(c.overFPs)
 		}
+	}
+	// Batches that agree by header but fail their CRC in one copy: the
+	// comparison by offsets, epoch and stored CRC cannot see the damage.
+	if d := damagedOnly(v.r.batches, ref.r.batches); len(d) > 0 {
+		if row.Verdict == VerdictInSync {
+			row.Verdict = VerdictDamaged
+		}
+		row.Explanation += fmt.Sprintf("; but its batch(es) at offsets %s fail their CRC in this copy, where %s's are intact: those records survive in %s's copy only",
+			rangesText(d), ref.name, ref.name)
+	}
+	if d := damagedOnly(ref.r.batches, v.r.batches); len(d) > 0 {
+		row.Explanation += fmt.Sprintf("; %s's batch(es) at offsets %s fail their CRC, and this copy holds them intact", ref.name, rangesText(d))
 	}
 	res.Rows = append(res.Rows, row)
 }

@@ -2,6 +2,7 @@ package replicas_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -61,6 +62,10 @@ func TestIdenticalSegmentsTakenOver(t *testing.T) {
 		want := map[int32]string{1: replicas.VerdictReference, 2: replicas.VerdictInSync, 3: replicas.VerdictInSync}[*r.Broker]
 		if r.Verdict != want {
 			t.Errorf("broker %d: %s, want %s: %s", *r.Broker, r.Verdict, want, r.Explanation)
+		}
+		// Broker 3 holds intact what the reference's copy damaged.
+		if hint := "broker 1's batch(es) at offsets 15–19 fail their CRC, and this copy holds them intact"; (*r.Broker == 3) != strings.Contains(r.Explanation, hint) {
+			t.Errorf("broker %d: %s", *r.Broker, r.Explanation)
 		}
 	}
 	var files []int64
@@ -193,5 +198,37 @@ func TestHeadersOnly(t *testing.T) {
 		broker(t, root, 1, bad, [][2]int64{{0, 0}}, 50), broker(t, root, 2, seg, [][2]int64{{0, 0}}, 50))
 	if k := kinds(res); k["crc-mismatch"] != 1 {
 		t.Errorf("headers only, a flipped byte: findings %v, want one crc-mismatch", k)
+	}
+}
+
+// TestDamagedCopy: a copy whose batch fails its CRC where the reference's
+// is intact agrees with it by header (offsets, epoch, stored CRC) but not
+// by content. Truth: broker 2's batch at offsets 15–19 has a record byte
+// flipped; broker 1 (the reference, first of the tie) holds it intact, and
+// broker 1's own row is the reference; seen from broker 1's side the same
+// pair says broker 2's batch is the damaged one.
+func TestDamagedCopy(t *testing.T) {
+	root := t.TempDir()
+	var seg []byte
+	at := 0
+	for i := range 6 {
+		if i == 3 {
+			at = len(seg)
+		}
+		seg = append(seg, batchOf(int64(i*5), 5, 0, "v")...)
+	}
+	bad := slices.Clone(seg)
+	bad[at+70] ^= 0xff
+	res := run(t, pipeline.Options{Scan: scan.Config{Jobs: 1, DecodeOnce: true, HeadersOnly: true}},
+		broker(t, root, 1, seg, [][2]int64{{0, 0}}, 30), broker(t, root, 2, bad, [][2]int64{{0, 0}}, 30))
+	var got []string
+	for _, r := range res.Replicas.Rows {
+		got = append(got, fmt.Sprintf("%d %s", *r.Broker, r.Verdict))
+		if *r.Broker == 2 && !strings.Contains(r.Explanation, "at offsets 15–19 fail their CRC in this copy, where broker 1's are intact") {
+			t.Errorf("broker 2: %s", r.Explanation)
+		}
+	}
+	if !slices.Equal(got, []string{"1 reference", "2 damaged"}) {
+		t.Errorf("verdicts %v, want broker 1 reference, broker 2 damaged", got)
 	}
 }

@@ -26,6 +26,8 @@ them: by leader epoch. The copy with the highest last leader epoch (on a tie,
 the highest log end offset) is the reference. Every other copy is
 
   in-sync   the same batches up to the same end;
+  damaged   the same batches, but some fail their CRC in this copy while
+            the reference's are intact;
   lagging   a prefix of the reference (a follower behind, or copied earlier);
   diverged  it holds offsets outside the reference's leader-epoch history
             (an unclean election, a leader that lost its tail): the broker
@@ -113,7 +115,7 @@ func runReplicas(cmd *cobra.Command, args []string, o *commonOptions) error {
 	if o.json {
 		err = writeReplicasJSON(w, rows)
 	} else {
-		err = writeReplicasText(w, rows, res.Scan.NotDecoded)
+		err = writeReplicasText(w, rows, res.Scan.NotDecoded, res.Scan.Errors+res.Warnings)
 	}
 	if err != nil {
 		return err
@@ -147,7 +149,7 @@ func writeReplicasJSON(w io.Writer, rows []analysis.ReplicaRow) error {
 
 // writeReplicasText prints, per partition, one line per copy and one
 // sentence per verdict, and what was not checked.
-func writeReplicasText(w io.Writer, rows []analysis.ReplicaRow, notDecoded int64) error {
+func writeReplicasText(w io.Writer, rows []analysis.ReplicaRow, notDecoded, findings int64) error {
 	ew := &errWriter{w: w}
 	if len(rows) == 0 {
 		fmt.Fprintln(ew, "no partition is held by two or more of the inputs: nothing to compare")
@@ -177,12 +179,15 @@ func writeReplicasText(w io.Writer, rows []analysis.ReplicaRow, notDecoded int64
 		i = j
 	}
 	var parts []string
-	for _, v := range []string{replicas.VerdictInSync, replicas.VerdictLagging, replicas.VerdictDiverged, replicas.VerdictAhead} {
+	for _, v := range []string{replicas.VerdictInSync, replicas.VerdictDamaged, replicas.VerdictLagging, replicas.VerdictDiverged, replicas.VerdictAhead} {
 		if counts[v] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
 		}
 	}
 	fmt.Fprintf(ew, "%d partition(s) compared: %s\n", counts[replicas.VerdictReference], strings.Join(parts, ", "))
+	if findings > 0 {
+		fmt.Fprintf(ew, "note: the inputs hold %d finding(s) of severity error or warning (ksleuth verify PATH for details)\n", findings)
+	}
 	if notDecoded > 0 {
 		fmt.Fprintf(ew, "batches compared by offsets, leader epoch and CRC (each CRC checked); the records of %d batch(es) not decoded: ksleuth verify decodes them\n", notDecoded)
 	}

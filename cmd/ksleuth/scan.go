@@ -630,7 +630,7 @@ func (s *scanSummary) writeText(w io.Writer, wide bool) error {
 		s.ProducerSessions, open, s.DuplicateGroups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"))
 	if n := len(s.Replicas); n > 0 {
 		var parts []string
-		for _, v := range []string{"reference", "in-sync", "lagging", "diverged", "ahead"} {
+		for _, v := range []string{"reference", "in-sync", "damaged", "lagging", "diverged", "ahead"} {
 			if s.Replicas[v] > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", s.Replicas[v], v))
 			}
