@@ -48,6 +48,10 @@ type Options struct {
 	// Recovery predicts what a broker's log loader does with each
 	// partition dir at startup (Result.Recovery).
 	Recovery bool
+	// OneCluster takes log dirs that name no cluster.id as one cluster's
+	// brokers, so that their copies of a partition are compared (the
+	// replicas command, given the brokers to compare).
+	OneCluster bool
 	// Values, when set, decodes record values in the Confluent wire format
 	// with its schemas into the payload rows' value_schema_id and
 	// value_decoded (scan --payload --decode-values auto); its findings and
@@ -118,6 +122,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	// partition compared, in the checker's order: offset order within a
 	// partition, archives included.
 	reps := replicas.New(sources)
+	reps.OneCluster = o.OneCluster
 	tx := txns.New()
 	var logs BrokerLogStats
 	var logEvents []analysis.ClusterEventRow

@@ -128,6 +128,9 @@ type Collector struct {
 	compacted map[string]bool
 	nrecs     int  // record fingerprints kept
 	overFPs   bool // maxRecordFPs was reached
+	// OneCluster: copies whose log dirs name no cluster.id and whose
+	// dirs have no topic id are compared with each other (see Compare).
+	OneCluster bool
 }
 
 // New returns a collector for inputs named by sources (scan.Sources).

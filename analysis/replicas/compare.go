@@ -175,15 +175,17 @@ type group struct {
 // and so do their log dirs' cluster.id and their partition.metadata topic
 // ids (a topic deleted and created again has a new id). A copy whose log
 // dir names no cluster and whose dir has no topic id is compared with
-// nothing: log dirs of unrelated clusters hold partitions of the same
-// names (__consumer_offsets-0 in every one).
+// nothing, unless OneCluster says the inputs are one cluster's: log dirs
+// of unrelated clusters hold partitions of the same names
+// (__consumer_offsets-0 in every one), and brokers before Kafka 2.4 wrote
+// no cluster.id.
 // Call it once the scan and the checks have finished.
 func (c *Collector) Compare() *Result {
 	groups := map[group][]*replica{}
 	var keys []group
 	for _, r := range c.order {
 		g := group{r.topic, r.part, c.logDirOfCopy(r).cluster, r.topicID}
-		if g.cluster == "" && g.topicID == "" {
+		if g.cluster == "" && g.topicID == "" && !c.OneCluster {
 			continue
 		}
 		if groups[g] == nil {
@@ -262,6 +264,9 @@ func (c *Collector) row(v, ref *view) analysis.ReplicaRow {
 	if v == ref {
 		row.Verdict = VerdictReference
 		row.Explanation = fmt.Sprintf("%s is the reference: the highest last leader epoch (%d), %s", v.name, v.lastEpoch, offsets(v.start, v.leo))
+		if v.ld.cluster == "" && v.r.topicID == "" {
+			row.Explanation += "; the log dirs name no cluster.id (written before Kafka 2.4) and the partition no topic id: the copies are taken as one cluster's"
+		}
 	}
 	return row
 }

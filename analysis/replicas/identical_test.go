@@ -3,6 +3,8 @@ package replicas_test
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -230,5 +232,32 @@ func TestDamagedCopy(t *testing.T) {
 	}
 	if !slices.Equal(got, []string{"1 reference", "2 damaged"}) {
 		t.Errorf("verdicts %v, want broker 1 reference, broker 2 damaged", got)
+	}
+}
+
+// TestNoClusterID: log dirs written before Kafka 2.4 name no cluster.id,
+// and their partition dirs have no topic id. Truth: two brokers' copies of
+// t-0, the same bytes; without OneCluster nothing says they are one
+// cluster's and they are not compared (verify over unrelated dirs must not
+// compare their __consumer_offsets-0); with it (replicas) they are, and
+// the reference's row says on what assumption.
+func TestNoClusterID(t *testing.T) {
+	root := t.TempDir()
+	seg := batchOf(0, 5, 0, "v")
+	var dirs []string
+	for id := 1; id <= 2; id++ {
+		d := broker(t, root, id, seg, [][2]int64{{0, 0}}, 5)
+		if err := os.WriteFile(filepath.Join(d, "meta.properties"), fmt.Appendf(nil, "version=0\nbroker.id=%d\n", id), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	if rows := run(t, pipeline.Options{Scan: scan.Config{Jobs: 1}}, dirs...).Replicas.Rows; len(rows) != 0 {
+		t.Errorf("compared without OneCluster: %+v", rows)
+	}
+	rows := run(t, pipeline.Options{Scan: scan.Config{Jobs: 1, DecodeOnce: true, HeadersOnly: true}, OneCluster: true}, dirs...).Replicas.Rows
+	if len(rows) != 2 || rows[0].Verdict != replicas.VerdictReference || rows[1].Verdict != replicas.VerdictInSync ||
+		!strings.Contains(rows[0].Explanation, "taken as one cluster's") {
+		t.Errorf("with OneCluster: %+v", rows)
 	}
 }

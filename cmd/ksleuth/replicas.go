@@ -105,7 +105,7 @@ func runReplicas(cmd *cobra.Command, args []string, o *commonOptions) error {
 	// (verify decodes them); batches the log cleaner rewrote are judged
 	// by offsets and epoch, and scan compares their records.
 	res, err := analyze(ctx, cmd, "replicas", o, inputs, pipeline.Options{
-		Scan: scan.Config{Topic: topic, DecodeOnce: true, HeadersOnly: true},
+		Scan: scan.Config{Topic: topic, DecodeOnce: true, HeadersOnly: true}, OneCluster: true,
 	}, pipeline.Sinks{})
 	if err != nil {
 		return err
