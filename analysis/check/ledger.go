@@ -250,9 +250,20 @@ func (p *partition) ledger() []analysis.GapRow {
 			// Every segment left is scheduled for deletion: the broker
 			// deleted the log up to its end by retention.
 			l := hw - 1
-			return []analysis.GapRow{{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from, LastOffset: &l,
+			gaps := []analysis.GapRow{{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from, LastOffset: &l,
 				Cause: CauseRetention, Severity: finding.Note, File: ld.checkpointPath(),
 				Explanation: fmt.Sprintf("the partition dir holds no live segment, only segments scheduled for deletion (.deleted, the last from offset %d): retention removed offsets up to %d", slices.Max(p.deleted), l)}}
+			if p.dirState == "" && !p.c.isFile(p.key.input) {
+				// Retention that deletes every segment rolls a new, empty
+				// active segment at the log end first: without it the
+				// copy lacks the log from there on.
+				p.add(finding.NewSev(p.where(p.key.dir), finding.KindMissingSegment, finding.Warning, -1, hw,
+					"the partition dir holds no .log file, though a broker always keeps an active segment (retention rolls a new one at offset %d before it deletes the last): it was not copied, or was deleted", hw))
+				gaps = append(gaps, analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: hw,
+					Cause: CauseMissingSegment, Severity: finding.Warning, File: p.key.dir,
+					Explanation: fmt.Sprintf("the active segment from offset %d, which the broker rolls before retention deletes the last segment, is not in the copy: whatever it held is unknown (nothing, if the high watermark %d was the log end)", hw, hw)})
+			}
+			return gaps
 		}
 		if hw > from {
 			l := hw - 1

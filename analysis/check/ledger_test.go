@@ -697,3 +697,34 @@ func TestLedgerZeroedRolledSegment(t *testing.T) {
 		t.Errorf("verdict %+v", v)
 	}
 }
+
+// TestLedgerRetentionWithoutActiveSegment: retention that deletes every
+// segment rolls a new, empty active segment at the log end first, so a dir
+// holding only segments scheduled for deletion lacks that one. Truth:
+// codecs-0's segments renamed .deleted, the high watermark at its log end:
+// offsets below it are retention's (a note), and the missing active
+// segment from the log end on is a missing-segment warning, end unknown.
+func TestLedgerRetentionWithoutActiveSegment(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-0")
+	for name, f := range mfs {
+		// Each segment's files, as the broker renames them.
+		for _, ext := range []string{".log", ".index", ".timeindex", ".txnindex", ".snapshot"} {
+			if strings.HasPrefix(name, "codecs-0/") && strings.HasSuffix(name, ext) {
+				delete(mfs, name)
+				mfs[name+".deleted"] = f
+			}
+		}
+	}
+	setCheckpoint(t, mfs, "replication-offset-checkpoint", "codecs 0", fmt.Sprint(p.LogEndOffset))
+	rep := verifyFS(t, mfs)
+	gs := gapsOf(rep, "codecs-0")
+	if len(gs) != 2 || gs[0].Cause != check.CauseRetention || gs[0].Severity != finding.Note || lastOf(gs[0]) != p.LogEndOffset-1 ||
+		gs[1].Cause != check.CauseMissingSegment || gs[1].Severity != finding.Warning || gs[1].FirstOffset != p.LogEndOffset || gs[1].LastOffset != nil {
+		t.Fatalf("gaps %+v, want retention to %d and a missing active segment from %d", gs, p.LogEndOffset-1, p.LogEndOffset)
+	}
+	if v := verdictOf(t, rep, "codecs-0"); v.Intact {
+		t.Errorf("verdict %+v", v)
+	}
+	want(t, rep, finding.KindMissingSegment, "codecs-0", -1, p.LogEndOffset, "retention rolls a new one")
+}

@@ -141,8 +141,11 @@ var corpusExpect = map[string]map[string]int{
 	// over 4 MiB and is absent": __cluster_metadata-0 has no .log file.
 	"AdiletBatyrbayev0520__air_analyzer": {"missing-segment": 1},
 	// __cluster_metadata-0 holds two KRaft snapshots and a producer
-	// snapshot but no .log file: the commit lacks the metadata log.
-	"JobCollins__daas": {"missing-segment": 1},
+	// snapshot but no .log file: the commit lacks the metadata log. And
+	// rappel_conso-0 lacks the empty active segment 20917 that retention
+	// rolled before it scheduled 20907 for deletion (MANIFEST: "not in
+	// the commit").
+	"JobCollins__daas": {"missing-segment": 2},
 	// customers-0 and products-0 lost their only .log (over 4 MiB): orphan
 	// indexes, recovery point and HW ahead of the (absent) data.
 	"rjmfernandes__flink-on-prem": {"missing-segment": 4, "checkpoint-ahead": 4},
