@@ -219,7 +219,7 @@ func fileKind(base string) string {
 }
 
 func (d *dumper) dumpLog(name, kind string) error {
-	f, err := os.Open(name)
+	f, err := source.OpenNamed(name)
 	if err != nil {
 		return err
 	}

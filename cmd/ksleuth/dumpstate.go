@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
 )
@@ -24,7 +24,7 @@ import (
 const maxStateFile = 1 << 30
 
 func readSmall(name string) ([]byte, error) {
-	f, err := os.Open(name)
+	f, err := source.OpenNamed(name)
 	if err != nil {
 		return nil, err
 	}

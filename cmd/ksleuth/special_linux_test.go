@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestSpecialFilesNamedLikeSegments: a FIFO and a link to /dev/zero named
@@ -32,5 +33,51 @@ func TestSpecialFilesNamedLikeSegments(t *testing.T) {
 	}
 	if strings.Contains(out, "segment-overlap") || !strings.Contains(out, "skipped 1 file(s)") {
 		t.Errorf("special files checked as segments, or listed as skipped:\n%s", out)
+	}
+}
+
+// TestDumpSpecialFiles: dump opens only regular files. Truth: a FIFO named
+// like a segment would block the open until a writer came, and a link to
+// /dev/zero would feed the reader zeros forever; each is refused at once,
+// naming what it is, and a link to a regular segment is followed (the
+// user named it).
+func TestDumpSpecialFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "00000000000000000000.log")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	zero := filepath.Join(dir, "00000000000000000005.log")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	seg := filepath.Join(dir, "00000000000000000009.log")
+	target, err := filepath.Abs(filepath.Join(sampleDir, "codecs-0", "00000000000000000000.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, seg); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{fifo: "a FIFO, not a regular file: not opened", zero: "a device, not a regular file: not opened"} {
+		done := make(chan struct{})
+		var errOut string
+		var code int
+		go func() {
+			defer close(done)
+			_, errOut, code = runCLI(t, "dump", path)
+		}()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("dump %s still running after 30 s", path)
+		}
+		if code == exitOK || !strings.Contains(errOut, want) {
+			t.Errorf("dump %s: exit %d, stderr %q, want %q", path, code, errOut, want)
+		}
+	}
+	if out, errOut, code := runCLI(t, "dump", seg); code != exitOK || !strings.Contains(out, "baseOffset: 0") {
+		t.Errorf("dump of a link to a segment: exit %d\n%s%s", code, out, errOut)
 	}
 }
