@@ -65,7 +65,9 @@ func (f *feed) records(all, rows []analysis.PayloadRecordRow) error {
 		f.attr.records(all)
 	}
 	if f.cons != nil {
-		f.cons.Add(all)
+		// Commits of live segments only: a segment in transit (.swap,
+		// .cleaned, .deleted) repeats commits of the live log.
+		f.cons.Add(rows)
 	}
 	if f.det == nil {
 		return nil

@@ -646,8 +646,8 @@ func (s *scanner) fileDone(f *fileDone) error {
 		s.parts[f.partKey] = p
 	}
 	p.Findings += f.row.Findings
-	if !f.segment {
-		return nil
+	if !f.segment || f.row.Suffix != "" {
+		return nil // a segment in transit repeats batches of the live log
 	}
 	p.Segments++
 	p.Bytes += f.row.Size

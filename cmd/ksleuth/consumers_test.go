@@ -403,3 +403,56 @@ func TestConsumersClusters(t *testing.T) {
 		}
 	}
 }
+
+// TestConsumersSegmentInTransit: a segment in transit (the log cleaner's
+// .swap, a .deleted one) repeats records of the live log. Truth: a copy of
+// __consumer_offsets-0's segment as .log.swap beside it adds no commit and
+// no group record, and the scan's partition summary counts the live
+// segment's batches only.
+func TestConsumersSegmentInTransit(t *testing.T) {
+	t.Parallel()
+	dir := writeConsumersLogDir(t)
+	count := func() (commits, groups int) {
+		out, errOut, code := runCLI(t, "consumers", "--json", "--progress", "never", dir)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		return strings.Count(out, `"type":"commit"`), strings.Count(out, `"type":"group"`)
+	}
+	c0, g0 := count()
+	seg := filepath.Join(dir, "__consumer_offsets-0", "00000000000000000000.log")
+	data, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(seg+".swap", data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, g := count(); c != c0 || g != g0 || c0 == 0 {
+		t.Errorf("with a .swap copy: %d commits and %d group records, want %d and %d", c, g, c0, g0)
+	}
+	// The sample's codecs-0 with a .swap copy of its first segment.
+	sample := copyDir(t, sampleDir)
+	line := func() string {
+		out := mustScan(t, "scan", sample, "--out", filepath.Join(t.TempDir(), "out"), "--progress", "never")
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) > 3 && f[0] == "codecs" && f[1] == "0" {
+				return strings.Join(f[:4], " ")
+			}
+		}
+		t.Fatalf("no codecs-0 line in:\n%s", out)
+		return ""
+	}
+	before := line()
+	first := filepath.Join(sample, "codecs-0", "00000000000000000000.log")
+	data, err = os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(first+".swap", data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if after := line(); after != before {
+		t.Errorf("scan summary of codecs-0 with a .swap copy %q, without %q", after, before)
+	}
+}
