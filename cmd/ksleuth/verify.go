@@ -177,6 +177,7 @@ func writeVerifyText(out *bufio.Writer, inputs []*source.Input, res *pipeline.Re
 	// The live segments read, as the "checked:" line counts them: also
 	// a segment given on its own, outside a partition dir.
 	segments := report.Checked(res.Scan.Files)[0].Files
+	checked := checkedFiles(res.Scan.Files)
 	status := ""
 	if n := res.LossCopies(); n > 0 {
 		status = fmt.Sprintf("; %d partition copy(ies) lost offsets", n)
@@ -185,8 +186,20 @@ func writeVerifyText(out *bufio.Writer, inputs []*source.Input, res *pipeline.Re
 		status += " (INCOMPLETE: some input could not be read in full)"
 	}
 	_, err := fmt.Fprintf(out, "verified %d files, %d segments, %d batches, %d records: %d findings%s, %d notes%s%s\n",
-		len(res.Scan.Files), segments, res.Scan.Batches, res.Scan.Records, nf, byKind(counts), nn, byKind(notes), status)
+		checked, segments, res.Scan.Batches, res.Scan.Records, nf, byKind(counts), nn, byKind(notes), status)
 	return err
+}
+
+// checkedFiles counts the files the checks read: not those skipped (not
+// Kafka files) or that could not be read.
+func checkedFiles(files []analysis.FileRow) int {
+	n := 0
+	for _, c := range report.Checked(files) {
+		if c.What != "other files" {
+			n += c.Files
+		}
+	}
+	return n
 }
 
 // writeChecked says what the checks read, so that no check is claimed that
@@ -276,7 +289,7 @@ func writeVerifyJSON(out *bufio.Writer, res *pipeline.Result, o *verifyOptions) 
 			nn += c.Count
 		}
 	}
-	return enc.Encode(map[string]any{"type": "summary", "files": len(res.Scan.Files), "batches": res.Scan.Batches,
+	return enc.Encode(map[string]any{"type": "summary", "files": len(res.Scan.Files), "checked_files": checkedFiles(res.Scan.Files), "batches": res.Scan.Batches,
 		"records": res.Scan.Records, "bytes": res.Scan.Bytes, "findings": nf, "findings_by_kind": findings, "notes": nn, "notes_by_kind": notes,
 		"errors": res.Scan.Errors, "warnings": res.Warnings, "partitions": len(res.Check.Partitions), "skipped_files": len(res.Check.Skipped),
 		"complete": !res.Incomplete(), "partitions_with_loss": res.LossCopies()})
