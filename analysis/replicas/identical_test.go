@@ -23,16 +23,7 @@ import (
 // bytes; broker 3's copy differs, is read in full and has no finding.
 func TestIdenticalSegmentsTakenOver(t *testing.T) {
 	root := t.TempDir()
-	var seg []byte
-	damagedAt := 0
-	for i := range 10 {
-		if i == 3 {
-			damagedAt = len(seg)
-		}
-		seg = append(seg, batchOf(int64(i*5), 5, 0, "v")...)
-	}
-	bad := slices.Clone(seg)
-	bad[damagedAt+70] ^= 0xff // inside the records, which the CRC covers
+	seg, bad, damagedAt := flippedSegment(10)
 	b1 := broker(t, root, 1, bad, [][2]int64{{0, 0}}, 50)
 	b2 := broker(t, root, 2, bad, [][2]int64{{0, 0}}, 50)
 	b3 := broker(t, root, 3, seg, [][2]int64{{0, 0}}, 50)
@@ -211,16 +202,7 @@ func TestHeadersOnly(t *testing.T) {
 // pair says broker 2's batch is the damaged one.
 func TestDamagedCopy(t *testing.T) {
 	root := t.TempDir()
-	var seg []byte
-	at := 0
-	for i := range 6 {
-		if i == 3 {
-			at = len(seg)
-		}
-		seg = append(seg, batchOf(int64(i*5), 5, 0, "v")...)
-	}
-	bad := slices.Clone(seg)
-	bad[at+70] ^= 0xff
+	seg, bad, _ := flippedSegment(6)
 	res := run(t, pipeline.Options{Scan: scan.Config{Jobs: 1, DecodeOnce: true, HeadersOnly: true}},
 		broker(t, root, 1, seg, [][2]int64{{0, 0}}, 30), broker(t, root, 2, bad, [][2]int64{{0, 0}}, 30))
 	var got []string
@@ -260,4 +242,19 @@ func TestNoClusterID(t *testing.T) {
 		!strings.Contains(rows[0].Explanation, "taken as one cluster's") {
 		t.Errorf("with OneCluster: %+v", rows)
 	}
+}
+
+// flippedSegment is n batches of 5 records, and the same with a byte
+// flipped inside the records of the fourth (offsets 15–19), which its
+// CRC covers; at is that batch's position.
+func flippedSegment(n int) (seg, bad []byte, at int) {
+	for i := range n {
+		if i == 3 {
+			at = len(seg)
+		}
+		seg = append(seg, batchOf(int64(i*5), 5, 0, "v")...)
+	}
+	bad = slices.Clone(seg)
+	bad[at+70] ^= 0xff
+	return seg, bad, at
 }
