@@ -267,9 +267,17 @@ func (p *partition) ledger() []analysis.GapRow {
 		}
 		if hw > from {
 			l := hw - 1
-			return []analysis.GapRow{{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from, LastOffset: &l,
+			gaps := []analysis.GapRow{{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from, LastOffset: &l,
 				Cause: CauseCheckpointAh, Severity: finding.Warning, File: ld.checkpointPath(),
 				Explanation: fmt.Sprintf("the broker's checkpoints say offsets up to %d were written, but the partition dir holds no .log file: the segments were not copied, or were deleted after the checkpoint", l)}}
+			if p.dirState == "" && !p.c.isFile(p.key.input) {
+				// The checkpoints bound what was written by then, not what
+				// the missing active segment held after.
+				gaps = append(gaps, analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: hw,
+					Cause: CauseMissingSegment, Severity: finding.Warning, File: p.key.dir,
+					Explanation: fmt.Sprintf("the partition dir holds no .log file, though a broker always keeps one (its active segment): what it held from offset %d, past the checkpoints, is unknown", hw)})
+			}
+			return gaps
 		}
 		if p.dirState == "" && len(p.deleted) == 0 && !p.c.isFile(p.key.input) {
 			// Offsets below the start the dir's own files show were gone by

@@ -728,3 +728,28 @@ func TestLedgerRetentionWithoutActiveSegment(t *testing.T) {
 	}
 	want(t, rep, finding.KindMissingSegment, "codecs-0", -1, p.LogEndOffset, "retention rolls a new one")
 }
+
+// TestLedgerNoSegmentFileCheckpointsAhead: a partition dir with no .log
+// whose checkpoints name offsets lost those up to the high watermark (a
+// bounded checkpoint-ahead range), and whatever its missing active segment
+// held past them (a missing-segment range of unknown end). Truth: codecs-0
+// reduced to its leader-epoch-checkpoint, high watermark 50.
+func TestLedgerNoSegmentFileCheckpointsAhead(t *testing.T) {
+	mfs, _ := multiSegment(t)
+	for name := range mfs {
+		if strings.HasPrefix(name, "codecs-0/") && !strings.HasSuffix(name, "/leader-epoch-checkpoint") {
+			delete(mfs, name)
+		}
+	}
+	setCheckpoint(t, mfs, "replication-offset-checkpoint", "codecs 0", "50")
+	setCheckpoint(t, mfs, "recovery-point-offset-checkpoint", "codecs 0", "50")
+	rep := verifyFS(t, mfs)
+	gs := gapsOf(rep, "codecs-0")
+	if len(gs) != 2 || gs[0].Cause != check.CauseCheckpointAh || gs[0].FirstOffset != 0 || lastOf(gs[0]) != 49 ||
+		gs[1].Cause != check.CauseMissingSegment || gs[1].FirstOffset != 50 || gs[1].LastOffset != nil {
+		t.Fatalf("gaps %+v, want checkpoint-ahead 0..49 and missing-segment from 50, end unknown", gs)
+	}
+	if v := verdictOf(t, rep, "codecs-0"); v.Intact || !v.Unbounded || !strings.Contains(v.Text, "LOST at least 50 offset(s)") {
+		t.Errorf("verdict %+v", v)
+	}
+}
