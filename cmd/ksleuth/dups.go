@@ -9,9 +9,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 
@@ -77,7 +79,36 @@ func (o *commonOptions) prepare(name string, args []string) (*regexp.Regexp, []*
 		topic = re
 	}
 	inputs, err := source.Classify(args)
-	return topic, inputs, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := overlapping(inputs); err != nil {
+		return nil, nil, usageError{fmt.Errorf("%s: %w", name, err)}
+	}
+	return topic, inputs, nil
+}
+
+// overlapping refuses inputs that name the same files twice: the same
+// path, or a path inside a dir input. Their records would be counted
+// twice, and compared with themselves as two brokers' copies.
+func overlapping(inputs []*source.Input) error {
+	inside := func(a, b *source.Input) bool {
+		return b.Kind == source.Dir && strings.HasPrefix(a.Abs, b.Abs+string(filepath.Separator))
+	}
+	for i, a := range inputs {
+		for _, b := range inputs[i+1:] {
+			switch {
+			case a.Abs == "-" || b.Abs == "-":
+			case a.Abs == b.Abs:
+				return fmt.Errorf("%s and %s are the same input: give each once", a.Path, b.Path)
+			case inside(b, a):
+				return fmt.Errorf("%s is inside the input %s: its files would be read twice", b.Path, a.Path)
+			case inside(a, b):
+				return fmt.Errorf("%s is inside the input %s: its files would be read twice", a.Path, b.Path)
+			}
+		}
+	}
+	return nil
 }
 
 // analyze runs the pipeline with a progress bar on stderr. ctx should come

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // goldenCase is one command line over the sample log dir and the golden
 // file its stdout must equal. OUT in args is replaced by a fresh
-// temporary directory.
+// temporary directory, BROKER2 by a copy of the sample as broker 2.
 type goldenCase struct {
 	name string
 	args []string
@@ -33,9 +36,10 @@ var goldenCases = []goldenCase{
 	{"dups.jsonl", []string{"dups", sampleDir, "--json", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"producers.txt", []string{"producers", sampleDir, "--jobs", "2", "--progress", "never"}, exitOK},
 	{"producers.jsonl", []string{"producers", sampleDir, "--json", "--jobs", "2", "--progress", "never"}, exitOK},
-	// The sample given twice: two byte-identical copies of every partition.
-	{"replicas.txt", []string{"replicas", sampleDir, sampleDir, "--jobs", "2", "--progress", "never"}, exitOK},
-	{"replicas.jsonl", []string{"replicas", sampleDir, sampleDir, "--json", "--jobs", "2", "--progress", "never"}, exitOK},
+	// The sample and its copy as broker 2: two byte-identical copies of
+	// every partition. (The text output's columns are as wide as the
+	// copy's temporary path: TestReplicasText holds it.)
+	{"replicas.jsonl", []string{"replicas", sampleDir, "BROKER2", "--json", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"report.txt", []string{"report", sampleDir, "--html", "OUT/r.html", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"report.jsonl", []string{"report", sampleDir, "--html", "OUT/r.html", "--json", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"records_key.txt", []string{"records", sampleDir, "--key", "item-003"}, exitOK},
@@ -77,16 +81,23 @@ func TestGolden(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			tmp := t.TempDir()
+			b2 := secondBrokerFor(t, c.args)
 			args := make([]string, len(c.args))
 			for i, a := range c.args {
 				if a == "OUT" || strings.HasPrefix(a, "OUT/") {
 					a = filepath.Join(tmp, strings.TrimPrefix(strings.TrimPrefix(a, "OUT"), "/"))
+				}
+				if a == "BROKER2" {
+					a = b2
 				}
 				args[i] = a
 			}
 			out, errOut, code := runCLIWith(t, fixedClock(), args...)
 			if code != c.code || errOut != "" {
 				t.Fatalf("ksleuth %v: exit %d, want %d; stderr:\n%s", c.args, code, c.code, errOut)
+			}
+			if b2 != "" {
+				out = strings.ReplaceAll(out, b2, "BROKER2")
 			}
 			got := normaliseGolden(out, tmp)
 			if strings.HasSuffix(c.name, ".jsonl") {
@@ -108,12 +119,16 @@ func TestGoldenJobs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			tmp := t.TempDir()
+			b2 := secondBrokerFor(t, c.args)
 			var outs [2]string
 			for k, jobs := range []string{"1", "5"} {
 				args := make([]string, 0, len(c.args))
 				for i := 0; i < len(c.args); i++ {
 					a := c.args[i]
 					switch {
+					case a == "BROKER2":
+						args = append(args, b2)
+						continue
 					case a == "--jobs":
 						args = append(args, a, jobs)
 						i++
@@ -137,4 +152,33 @@ func TestGoldenJobs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// secondBrokerFor is a copy of the sample log dir as broker 2 of its
+// cluster when args name BROKER2, else "".
+func secondBrokerFor(t *testing.T, args []string) string {
+	if !slices.Contains(args, "BROKER2") {
+		return ""
+	}
+	return secondBroker(t)
+}
+
+// secondBroker is a copy of the sample log dir as broker 2 of its
+// cluster: what the commands that compare brokers' copies are given
+// beside the sample.
+func secondBroker(t *testing.T) string {
+	t.Helper()
+	dir := copyDir(t, sampleDir)
+	props := filepath.Join(dir, "meta.properties")
+	data, err := os.ReadFile(props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte("broker.id=0")) {
+		t.Fatalf("%s names no broker.id=0", props)
+	}
+	if err := os.WriteFile(props, bytes.Replace(data, []byte("broker.id=0"), []byte("broker.id=2"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

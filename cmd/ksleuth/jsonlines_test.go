@@ -19,7 +19,7 @@ func TestJSONLines(t *testing.T) {
 		{"scan", "--json", sampleDir, "--out", filepath.Join(t.TempDir(), "o")},
 		{"dups", "--json", sampleDir},
 		{"producers", "--json", sampleDir},
-		{"replicas", "--json", sampleDir, sampleDir}, // the same dir twice: two in-sync copies
+		{"replicas", "--json", sampleDir, secondBroker(t)}, // two in-sync copies
 		{"report", "--json", sampleDir, "--html", filepath.Join(t.TempDir(), "r.html")},
 	}
 	for _, args := range cases {

@@ -180,6 +180,9 @@ func runRecords(cmd *cobra.Command, args []string, o *recordsOptions, ro records
 	if err != nil {
 		return err
 	}
+	if err := overlapping(inputs); err != nil {
+		return usageError{fmt.Errorf("records: %w", err)}
+	}
 	sources := scan.Sources(inputs)
 	w := &recordWriter{o: o, out: bufio.NewWriterSize(cmd.OutOrStdout(), 256<<10), errw: cmd.ErrOrStderr(), sources: sources}
 	w.format, _ = parseRecordFormat(o.format)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -8,12 +9,19 @@ import (
 // TestReplicasText: the sample log dir given twice is nine partitions of
 // two in-sync copies each; given once there is nothing to compare.
 func TestReplicasText(t *testing.T) {
-	out, errs, code := runCLI(t, "replicas", "--progress", "never", sampleDir, sampleDir)
+	out, errs, code := runCLI(t, "replicas", "--progress", "never", sampleDir, secondBroker(t))
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "9 partition(s) compared: 9 in-sync") || strings.Count(out, "holds the same batches as broker 0") != 9 {
+	if !strings.Contains(out, "9 partition(s) compared: 9 in-sync") || strings.Count(out, "broker 2 holds the same batches as broker 0") != 9 {
 		t.Errorf("replicas over two copies:\n%s", out)
+	}
+	// The same dir twice is one input given twice, not two brokers.
+	if _, errs, code := runCLI(t, "replicas", "--progress", "never", sampleDir, sampleDir); code != exitUsage || !strings.Contains(errs, "are the same input") {
+		t.Errorf("the same dir twice: exit %d, %s", code, errs)
+	}
+	if _, errs, code := runCLI(t, "verify", "--progress", "never", sampleDir, filepath.Join(sampleDir, "codecs-0")); code != exitUsage || !strings.Contains(errs, "is inside the input") {
+		t.Errorf("a partition dir of a dir input: exit %d, %s", code, errs)
 	}
 	out, _, code = runCLI(t, "replicas", "--progress", "never", sampleDir)
 	if code != exitOK || !strings.Contains(out, "nothing to compare") {

@@ -125,6 +125,9 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := overlapping(inputs); err != nil {
+		return usageError{fmt.Errorf("scan: %w", err)}
+	}
 	if err := checkOut(*o, inputs); err != nil {
 		return err
 	}
