@@ -45,7 +45,7 @@ func damagedOnly(a, b []batch) []analysis.OffsetRange {
 	return out
 }
 
-// rangesText is "4–4 and 9–12".
+// rangesText is "4–4, 9–12".
 func rangesText(rs []analysis.OffsetRange) string {
 	parts := make([]string, len(rs))
 	for i, r := range rs {
