@@ -14,9 +14,7 @@ import (
 // files of three and a half comparison steps with a byte changed in some:
 // each copy's verdict is whether it has the first copy's bytes, whichever
 // others differ and where, and the pass stops only once all differ.
-func TestEqualReleasingPeers(t *testing.T) { bothPeerReads(t, testEqualReleasingPeers) }
-
-func testEqualReleasingPeers(t *testing.T) {
+func TestEqualReleasingPeers(t *testing.T) {
 	const size = 3*sameStep + sameStep/2
 	base := make([]byte, size)
 	for i := range base {
@@ -64,9 +62,7 @@ func testEqualReleasingPeers(t *testing.T) {
 // changed in some (in a whole step, in the last partial step, at the last
 // byte): each copy is equal exactly when it has the first copy's bytes,
 // whether the reader reads to the end or stops early.
-func TestReadPassPeers(t *testing.T) { bothPeerReads(t, testReadPassPeers) }
-
-func testReadPassPeers(t *testing.T) {
+func TestReadPassPeers(t *testing.T) {
 	const size = 2*passStep + passStep/2
 	base := make([]byte, size)
 	for i := range base {
@@ -84,13 +80,13 @@ func testReadPassPeers(t *testing.T) {
 			rp.peers = append(rp.peers, open("peer"+strconv.Itoa(stopAt)+"-"+strconv.Itoa(k), fl))
 		}
 		// A copy cut short after it was opened (someone truncating it
-		// under the comparison) is not equal: its last step reads short,
-		// or faults in its mapping.
+		// under the comparison) is not equal: its last step reads short.
 		cut := open("cut"+strconv.Itoa(stopAt), -1)
 		if err := os.Truncate(cut.f.Name(), size-100); err != nil {
 			t.Fatal(err)
 		}
-		// Cut by more than a page: the mapped copy's later pages fault.
+		// Cut by more than a step: the reads of its later steps find
+		// nothing.
 		far := open("far"+strconv.Itoa(stopAt), -1)
 		if err := os.Truncate(far.f.Name(), passStep+4096); err != nil {
 			t.Fatal(err)
@@ -140,26 +136,6 @@ func mapCopy(t *testing.T, path string, base []byte, flip int) ([]byte, *peerFil
 		t.Fatal(err)
 	}
 	p := &peerFile{f: pf, same: true}
-	if mapPeers {
-		if p.data, p.unmap, err = mapFile(pf, int64(len(b))); err != nil {
-			t.Fatal(err)
-		}
-	}
 	t.Cleanup(p.close)
 	return data, p
-}
-
-// mapPeers: the peers of the tests are mapped, as openPeer maps them, or
-// read with pread, as where mapping fails.
-var mapPeers = true
-
-// bothPeerReads runs f with the peers mapped and with them read.
-func bothPeerReads(t *testing.T, f func(t *testing.T)) {
-	for _, m := range []bool{true, false} {
-		t.Run("mapped="+strconv.FormatBool(m), func(t *testing.T) {
-			mapPeers = m
-			defer func() { mapPeers = true }()
-			f(t)
-		})
-	}
 }
