@@ -32,9 +32,9 @@ type TransactionRow struct {
 	StartTimestamp           *int64 `parquet:"start_timestamp,optional,timestamp(millisecond:utc)" json:"start_timestamp"`
 	ClientTransactionVersion *int32 `parquet:"client_transaction_version,optional" json:"client_transaction_version"`
 	// Change is what this record changed against the previous record of
-	// the same transactional id in the same input, in offset order: first,
-	// pid-change, epoch-bump, epoch-regression, state, unchanged or
-	// tombstone. PreviousState is that record's state.
+	// the same transactional id in the same input and cluster, in offset
+	// order: first, pid-change, epoch-bump, epoch-regression, state,
+	// unchanged or tombstone. PreviousState is that record's state.
 	Change        string `parquet:"change,dict" json:"change"`
 	PreviousState string `parquet:"previous_state,dict" json:"previous_state"`
 }

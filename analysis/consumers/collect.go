@@ -186,7 +186,8 @@ func (c *Collector) Groups(sources []string) []analysis.GroupRow {
 // Findings are the records that did not decode.
 func (c *Collector) Findings() []analysis.AnomalyRow { return c.anomalies }
 
-// Index is the commits' timeline, for the questions of Impact.
-func (c *Collector) Index(cluster func(input int32) string) *Index {
+// Index is the commits' timeline, for the questions of Impact; cluster
+// as in NewIndex.
+func (c *Collector) Index(cluster func(input int32, dir string) string) *Index {
 	return NewIndex(c.commits, cluster)
 }

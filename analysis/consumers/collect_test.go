@@ -97,7 +97,7 @@ func TestCollector(t *testing.T) {
 		t.Fatalf("findings: %+v", fs)
 	}
 	x := c.Index(nil)
-	if got := x.ConsumedPast(0, "orders", 3, 1299); len(got) != 1 || got[0].Commit.Offset != 1300 {
+	if got := x.ConsumedPast(0, "", "orders", 3, 1299); len(got) != 1 || got[0].Commit.Offset != 1300 {
 		t.Errorf("consumed past 1299: %+v", got)
 	}
 }
@@ -121,7 +121,7 @@ func TestCollectorDamaged(t *testing.T) {
 	if gs := c.Groups(nil); len(gs) != 1 || !gs[0].Damaged {
 		t.Fatalf("groups: %+v, want one marked damaged", gs)
 	}
-	if got := c.Index(nil).ConsumedPast(0, "orders", 3, 0); len(got) != 0 {
+	if got := c.Index(nil).ConsumedPast(0, "", "orders", 3, 0); len(got) != 0 {
 		t.Errorf("a damaged commit counts as consumption: %+v", got)
 	}
 }

@@ -50,14 +50,14 @@ func FuzzCollector(f *testing.F) {
 			}
 			for _, cm := range tl.Commits {
 				if cm.Offset > 0 {
-					if past := x.ConsumedPast(0, tl.Topic, tl.Partition, cm.Offset-1); len(past) != 1 {
+					if past := x.ConsumedPast(0, "", tl.Topic, tl.Partition, cm.Offset-1); len(past) != 1 {
 						t.Fatalf("commit %d not past %d: %+v", cm.Offset, cm.Offset-1, past)
 					}
 				}
-				if past := x.ConsumedPast(0, tl.Topic, tl.Partition, cm.Offset); len(past) != 0 {
+				if past := x.ConsumedPast(0, "", tl.Topic, tl.Partition, cm.Offset); len(past) != 0 {
 					t.Fatalf("a commit of %d counts as past %d: %+v", cm.Offset, cm.Offset, past)
 				}
-				_ = x.Text(0, tl.Topic, tl.Partition, 0, cm.Offset)
+				_ = x.Text(0, "", tl.Topic, tl.Partition, 0, cm.Offset)
 				_ = x.Impacts([]Flagged{{Topic: tl.Topic, Partition: tl.Partition, First: cm.Offset - 1, Last: cm.Offset}})
 			}
 		}

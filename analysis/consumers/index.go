@@ -30,8 +30,8 @@ type Commit struct {
 // Timeline is what one group committed for one partition of one cluster,
 // in time order.
 type Timeline struct {
-	// Cluster is the cluster.id of the inputs the commits were read from,
-	// "" when unknown (see NewIndex).
+	// Cluster is the cluster.id of the log dirs the commits were read
+	// from, "" when unknown (see NewIndex).
 	Cluster   string
 	Group     string
 	Topic     string
@@ -94,17 +94,19 @@ type topicPart struct {
 type Index struct {
 	byPart  map[topicPart][]*Timeline // by group name
 	all     []*Timeline               // by group, topic, partition
-	cluster func(input int32) string
+	cluster func(input int32, dir string) string
 }
 
 // NewIndex builds the timelines from commit rows. cluster, when not nil,
-// names the cluster of an input (its cluster.id, "" when unknown): a
-// group's commits apply to a partition of its own cluster only, as two
-// clusters' topics of one name are not one topic. Commits and ranges of
-// an input of unknown cluster are matched with every cluster's.
-func NewIndex(rows []analysis.CommitRow, cluster func(input int32) string) *Index {
+// names the cluster of a partition dir of an input (its log dir's
+// cluster.id, "" when unknown): a group's commits apply to a partition of
+// its own cluster only, as two clusters' topics of one name are not one
+// topic, even when one input holds both clusters' log dirs. Commits and
+// ranges of a log dir of unknown cluster are matched with every
+// cluster's.
+func NewIndex(rows []analysis.CommitRow, cluster func(input int32, dir string) string) *Index {
 	if cluster == nil {
-		cluster = func(int32) string { return "" }
+		cluster = func(int32, string) string { return "" }
 	}
 	type key struct {
 		cluster, group, topic string
@@ -118,7 +120,7 @@ func NewIndex(rows []analysis.CommitRow, cluster func(input int32) string) *Inde
 	seen := map[seenKey]bool{}
 	for i := range rows {
 		r := &rows[i]
-		k := key{cluster(r.Input), r.Group, r.Topic, r.Partition}
+		k := key{cluster(r.Input, dirOf(r.File)), r.Group, r.Topic, r.Partition}
 		t := lines[k]
 		if t == nil {
 			t = &Timeline{Cluster: k.cluster, Group: r.Group, Topic: r.Topic, Partition: r.Partition}
@@ -178,11 +180,29 @@ func NewIndex(rows []analysis.CommitRow, cluster func(input int32) string) *Inde
 	return x
 }
 
-// of returns the timelines of a partition that apply to input's copy of
-// it: those of its cluster, or of every cluster when either is unknown.
-func (x *Index) of(input int32, topic string, partition int32) []*Timeline {
+// dirOf is the partition dir of a file path within its input.
+func dirOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return "."
+}
+
+// clusterOf is the cluster of the partition dir dir of input, "" when
+// unknown.
+func (x *Index) clusterOf(input int32, dir string) string {
+	if x == nil {
+		return ""
+	}
+	return x.cluster(input, dir)
+}
+
+// of returns the timelines of a partition that apply to the copy of it in
+// the partition dir dir of input: those of its cluster, or of every
+// cluster when either is unknown.
+func (x *Index) of(input int32, dir, topic string, partition int32) []*Timeline {
 	ts := x.byPart[topicPart{topic, partition}]
-	c := x.cluster(input)
+	c := x.cluster(input, dir)
 	if c == "" {
 		return ts
 	}
@@ -215,15 +235,16 @@ type Consumption struct {
 }
 
 // ConsumedPast lists, by group name, the groups that committed past
-// offset of input's copy of the partition (a committed offset above it)
-// and the first such commit of each. A commit of exactly offset does not
-// count: it says offset is the next record to read.
-func (x *Index) ConsumedPast(input int32, topic string, partition int32, offset int64) []Consumption {
+// offset of the copy of the partition in the partition dir dir of input
+// (a committed offset above it) and the first such commit of each. A
+// commit of exactly offset does not count: it says offset is the next
+// record to read.
+func (x *Index) ConsumedPast(input int32, dir, topic string, partition int32, offset int64) []Consumption {
 	if x == nil {
 		return nil
 	}
 	var out []Consumption
-	for _, t := range x.of(input, topic, partition) {
+	for _, t := range x.of(input, dir, topic, partition) {
 		if c, ok := t.First(offset); ok {
 			out = append(out, Consumption{Group: t.Group, Commit: c})
 		}
@@ -240,18 +261,18 @@ func Groups(cs []Consumption) []string {
 	return out
 }
 
-// Text says who consumed an offset range of input's copy of a partition,
-// e.g. "consumed by group billing
+// Text says who consumed an offset range of the copy of a partition in
+// the partition dir dir of input, e.g. "consumed by group billing
 // (committed 1234 at 2024-05-01T03:14:07Z)": for each group that
 // committed past first, its first commit past last, or, when it never
 // got past last, its first commit past first ("partly consumed by").
 // Empty when no group committed past first.
-func (x *Index) Text(input int32, topic string, partition int32, first, last int64) string {
+func (x *Index) Text(input int32, dir, topic string, partition int32, first, last int64) string {
 	if x == nil {
 		return ""
 	}
 	var all, part []string
-	for _, t := range x.of(input, topic, partition) {
+	for _, t := range x.of(input, dir, topic, partition) {
 		c, ok := t.First(first)
 		if !ok {
 			continue

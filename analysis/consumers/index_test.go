@@ -20,7 +20,7 @@ func tombstone(g string, at int64) analysis.CommitRow {
 
 func firstPast(x *Index, off int64) map[string]int64 {
 	out := map[string]int64{}
-	for _, c := range x.ConsumedPast(0, "orders", 0, off) {
+	for _, c := range x.ConsumedPast(0, "", "orders", 0, off) {
 		out[c.Group] = c.Commit.Offset
 	}
 	return out
@@ -63,10 +63,10 @@ func TestConsumedPast(t *testing.T) {
 	if audit == nil || audit.Tombstones != 1 || len(audit.Commits) != 1 {
 		t.Fatalf("audit timeline: %+v", audit)
 	}
-	if got := x.ConsumedPast(0, "orders", 1, 0); len(got) != 0 {
+	if got := x.ConsumedPast(0, "", "orders", 1, 0); len(got) != 0 {
 		t.Errorf("another partition: %v", got)
 	}
-	if got := x.ConsumedPast(0, "payments", 0, 0); len(got) != 0 {
+	if got := x.ConsumedPast(0, "", "payments", 0, 0); len(got) != 0 {
 		t.Errorf("another topic: %v", got)
 	}
 }
@@ -150,17 +150,17 @@ func TestText(t *testing.T) {
 		commit("billing", 1234, 1714533247000, 0), // 2024-05-01T03:14:07Z
 		commit("audit", 1201, 1714533000000, 1),
 	}, nil)
-	if got, want := x.Text(0, "orders", 0, 1200, 1210), "consumed by group billing (committed 1234 at 2024-05-01T03:14:07Z); partly consumed by group audit (committed 1201 at 2024-05-01T03:10:00Z)"; got != want {
+	if got, want := x.Text(0, "", "orders", 0, 1200, 1210), "consumed by group billing (committed 1234 at 2024-05-01T03:14:07Z); partly consumed by group audit (committed 1201 at 2024-05-01T03:10:00Z)"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	if got := x.Text(0, "orders", 0, 1234, 1234); got != "" {
+	if got := x.Text(0, "", "orders", 0, 1234, 1234); got != "" {
 		t.Errorf("offset 1234: %q, want nothing (1234 is the next to read)", got)
 	}
 	var nilIndex *Index
-	if nilIndex.Text(0, "orders", 0, 1, 2) != "" || nilIndex.ConsumedPast(0, "orders", 0, 1) != nil || !nilIndex.Empty() {
+	if nilIndex.Text(0, "", "orders", 0, 1, 2) != "" || nilIndex.ConsumedPast(0, "", "orders", 0, 1) != nil || !nilIndex.Empty() {
 		t.Error("a nil index says something")
 	}
-	if g := Groups(x.ConsumedPast(0, "orders", 0, 1200)); !slices.Equal(g, []string{"audit", "billing"}) {
+	if g := Groups(x.ConsumedPast(0, "", "orders", 0, 1200)); !slices.Equal(g, []string{"audit", "billing"}) {
 		t.Errorf("groups %v, want sorted by name", g)
 	}
 }
@@ -184,7 +184,7 @@ func TestImpacts(t *testing.T) {
 	dup := func(in int32, off int64, class string) analysis.DuplicateRow {
 		return analysis.DuplicateRow{Input: in, Topic: "orders", Partition: 0, Offset: off, Class: class}
 	}
-	runs := DuplicateRanges([]analysis.DuplicateRow{
+	runs := (*Index)(nil).DuplicateRanges([]analysis.DuplicateRow{
 		dup(0, 1, ""), dup(0, 5, "restart-resend"), dup(0, 6, "restart-resend"), dup(0, 9, "restart-resend"),
 		dup(1, 5, "restart-resend"), dup(1, 6, "restart-resend"), // broker 2's copy
 	})
@@ -203,12 +203,12 @@ func TestImpacts(t *testing.T) {
 		t.Errorf("billing: %+v, want complete", b)
 	}
 	last := int64(19)
-	gaps := GapRanges([]analysis.GapRow{{Topic: "orders", FirstOffset: 13, LastOffset: &last, Cause: "missing-segment"}, {Topic: "orders", FirstOffset: 30, Cause: "truncated-batch"}})
+	gaps := (*Index)(nil).GapRanges([]analysis.GapRow{{Topic: "orders", FirstOffset: 13, LastOffset: &last, Cause: "missing-segment"}, {Topic: "orders", FirstOffset: 30, Cause: "truncated-batch"}})
 	if len(gaps) != 2 || gaps[0].Records != 7 || gaps[1].Last != 30 {
 		t.Errorf("gaps %+v", gaps)
 	}
 	end := int64(12)
-	ab := AbortedRanges([]analysis.PartitionTxnRow{{Topic: "orders", FirstOffset: 10, EndOffset: &end, EndMarker: "ABORT", Records: 2, ProducerID: 2000},
+	ab := (*Index)(nil).AbortedRanges([]analysis.PartitionTxnRow{{Topic: "orders", FirstOffset: 10, EndOffset: &end, EndMarker: "ABORT", Records: 2, ProducerID: 2000},
 		{Topic: "orders", FirstOffset: 20, EndOffset: &end, EndMarker: "COMMIT"}, {Topic: "orders", FirstOffset: 25, EndOffset: &end, EndMarker: "ABORT", Empty: true}})
 	if len(ab) != 1 || ab[0].First != 10 || ab[0].Last != 12 || ab[0].Detail != "PID 2000 epoch 0" {
 		t.Errorf("aborted %+v", ab)
@@ -223,13 +223,13 @@ func TestImpacts(t *testing.T) {
 // which cannot be told apart; the two groups' timelines name their
 // clusters.
 func TestClusters(t *testing.T) {
-	cluster := func(in int32) string { return map[int32]string{0: "c1", 1: "c1", 2: "c2"}[in] }
+	cluster := func(in int32, _ string) string { return map[int32]string{0: "c1", 1: "c1", 2: "c2"}[in] }
 	billing, audit := commit("billing", 100, 1000, 0), commit("audit", 200, 1000, 1)
 	billing.Input, audit.Input = 1, 2
 	x := NewIndex([]analysis.CommitRow{billing, audit}, cluster)
 	for in, want := range map[int32]string{0: "billing", 1: "billing", 2: "audit", 3: "audit,billing"} {
 		var got []string
-		for _, c := range x.ConsumedPast(in, "orders", 0, 50) {
+		for _, c := range x.ConsumedPast(in, "", "orders", 0, 50) {
 			got = append(got, c.Group)
 		}
 		slices.Sort(got)
@@ -269,7 +269,7 @@ func TestImpactsDivergenceEpochs(t *testing.T) {
 		commit("plain", 150, 1800, 2),
 	}, nil)
 	last, re := int64(149), int32(4)
-	gaps := GapRanges([]analysis.GapRow{{Topic: "orders", FirstOffset: 100, LastOffset: &last, Cause: "replica-divergence", ReferenceEpoch: &re}})
+	gaps := (*Index)(nil).GapRanges([]analysis.GapRow{{Topic: "orders", FirstOffset: 100, LastOffset: &last, Cause: "replica-divergence", ReferenceEpoch: &re}})
 	got := map[string]Impact{}
 	for _, im := range x.Impacts(gaps) {
 		got[im.Group] = im
@@ -287,5 +287,45 @@ func TestImpactsDivergenceEpochs(t *testing.T) {
 	gaps[0].ReferenceEpoch = nil
 	if n := len(x.Impacts(gaps)); n != 3 {
 		t.Errorf("%d impacts without a reference epoch, want 3", n)
+	}
+}
+
+// TestClustersPerLogDir: one input (an archive) holds the log dirs of two
+// clusters, c1-1 and c1-4 of c1 and c2-2 of c2, and old-3 of none. Truth:
+// billing committed 100 in c1's __consumer_offsets, audit 200 in c2's.
+// Offset 50 of c1's orders-0 was consumed by billing only, of c2's by
+// audit only, of old-3's by either; one gap in both clusters' orders-0 is
+// two flagged ranges, one in both of c1's brokers' copies is one.
+func TestClustersPerLogDir(t *testing.T) {
+	cluster := func(_ int32, dir string) string {
+		return map[string]string{"c1-1": "c1", "c1-4": "c1", "c2-2": "c2"}[strings.SplitN(dir, "/", 2)[0]]
+	}
+	billing, audit := commit("billing", 100, 1000, 0), commit("audit", 200, 1000, 1)
+	billing.File, audit.File = "c1-1/__consumer_offsets-0/00000000000000000000.log", "c2-2/__consumer_offsets-7/00000000000000000000.log"
+	x := NewIndex([]analysis.CommitRow{billing, audit}, cluster)
+	for dir, want := range map[string]string{"c1-1/orders-0": "billing", "c1-4/orders-0": "billing", "c2-2/orders-0": "audit", "old-3/orders-0": "audit,billing"} {
+		var got []string
+		for _, c := range x.ConsumedPast(0, dir, "orders", 0, 50) {
+			got = append(got, c.Group)
+		}
+		slices.Sort(got)
+		if strings.Join(got, ",") != want {
+			t.Errorf("%s: consumed by %v, want %s", dir, got, want)
+		}
+	}
+	last := int64(60)
+	gap := func(dir string) analysis.GapRow {
+		return analysis.GapRow{Dir: dir, Topic: "orders", FirstOffset: 40, LastOffset: &last, Cause: "missing-segment"}
+	}
+	gaps := x.GapRanges([]analysis.GapRow{gap("c1-1/orders-0"), gap("c1-4/orders-0"), gap("c2-2/orders-0")})
+	if len(gaps) != 2 || gaps[0].Dir != "c1-1/orders-0" || gaps[1].Dir != "c2-2/orders-0" {
+		t.Fatalf("gap ranges %+v, want c1's once and c2's", gaps)
+	}
+	var impacts []string
+	for _, im := range x.Impacts(gaps) {
+		impacts = append(impacts, im.Group+"@"+im.Dir)
+	}
+	if strings.Join(impacts, " ") != "billing@c1-1/orders-0 audit@c2-2/orders-0" {
+		t.Errorf("impacts %v", impacts)
 	}
 }

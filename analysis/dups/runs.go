@@ -17,7 +17,9 @@ import (
 // partition, copying one earlier producer's records in order: the unit
 // the human report is about ("PID 1002 resent 25 records ...").
 type Run struct {
-	Input      int32  `json:"input"`
+	Input int32 `json:"input"`
+	// Dir is the partition dir of the run's copies, within their input.
+	Dir        string `json:"-"`
 	Topic      string `json:"topic"`
 	Partition  int32  `json:"partition"`
 	ProducerID int64  `json:"producer_id"`
@@ -452,7 +454,7 @@ func (b *RunBuilder) Each(ctx context.Context, limit int, fn func(*Run) error) e
 		}
 		n++
 		h := &a.head
-		u = Run{Input: h.input, Topic: b.names[h.topic], Partition: h.partition, ProducerID: h.pid, Epoch: h.epoch,
+		u = Run{Input: h.input, Dir: b.names[h.dir], Topic: b.names[h.topic], Partition: h.partition, ProducerID: h.pid, Epoch: h.epoch,
 			Class: b.names[h.class], RefTopic: b.names[h.refTopic], RefPart: h.refPart, RefPID: h.refPID,
 			First: h.offset, Last: a.last, RefFirst: a.refFirst, RefLast: a.refLast, Records: a.records,
 			Damaged: a.damaged, Aborted: a.aborted, TransactionalID: b.names[h.txnID], RefTransactionalID: b.names[h.refTxnID],

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"path"
 	"sort"
 	"strings"
@@ -95,7 +94,7 @@ type Result struct {
 	events   []analysis.ClusterEventRow // from the broker logs
 	cons     *consumers.Collector
 	consIdx  *consumers.Index
-	clusters map[int32]string // by input (Cluster)
+	clusters *clusterMemo // ClusterOf
 	sources  []string
 }
 
@@ -208,20 +207,21 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	rep := reps.Compare()
 	cr.AddLosses(rep.Gaps)
 	r := &Result{Scan: res, Check: cr, Replicas: rep, attr: f.attr, BrokerLogs: logs, events: logEvents,
-		cons: f.cons, sources: sources, clusters: reps.Clusters()}
+		cons: f.cons, sources: sources, clusters: newClusterMemo(reps.ClusterOf)}
 	sessions, sessionFindings := f.tracker.Finish(res.Snapshots)
 	all := append(res.Anomalies, cr.Findings...)
 	all = append(all, rep.Findings...)
 	all = append(all, sessionFindings...)
 	if f.attr != nil {
 		// A cluster's __transaction_state and metadata log usually lie on
-		// other brokers than its data: facts read from one input attribute
-		// the PIDs of the others of the same cluster.
-		f.attr.a.Cluster = r.Cluster
+		// other brokers than its data: facts read from one log dir
+		// attribute the PIDs of the others of the same cluster, and of no
+		// other cluster's, even in the same input.
+		f.attr.a.Cluster = r.ClusterOf
 		f.attr.a.Finish()
 		all = append(all, f.attr.anomalies...)
 		all = append(all, f.cons.Findings()...)
-		r.consIdx = f.cons.Index(r.Cluster)
+		r.consIdx = f.cons.Index(r.ClusterOf)
 		for i := range sessions {
 			f.attr.a.AnnotateProducer(&sessions[i])
 		}
@@ -229,7 +229,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	for i := range sessions {
 		sessions[i].Source = sources[sessions[i].Input]
 	}
-	r.Txns = tx.Finish(txnContext(res, chk, f.attr, sources, r.Cluster))
+	r.Txns = tx.Finish(txnContext(res, chk, f.attr, sources, r.ClusterOf))
 	all = append(all, r.Txns.Findings...)
 	all = append(all, emptyInputs(inputs, res.Files)...)
 	all = append(all, values.findings()...)
@@ -256,8 +256,8 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 // txnContext is what the transactions are judged with: the attribution's
 // transactional ids and __transaction_state records, that topic's
 // partition count, the checkpointed high watermarks, the snapshots and the
-// inputs' broker ids.
-func txnContext(res *scan.Result, chk *check.Checker, attr *attributor, sources []string, cluster func(int32) string) txns.Context {
+// log dirs' broker ids.
+func txnContext(res *scan.Result, chk *check.Checker, attr *attributor, sources []string, cluster func(int32, string) string) txns.Context {
 	c := txns.Context{HighWatermark: chk.HighWatermark, Snapshots: res.Snapshots, Cluster: cluster,
 		Source: func(in int32) string {
 			if int(in) < len(sources) {
@@ -265,23 +265,32 @@ func txnContext(res *scan.Result, chk *check.Checker, attr *attributor, sources 
 			}
 			return ""
 		}}
-	brokers := map[int32]int32{}
+	// One input may hold several brokers' log dirs: a partition dir's
+	// broker is its own log dir's.
+	type logDir struct {
+		input int32
+		dir   string
+	}
+	brokers := map[logDir]int32{}
 	var dirCount int32
-	stateDirs := map[int32]map[int32]bool{} // input -> __transaction_state partitions
+	stateDirs := map[stateOrigin]map[int32]bool{} // __transaction_state partitions held
 	for _, p := range res.Partitions {
-		if _, ok := brokers[p.Input]; !ok && p.BrokerID != nil {
-			brokers[p.Input] = *p.BrokerID
+		if k := (logDir{p.Input, path.Dir(p.Dir)}); p.BrokerID != nil {
+			if _, ok := brokers[k]; !ok {
+				brokers[k] = *p.BrokerID
+			}
 		}
 		if p.Topic == "__transaction_state" && p.DirState == "" {
 			dirCount = max(dirCount, p.Partition+1)
-			if stateDirs[p.Input] == nil {
-				stateDirs[p.Input] = map[int32]bool{}
+			o := originOf(cluster, p.Input, p.Dir)
+			if stateDirs[o] == nil {
+				stateDirs[o] = map[int32]bool{}
 			}
-			stateDirs[p.Input][p.Partition] = true
+			stateDirs[o][p.Partition] = true
 		}
 	}
-	c.Broker = func(in int32) int32 {
-		if b, ok := brokers[in]; ok {
+	c.Broker = func(in int32, dir string) int32 {
+		if b, ok := brokers[logDir{in, path.Dir(dir)}]; ok {
 			return b
 		}
 		return -1
@@ -300,24 +309,28 @@ func txnContext(res *scan.Result, chk *check.Checker, attr *attributor, sources 
 	return c
 }
 
-// txnStateComplete tells, per input, whether the input and the other
-// inputs of its cluster hold all n partitions of __transaction_state
-// (stateDirs: the partitions each input holds), counted once for all.
-func txnStateComplete(stateDirs map[int32]map[int32]bool, cluster func(int32) string, n int32) func(int32) bool {
-	byCluster := map[string]map[int32]bool{}
-	for in, parts := range stateDirs {
-		if cl := cluster(in); cl != "" {
-			if byCluster[cl] == nil {
-				byCluster[cl] = map[int32]bool{}
-			}
-			maps.Copy(byCluster[cl], parts)
-		}
+// stateOrigin is the cluster of a log dir, or, when it is unknown, the
+// input: the log dirs of one known cluster hold its __transaction_state
+// together, whatever their inputs; those of unknown cluster, with the
+// others of unknown cluster in the same input.
+type stateOrigin struct {
+	input   int32 // -1 for a known cluster
+	cluster string
+}
+
+func originOf(cluster func(int32, string) string, input int32, dir string) stateOrigin {
+	if cl := cluster(input, dir); cl != "" {
+		return stateOrigin{-1, cl}
 	}
-	return func(in int32) bool {
-		if held, ok := byCluster[cluster(in)]; ok {
-			return int32(len(held)) == n
-		}
-		return int32(len(stateDirs[in])) == n
+	return stateOrigin{input, ""}
+}
+
+// txnStateComplete tells, per partition dir, whether the log dirs of its
+// cluster (see stateOrigin) hold all n partitions of __transaction_state
+// (stateDirs: the partitions each holds), counted once for all.
+func txnStateComplete(stateDirs map[stateOrigin]map[int32]bool, cluster func(int32, string) string, n int32) func(int32, string) bool {
+	return func(in int32, dir string) bool {
+		return int32(len(stateDirs[originOf(cluster, in, dir)])) == n
 	}
 }
 
@@ -463,11 +476,11 @@ func (r *Result) AnnotateDuplicates(write func([]analysis.DuplicateRow) error) f
 			if d.PIDChange == analysis.PIDChangeIdempotentRestart && d.Class != dups.ClassRestartResend {
 				d.PIDChange = "" // no restart, whatever the PIDs
 			}
-			d.ConsumedBy = consumers.Groups(r.consIdx.ConsumedPast(d.Input, d.Topic, d.Partition, d.Offset))
+			d.ConsumedBy = consumers.Groups(r.consIdx.ConsumedPast(d.Input, d.Dir, d.Topic, d.Partition, d.Offset))
 			if d.Explanation != "" { // none under dups.Options.NoExplanations
 				d.Explanation += dups.AttributionNote(d)
 				if d.Class != "" {
-					if s := r.consIdx.Text(d.Input, d.Topic, d.Partition, d.Offset, d.Offset); s != "" {
+					if s := r.consIdx.Text(d.Input, d.Dir, d.Topic, d.Partition, d.Offset, d.Offset); s != "" {
 						d.Explanation += "; " + s
 					}
 				}
@@ -481,9 +494,13 @@ func (r *Result) AnnotateDuplicates(write func([]analysis.DuplicateRow) error) f
 // without attribution).
 func (r *Result) Consumers() *consumers.Index { return r.consIdx }
 
-// Cluster returns the cluster of an input: the cluster.id its log dirs'
-// meta.properties name, "" when they name none or two.
-func (r *Result) Cluster(input int32) string { return r.clusters[input] }
+// ClusterOf returns the cluster of the partition dir dir of input (the
+// dir of its files' paths): the cluster.id of its log dir's
+// meta.properties, else the input's when its log dirs name one and no
+// other, else "" (see replicas.Collector.ClusterOf). Every analysis keys
+// its partitions, producers and groups by it: one input may hold the
+// log dirs of two clusters.
+func (r *Result) ClusterOf(input int32, dir string) string { return r.clusters.of(input, dir) }
 
 // Commits and Groups are the rows of commits.parquet and groups.parquet
 // (nil without attribution).

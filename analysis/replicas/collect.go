@@ -386,26 +386,6 @@ func (c *Collector) logDirOf(input int32, dir string) *logDir {
 	return l
 }
 
-// Clusters returns the cluster of each input whose log dirs'
-// meta.properties name one cluster.id, and no other.
-func (c *Collector) Clusters() map[int32]string {
-	ids := map[int32]string{}
-	mixed := map[int32]bool{}
-	for k, l := range c.dirs {
-		switch id, ok := ids[k.input]; {
-		case l.cluster == "":
-		case !ok:
-			ids[k.input] = l.cluster
-		case id != l.cluster:
-			mixed[k.input] = true
-		}
-	}
-	for in := range mixed {
-		delete(ids, in)
-	}
-	return ids
-}
-
 // ClusterOf returns the cluster of the partition dir dir of input (the
 // dir of its segments' paths): the cluster.id of its own log dir's
 // meta.properties, else the input's when its log dirs name one and no

@@ -642,7 +642,7 @@ func buildRuns(c *Collector, tls []Timeline, idx *consumers.Index) ([]RunInfo, i
 	for i, d := range c.topRuns {
 		u := d.Run
 		ri := RunInfo{Run: u, ID: i, Text: u.String(), Explanation: d.Explanation, Lane: -1, RefLane: -1,
-			ConsumedBy:     idx.Text(u.Input, u.Topic, u.Partition, u.First, u.Last),
+			ConsumedBy:     idx.Text(u.Input, u.Dir, u.Topic, u.Partition, u.First, u.Last),
 			FirstTimestamp: u.Times.First, LastTimestamp: u.Times.Last, RefFirstTimestamp: u.Times.RefFirst, RefLastTimestamp: u.Times.RefLast}
 		ri.Timeline, ri.Lane = findLane(tls, u.Input, u.Topic, u.Partition, u.ProducerID, u.Epoch, u.First)
 		// The original copies: same input first, then any (scope topic

@@ -15,26 +15,40 @@ import (
 // it every record of those topics with Add, then call Finish; lookups are
 // valid after Finish.
 type Attribution struct {
-	// Cluster, when set, names the cluster of an input (its cluster.id);
-	// facts read from one input then also attribute the PIDs of the other
-	// inputs of the same non-empty cluster (a cluster's __transaction_state
-	// and metadata log usually live on other brokers than the data). When
-	// nil, each input is attributed from its own records only: inputs
-	// from unrelated clusters reuse the same PIDs, and a wrong owner is
-	// worse than none.
-	Cluster func(input int32) string
+	// Cluster, when set, names the cluster of a partition dir of an input
+	// (its log dir's cluster.id, "" when unknown); set it before Finish.
+	// Facts read from one log dir then attribute the PIDs of every log dir
+	// of the same non-empty cluster, in any input (a cluster's
+	// __transaction_state and metadata log usually live on other brokers
+	// than the data), and never those of another cluster's log dirs in the
+	// same input (an archive of a cluster and its mirror). Log dirs of
+	// unknown cluster share facts with those of the same input only. When
+	// nil, each input is attributed from its own records only: inputs from
+	// unrelated clusters reuse the same PIDs, and a wrong owner is worse
+	// than none.
+	Cluster func(input int32, dir string) string
 
 	txns   []analysis.TransactionRow
 	blocks []analysis.PIDBlockRow
 	// Findings are records of the internal topics that did not decode.
 	Findings []*Finding
 
-	byPID map[int64]map[int32][]string // PID -> input -> transactional ids, sorted
-	// txnInputs are the inputs holding __transaction_state records;
-	// rotations the inputs recording each move of a transactional id from
-	// one PID to another (previous or next producer id).
-	txnInputs map[int32]bool
-	rotations map[rotation][]int32
+	byPID map[int64]map[origin][]string // PID -> origin -> transactional ids, sorted
+	// txnOrigins are the origins of __transaction_state records;
+	// rotations the origins recording each move of a transactional id
+	// from one PID to another (previous or next producer id).
+	txnOrigins map[origin]bool
+	rotations  map[rotation][]origin
+	// blockOrigins are the origins of blocks, by index.
+	blockOrigins []origin
+}
+
+// origin is where a fact was read: the input and the cluster of the log
+// dir ("" unknown). Facts speak for the partitions of the same origin
+// first, then for those of the same known cluster (see sameCluster).
+type origin struct {
+	input   int32
+	cluster string
 }
 
 type rotation struct {
@@ -124,35 +138,36 @@ func (a *Attribution) Finish() {
 		return x.Offset < y.Offset
 	})
 	type key struct {
-		input int32
-		tid   string
+		origin
+		tid string
 	}
 	last := map[key]*analysis.TransactionRow{}
-	a.byPID = map[int64]map[int32][]string{}
-	a.txnInputs, a.rotations = map[int32]bool{}, map[rotation][]int32{}
+	a.byPID = map[int64]map[origin][]string{}
+	a.txnOrigins, a.rotations = map[origin]bool{}, map[rotation][]origin{}
 	for i := range a.txns {
 		r := &a.txns[i]
-		k := key{r.Input, r.TransactionalID}
+		o := a.originOf(r.Input, dirOf(r.Segment))
+		k := key{o, r.TransactionalID}
 		r.Change = change(last[k], r)
 		if p := last[k]; p != nil {
 			r.PreviousState = p.State
 		}
 		last[k] = r
-		a.txnInputs[r.Input] = true
+		a.txnOrigins[o] = true
 		if r.ProducerID != nil && r.PreviousProducerID != nil {
 			k := rotation{r.TransactionalID, *r.PreviousProducerID, *r.ProducerID}
-			a.rotations[k] = append(a.rotations[k], r.Input)
+			a.rotations[k] = append(a.rotations[k], o)
 		}
 		if r.ProducerID != nil && r.NextProducerID != nil {
 			k := rotation{r.TransactionalID, *r.ProducerID, *r.NextProducerID}
-			a.rotations[k] = append(a.rotations[k], r.Input)
+			a.rotations[k] = append(a.rotations[k], o)
 		}
 		for _, pid := range []*int64{r.ProducerID, r.PreviousProducerID, r.NextProducerID} {
 			if pid != nil && *pid >= 0 {
 				if a.byPID[*pid] == nil {
-					a.byPID[*pid] = map[int32][]string{}
+					a.byPID[*pid] = map[origin][]string{}
 				}
-				a.byPID[*pid][r.Input] = addSorted(a.byPID[*pid][r.Input], r.TransactionalID)
+				a.byPID[*pid][o] = addSorted(a.byPID[*pid][o], r.TransactionalID)
 			}
 		}
 	}
@@ -166,6 +181,26 @@ func (a *Attribution) Finish() {
 		}
 		return x.Offset < y.Offset
 	})
+	a.blockOrigins = make([]origin, len(a.blocks))
+	for i := range a.blocks {
+		a.blockOrigins[i] = a.originOf(a.blocks[i].Input, dirOf(a.blocks[i].File))
+	}
+}
+
+// originOf is the origin of the partition dir dir of input.
+func (a *Attribution) originOf(input int32, dir string) origin {
+	if a.Cluster == nil {
+		return origin{input: input}
+	}
+	return origin{input, a.Cluster(input, dir)}
+}
+
+// dirOf is the partition dir of a file path within its input.
+func dirOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return "."
 }
 
 func change(prev, r *analysis.TransactionRow) string {
@@ -203,16 +238,21 @@ func (a *Attribution) PIDBlocks() []analysis.PIDBlockRow { return a.blocks }
 // TransactionalID is the transactional id that held pid (as its producer
 // id, or as previous/next producer id across a rotation), "" when none is
 // known; several are joined with commas (never seen from a healthy
-// coordinator). Records read from the same input (log dir) win; without
-// any, those of the inputs of the same cluster (see Cluster) count.
-func (a *Attribution) TransactionalID(input int32, pid int64) string {
+// coordinator). pid is that of the partition dir dir of input. Records
+// read from the same input and cluster win; without any, those of the
+// other inputs of the same cluster (see Cluster) count.
+func (a *Attribution) TransactionalID(input int32, dir string, pid int64) string {
+	return a.transactionalID(a.originOf(input, dir), pid)
+}
+
+func (a *Attribution) transactionalID(o origin, pid int64) string {
 	m := a.byPID[pid]
-	if ids, ok := m[input]; ok {
+	if ids, ok := m[o]; ok {
 		return strings.Join(ids, ",")
 	}
 	var all []string
-	for in, ids := range m {
-		if !a.sameCluster(in, input) {
+	for from, ids := range m {
+		if !sameCluster(from, o) {
 			continue
 		}
 		for _, id := range ids {
@@ -222,24 +262,25 @@ func (a *Attribution) TransactionalID(input int32, pid int64) string {
 	return strings.Join(all, ",")
 }
 
-func (a *Attribution) sameCluster(x, y int32) bool {
-	if x == y {
-		return true
-	}
-	if a.Cluster == nil {
-		return false
-	}
-	c := a.Cluster(x)
-	return c != "" && c == a.Cluster(y)
+// sameCluster tells whether facts of origin x speak for origin y: both
+// are of one known cluster, or of one input and both of unknown cluster.
+func sameCluster(x, y origin) bool {
+	return x.cluster == y.cluster && (x.cluster != "" || x.input == y.input)
 }
 
-// Block returns the ProducerIdsRecord whose block holds pid and that names
-// a broker, read from the same input or cluster: preferring the same
-// input, then one read from a log (it
+// Block returns the ProducerIdsRecord whose block holds pid (of the
+// partition dir dir of input) and that names a broker, read from the same
+// cluster (see Cluster): preferring the same input, then one read from a
+// log (it
 // carries the allocation time) over one from a snapshot. (A KRaft
 // snapshot keeps only the next producer id, with broker id -1: such rows
 // are in pid_blocks.parquet but attribute nothing.)
-func (a *Attribution) Block(input int32, pid int64) (analysis.PIDBlockRow, bool) {
+func (a *Attribution) Block(input int32, dir string, pid int64) (analysis.PIDBlockRow, bool) {
+	return a.block(a.originOf(input, dir), pid)
+}
+
+func (a *Attribution) block(o origin, pid int64) (analysis.PIDBlockRow, bool) {
+	input := o.input
 	var best *analysis.PIDBlockRow
 	rank := func(b *analysis.PIDBlockRow) int {
 		r := 0
@@ -253,7 +294,7 @@ func (a *Attribution) Block(input int32, pid int64) (analysis.PIDBlockRow, bool)
 	}
 	for i := range a.blocks {
 		b := &a.blocks[i]
-		if pid < b.FirstProducerID || pid > b.LastProducerID || b.BrokerID < 0 || !a.sameCluster(b.Input, input) {
+		if pid < b.FirstProducerID || pid > b.LastProducerID || b.BrokerID < 0 || !sameCluster(a.blockOrigins[i], o) {
 			continue
 		}
 		if best == nil || rank(b) > rank(best) {
@@ -280,8 +321,9 @@ func (a *Attribution) Timeline(tid string) []analysis.TransactionRow {
 
 // AnnotateProducer fills the attribution columns of a producer session row.
 func (a *Attribution) AnnotateProducer(r *analysis.ProducerRow) {
-	r.TransactionalID = a.TransactionalID(r.Input, r.ProducerID)
-	if b, ok := a.Block(r.Input, r.ProducerID); ok {
+	o := a.originOf(r.Input, r.Dir)
+	r.TransactionalID = a.transactionalID(o, r.ProducerID)
+	if b, ok := a.block(o, r.ProducerID); ok {
 		r.AllocatedByBroker = &b.BrokerID
 	}
 }
@@ -289,51 +331,58 @@ func (a *Attribution) AnnotateProducer(r *analysis.ProducerRow) {
 // AnnotateDuplicate fills the attribution columns of a duplicate row: its
 // own PID's, and for a later copy the earlier PID's and the PID change
 // between them (see PIDChange; the caller knows which classes are
-// restarts).
+// restarts). Both PIDs are looked up in the cluster of the copy's own
+// partition dir: a duplicate is never of two clusters.
 func (a *Attribution) AnnotateDuplicate(r *analysis.DuplicateRow) {
-	r.TransactionalID = a.TransactionalID(r.Input, r.ProducerID)
-	if b, ok := a.Block(r.Input, r.ProducerID); ok {
+	o := a.originOf(r.Input, r.Dir)
+	r.TransactionalID = a.transactionalID(o, r.ProducerID)
+	if b, ok := a.block(o, r.ProducerID); ok {
 		r.AllocatedByBroker = &b.BrokerID
 	}
 	if r.RefProducerID == nil {
 		return
 	}
 	ref := *r.RefProducerID
-	r.RefTransactionalID = a.TransactionalID(r.Input, ref)
-	if b, ok := a.Block(r.Input, ref); ok {
+	r.RefTransactionalID = a.transactionalID(o, ref)
+	if b, ok := a.block(o, ref); ok {
 		r.RefAllocatedByBroker = &b.BrokerID
 	}
-	r.PIDChange = a.PIDChange(r.Input, r.ProducerID, ref, r.TxnState != "" && r.TxnState != "none")
+	r.PIDChange = a.pidChange(o, r.ProducerID, ref, r.TxnState != "" && r.TxnState != "none")
 }
 
-// PIDChange says how pid relates to the earlier refPID in input: one of
-// the analysis.PIDChange* values, or "" when the PIDs are equal, either
-// is -1, the transactional ids differ or nothing is known. transactional
-// tells whether pid's copy was written in a transaction.
-func (a *Attribution) PIDChange(input int32, pid, refPID int64, transactional bool) string {
+// PIDChange says how pid relates to the earlier refPID in the partition
+// dir dir of input: one of the analysis.PIDChange* values, or "" when the
+// PIDs are equal, either is -1, the transactional ids differ or nothing
+// is known. transactional tells whether pid's copy was written in a
+// transaction.
+func (a *Attribution) PIDChange(input int32, dir string, pid, refPID int64, transactional bool) string {
+	return a.pidChange(a.originOf(input, dir), pid, refPID, transactional)
+}
+
+func (a *Attribution) pidChange(o origin, pid, refPID int64, transactional bool) string {
 	if pid == refPID || pid < 0 || refPID < 0 {
 		return ""
 	}
-	tid, refTid := a.TransactionalID(input, pid), a.TransactionalID(input, refPID)
+	tid, refTid := a.transactionalID(o, pid), a.transactionalID(o, refPID)
 	switch {
 	case tid != "" && tid == refTid && !strings.Contains(tid, ","):
-		for _, in := range a.rotations[rotation{tid, refPID, pid}] {
-			if a.sameCluster(in, input) {
+		for _, from := range a.rotations[rotation{tid, refPID, pid}] {
+			if sameCluster(from, o) {
 				return analysis.PIDChangeRotation
 			}
 		}
 		return analysis.PIDChangeNewUnderTxnID
-	case tid == "" && refTid == "" && !transactional && a.hasTxnState(input):
+	case tid == "" && refTid == "" && !transactional && a.hasTxnState(o):
 		return analysis.PIDChangeIdempotentRestart
 	}
 	return ""
 }
 
 // hasTxnState tells whether __transaction_state records were read from
-// input or (see Cluster) from an input of its cluster.
-func (a *Attribution) hasTxnState(input int32) bool {
-	for in := range a.txnInputs {
-		if a.sameCluster(in, input) {
+// o's origin or (see Cluster) from another of its cluster.
+func (a *Attribution) hasTxnState(o origin) bool {
+	for from := range a.txnOrigins {
+		if sameCluster(from, o) {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package topics_test
 
 import (
+	"path"
 	"reflect"
 	"testing"
 
@@ -74,41 +75,43 @@ func TestAttribution(t *testing.T) {
 		t.Errorf("rows %+v", rows)
 	}
 	for pid, want := range map[int64]string{4000: "payments-app", 5000: "payments-app", 4001: "ledger", 4002: ""} {
-		if got := a.TransactionalID(0, pid); got != want {
+		if got := a.TransactionalID(0, "logs/orders-0", pid); got != want {
 			t.Errorf("TransactionalID(%d) = %q, want %q", pid, got, want)
 		}
 	}
 	for pid, want := range map[int64]int32{4000: 2, 4999: 2, 5000: 3, 5999: 3} {
-		if b, ok := a.Block(0, pid); !ok || b.BrokerID != want {
+		if b, ok := a.Block(0, "logs/orders-0", pid); !ok || b.BrokerID != want {
 			t.Errorf("Block(%d) = %+v, %v; want broker %d", pid, b, ok, want)
 		}
 	}
-	if _, ok := a.Block(0, 3999); ok {
+	if _, ok := a.Block(0, "logs/orders-0", 3999); ok {
 		t.Error("PID 3999 is in no block")
 	}
-	if _, ok := a.Block(0, 7500); ok {
+	if _, ok := a.Block(0, "logs/orders-0", 7500); ok {
 		t.Error("PID 7500 is only in a snapshot block without broker")
 	}
-	if got := a.TransactionalID(1, 4000); got != "elsewhere" {
+	if got := a.TransactionalID(1, "logs/orders-0", 4000); got != "elsewhere" {
 		t.Errorf("input 1: TransactionalID(4000) = %q", got)
 	}
-	if got := a.TransactionalID(2, 4000); got != "" {
+	if got := a.TransactionalID(2, "logs/orders-0", 4000); got != "" {
 		t.Errorf("input 2 (no own records, no cluster): TransactionalID(4000) = %q", got)
 	}
 	// Inputs 0 and 2 are brokers of one cluster: input 2 borrows input
-	// 0's facts, never input 1's.
-	a.Cluster = func(in int32) string { return map[int32]string{0: "c0", 1: "c1", 2: "c0"}[in] }
-	if got := a.TransactionalID(2, 4000); got != "payments-app" {
+	// 0's facts, never input 1's. The clusters are taken at Finish.
+	a.Cluster = func(in int32, _ string) string { return map[int32]string{0: "c0", 1: "c1", 2: "c0"}[in] }
+	a.Finish()
+	if got := a.TransactionalID(2, "logs/orders-0", 4000); got != "payments-app" {
 		t.Errorf("input 2 of cluster c0: TransactionalID(4000) = %q", got)
 	}
-	if b, ok := a.Block(2, 4500); !ok || b.BrokerID != 2 {
+	if b, ok := a.Block(2, "logs/orders-0", 4500); !ok || b.BrokerID != 2 {
 		t.Errorf("input 2 of cluster c0: Block(4500) = %+v", b)
 	}
 	a.Cluster = nil
-	if b, ok := a.Block(1, 4500); !ok || b.BrokerID != 9 {
+	a.Finish()
+	if b, ok := a.Block(1, "logs/orders-0", 4500); !ok || b.BrokerID != 9 {
 		t.Errorf("input 1: Block(4500) = %+v", b)
 	}
-	if b, _ := a.Block(0, 4500); b.Source != "log" || b.FirstProducerID != 4000 || b.LastProducerID != 4999 || b.Offset != 40 {
+	if b, _ := a.Block(0, "logs/orders-0", 4500); b.Source != "log" || b.FirstProducerID != 4000 || b.LastProducerID != 4999 || b.Offset != 40 {
 		t.Errorf("block of 4500: %+v", b)
 	}
 	if n := len(a.PIDBlocks()); n != 4 {
@@ -121,5 +124,50 @@ func TestAttribution(t *testing.T) {
 	a.AnnotateDuplicate(&d)
 	if p.TransactionalID != "payments-app" || p.AllocatedByBroker == nil || *p.AllocatedByBroker != 2 || d.TransactionalID != "" || d.AllocatedByBroker != nil {
 		t.Errorf("annotated %+v / %+v", p, d)
+	}
+}
+
+// TestAttributionClusterPerLogDir: one input (an archive) holds log dirs
+// of two clusters and two of none. Truth: prod-2's __transaction_state
+// and metadata log name PID 4000 payments-app in broker 2's block; dr-1's
+// name it other-app in broker 9's; old-1, of no known cluster, names it
+// legacy-app. prod-1 and another input's prod-3 (cluster prod) get
+// prod's facts only, dr-1 dr's, and old-2 old-1's, the only facts of its
+// input that are of no known cluster.
+func TestAttributionClusterPerLogDir(t *testing.T) {
+	a := topics.NewAttribution()
+	ts := int64(1700000000000)
+	state := func(logDir, tid string) {
+		a.Add(0, "__transaction_state", 3, logDir+"/__transaction_state-3/00000000000000000000.log", 0, 0, &ts, false,
+			new(enc).i16(0).str(false, tid).b, txnV0(4000, 0, 0, nil, nil))
+	}
+	state("archive/prod-2", "payments-app")
+	state("archive/dr-1", "other-app")
+	state("archive/old-1", "legacy-app")
+	a.Add(0, "__cluster_metadata", 0, "archive/prod-2/__cluster_metadata-0/00000000000000000000.log", 0, 0, &ts, false, nil, pidsRecord(2, 5000))
+	a.Add(0, "__cluster_metadata", 0, "archive/dr-1/__cluster_metadata-0/00000000000000000000.log", 0, 0, &ts, false, nil, pidsRecord(9, 5000))
+	clusters := map[string]string{"archive/prod-1": "prod", "archive/prod-2": "prod", "archive/dr-1": "dr", "more/prod-3": "prod"}
+	a.Cluster = func(_ int32, dir string) string { return clusters[path.Dir(dir)] }
+	a.Finish()
+	for _, c := range []struct {
+		input  int32
+		dir    string
+		tid    string
+		broker int32
+	}{
+		{0, "archive/prod-1/orders-0", "payments-app", 2},
+		{1, "more/prod-3/orders-0", "payments-app", 2},
+		{0, "archive/dr-1/orders-0", "other-app", 9},
+		{0, "archive/old-2/orders-0", "legacy-app", -1},
+		{1, "more/old-3/orders-0", "", -1},
+	} {
+		got := a.TransactionalID(c.input, c.dir, 4000)
+		b, ok := a.Block(c.input, c.dir, 4000)
+		if !ok {
+			b.BrokerID = -1
+		}
+		if got != c.tid || b.BrokerID != c.broker {
+			t.Errorf("#%d %s: PID 4000 is %q of broker %d, want %q of broker %d", c.input, c.dir, got, b.BrokerID, c.tid, c.broker)
+		}
 	}
 }

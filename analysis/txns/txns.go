@@ -193,8 +193,9 @@ func span(from, to *int64) *int64 {
 // Context is what the rest of the run knows that the transactions are
 // judged with. Every field may be left zero.
 type Context struct {
-	// TransactionalID names the transactional id of a PID ("" unknown).
-	TransactionalID func(input int32, pid int64) string
+	// TransactionalID names the transactional id of a PID written to the
+	// partition dir dir of input ("" unknown).
+	TransactionalID func(input int32, dir string, pid int64) string
 	// TxnState holds the records of __transaction_state, in input and
 	// offset order (the attribution's transactions.parquet rows).
 	TxnState []analysis.TransactionRow
@@ -202,22 +203,25 @@ type Context struct {
 	// the input tells it (0: unknown), and CountFrom where it comes from.
 	TxnStatePartitions int32
 	CountFrom          string
-	// TxnStateComplete tells whether an input, with the other inputs of
-	// its cluster, holds every partition of __transaction_state (by a
-	// partition count from the metadata): a producer id none of their
-	// records names then has no coordinator.
-	TxnStateComplete func(input int32) bool
-	// Cluster names the cluster of an input ("" unknown): the coordinator's
-	// state for a transactional id is read from the inputs of the
-	// transaction's own cluster only.
-	Cluster func(input int32) string
+	// TxnStateComplete tells whether the log dirs of the cluster of the
+	// partition dir dir of input hold every partition of
+	// __transaction_state (by a partition count from the metadata): a
+	// producer id none of their records names then has no coordinator.
+	TxnStateComplete func(input int32, dir string) bool
+	// Cluster names the cluster of a partition dir of an input (its log
+	// dir's cluster.id, "" unknown): the coordinator's state for a
+	// transactional id is read from the log dirs of the transaction's own
+	// cluster only, in any input; for a partition dir of unknown cluster,
+	// from those of its input that are of unknown cluster too.
+	Cluster func(input int32, dir string) string
 	// HighWatermark is a partition's replication-offset-checkpoint entry
 	// (-1 when there is none).
 	HighWatermark func(input int32, topic string, partition int32) int64
 	// Snapshots are the producer snapshot entries (snapshots.parquet).
 	Snapshots []analysis.SnapshotRow
-	// Broker is the broker id of an input (-1 unknown), for find-hanging.
-	Broker func(input int32) int32
+	// Broker is the broker id of the log dir of a partition dir of an
+	// input (-1 unknown), for find-hanging.
+	Broker func(input int32, dir string) int32
 	// Source names an input.
 	Source func(input int32) string
 }
@@ -309,7 +313,7 @@ func (t *Tracker) Finish(c Context) *Result {
 	if count <= 0 {
 		count, from = DefaultTxnStatePartitions, CountFromDefault
 	}
-	latest := latestState(c.TxnState)
+	latest := c.latestState()
 	coordEpochs := snapshotEpochs(c.Snapshots)
 	res := &Result{}
 	sort.SliceStable(t.order, func(i, j int) bool {
@@ -324,10 +328,16 @@ func (t *Tracker) Finish(c Context) *Result {
 		}
 		return a.key.dir < b.key.dir
 	})
-	coordParts := map[dirKey]*part{}
+	// A coordinator partition speaks for the transactions of its own
+	// input and cluster.
+	type coordKey struct {
+		origin
+		partition int32
+	}
+	coordParts := map[coordKey]*part{}
 	for _, p := range t.order {
 		if p.topic == "__transaction_state" {
-			coordParts[dirKey{p.key.input, strconv.Itoa(int(p.partition))}] = p
+			coordParts[coordKey{c.originOf(p.key.input, p.key.dir), p.partition}] = p
 		}
 	}
 	for _, p := range t.order {
@@ -368,7 +378,7 @@ func (t *Tracker) Finish(c Context) *Result {
 			r := &x.row
 			r.Source = src
 			if c.TransactionalID != nil {
-				r.TransactionalID = c.TransactionalID(r.Input, r.ProducerID)
+				r.TransactionalID = c.TransactionalID(r.Input, r.Dir, r.ProducerID)
 			}
 			r.TxnStatePartitions, r.PartitionCountFrom = count, from
 			if r.TransactionalID != "" && !strings.Contains(r.TransactionalID, ",") {
@@ -379,13 +389,13 @@ func (t *Tracker) Finish(c Context) *Result {
 				continue
 			}
 			r.DurationMillis = span(r.FirstTimestamp, p.lastWrite)
-			complete := c.TxnStateComplete != nil && c.TxnStateComplete(r.Input)
+			complete := c.TxnStateComplete != nil && c.TxnStateComplete(r.Input, r.Dir)
 			st, why := judge(r, c.latestOf(latest, r), complete)
 			r.CoordinatorState = st
 			h := Hanging{Type: "open_transaction", OpenForMillis: span(r.FirstTimestamp, p.lastWrite), Why: why, file: x.seg, pos: x.pos}
 			h.CoordinatorEpoch, h.EpochFrom = coordinatorEpoch(p, r, coordEpochs)
 			if cp := r.CoordinatorPartition; h.CoordinatorEpoch < 0 && cp != nil {
-				if tp := coordParts[dirKey{r.Input, strconv.Itoa(int(*cp))}]; tp != nil && tp.leaderEpoch >= 0 {
+				if tp := coordParts[coordKey{c.originOf(r.Input, r.Dir), *cp}]; tp != nil && tp.leaderEpoch >= 0 {
 					h.CoordinatorEpoch = tp.leaderEpoch
 					h.EpochFrom = fmt.Sprintf("no marker of this producer in the partition (the broker holds -1 for it); the leader epoch of the last batch of %s, "+
 						"the epoch its coordinator writes markers with", tp.key.dir)
@@ -393,7 +403,7 @@ func (t *Tracker) Finish(c Context) *Result {
 			}
 			broker := int32(-1)
 			if c.Broker != nil {
-				broker = c.Broker(r.Input)
+				broker = c.Broker(r.Input, r.Dir)
 			}
 			h.FindHanging, h.Abort = commands(r, broker, h.CoordinatorEpoch)
 			h.PartitionTxnRow = *r
@@ -414,18 +424,32 @@ func (t *Tracker) Finish(c Context) *Result {
 	return res
 }
 
+// origin is where a record was read: its input and the cluster of its
+// log dir ("" unknown, or clusters not known).
+type origin struct {
+	input   int32
+	cluster string
+}
+
+func (c Context) originOf(input int32, dir string) origin {
+	if c.Cluster == nil {
+		return origin{input: input}
+	}
+	return origin{input, c.Cluster(input, dir)}
+}
+
 type stateKey struct {
-	input int32
-	tid   string
+	origin
+	tid string
 }
 
 // latestState keeps the last __transaction_state record of every
-// transactional id, per input.
-func latestState(rows []analysis.TransactionRow) map[stateKey]*analysis.TransactionRow {
+// transactional id, per input and cluster.
+func (c Context) latestState() map[stateKey]*analysis.TransactionRow {
 	m := map[stateKey]*analysis.TransactionRow{}
-	for i := range rows {
-		r := &rows[i]
-		k := stateKey{r.Input, r.TransactionalID}
+	for i := range c.TxnState {
+		r := &c.TxnState[i]
+		k := stateKey{c.originOf(r.Input, dirOf(r.Segment)), r.TransactionalID}
 		if cur := m[k]; cur == nil || r.Offset >= cur.Offset {
 			m[k] = r
 		}
@@ -434,23 +458,20 @@ func latestState(rows []analysis.TransactionRow) map[stateKey]*analysis.Transact
 }
 
 // latestOf is the coordinator's last state for r's transactional id: read
-// from r's own input when it holds one, else from the input of r's cluster
-// whose copy of the state goes furthest (the least input of a tie), nil
-// when none does.
+// from r's own input and cluster when they hold one, else from the input
+// of r's cluster whose copy of the state goes furthest (the least input of
+// a tie), nil when none does.
 func (c Context) latestOf(latest map[stateKey]*analysis.TransactionRow, r *analysis.PartitionTxnRow) *analysis.TransactionRow {
-	if s := latest[stateKey{r.Input, r.TransactionalID}]; s != nil {
+	o := c.originOf(r.Input, r.Dir)
+	if s := latest[stateKey{o, r.TransactionalID}]; s != nil {
 		return s
 	}
-	cl := ""
-	if c.Cluster != nil {
-		cl = c.Cluster(r.Input)
-	}
-	if cl == "" || r.TransactionalID == "" {
+	if o.cluster == "" || r.TransactionalID == "" {
 		return nil
 	}
 	var s *analysis.TransactionRow
 	for k, v := range latest {
-		if k.tid != r.TransactionalID || c.Cluster(k.input) != cl {
+		if k.tid != r.TransactionalID || k.cluster != o.cluster {
 			continue
 		}
 		if s == nil || v.Offset > s.Offset || v.Offset == s.Offset && v.Input < s.Input {

@@ -173,7 +173,7 @@ func TestCoordinatorState(t *testing.T) {
 	names := map[int64]string{13: "app-a", 10: "app-b"}
 	res := run(t, Context{
 		TxnState:           state,
-		TransactionalID:    func(_ int32, pid int64) string { return names[pid] },
+		TransactionalID:    func(_ int32, _ string, pid int64) string { return names[pid] },
 		TxnStatePartitions: 7, CountFrom: CountFromMetadata,
 	})
 	got := map[int64]Hanging{}
@@ -217,8 +217,8 @@ func TestCoordinatorEpochFromSnapshotAndCoordinatorLeaderEpoch(t *testing.T) {
 	for i := range rows {
 		tr.Batch(&rows[i])
 	}
-	res := tr.Finish(Context{TransactionalID: func(_ int32, pid int64) string { return names[pid] }, Snapshots: snaps,
-		Broker: func(int32) int32 { return 2 }})
+	res := tr.Finish(Context{TransactionalID: func(_ int32, _ string, pid int64) string { return names[pid] }, Snapshots: snaps,
+		Broker: func(int32, string) int32 { return 2 }})
 	for _, h := range res.Open {
 		switch h.ProducerID {
 		case 13:
@@ -241,7 +241,7 @@ func TestCoordinatorEpochFromSnapshotAndCoordinatorLeaderEpoch(t *testing.T) {
 // of __transaction_state, unknown otherwise.
 func TestUnnamedPIDWithCompleteTxnState(t *testing.T) {
 	for _, complete := range []bool{false, true} {
-		res := run(t, Context{TxnStateComplete: func(int32) bool { return complete }})
+		res := run(t, Context{TxnStateComplete: func(int32, string) bool { return complete }})
 		want := StateUnknown
 		if complete {
 			want = StateHanging
@@ -267,7 +267,7 @@ func TestCoordinatorStateOfOwnCluster(t *testing.T) {
 		{Input: 1, TransactionalID: "app", State: "Ongoing", Partitions: "orders-0", ProducerID: &pid, Offset: 5, Segment: "__transaction_state-7/0.log"},
 		{Input: 2, TransactionalID: "app", State: "CompleteCommit", ProducerID: &pid, Offset: 50, Segment: "__transaction_state-7/0.log"},
 	}
-	tid := func(_ int32, p int64) string {
+	tid := func(_ int32, _ string, p int64) string {
 		if p == pid {
 			return "app"
 		}
@@ -275,10 +275,10 @@ func TestCoordinatorStateOfOwnCluster(t *testing.T) {
 	}
 	clusters := map[int32]string{0: "c1", 1: "c1", 2: "c2"}
 	for _, c := range []struct {
-		cluster func(int32) string
+		cluster func(int32, string) string
 		want    string
 	}{
-		{func(in int32) string { return clusters[in] }, StateOngoing},
+		{func(in int32, _ string) string { return clusters[in] }, StateOngoing},
 		{nil, StateUnknown},
 	} {
 		res := run(t, Context{TransactionalID: tid, TxnState: states, Cluster: c.cluster})
@@ -294,5 +294,42 @@ func TestCoordinatorStateOfOwnCluster(t *testing.T) {
 		if !found {
 			t.Errorf("PID 13's open transaction is not listed: %+v", res.Open)
 		}
+	}
+}
+
+// TestCoordinatorStateOfOwnLogDirCluster: one input holds log dirs of two
+// clusters. Truth: PID 13's open transaction is in prod-1 (cluster prod);
+// prod-2 holds prod's coordinator state, Ongoing with orders-0, and dr-1,
+// of cluster dr, a later CompleteCommit for the same transactional id.
+// PID 13's transaction is ongoing, and find-hanging names prod-1's broker.
+func TestCoordinatorStateOfOwnLogDirCluster(t *testing.T) {
+	pid := int64(13)
+	states := []analysis.TransactionRow{
+		{Input: 0, TransactionalID: "app", State: "Ongoing", Partitions: "orders-0", ProducerID: &pid, Offset: 5, Segment: "prod-2/__transaction_state-7/0.log"},
+		{Input: 0, TransactionalID: "app", State: "CompleteCommit", ProducerID: &pid, Offset: 50, Segment: "dr-1/__transaction_state-7/0.log"},
+	}
+	logDir := func(dir string) string { return strings.SplitN(dir, "/", 2)[0] }
+	c := Context{TxnState: states,
+		TransactionalID: func(_ int32, dir string, p int64) string {
+			if p == pid && logDir(dir) == "prod-1" {
+				return "app"
+			}
+			return ""
+		},
+		Cluster: func(_ int32, dir string) string { return strings.TrimRight(logDir(dir), "-0123456789") },
+		Broker: func(_ int32, dir string) int32 {
+			return map[string]int32{"prod-1": 1, "prod-2": 2, "dr-1": 1}[logDir(dir)]
+		},
+	}
+	tr := New()
+	b := data(10, 4, pid, 1, true, 2000)
+	b.Segment = "prod-1/" + b.Segment
+	tr.Batch(&b)
+	res := tr.Finish(c)
+	if len(res.Open) != 1 {
+		t.Fatalf("open transactions %+v", res.Open)
+	}
+	if h := res.Open[0]; h.CoordinatorState != StateOngoing || !strings.Contains(h.FindHanging, "--broker-id 1") {
+		t.Errorf("PID 13 is %s (%s), find-hanging %q; want ongoing on broker 1", h.CoordinatorState, h.Why, h.FindHanging)
 	}
 }

@@ -238,9 +238,17 @@ func TestDupsProducersAttribution(t *testing.T) {
 // (orders-0 on broker 1, the internal topics on broker 2) give the
 // sessions of orders the attribution of attributedSessions; broker 3,
 // of cluster c2, names PID 6001 other-app in its own __transaction_state,
-// which is another cluster's PID and attributes nothing.
+// which is another cluster's PID and attributes nothing. The same holds
+// when one input (an archive of both clusters' brokers) holds the three
+// log dirs: each log dir keeps its own cluster.
 func TestAttributionAcrossBrokers(t *testing.T) {
 	t.Parallel()
+	for _, oneInput := range []bool{false, true} {
+		t.Run(map[bool]string{false: "inputs", true: "one-input"}[oneInput], func(t *testing.T) { attributionAcrossBrokers(t, oneInput) })
+	}
+}
+
+func attributionAcrossBrokers(t *testing.T, oneInput bool) {
 	src := writeAttributionLogDir(t)
 	root := t.TempDir()
 	meta := func(dir string, id int, cluster string) {
@@ -272,7 +280,11 @@ func TestAttributionAcrossBrokers(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	if so, se, code := runCLI(t, "scan", b1, b2, b3, "--out", out); code != 0 {
+	ins := []string{b1, b2, b3}
+	if oneInput {
+		ins = []string{root}
+	}
+	if so, se, code := runCLI(t, append([]string{"scan", "--out", out}, ins...)...); code != 0 {
 		t.Fatalf("scan: exit %d\n%s\n%s", code, so, se)
 	}
 	seen := 0

@@ -178,8 +178,8 @@ func runConsumers(cmd *cobra.Command, args []string, o *commonOptions, d *dupOpt
 	keepGroup := func(g string) bool { return groupRE == nil || groupRE.MatchString(g) }
 	idx := res.Consumers()
 	var flagged []consumers.Flagged
-	for _, fs := range [][]consumers.Flagged{consumers.DuplicateRanges(later), consumers.GapRanges(res.Check.Gaps),
-		consumers.AbortedRanges(res.Txns.Rows)} {
+	for _, fs := range [][]consumers.Flagged{idx.DuplicateRanges(later), idx.GapRanges(res.Check.Gaps),
+		idx.AbortedRanges(res.Txns.Rows)} {
 		for _, f := range fs {
 			if keepTopic(f.Topic) && topics.TopicOf(f.Topic) == topics.None {
 				flagged = append(flagged, f)
@@ -241,8 +241,9 @@ func runConsumers(cmd *cobra.Command, args []string, o *commonOptions, d *dupOpt
 // lag behind the highest end offset any input's copy of the partition
 // has.
 func buildTimelines(idx *consumers.Index, res *pipeline.Result, keep func(*consumers.Timeline) bool) []timelineLine {
-	// The end of a partition is its cluster's: of the copies in inputs of
-	// that cluster, or of every copy when the commits' cluster is unknown.
+	// The end of a partition is its cluster's: of the copies in log dirs
+	// of that cluster, or of every copy when the commits' cluster is
+	// unknown.
 	type tp struct {
 		cluster, topic string
 		part           int32
@@ -250,7 +251,7 @@ func buildTimelines(idx *consumers.Index, res *pipeline.Result, keep func(*consu
 	ends := map[tp]int64{}
 	for _, p := range res.Scan.Partitions {
 		if p.Last != nil && p.DirState == "" {
-			for _, c := range []string{"", res.Cluster(p.Input)} {
+			for _, c := range []string{"", res.ClusterOf(p.Input, p.Dir)} {
 				k := tp{c, p.Topic, p.Partition}
 				ends[k] = max(ends[k], *p.Last+1)
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -356,11 +357,17 @@ func TestConsumersDamagedCommit(t *testing.T) {
 // cluster c1; broker 2 holds only a __consumer_offsets partition where
 // group mirror committed 100 for orders-0. When broker 2 is of cluster c2
 // (another cluster's orders), mirror consumed none of orders' flagged
-// ranges and its timeline names c2; when it is of c1, mirror consumed all
-// three of them.
+// ranges and its timeline names c2, with no end offset or lag (c2 holds
+// no orders-0); when it is of c1, mirror consumed all three of them and
+// lags 22-100. The same holds when one input (an archive of both
+// brokers) holds the two log dirs.
 func TestConsumersClusters(t *testing.T) {
 	t.Parallel()
-	for _, other := range []string{"c2", "c1"} {
+	for _, c := range []struct {
+		other    string
+		oneInput bool
+	}{{"c2", false}, {"c1", false}, {"c2", true}, {"c1", true}} {
+		other := c.other
 		root := t.TempDir()
 		b1, b2 := filepath.Join(root, "broker-1"), filepath.Join(root, "broker-2")
 		if err := os.Rename(writeConsumersLogDir(t), b1); err != nil {
@@ -375,14 +382,19 @@ func TestConsumersClusters(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		out, errOut, code := runCLI(t, "consumers", "--json", "--progress", "never", b1, b2)
+		args := []string{"consumers", "--json", "--progress", "never", b1, b2}
+		if c.oneInput {
+			args = append(args[:4], root)
+		}
+		out, errOut, code := runCLI(t, args...)
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		mirrorConsumed, mirrorCluster := 0, ""
+		mirrorConsumed, mirrorCluster, mirrorLag := 0, "", "none"
 		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 			var x struct {
 				Type, Group, Cluster string
+				Lag                  *int64
 			}
 			if err := json.Unmarshal([]byte(l), &x); err != nil {
 				t.Fatalf("%v: %s", err, l)
@@ -395,11 +407,16 @@ func TestConsumersClusters(t *testing.T) {
 				mirrorConsumed++
 			case "timeline":
 				mirrorCluster = x.Cluster
+				if x.Lag != nil {
+					mirrorLag = strconv.FormatInt(*x.Lag, 10)
+				}
 			}
 		}
 		want := map[string]int{"c1": 3, "c2": 0}[other]
-		if mirrorConsumed != want || mirrorCluster != other {
-			t.Errorf("broker 2 of cluster %s: mirror consumed %d flagged ranges (want %d), its timeline names cluster %q\n%s", other, mirrorConsumed, want, mirrorCluster, out)
+		wantLag := map[string]string{"c1": "-78", "c2": "none"}[other]
+		if mirrorConsumed != want || mirrorCluster != other || mirrorLag != wantLag {
+			t.Errorf("broker 2 of cluster %s, one input %v: mirror consumed %d flagged ranges (want %d), its timeline names cluster %q, lag %s (want %s)\n%s",
+				other, c.oneInput, mirrorConsumed, want, mirrorCluster, mirrorLag, wantLag, out)
 		}
 	}
 }

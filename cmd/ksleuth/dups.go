@@ -315,7 +315,7 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 		for i := range rows {
 			r := &rows[i]
 			if res == nil { // from tables: the commits of their commits.parquet
-				r.ConsumedBy = consumers.Groups(idx.ConsumedPast(r.Input, r.Topic, r.Partition, r.Offset))
+				r.ConsumedBy = consumers.Groups(idx.ConsumedPast(r.Input, r.Dir, r.Topic, r.Partition, r.Offset))
 			}
 			if r.GroupID != group {
 				endGroup()
@@ -419,7 +419,7 @@ func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.Run
 		err := rb.Each(ctx, limit, func(r *dups.Run) error {
 			n++
 			fmt.Fprintln(ew, r.String())
-			if c := idx.Text(r.Input, r.Topic, r.Partition, r.First, r.Last); c != "" {
+			if c := idx.Text(r.Input, r.Dir, r.Topic, r.Partition, r.First, r.Last); c != "" {
 				fmt.Fprintln(ew, "  "+c)
 			}
 			return ew.err

@@ -90,3 +90,56 @@ func TestOpenTxnGenerated(t *testing.T) {
 		t.Errorf("lso: %+v", p)
 	}
 }
+
+// TestOpenTxnOwnClusterInOneInput: one input (an archive) holds the log
+// dirs of two clusters. Truth: prod-1 (broker 1 of prod) holds PID 7000's
+// open transaction in orders-0; prod-2 (broker 2 of prod) holds prod's
+// coordinator state for ledger-app, Ongoing under PID 7000 with orders-0;
+// dr-1 (broker 3 of dr) a later CompleteCommit of dr's own ledger-app. The
+// transaction is ongoing, judged by prod's coordinator, and find-hanging
+// asks broker 1, prod-1's.
+func TestOpenTxnOwnClusterInOneInput(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	ts := int64(1700000000000)
+	for _, d := range []struct {
+		name, cluster string
+		id            int
+	}{{"prod-1", "prod", 1}, {"prod-2", "prod", 2}, {"dr-1", "dr", 3}} {
+		dir := filepath.Join(root, d.name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		props := "version=1\nnode.id=" + string(rune('0'+d.id)) + "\ncluster.id=" + d.cluster + "\n"
+		if err := os.WriteFile(filepath.Join(dir, "meta.properties"), []byte(props), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeSegments(t, filepath.Join(root, "prod-1", "orders-0"), [][]segtest.Batch{{{Magic: 2, FirstTimestamp: ts, Transactional: true,
+		AutoDeltas: true, Producer: &segtest.Producer{ID: 7000}, Records: []segtest.Record{{Value: []byte("e")}}}}})
+	state := func(off int64, v []byte) segtest.Batch {
+		return segtest.Batch{Magic: 2, BaseOffset: off, FirstTimestamp: ts + off, Records: []segtest.Record{{Key: be(int16(0), "ledger-app"), Value: v}}}
+	}
+	writeSegments(t, filepath.Join(root, "prod-2", "__transaction_state-3"), [][]segtest.Batch{{state(0, txnStateValue(7000, 0, 1, -1))}})
+	writeSegments(t, filepath.Join(root, "dr-1", "__transaction_state-3"), [][]segtest.Batch{{state(50, txnStateValue(7000, 0, 4, -1))}})
+	js, errOut, code := runCLI(t, "producers", "--json", "--progress", "never", root)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var open []txns.Hanging
+	for _, line := range strings.Split(strings.TrimSpace(js), "\n") {
+		if strings.HasPrefix(line, `{"type":"open_transaction"`) {
+			var h txns.Hanging
+			if err := json.Unmarshal([]byte(line), &h); err != nil {
+				t.Fatal(err)
+			}
+			open = append(open, h)
+		}
+	}
+	if len(open) != 1 {
+		t.Fatalf("open transactions %+v\n%s", open, js)
+	}
+	if h := open[0]; h.TransactionalID != "ledger-app" || h.CoordinatorState != txns.StateOngoing || !strings.HasSuffix(h.FindHanging, "--broker-id 1") {
+		t.Errorf("PID 7000: %q %s (%s), %s; want ledger-app ongoing, find-hanging on broker 1", h.TransactionalID, h.CoordinatorState, h.Why, h.FindHanging)
+	}
+}
