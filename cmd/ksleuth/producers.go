@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path"
+	"slices"
 	"strconv"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -141,6 +143,9 @@ func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []an
 	for i := range rows {
 		attributed = attributed || rows[i].TransactionalID != "" || rows[i].AllocatedByBroker != nil
 	}
+	// Several brokers' copies of a partition in one input give the same
+	// sessions once per copy: the COPY column names each copy's dir.
+	copies := severalCopies(rows)
 	tt := &textTable{}
 	for _, h := range []string{"TOPIC", "PART", "PID", "EPOCH", "OFFSETS", "TIME (UTC)", "SEQUENCES", "BATCHES", "RECORDS", "TXN", "COMMITS", "ABORTS", "GAPS", "SNAPSHOT SEQ@OFFSET"} {
 		tt.cols = append(tt.cols, column{head: h})
@@ -148,6 +153,9 @@ func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []an
 	tt.cols[0].cut = cutMiddle
 	tt.cols[5].dates = true
 	tt.cols[6].drop, tt.cols[7].drop, tt.cols[13].drop = 1, 2, 3 // SEQUENCES, BATCHES, SNAPSHOT
+	if copies {
+		tt.cols = slices.Insert(tt.cols, 2, column{head: "COPY", cut: cutMiddle})
+	}
 	if attributed {
 		tt.cols = append(tt.cols, column{head: "TXN ID", cut: cutMiddle}, column{head: "BROKER"})
 	}
@@ -178,6 +186,9 @@ func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []an
 		row := []string{r.Topic, part, itoa(r.ProducerID), itoa(int64(r.ProducerEpoch)), fmt.Sprintf("%d..%d", r.FirstOffset, r.LastOffset),
 			fmtTimeRange(r.FirstTimestamp, r.LastTimestamp, wide), seqs, itoa(int64(r.Batches)), itoa(int64(r.Records)),
 			txn, itoa(int64(r.Commits)), itoa(int64(r.Aborts)), gaps, snap}
+		if copies {
+			row = slices.Insert(row, 2, path.Dir(r.Dir))
+		}
 		if attributed {
 			tid, broker := "-", "-"
 			if r.TransactionalID != "" {
@@ -212,6 +223,27 @@ func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []an
 		}
 	}
 	return ew.err
+}
+
+// severalCopies reports whether rows hold sessions of one partition from
+// more than one partition dir of the same input: the copies of several
+// brokers' log dirs, or a -future dir beside the live one.
+func severalCopies(rows []analysis.ProducerRow) bool {
+	type part struct {
+		input int32
+		topic string
+		part  int32
+	}
+	dirs := map[part]string{}
+	for i := range rows {
+		r := &rows[i]
+		k := part{r.Input, r.Topic, r.Partition}
+		if d, ok := dirs[k]; ok && d != r.Dir {
+			return true
+		}
+		dirs[k] = r.Dir
+	}
+	return false
 }
 
 // snapshotProducerLine is a producer known only from a snapshot, as a
