@@ -29,7 +29,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -272,20 +271,6 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 		return nil, err
 	}
 	return s.result(), nil
-}
-
-// TmpOutside refuses a temporary dir ("" = the system's) inside a
-// directory input: ksleuth never writes into its inputs.
-func TmpOutside(tmp string, inputs []*source.Input) error {
-	if tmp == "" {
-		tmp = os.TempDir()
-	}
-	for _, in := range inputs {
-		if in.Kind == source.Dir && source.Within(in.Abs, tmp) {
-			return fmt.Errorf("the temporary dir %s is inside the input %s, and ksleuth never writes into its inputs: choose another with --tmp or TMPDIR", tmp, in.Path)
-		}
-	}
-	return nil
 }
 
 type txnKey struct {
