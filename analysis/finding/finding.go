@@ -87,7 +87,7 @@ var Kinds = []Info{
 	{KindOffsetGap, Note, OriginPartition, "offsets absent between batches: a note where compaction explains them, a warning where nothing does"},
 	{KindNameMismatch, Error, OriginPartition, "a segment holding a batch below the offset in its name"},
 	{KindSegmentOverlap, Error, OriginPartition, "a segment named at or below offsets the segments before it hold"},
-	{KindMissingSegment, Warning, OriginPartition, "offsets missing at a segment boundary with no evidence of compaction, index files without their .log, or a partition dir with no .log file at all"},
+	{KindMissingSegment, Warning, OriginPartition, "offsets missing at a segment boundary with no evidence of compaction, index files without their .log, or a partition dir with no .log file at all (an empty one too)"},
 	{KindIndexMismatch, Error, OriginIndex, "an .index or .timeindex entry that disagrees with the log"},
 	{KindIndexFormat, Error, OriginIndex, "an index file that does not parse cleanly (size, order, range)"},
 	{KindIndexZeroTail, Note, OriginIndex, "preallocated zero slots at the end of an index"},
