@@ -76,6 +76,10 @@ type Checker struct {
 	kafka   int64
 	skipped []Skipped
 
+	// bare are the partition dirs seen to hold a file that is not a
+	// Kafka file, or none (bare.go).
+	bare map[partKey]bareDir
+
 	held    *archiveHold // the archive input being held, if any
 	lastSeg string
 	// segBatches is how many batches the last segment read at a path
@@ -181,6 +185,7 @@ func (c *Checker) File(ev *scan.FileEvent) error {
 		// archive), whatever its name says: nothing to check.
 		c.skipped = append(c.skipped, Skipped{int32(e.Input), e.Path, sk.Reason})
 		c.findings = append(c.findings, ev.Anomalies...)
+		c.noteBare(e, dirOf(e.Path), bareOther)
 		return nil
 	case e.Name.Kind == snapshot.KindUnknown:
 		reason := "not a Kafka file by its name"
@@ -189,6 +194,7 @@ func (c *Checker) File(ev *scan.FileEvent) error {
 		}
 		if !skipped { // an unreadable dir is an io-error, listed as such
 			c.skipped = append(c.skipped, Skipped{int32(e.Input), e.Path, reason})
+			c.noteBare(e, dirOf(e.Path), bareOther)
 		}
 		c.findings = append(c.findings, ev.Anomalies...)
 		return nil
@@ -303,6 +309,7 @@ func (c *Checker) Finish() *Result {
 	if c.cur != nil {
 		c.cur.release()
 	}
+	c.addBare()
 	for _, p := range c.order {
 		p.finishSegments()
 	}

@@ -258,7 +258,7 @@ func (p *partition) ledger() []analysis.GapRow {
 				// active segment at the log end first: without it the
 				// copy lacks the log from there on.
 				p.add(finding.NewSev(p.where(p.key.dir), finding.KindMissingSegment, finding.Warning, -1, hw,
-					"the partition dir holds no .log file, though a broker always keeps an active segment (retention rolls a new one at offset %d before it deletes the last): it was not copied, or was deleted", hw))
+					"the partition dir %s, though a broker always keeps an active segment (retention rolls a new one at offset %d before it deletes the last): it was not copied, or was deleted", p.noLog(), hw))
 				gaps = append(gaps, analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: hw,
 					Cause: CauseMissingSegment, Severity: finding.Warning, File: p.key.dir,
 					Explanation: fmt.Sprintf("the active segment from offset %d, which the broker rolls before retention deletes the last segment, is not in the copy: whatever it held is unknown (nothing, if the high watermark %d was the log end)", hw, hw)})
@@ -269,13 +269,13 @@ func (p *partition) ledger() []analysis.GapRow {
 			l := hw - 1
 			gaps := []analysis.GapRow{{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from, LastOffset: &l,
 				Cause: CauseCheckpointAh, Severity: finding.Warning, File: ld.checkpointPath(),
-				Explanation: fmt.Sprintf("the broker's checkpoints say offsets up to %d were written, but the partition dir holds no .log file: the segments were not copied, or were deleted after the checkpoint", l)}}
+				Explanation: fmt.Sprintf("the broker's checkpoints say offsets up to %d were written, but the partition dir %s: the segments were not copied, or were deleted after the checkpoint", l, p.noLog())}}
 			if p.dirState == "" && !p.c.isFile(p.key.input) {
 				// The checkpoints bound what was written by then, not what
 				// the missing active segment held after.
 				gaps = append(gaps, analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: hw,
 					Cause: CauseMissingSegment, Severity: finding.Warning, File: p.key.dir,
-					Explanation: fmt.Sprintf("the partition dir holds no .log file, though a broker always keeps one (its active segment): what it held from offset %d, past the checkpoints, is unknown", hw)})
+					Explanation: fmt.Sprintf("the partition dir %s, though a broker always keeps a .log file (its active segment): what it held from offset %d, past the checkpoints, is unknown", p.noLog(), hw)})
 			}
 			return gaps
 		}
@@ -287,10 +287,10 @@ func (p *partition) ledger() []analysis.GapRow {
 			// empty or not: without one the copy lacks the log, and
 			// nothing here says how much it held.
 			p.add(finding.NewSev(p.where(p.key.dir), finding.KindMissingSegment, finding.Warning, -1, from,
-				"the partition dir holds no .log file, though a broker always keeps an active segment: its log was not copied, or was deleted"))
+				"the partition dir %s, though a broker always keeps an active segment: its log was not copied, or was deleted", p.noLog()))
 			return []analysis.GapRow{{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from,
 				Cause: CauseMissingSegment, Severity: finding.Warning, File: p.key.dir,
-				Explanation: fmt.Sprintf("the partition dir holds no .log file, though a broker always keeps one (its active segment): the segments from offset %d on were not copied, or were deleted; how many offsets they held is unknown", from)}}
+				Explanation: fmt.Sprintf("the partition dir %s, though a broker always keeps a .log file (its active segment): the segments from offset %d on were not copied, or were deleted; how many offsets they held is unknown", p.noLog(), from)}}
 		}
 		return nil
 	}

@@ -17,6 +17,9 @@ type logDir struct {
 	key         logDirKey
 	checkpoints map[snapshot.Kind]*checkpointFile
 	findings    []analysis.AnomalyRow
+	// rootFiles counts its files other than .lock: a dir named like a
+	// partition dir is taken for a log dir's root by them (bare.go).
+	rootFiles int
 }
 
 type checkpointFile struct {
@@ -33,6 +36,9 @@ func (l *logDir) file(ev *scan.FileEvent) {
 	e := ev.Entry
 	n := e.Name
 	l.findings = append(l.findings, ev.Anomalies...)
+	if n.Kind != snapshot.KindLock {
+		l.rootFiles++
+	}
 	w := l.where(e.Path)
 	switch {
 	case n.Leftover || n.Suffix != "":
@@ -145,8 +151,8 @@ func (l *logDir) finish() {
 			}
 			if len(pt.segs) == 0 {
 				if e.Offset > 0 {
-					mk(finding.KindCheckpointAhead, "%s of %s is %d but the partition dir holds no .log file: the segments were not copied, or were deleted after the checkpoint",
-						what[k], name, e.Offset)
+					mk(finding.KindCheckpointAhead, "%s of %s is %d but the partition dir %s: the segments were not copied, or were deleted after the checkpoint",
+						what[k], name, e.Offset, pt.noLog())
 				}
 				continue
 			}

@@ -103,6 +103,7 @@ type partition struct {
 	topic    string
 	part     int32
 	dirState string // delete, future or stray for those dirs
+	bare     string // for a dir that holds no Kafka file, what it holds (bare.go)
 
 	findings []analysis.AnomalyRow
 	caps     map[[2]string]int

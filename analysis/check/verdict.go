@@ -43,7 +43,10 @@ func (p *partition) verdict(gaps []analysis.GapRow) (Verdict, bool) {
 	v := Verdict{Input: p.key.input, Source: p.c.source(p.key.input), Topic: p.topic, Partition: p.part, Dir: p.key.dir,
 		FirstOffset: p.firstOffset(), LogEndOffset: p.logEnd(), gaps: gaps}
 	v.span = "no batches"
-	if len(p.segs) == 0 {
+	switch {
+	case p.bare == bareEmpty:
+		v.span = "no file (an empty dir)"
+	case len(p.segs) == 0:
 		v.span = "no segment on disk"
 	}
 	if v.FirstOffset >= 0 {

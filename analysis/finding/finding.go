@@ -87,7 +87,7 @@ var Kinds = []Info{
 	{KindOffsetGap, Note, OriginPartition, "offsets absent between batches: a note where compaction explains them, a warning where nothing does"},
 	{KindNameMismatch, Error, OriginPartition, "a segment holding a batch below the offset in its name"},
 	{KindSegmentOverlap, Error, OriginPartition, "a segment named at or below offsets the segments before it hold"},
-	{KindMissingSegment, Warning, OriginPartition, "offsets missing at a segment boundary with no evidence of compaction, index files without their .log, or a partition dir with no .log file at all"},
+	{KindMissingSegment, Warning, OriginPartition, "offsets missing at a segment boundary with no evidence of compaction, index files without their .log, or a partition dir with no .log file at all (an empty one too)"},
 	{KindIndexMismatch, Error, OriginIndex, "an .index or .timeindex entry that disagrees with the log"},
 	{KindIndexFormat, Error, OriginIndex, "an index file that does not parse cleanly (size, order, range)"},
 	{KindIndexZeroTail, Note, OriginIndex, "preallocated zero slots at the end of an index"},
@@ -112,7 +112,7 @@ var Kinds = []Info{
 	{"unknown-version", Warning, OriginAttr, "a record of an internal topic in a version ksleuth does not decode"},
 	{"unknown-type", Warning, OriginAttr, "a record of an internal topic of a type ksleuth does not decode"},
 	// Copies of one partition on several brokers.
-	{KindReplicaDivergence, Error, OriginReplicas, "a partition copy holding offsets outside the leader-epoch history of the reference copy (the highest last leader epoch): an unclean election or a lost leader's tail; the broker truncates them when it follows again, and their records are lost"},
+	{KindReplicaDivergence, Error, OriginReplicas, "a partition copy holding offsets outside the leader-epoch history of the reference copy (the highest last leader epoch): an unclean election or a lost leader's tail, which the broker truncates when it follows again, or batches that differ within one leader epoch (a copy altered outside replication); their records are lost"},
 	{KindReplicaAhead, Warning, OriginReplicas, "a partition copy holding offsets past the end of the reference copy in the same leader epoch: the reference was copied earlier, or lags"},
 	{KindReplicaLagging, Note, OriginReplicas, "a partition copy that is a prefix of the reference copy: a follower behind its leader, or copied earlier"},
 	// Record values in the Confluent wire format (--decode-values auto).

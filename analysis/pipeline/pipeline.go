@@ -203,6 +203,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		chk.AddCompactedTopics(f.attr.configs.CompactedTopics())
 		reps.AddCompactedTopics(f.attr.configs.CompactedTopics())
 	}
+	chk.EmptyDirs(res.EmptyDirs)
 	cr := chk.Finish()
 	rep := reps.Compare()
 	cr.AddLosses(rep.Gaps)

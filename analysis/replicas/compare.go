@@ -278,13 +278,30 @@ func offsets(start, end int64) string {
 	return fmt.Sprintf("offsets %d–%d", start, end-1)
 }
 
-// divergence finds the first offset from which v holds what ref does not:
-// where their epoch histories first disagree, or where their batches
-// first differ, or ref's end when v goes on past it. ok is false when v is
-// a prefix of ref (or equal to it).
-func divergence(v, ref *view, cl *cleaner) (at int64, ok bool) {
+// split is where a copy differs from the reference: ranges of batches
+// that differ within one leader epoch, and where it leaves the
+// reference's history for good (tail, -1 for never).
+type split struct {
+	ranges []analysis.OffsetRange
+	tail   int64
+}
+
+// first is the first offset where v differs, -1 when it does not.
+func (d split) first() int64 {
+	if len(d.ranges) > 0 {
+		return d.ranges[0].First
+	}
+	return d.tail
+}
+
+// divergence compares v with ref. Their histories first disagreeing, a
+// batch of another leader epoch, or v going on past ref's end begin the
+// tail: leader-epoch truncation removes it. Batches that differ where
+// both copies are in the same epoch are ranges of their own: truncation
+// by epoch keeps them, and the batches after them may agree again.
+func divergence(v, ref *view, cl *cleaner) split {
 	from, to := max(v.start, ref.start), min(v.leo, ref.leo)
-	at = -1
+	d := split{tail: -1}
 	// The histories are step functions: they first disagree at a start
 	// offset of one of them.
 	points := []int64{from}
@@ -298,17 +315,68 @@ func divergence(v, ref *view, cl *cleaner) (at int64, ok bool) {
 	slices.Sort(points)
 	for _, o := range points {
 		if o < to && epochAt(v.hist, o) != epochAt(ref.hist, o) {
-			at = o
+			d.tail = o
 			break
 		}
 	}
-	if b, found := firstBatchDifference(v.r.batches, ref.r.batches, from, to, cl); found && (at < 0 || b < at) {
-		at = b
+	limit := to
+	if d.tail >= 0 {
+		limit = d.tail
 	}
-	if at < 0 && v.leo > ref.leo {
-		at = max(ref.leo, v.start)
+	var other int64
+	d.ranges, other = batchDifferences(v.r.batches, ref.r.batches, from, limit, cl)
+	if other >= 0 {
+		d.tail = other
 	}
-	return at, at >= 0
+	if d.tail < 0 && v.leo > ref.leo {
+		d.tail = max(ref.leo, v.start)
+	}
+	return d
+}
+
+// batchDifferences walks both copies' batches over [from, to) and
+// returns the offset ranges where they differ in the same leader epoch,
+// each from the first differing offset to where the two copies' batch
+// bounds agree again. other is the first offset where a batch of another
+// leader epoch stands in one copy's place (-1 for none): the comparison
+// stops there.
+func batchDifferences(a, b []batch, from, to int64, cl *cleaner) (rs []analysis.OffsetRange, other int64) {
+	for from < to {
+		at, found := firstBatchDifference(a, b, from, to, cl)
+		if !found {
+			break
+		}
+		x, y := holding(a, at), holding(b, at)
+		if x != nil && y != nil && x.epoch != y.epoch {
+			return rs, at
+		}
+		end := at
+		for grown := true; grown; {
+			grown = false
+			for _, bs := range [][]batch{a, b} {
+				if z := holding(bs, end); z != nil && z.last > end {
+					end, grown = z.last, true
+				}
+			}
+		}
+		end = min(end, to-1)
+		if n := len(rs); n > 0 && rs[n-1].Last+1 == at {
+			rs[n-1].Last = end
+		} else {
+			rs = append(rs, analysis.OffsetRange{First: at, Last: end})
+		}
+		from = end + 1
+	}
+	return rs, -1
+}
+
+// holding is the batch of bs that holds offset o, nil when none does.
+func holding(bs []batch, o int64) *batch {
+	i, _ := slices.BinarySearchFunc(bs, o, func(x batch, o int64) int { return cmp.Compare(x.last, o) })
+	if i < len(bs) && bs[i].base <= o {
+		return &bs[i]
+	}
+	return nil
 }
 
 // firstBatchDifference walks both copies' batches over [from, to) and
@@ -330,7 +398,9 @@ func firstBatchDifference(a, b []batch, from, to int64, cl *cleaner) (int64, boo
 		case x == nil && y == nil:
 			return 0, false
 		case x != nil && y != nil && x.base == y.base && x.last == y.last && x.epoch == y.epoch:
-			if x.crc != y.crc {
+			// A batch that fails its CRC in one copy is damage there,
+			// which damagedOnly reports, not another batch.
+			if x.crc != y.crc && !x.damaged && !y.damaged {
 				if cl == nil {
 					return max(from, x.base), true
 				}
@@ -373,7 +443,8 @@ func (v *view) batchAt(o int64) *batch {
 func (c *Collector) compare(res *Result, v, ref *view) {
 	row := c.row(v, ref)
 	cl := c.cleanerOf(v, ref)
-	at, diverges := divergence(v, ref, cl)
+	d := divergence(v, ref, cl)
+	at, diverges := d.first(), d.first() >= 0
 	w := finding.Where{Input: v.r.key.input, Topic: v.r.topic, Partition: v.r.part, File: v.r.key.dir}
 	pos := int64(-1)
 	if b := v.batchAt(at); diverges && b != nil {
@@ -393,59 +464,18 @@ func (c *Collector) compare(res *Result, v, ref *view) {
 			v.name, ref.name, ref.leo-v.leo, v.leo, ref.leo-1)
 		row.Explanation += cl.sentence(c.overFPs)
 		res.Findings = append(res.Findings, finding.New(w, KindLagging, -1, v.leo, "%s", row.Explanation))
-	default:
-		e, re := epochAt(v.hist, at), epochAt(ref.hist, at)
-		if at >= ref.leo {
-			re = ref.lastEpoch
-		}
+	case len(d.ranges) == 0 && at == ref.leo && epochAt(v.hist, at) >= ref.lastEpoch:
+		// Nothing of the reference is contradicted: v went on in the
+		// reference's own last epoch.
+		e, re := epochAt(v.hist, at), ref.lastEpoch
 		row.FirstDivergentOffset, row.Epoch, row.ReferenceEpoch = &at, &e, &re
-		extra := analysis.OffsetRange{First: at, Last: v.leo - 1}
-		if at < v.leo {
-			row.ExtraRanges = append(row.ExtraRanges, extra)
-		}
-		if at < ref.leo {
-			row.MissingRanges = append(row.MissingRanges, analysis.OffsetRange{First: at, Last: ref.leo - 1})
-		}
-		if at == ref.leo && e >= ref.lastEpoch {
-			// Nothing of the reference is contradicted: v went on in the
-			// reference's own last epoch.
-			row.Verdict = VerdictAhead
-			row.Explanation = fmt.Sprintf("%s holds offsets %d–%d (epoch %d) past the end of %s's copy (%d) in the same leader epoch: "+
-				"the reference copy is behind (copied earlier, or a lagging leader's)", v.name, at, v.leo-1, e, ref.name, ref.leo)
-			res.Findings = append(res.Findings, finding.New(w, KindAhead, pos, at, "%s", row.Explanation))
-			break
-		}
-		row.Verdict = VerdictDiverged
-		from := epochStart(ref.hist, re)
-		if from < at {
-			from = at
-		}
-		row.Explanation = fmt.Sprintf("%s's offsets %d–%d (epoch %d) are not in the epoch-%d history led by %s from offset %d: lost when %s truncates",
-			v.name, at, v.leo-1, e, re, ref.name, from, v.name)
-		if hw := row.HighWatermark; hw != nil {
-			switch {
-			case *hw <= at:
-				row.Explanation += fmt.Sprintf(" (all above its high watermark %d: no consumer read them from it)", *hw)
-			case *hw < v.leo:
-				row.Explanation += fmt.Sprintf(" (%d–%d were below its high watermark %d: consumers may have read them)", at, *hw-1, *hw)
-			default:
-				row.Explanation += fmt.Sprintf(" (below its high watermark %d: consumers may have read them)", *hw)
-			}
-		}
-		row.ExtraFirstTime, row.ExtraLastTime = v.times(at)
-		g := analysis.GapRow{Input: v.r.key.input, Source: c.source(v.r.key.input), Topic: v.r.topic, Partition: v.r.part, Dir: v.r.key.dir,
-			FirstOffset: at, LastOffset: &extra.Last, Cause: CauseDivergence, Severity: finding.Error, File: w.File, Explanation: row.Explanation}
-		if pos >= 0 {
-			g.Position = &pos
-		}
-		if v.lastEpoch < re {
-			// Every lost record is of an epoch before the one the
-			// reference holds these offsets in: a consumer commit of that
-			// epoch or later read the reference's records here.
-			g.ReferenceEpoch = &re
-		}
-		res.Gaps = append(res.Gaps, g)
-		res.Findings = append(res.Findings, finding.New(w, KindDivergence, pos, at, "%s", row.Explanation))
+		row.ExtraRanges = append(row.ExtraRanges, analysis.OffsetRange{First: at, Last: v.leo - 1})
+		row.Verdict = VerdictAhead
+		row.Explanation = fmt.Sprintf("%s holds offsets %d–%d (epoch %d) past the end of %s's copy (%d) in the same leader epoch: "+
+			"the reference copy is behind (copied earlier, or a lagging leader's)", v.name, at, v.leo-1, e, ref.name, ref.leo)
+		res.Findings = append(res.Findings, finding.New(w, KindAhead, pos, at, "%s", row.Explanation))
+	default:
+		c.diverged(res, &row, v, ref, d, w, pos)
 	}
 	if cl != nil {
 		row.CleanerDifferences = cl.differences
@@ -475,11 +505,11 @@ const (
 	KindAhead      = finding.KindReplicaAhead
 )
 
-// times is the span of the batch timestamps of v from offset at on.
-func (v *view) times(at int64) (first, last *int64) {
+// times is the span of the batch timestamps of v over the ranges.
+func (v *view) times(rs []analysis.OffsetRange) (first, last *int64) {
 	for i := range v.r.batches {
 		b := &v.r.batches[i]
-		if b.last < at {
+		if !slices.ContainsFunc(rs, func(r analysis.OffsetRange) bool { return b.last >= r.First && b.base <= r.Last }) {
 			continue
 		}
 		if b.firstTs >= 0 && (first == nil || b.firstTs < *first) {

@@ -1,6 +1,11 @@
 package scan
 
-import "github.com/ksleuth/ksleuth/analysis/source"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis/source"
+)
 
 // copyCount knows, from the inputs listed ahead, which partitions only
 // one live partition dir of the run holds. Their records are compared
@@ -15,12 +20,14 @@ type copyCount struct {
 // listAhead lists the dir and file inputs before the scan: for the
 // comparison of byte-identical copies to find the later inputs' copies of
 // a file (samepass.go), and to know the partitions only one dir holds.
-func listAhead(inputs []*source.Input, opts source.Options, cfg Config) map[*source.Input][]*source.Entry {
-	listed := map[*source.Input][]*source.Entry{}
+// emptyDirs are the partition dirs of those inputs that hold no file.
+func listAhead(inputs []*source.Input, opts source.Options, cfg Config) (listed map[*source.Input][]*source.Entry, emptyDirs []*source.Entry) {
+	listed = map[*source.Input][]*source.Entry{}
 	for _, in := range inputs {
 		if in.Kind != source.Archive {
-			if entries, err := in.Files(opts); err == nil {
+			if entries, empty, err := in.List(opts); err == nil {
 				listed[in] = entries
+				emptyDirs = append(emptyDirs, empty...)
 				if cfg.same != nil && len(inputs) > 1 {
 					cfg.same.listLater(entries)
 				}
@@ -28,7 +35,7 @@ func listAhead(inputs []*source.Input, opts source.Options, cfg Config) map[*sou
 		}
 	}
 	cfg.copies.count(inputs, listed)
-	return listed
+	return listed, emptyDirs
 }
 
 // count counts the live partition dirs of the listed inputs; nothing is
@@ -61,4 +68,16 @@ func (c *copyCount) sole(e *source.Entry) bool {
 		return false
 	}
 	return c.dirs[topicPartition{e.Partition.Topic, e.Partition.Partition}] == 1
+}
+
+// summarizeEmptyDirs gives each empty partition dir a line of the
+// partition summary, as a dir whose files hold no batch has.
+func (s *scanner) summarizeEmptyDirs() {
+	for _, e := range s.emptyDirs {
+		dir := strings.TrimSuffix(e.Path, "/")
+		if k := fmt.Sprintf("%d\x00%s", e.Input, dir); s.parts[k] == nil {
+			s.parts[k] = &PartitionSummary{Input: int32(e.Input), Dir: dir, Topic: e.Partition.Topic, Partition: e.Partition.Partition,
+				DirState: e.Partition.State, logDir: fmt.Sprintf("%d\x00%s", e.Input, e.LogDir)}
+		}
+	}
 }

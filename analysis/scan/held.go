@@ -12,11 +12,26 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
 // DefaultHeldBudget is the memory kept for the records of transactions
 // whose marker has not been read yet when Config.HeldBudget is 0.
 const DefaultHeldBudget = 64 << 20
+
+// TmpOutside refuses a temporary dir ("" = the system's) inside a
+// directory input: ksleuth never writes into its inputs.
+func TmpOutside(tmp string, inputs []*source.Input) error {
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	for _, in := range inputs {
+		if in.Kind == source.Dir && source.Within(in.Abs, tmp) {
+			return fmt.Errorf("the temporary dir %s is inside the input %s, and ksleuth never writes into its inputs: choose another with --tmp or TMPDIR", tmp, in.Path)
+		}
+	}
+	return nil
+}
 
 // heldTxns keeps the records of transactions not yet ended, per partition
 // dir and producer, in arrival order, until the marker gives them their

@@ -29,7 +29,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -214,6 +213,9 @@ type Result struct {
 	// IdenticalFiles counts the segment files found byte-identical to a
 	// copy of an earlier input and not read again (Config.DecodeOnce).
 	IdenticalFiles int64
+	// EmptyDirs are the partition dirs of dir inputs that hold no file
+	// (source.Input.List): no file row stands for them.
+	EmptyDirs []*source.Entry
 }
 
 // Run scans the inputs. It returns ctx.Err() when cancelled, and an error
@@ -250,7 +252,8 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 		defer s.pool.close()
 	}
 	opts := source.Options{Topic: cfg.Topic}
-	listed := listAhead(inputs, opts, cfg)
+	listed, emptyDirs := listAhead(inputs, opts, cfg)
+	s.emptyDirs = emptyDirs
 	for _, in := range inputs {
 		var err error
 		if in.Kind == source.Archive {
@@ -272,20 +275,6 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 		return nil, err
 	}
 	return s.result(), nil
-}
-
-// TmpOutside refuses a temporary dir ("" = the system's) inside a
-// directory input: ksleuth never writes into its inputs.
-func TmpOutside(tmp string, inputs []*source.Input) error {
-	if tmp == "" {
-		tmp = os.TempDir()
-	}
-	for _, in := range inputs {
-		if in.Kind == source.Dir && source.Within(in.Abs, tmp) {
-			return fmt.Errorf("the temporary dir %s is inside the input %s, and ksleuth never writes into its inputs: choose another with --tmp or TMPDIR", tmp, in.Path)
-		}
-	}
-	return nil
 }
 
 type txnKey struct {
@@ -322,6 +311,7 @@ type scanner struct {
 	pendingEntries *heldTxns[EntryBatch]
 	sources        []string
 	damaged        map[batchKey]bool // damaged batches, to mark their records
+	emptyDirs      []*source.Entry
 }
 
 type batchKey struct {
@@ -679,7 +669,7 @@ func (s *scanner) fileDone(f *fileDone) error {
 func (s *scanner) result() *Result {
 	r := &Result{Files: s.files, Anomalies: s.anomalies, Snapshots: s.snapshots, HeldSpilled: s.pending.end + s.pendingEntries.end,
 		DecodedElsewhere: s.cfg.once.skipped(), IdenticalFiles: s.cfg.same.identicalFiles(),
-		NotDecoded: s.cfg.notDecoded.Load()}
+		NotDecoded: s.cfg.notDecoded.Load(), EmptyDirs: s.emptyDirs}
 	for i := range r.Anomalies {
 		r.Anomalies[i].Source = s.sources[r.Anomalies[i].Input]
 	}
@@ -750,6 +740,7 @@ func (s *scanner) result() *Result {
 		}
 		return a.Kind < b.Kind
 	})
+	s.summarizeEmptyDirs()
 	for _, p := range s.parts {
 		for c := range p.codecs {
 			p.Codecs = append(p.Codecs, c)

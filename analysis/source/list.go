@@ -122,12 +122,22 @@ func errNotRegular(m fs.FileMode) error {
 // never followed, and one to a regular file inside the root names a file
 // the listing has under its own path.
 func (in *Input) Files(opts Options) ([]*Entry, error) {
+	files, _, err := in.List(opts)
+	return files, err
+}
+
+// List is Files with the partition dirs below the root that hold no file
+// at all, which a list of files cannot show: a broker always keeps an
+// active segment in a partition dir, so an empty one is evidence too.
+// Each empty dir is an Entry whose Path is the dir's with a trailing "/";
+// an archive's dirs are not listed.
+func (in *Input) List(opts Options) (files, emptyDirs []*Entry, err error) {
 	switch in.Kind {
 	case File:
 		e := &Entry{Input: in.Index, Path: filepath.Base(in.Abs), abs: in.Abs}
 		describe(e, filepath.Base(filepath.Dir(in.Abs)), nil)
 		if !opts.keep(e) {
-			return nil, nil
+			return nil, nil, nil
 		}
 		if fi, err := os.Stat(in.Abs); err != nil {
 			e.Err = err
@@ -136,16 +146,41 @@ func (in *Input) Files(opts Options) ([]*Entry, error) {
 		} else {
 			e.Size = fi.Size()
 		}
-		return []*Entry{e}, nil
+		return []*Entry{e}, nil, nil
 	case Archive:
-		return nil, fmt.Errorf("source: %s is an archive: use Stream", in.Path)
+		return nil, nil, fmt.Errorf("source: %s is an archive: use Stream", in.Path)
 	}
-	l := &lister{in: in, opts: opts, rootName: filepath.Base(in.Abs), parts: map[string]*PartitionDir{}}
+	l := &lister{in: in, opts: opts, rootName: filepath.Base(in.Abs), parts: map[string]*PartitionDir{}, filled: map[string]bool{}}
 	// The walk's own errors all come through the callback, which keeps
 	// going; WalkDir returns nil.
 	_ = filepath.WalkDir(in.Abs, l.visit)
 	sort.Slice(l.out, func(i, j int) bool { return l.out[i].Path < l.out[j].Path })
-	return l.out, nil
+	// An empty dir is a partition dir when it lies in a log dir: one that
+	// holds Kafka files. Named like a partition dir elsewhere, it may be a
+	// log dir of its own (broker-1), with nothing in it to tell.
+	logDirs := map[string]bool{}
+	for _, e := range l.out {
+		switch e.Name.Kind {
+		case snapshot.KindUnknown:
+		case snapshot.KindLock:
+			// In a log dir's root, though one named like a partition dir
+			// gives its .lock a LogDir above it.
+			logDirs[path.Dir(e.Path)] = true
+		default:
+			logDirs[e.LogDir] = true
+		}
+	}
+	for _, d := range l.dirs {
+		if l.filled[d] {
+			continue
+		}
+		e := &Entry{Input: in.Index, Path: d + "/"}
+		describe(e, l.rootName, nil)
+		if e.Partition != nil && logDirs[e.LogDir] && opts.keep(e) {
+			emptyDirs = append(emptyDirs, e)
+		}
+	}
+	return l.out, emptyDirs, nil
 }
 
 type lister struct {
@@ -154,6 +189,11 @@ type lister struct {
 	rootName string
 	out      []*Entry
 	parts    map[string]*PartitionDir // describe's, by dir
+	// dirs are the dirs below the root named like partition dirs, in walk
+	// order; filled those that hold something listed (a file, a link, an
+	// unreadable path), by the same slash path.
+	dirs   []string
+	filled map[string]bool
 }
 
 // entry builds the entry of path p below the root; a dir's path gets a
@@ -188,13 +228,20 @@ func (l *lister) visit(p string, d fs.DirEntry, err error) error {
 		// it has.
 		e := l.entry(p, d == nil || d.IsDir())
 		e.Err, e.SkipKind, e.abs = err, SkipIOError, ""
+		l.fill(e.Path)
 		l.add(e)
 		return nil
 	}
 	if d.IsDir() {
+		if rel, err := filepath.Rel(l.in.Abs, p); err == nil && rel != "." {
+			if _, ok := ParsePartitionDir(d.Name()); ok {
+				l.dirs = append(l.dirs, filepath.ToSlash(rel))
+			}
+		}
 		return nil
 	}
 	e := l.entry(p, false)
+	l.fill(e.Path)
 	if !l.opts.keep(e) {
 		return nil
 	}
@@ -214,6 +261,16 @@ func (l *lister) visit(p string, d fs.DirEntry, err error) error {
 	}
 	l.out = append(l.out, e)
 	return nil
+}
+
+// fill marks the dir holding the listed path as not empty; an unreadable
+// dir's own entry (its path ends in "/") stands for the dir itself.
+func (l *lister) fill(rel string) {
+	if d, ok := strings.CutSuffix(rel, "/"); ok {
+		l.filled[d] = true
+		return
+	}
+	l.filled[path.Dir(rel)] = true
 }
 
 // symlink says why a symlink is not read: none is, since a target inside
