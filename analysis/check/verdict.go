@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -60,6 +61,7 @@ func (p *partition) verdict(gaps []analysis.GapRow) (Verdict, bool) {
 func (v *Verdict) judge() {
 	v.Intact, v.Lost, v.Unbounded = true, 0, false
 	var bad []string
+	var lostRanges []analysis.OffsetRange
 	notes := map[string]int{}
 	for _, g := range v.gaps {
 		if !finding.Counts(g.Severity) {
@@ -70,7 +72,7 @@ func (v *Verdict) judge() {
 		rng := fmt.Sprintf("%d..", g.FirstOffset)
 		if g.LastOffset != nil {
 			rng += fmt.Sprint(*g.LastOffset)
-			v.Lost += *g.LastOffset - g.FirstOffset + 1
+			lostRanges = append(lostRanges, analysis.OffsetRange{First: g.FirstOffset, Last: *g.LastOffset})
 		} else {
 			rng += "?"
 			v.Unbounded = true
@@ -81,6 +83,9 @@ func (v *Verdict) judge() {
 			bad = append(bad, "…")
 		}
 	}
+	// Two causes can name the same offsets (a batch damaged in this copy
+	// and also missing from the reference's): each offset is lost once.
+	v.Lost = unionSize(lostRanges)
 	span := v.span
 	if v.Intact {
 		v.Text = "intact: " + span
@@ -103,6 +108,21 @@ func (v *Verdict) judge() {
 		lost = "at least " + lost
 	}
 	v.Text = fmt.Sprintf("LOST %s: %s; on disk: %s", lost, strings.Join(bad, ", "), strings.TrimSuffix(span, " on disk"))
+}
+
+// unionSize is the number of offsets the ranges cover together.
+func unionSize(rs []analysis.OffsetRange) int64 {
+	slices.SortFunc(rs, func(a, b analysis.OffsetRange) int { return cmp.Compare(a.First, b.First) })
+	var n int64
+	end := int64(-1) << 62 // the last offset counted so far
+	for _, r := range rs {
+		first := max(r.First, end+1)
+		if r.Last >= first {
+			n += r.Last - first + 1
+			end = r.Last
+		}
+	}
+	return n
 }
 
 // AddLosses adds loss-ledger rows found outside the checker (the replica

@@ -36,8 +36,9 @@ type batch struct {
 	epoch          int32
 	records        int32
 	seg            int32 // index into replica.segs
-	// damaged: the batch fails its CRC in this copy (its header may
-	// still agree with another copy's).
+	// damaged: the batch fails its CRC in this copy, or its records do
+	// not decode though the CRC holds (a batch rewritten with a fresh CRC
+	// over damaged bytes); its header may still agree with another copy's.
 	damaged bool
 }
 
@@ -189,7 +190,7 @@ func (c *Collector) Batch(b *analysis.BatchRow) {
 		seg++
 	}
 	x := batch{base: b.BaseOffset, last: b.LastOffset, pos: b.Position, crc: uint32(b.CRC),
-		epoch: b.PartitionLeaderEpoch, records: b.RecordCount, seg: int32(seg), firstTs: -1, maxTs: -1, damaged: !b.CRCValid}
+		epoch: b.PartitionLeaderEpoch, records: b.RecordCount, seg: int32(seg), firstTs: -1, maxTs: -1, damaged: !b.CRCValid || b.DecodedRecords < b.RecordCount}
 	if b.FirstTimestamp != nil {
 		x.firstTs = *b.FirstTimestamp
 	}

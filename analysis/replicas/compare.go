@@ -18,13 +18,14 @@ const (
 	VerdictDiverged  = "diverged"
 	VerdictAhead     = "ahead"
 	// VerdictDamaged: the same batches as the reference, but some fail
-	// their CRC in this copy while the reference's are intact.
+	// their CRC, or do not decode, in this copy while the reference's are
+	// intact.
 	VerdictDamaged = "damaged"
 )
 
-// damagedOnly lists the batches of a that fail their CRC where b holds a
-// batch of the same offsets that does not: the records there survive in
-// b's copy only.
+// damagedOnly lists the batches of a that are damaged (CRC, or records
+// that do not decode) where b holds a batch of the same offsets that is
+// not: the records there survive in b's copy only.
 func damagedOnly(a, b []batch) []analysis.OffsetRange {
 	var out []analysis.OffsetRange
 	for i := range a {
@@ -483,17 +484,17 @@ func (c *Collector) compare(res *Result, v, ref *view) {
 			row.Explanation += cl.sentence(c.overFPs)
 		}
 	}
-	// Batches that agree by header but fail their CRC in one copy: the
+	// Batches that agree by header but are damaged in one copy: the
 	// comparison by offsets, epoch and stored CRC cannot see the damage.
 	if d := damagedOnly(v.r.batches, ref.r.batches); len(d) > 0 {
 		if row.Verdict == VerdictInSync {
 			row.Verdict = VerdictDamaged
 		}
-		row.Explanation += fmt.Sprintf("; but its batch(es) at offsets %s fail their CRC in this copy, where %s's are intact: those records survive in %s's copy only",
+		row.Explanation += fmt.Sprintf("; but its batch(es) at offsets %s are damaged in this copy (they fail their CRC or their records do not decode), where %s's are intact: those records survive in %s's copy only",
 			rangesText(d), ref.name, ref.name)
 	}
 	if d := damagedOnly(ref.r.batches, v.r.batches); len(d) > 0 {
-		row.Explanation += fmt.Sprintf("; %s's batch(es) at offsets %s fail their CRC, and this copy holds them intact", ref.name, rangesText(d))
+		row.Explanation += fmt.Sprintf("; %s's batch(es) at offsets %s are damaged (they fail their CRC or their records do not decode), and this copy holds them intact", ref.name, rangesText(d))
 	}
 	res.Rows = append(res.Rows, row)
 }

@@ -57,7 +57,7 @@ func TestIdenticalSegmentsTakenOver(t *testing.T) {
 			t.Errorf("broker %d: %s, want %s: %s", *r.Broker, r.Verdict, want, r.Explanation)
 		}
 		// Broker 3 holds intact what the reference's copy damaged.
-		if hint := "broker 1's batch(es) at offsets 15–19 fail their CRC, and this copy holds them intact"; (*r.Broker == 3) != strings.Contains(r.Explanation, hint) {
+		if hint := "broker 1's batch(es) at offsets 15–19 are damaged (they fail their CRC or their records do not decode), and this copy holds them intact"; (*r.Broker == 3) != strings.Contains(r.Explanation, hint) {
 			t.Errorf("broker %d: %s", *r.Broker, r.Explanation)
 		}
 	}
@@ -208,7 +208,7 @@ func TestDamagedCopy(t *testing.T) {
 	var got []string
 	for _, r := range res.Replicas.Rows {
 		got = append(got, fmt.Sprintf("%d %s", *r.Broker, r.Verdict))
-		if *r.Broker == 2 && !strings.Contains(r.Explanation, "at offsets 15–19 fail their CRC in this copy, where broker 1's are intact") {
+		if *r.Broker == 2 && !strings.Contains(r.Explanation, "at offsets 15–19 are damaged in this copy (they fail their CRC or their records do not decode), where broker 1's are intact") {
 			t.Errorf("broker 2: %s", r.Explanation)
 		}
 	}

@@ -159,7 +159,7 @@ func TestDamagedCRCField(t *testing.T) {
 	b1 := broker(t, root, 1, ref, [][2]int64{{0, 0}}, 50)
 	b2 := broker(t, root, 2, alt, [][2]int64{{0, 0}}, 50)
 	res := run(t, pipeline.Options{Scan: scan.Config{Jobs: 2}}, b1, b2)
-	if r := rowOf(t, res.Replicas.Rows, 2); r.Verdict != replicas.VerdictDamaged || !strings.Contains(r.Explanation, "offsets 20–24 fail their CRC") {
+	if r := rowOf(t, res.Replicas.Rows, 2); r.Verdict != replicas.VerdictDamaged || !strings.Contains(r.Explanation, "offsets 20–24 are damaged in this copy") {
 		t.Errorf("row %+v, want damaged at 20–24", r)
 	}
 	if gs := divergenceGaps(res); len(gs) != 0 {

@@ -26,8 +26,9 @@ them: by leader epoch. The copy with the highest last leader epoch (on a tie,
 the highest log end offset) is the reference. Every other copy is
 
   in-sync   the same batches up to the same end;
-  damaged   the same batches, but some fail their CRC in this copy while
-            the reference's are intact;
+  damaged   the same batches, but some are damaged in this copy (they
+            fail their CRC, or, where records are decoded, do not decode)
+            while the reference's are intact;
   lagging   a prefix of the reference (a follower behind, or copied earlier);
   diverged  it holds offsets outside the reference's leader-epoch history
             (an unclean election, a leader that lost its tail): the broker
