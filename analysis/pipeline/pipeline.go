@@ -204,6 +204,11 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		chk.AddCompactedTopics(f.attr.configs.CompactedTopics())
 		reps.AddCompactedTopics(f.attr.configs.CompactedTopics())
 	}
+	for _, a := range res.Anomalies {
+		if a.Kind == "archive-damaged" {
+			chk.ArchiveEnded(a.Input)
+		}
+	}
 	cr := chk.Finish()
 	rep := reps.Compare()
 	cr.AddLosses(rep.Gaps)
