@@ -107,7 +107,8 @@ type GapRow struct {
 	// tail with nothing after it to bound it).
 	LastOffset *int64 `parquet:"last_offset,optional" json:"last_offset"`
 	// Cause is retention, delete-records, compaction, truncated-batch,
-	// damaged-batch, missing-segment, checkpoint-ahead or unknown.
+	// damaged-batch, missing-segment, checkpoint-ahead, unread,
+	// replica-divergence or unknown.
 	Cause    string `parquet:"cause,dict" json:"cause"`
 	Severity string `parquet:"severity,dict" json:"severity"`
 	// File and Position name the evidence: the damaged batch, the segment

@@ -80,7 +80,10 @@ type Checker struct {
 	// Kafka file, or none (bare.go).
 	bare map[partKey]bareDir
 
-	held    *archiveHold // the archive input being held, if any
+	held *archiveHold // the archive input being held, if any
+	// cut holds the archive inputs that ended before their end (cut
+	// short or damaged): entries after the fault were never read.
+	cut     map[int32]bool
 	lastSeg string
 	// segBatches is how many batches the last segment read at a path
 	// (relative to its input) held: another broker's copy of it is
@@ -124,6 +127,17 @@ func (c *Checker) isFile(input int32) bool {
 
 func (c *Checker) isArchive(input int32) bool {
 	return int(input) < len(c.inputs) && c.inputs[input].Kind == source.Archive
+}
+
+// ArchiveEnded says that archive input could not be read past some point
+// (an archive-damaged finding): its entries after it were never read, so
+// offsets the entries read do not hold are unread, not absent. It is
+// called before Finish.
+func (c *Checker) ArchiveEnded(input int32) {
+	if c.cut == nil {
+		c.cut = map[int32]bool{}
+	}
+	c.cut[input] = true
 }
 
 // AddCompactedTopics adds topics whose configuration compacts them, known

@@ -23,7 +23,17 @@ const (
 	CauseDamaged        = "damaged-batch"
 	CauseMissingSegment = "missing-segment"
 	CauseCheckpointAh   = "checkpoint-ahead"
+	CauseUnread         = "unread"
 	CauseUnknown        = "unknown"
+)
+
+// Damage kinds of the ledger's own, for a segment whose reading stopped
+// before its end: an archive that ended inside it (its offsets were not
+// verified: the input failed, not the broker's data), or a file that
+// could not be read.
+const (
+	kindArchiveEnd = "archive ended"
+	kindUnreadable = "unreadable segment"
 )
 
 // maxHoles bounds the gaps kept per segment; a compacted segment can have
@@ -57,9 +67,12 @@ type segSummary struct {
 	damages                 []damage
 	lead, tail              *damage
 	unreadable              bool
-	zeroFrom                int64 // where a zero-filled tail begins, -1 for none
-	gapNote                 string
-	gapPos, gapOff          int64
+	// readFailed: reading its bytes failed part way (an I/O error, or in
+	// an archive the stream ending), as opposed to a file never opened.
+	readFailed     bool
+	zeroFrom       int64 // where a zero-filled tail begins, -1 for none
+	gapNote        string
+	gapPos, gapOff int64
 }
 
 func (s *segSummary) damageIn(from, to int64) *damage {
@@ -105,6 +118,24 @@ func (s *segSummary) computeHoles(bs []placed) {
 	s.tail = s.damageIn(s.lastEnd, 1<<62)
 }
 
+// readStop marks where reading an unreadable segment stopped: after its
+// last batch read, the bytes were not read, and the offsets they held
+// go with them. In an archive input a read can fail only because the
+// stream did (cut short, damaged): those offsets are unread, not lost.
+func (s *segSummary) readStop(archive bool) {
+	if !s.unreadable || s.tail != nil {
+		return
+	}
+	d := &damage{pos: s.lastEnd, kind: kindUnreadable, off: -1}
+	if archive && s.readFailed {
+		d.kind = kindArchiveEnd
+	}
+	s.tail = d
+	if s.lead == nil && s.firstIntact < 0 {
+		s.lead = d
+	}
+}
+
 // segmentFindings takes the reader's findings of a live segment: they are
 // the partition's findings, and its damage for the ledger.
 func (p *partition) segmentFindings(s *segRun, ev *scan.FileEvent) {
@@ -122,6 +153,7 @@ func (p *partition) segmentFindings(s *segRun, ev *scan.FileEvent) {
 		switch {
 		case a.Kind == finding.KindIOError:
 			s.sum.unreadable = true
+			s.sum.readFailed = s.sum.readFailed || ev.Entry.Skipped == ""
 		case zeros && a.Position != nil:
 			if s.sum.zeroFrom < 0 || *a.Position < s.sum.zeroFrom {
 				s.sum.zeroFrom = *a.Position
@@ -322,7 +354,20 @@ func (p *partition) ledger() []analysis.GapRow {
 				"offsets %d..%d %s with no damage and no sign of compaction: records may have been lost", first, last, where))
 		}
 	}
+	unread := func(first, last int64, file string, d *damage) {
+		l, end := &last, fmt.Sprint(last)
+		if last < first {
+			l, end = nil, "…"
+		}
+		gap(first, l, CauseUnread, finding.Warning, file, d.pos,
+			"offsets %d..%s were not read: the archive ends inside %s, at byte %d of it (the archive is cut short or damaged), so they were not verified",
+			first, end, path.Base(file), d.pos)
+	}
 	damaged := func(first, last int64, file string, d *damage, rolled bool) {
+		if d.kind == kindArchiveEnd {
+			unread(first, last, file, d)
+			return
+		}
 		cause, sev := CauseDamaged, finding.Error
 		if d.kind == finding.KindTruncated {
 			cause = CauseTruncated
@@ -345,6 +390,10 @@ func (p *partition) ledger() []analysis.GapRow {
 		gap(first, l, cause, sev, file, d.pos, "offsets %d..%s %s: %s at byte %d of %s", first, end, what, d.kind, d.pos, path.Base(file))
 	}
 
+	cut := p.c.cut[p.key.input]
+	for _, s := range segs {
+		s.readStop(p.c.isArchive(p.key.input))
+	}
 	first := segs[0]
 	if first.base > 0 {
 		lso, known := ld.entry(snapshot.KindLogStartCheckpoint, p.topic, p.part)
@@ -353,7 +402,23 @@ func (p *partition) ledger() []analysis.GapRow {
 			why = fmt.Sprintf("the log start offset checkpoint says %d: deleted by retention or DeleteRecords", lso)
 		}
 		l := first.base - 1
-		gap(0, &l, CauseRetention, finding.Note, first.path, -1, "offsets 0..%d are below the first segment on disk (%d): %s", l, first.base, why)
+		switch {
+		case cut && (!known || lso < first.base):
+			// The archive ended before all its entries were read: the
+			// segment below may be among them. Only the checkpoint, when
+			// it was read, vouches for retention.
+			from := int64(0)
+			if known && lso > 0 {
+				rl := lso - 1
+				gap(0, &rl, CauseRetention, finding.Note, first.path, -1, "offsets 0..%d are below the log start offset checkpoint (%d): deleted by retention or DeleteRecords", rl, lso)
+				from = lso
+			}
+			gap(from, &l, CauseUnread, finding.Warning, first.path, -1,
+				"offsets %d..%d are below the first segment read (%d), and the archive ended before all its entries were read: a segment holding them may be among the entries never read, or retention deleted them; they were not verified",
+				from, l, first.base)
+		default:
+			gap(0, &l, CauseRetention, finding.Note, first.path, -1, "offsets 0..%d are below the first segment on disk (%d): %s", l, first.base, why)
+		}
 	}
 	prevEnd := int64(-1)
 	var prev *segSummary
@@ -387,13 +452,18 @@ func (p *partition) ledger() []analysis.GapRow {
 			case s.lead != nil:
 				damaged(from, to, s.path, s.lead, true)
 			case lost != nil:
-				d := damage{pos: 0, kind: "unreadable segment"}
+				d := damage{pos: 0, kind: kindUnreadable}
 				if lost.lead != nil {
 					d = *lost.lead
 				}
 				damaged(from, to, lost.path, &d, true)
 			case prev == nil:
 				absent(from, to, s.path, s.firstPos, fmt.Sprintf("are absent from the start of %s (named for %d; its first batch is at %d)", path.Base(s.path), s.base, s.firstIntact))
+			case s.base > from && cut:
+				l := to
+				gap(from, &l, CauseUnread, finding.Warning, s.path, 0,
+					"offsets %d..%d are in no segment read: %s ends at %d and the next segment, %s, starts at %d; the archive ended before all its entries were read, so a segment between them may be among the entries never read; they were not verified",
+					from, to, path.Base(prev.path), prevEnd, path.Base(s.path), s.firstIntact)
 			case s.base > from && !compacted:
 				l := to
 				gap(from, &l, CauseMissingSegment, finding.Warning, s.path, 0,
@@ -434,25 +504,39 @@ func (p *partition) ledger() []analysis.GapRow {
 	orphan, orphaned := p.orphanGap(prevEnd+1, prevEnd, hw)
 	switch {
 	case prev != nil && (prev.tail != nil || lost != nil):
-		d := prev.tail
+		// The damage is named with the file it is in.
+		d, file := prev.tail, prev.path
 		if d == nil {
-			d = &damage{pos: 0, kind: "unreadable segment"}
+			d, file = &damage{pos: 0, kind: kindUnreadable}, lost.path
 			if lost.lead != nil {
 				d = lost.lead
 			}
 		}
 		end := hw - 1
-		damaged(prevEnd+1, end, last.path, d, false)
+		damaged(prevEnd+1, end, file, d, false)
 	case prev == nil && lost != nil:
 		// Not one batch could be read: everything from the first segment
 		// on went with the damage, up to the checkpoints when they say.
 		d := lost.lead
 		if d == nil {
-			d = &damage{pos: 0, kind: "unreadable segment"}
+			d = &damage{pos: 0, kind: kindUnreadable}
 		}
 		damaged(first.base, hw-1, lost.path, d, lost != last)
 	case orphaned:
+		if cut {
+			orphan.Cause = CauseUnread
+			orphan.Explanation += "; the archive ended before all its entries were read, so that segment may be among the entries never read: not verified"
+		}
 		rows = append(rows, orphan)
+	case cut && (prev != nil && hw > prevEnd+1 || prev == nil && hw > first.base):
+		from := prevEnd + 1
+		if prev == nil {
+			from = first.base
+		}
+		l := hw - 1
+		gap(from, &l, CauseUnread, finding.Warning, ld.checkpointPath(), -1,
+			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but past the last batch read, and the archive ended before all its entries were read: a segment holding them may be among the entries never read; they were not verified",
+			from, l, hw)
 	case prev != nil && hw > prevEnd+1, prev == nil && hw > first.base:
 		from, past := prevEnd+1, "past the last batch on disk"
 		if prev == nil {

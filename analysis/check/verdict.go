@@ -24,7 +24,7 @@ type Verdict struct {
 	// Intact: no gap worse than a note.
 	Intact bool `json:"intact"`
 	// Lost counts the offsets in gaps worse than a note whose end is
-	// known; Unbounded says some gap's end is not.
+	// known, unread ones included; Unbounded says some gap's end is not.
 	Lost      int64  `json:"lost_offsets"`
 	Unbounded bool   `json:"lost_unbounded"`
 	Text      string `json:"verdict"`
@@ -63,12 +63,16 @@ func (v *Verdict) judge() {
 	var bad []string
 	var lostRanges []analysis.OffsetRange
 	notes := map[string]int{}
+	// unreadOnly: every range counted is one the input failed to deliver,
+	// which says nothing of whether the broker's data is lost.
+	unreadOnly := true
 	for _, g := range v.gaps {
 		if !finding.Counts(g.Severity) {
 			notes[g.Cause]++
 			continue
 		}
 		v.Intact = false
+		unreadOnly = unreadOnly && g.Cause == CauseUnread
 		rng := fmt.Sprintf("%d..", g.FirstOffset)
 		if g.LastOffset != nil {
 			rng += fmt.Sprint(*g.LastOffset)
@@ -107,7 +111,11 @@ func (v *Verdict) judge() {
 	case v.Unbounded:
 		lost = "at least " + lost
 	}
-	v.Text = fmt.Sprintf("LOST %s: %s; on disk: %s", lost, strings.Join(bad, ", "), strings.TrimSuffix(span, " on disk"))
+	head := "LOST"
+	if unreadOnly {
+		head = "UNREAD"
+	}
+	v.Text = fmt.Sprintf("%s %s: %s; on disk: %s", head, lost, strings.Join(bad, ", "), strings.TrimSuffix(span, " on disk"))
 }
 
 // unionSize is the number of offsets the ranges cover together.

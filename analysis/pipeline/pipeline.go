@@ -204,6 +204,11 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		reps.AddCompactedTopics(f.attr.configs.CompactedTopics())
 	}
 	chk.EmptyDirs(res.EmptyDirs)
+	for _, a := range res.Anomalies {
+		if a.Kind == "archive-damaged" {
+			chk.ArchiveEnded(a.Input)
+		}
+	}
 	cr := chk.Finish()
 	rep := reps.Compare()
 	cr.AddLosses(rep.Gaps)

@@ -567,6 +567,12 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		}
 	}
 	if err := rd.Err(); err != nil {
+		// The input failed (an archive cut short, an I/O error): the
+		// batches read before it are the copy's all the same, and the
+		// ledger counts from them to where reading stopped.
+		if serr := send(); serr != nil {
+			return serr
+		}
 		return err
 	}
 	return send()

@@ -29,10 +29,47 @@ type ArchiveError struct {
 	Path   string
 	Offset int64
 	Err    error
+	// Layer is the compression around the tar stream ("gzip", "zstd"),
+	// "" for a plain tar, whose tar positions are the file's own.
+	Layer string
+	// Read is how many bytes of the archive file the decoder had taken
+	// when the problem was found, -1 when not known; ReadAll says it had
+	// taken the whole file. A decoder reads ahead of what it hands on
+	// (zstd a whole block), so Read bounds the fault's place in the file
+	// from above: it is not that place.
+	Read    int64
+	ReadAll bool
 }
 
 func (e *ArchiveError) Error() string {
-	return fmt.Sprintf("%s: %s at tar byte %d: %v", e.Path, e.Kind(), e.Offset, e.Err)
+	return fmt.Sprintf("%s: %s at %s: %v", e.Path, e.Kind(), streamPos(e.Layer, e.Offset), e.Err)
+}
+
+// streamPos names a position of the tar stream: a byte of the file for a
+// plain tar, a byte of the decompressed stream otherwise, which a user
+// would otherwise look for in the compressed file.
+func streamPos(layer string, n int64) string {
+	if layer == "" {
+		return fmt.Sprintf("tar byte %d", n)
+	}
+	return fmt.Sprintf("byte %d of the decompressed tar stream", n)
+}
+
+// posText is the finding message's note on its position, "" for a
+// plain tar, whose positions are the file's own.
+func (e *ArchiveError) posText() string {
+	if e.Layer == "" {
+		return ""
+	}
+	t := " (at " + streamPos(e.Layer, e.Offset)
+	switch {
+	case e.Read < 0:
+	case e.ReadAll:
+		t += fmt.Sprintf("; the %s decoder had read all %d bytes of the compressed file", e.Layer, e.Read)
+	default:
+		t += fmt.Sprintf("; the %s decoder had read %d bytes of the compressed file by then", e.Layer, e.Read)
+	}
+	return t + ")"
 }
 
 func (e *ArchiveError) Unwrap() error { return e.Err }
@@ -60,22 +97,23 @@ func (e *ArchiveError) Severity() string {
 }
 
 // Detail is the finding's message: the cause, and whether entries were
-// left unread.
+// left unread. The finding's position is Offset; for a compressed archive
+// the message says that it counts bytes of the decompressed stream.
 func (e *ArchiveError) Detail() string {
 	switch e.Kind() {
 	case "archive-trailing-data":
-		return fmt.Sprintf("%v; every entry before it was read", e.Err)
+		return fmt.Sprintf("%v; every entry before it was read%s", e.Err, e.posText())
 	case "archive-not-tar":
 		return e.Err.Error()
 	}
-	return fmt.Sprintf("%v; entries after it not read", e.Err)
+	return fmt.Sprintf("%v; entries after it not read%s", e.Err, e.posText())
 }
 
 var (
 	// ErrNoEndMarker: the tar stream ended without its end-of-archive
 	// blocks (two zero blocks), so it was most likely cut short at an
 	// entry boundary.
-	ErrNoEndMarker = errors.New("source: tar stream ends without its end-of-archive marker (truncated?)")
+	ErrNoEndMarker = errors.New("tar stream ends without its end-of-archive marker (truncated?)")
 	// ErrNotTar: the input (after any gzip or zstd layer) does not start
 	// with a tar header.
 	ErrNotTar = errors.New("not a tar archive")
@@ -120,12 +158,15 @@ func (in *Input) Stream(ctx context.Context, opts Options, fn func(e *Entry, r i
 
 // stream is Stream over the archive's bytes, read bufSize bytes at a time.
 func (in *Input) stream(ctx context.Context, f io.Reader, bufSize int, opts Options, fn func(e *Entry, r io.Reader) error) error {
-	rc, layer, err := decompress(bufio.NewReaderSize(&ctxReader{ctx, f}, bufSize))
+	raw := &countReader{r: &ctxReader{ctx, f}}
+	br := bufio.NewReaderSize(raw, bufSize)
+	rc, layer, err := decompress(br)
 	if err != nil {
-		return &ArchiveError{Path: in.Path, Err: err}
+		// At the file's first bytes: no decompressed stream yet.
+		return &ArchiveError{Path: in.Path, Err: err, Read: -1}
 	}
 	defer rc.Close()
-	tr := &tarReader{r: &countReader{r: rc}}
+	tr := &tarReader{r: &countReader{r: rc}, layer: layer}
 	fail := func(at int64, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -133,7 +174,15 @@ func (in *Input) stream(ctx context.Context, f io.Reader, bufSize int, opts Opti
 		if errors.Is(err, ErrNotTar) {
 			err = notTar(layer)
 		}
-		return &ArchiveError{Path: in.Path, Offset: at, Err: err}
+		ae := &ArchiveError{Path: in.Path, Offset: at, Err: err, Layer: layer, Read: -1}
+		if layer != "" && at == tr.r.n {
+			// What the decoder took from the file, less what the buffer
+			// under it holds still: cheap, and an upper bound of where
+			// the fault lies in the file.
+			ae.Read = raw.n - int64(br.Buffered())
+			ae.ReadAll = raw.eof && br.Buffered() == 0
+		}
+		return ae
 	}
 	seen := map[string]int{}
 	for {

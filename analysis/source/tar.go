@@ -52,15 +52,19 @@ type tarHeader struct {
 	warnings []Warning
 }
 
-// countReader counts the bytes read through it.
+// countReader counts the bytes read through it, and notes the end.
 type countReader struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	n   int64
+	eof bool
 }
 
 func (c *countReader) Read(p []byte) (int, error) {
 	k, err := c.r.Read(p)
 	c.n += int64(k)
+	if err == io.EOF {
+		c.eof = true
+	}
 	return k, err
 }
 
@@ -74,6 +78,9 @@ type tarReader struct {
 	// headers counts the headers read, to tell "not a tar archive" from
 	// damage inside one.
 	headers int
+	// layer is the compression the stream comes out of, "" for none: it
+	// says what the positions in messages count.
+	layer string
 }
 
 // endState says how next found the end of the stream.
@@ -177,7 +184,7 @@ func (t *tarReader) next() (*tarHeader, error) {
 				return nil, &tarEnd{state: endTrailing, at: from, n: t.r.n - from}
 			}
 			warns = append(warns, Warning{"archive-trailing-data",
-				fmt.Sprintf("%d bytes after an end-of-archive marker at tar byte %d are no tar header; skipped to the next header", t.r.n-blockSize-from, from)})
+				fmt.Sprintf("%d bytes after an end-of-archive marker at %s are no tar header; skipped to the next header", t.r.n-blockSize-from, streamPos(t.layer, from))})
 			at = t.r.n - blockSize
 		}
 		t.zeros = 0

@@ -1,0 +1,128 @@
+package check_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/ksleuth/ksleuth/analysis/check"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+)
+
+// cutArchive packs mfs under top with the names in last at the end of
+// the archive, in that order, and cuts the tar stream cut bytes into the
+// data of the final entry; ext ".tar.gz" compresses what is left.
+func cutArchive(t *testing.T, mfs fstest.MapFS, top string, last []string, cut int, ext string) string {
+	t.Helper()
+	var names []string
+	for n := range mfs {
+		if !strings.HasPrefix(n, top) && !containsName(last, n) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	names = append(names, last...)
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	end := 0
+	for _, n := range names {
+		d := mfs[n].Data
+		if err := tw.WriteHeader(&tar.Header{Name: "b/" + n, Mode: 0o644, Size: int64(len(d)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Flush()
+		end = buf.Len() + cut // the last entry's data starts here
+		tw.Write(d)
+	}
+	tw.Close()
+	data := buf.Bytes()[:end]
+	if ext == ".tar.gz" {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(data)
+		zw.Close()
+		data = z.Bytes()
+	}
+	p := filepath.Join(t.TempDir(), "cut"+ext)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func containsName(names []string, n string) bool {
+	for _, x := range names {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLedgerArchiveCut: an archive that ends inside a segment's entry,
+// before the partition's first segment came. The batches read from the
+// cut entry are on disk; the offsets after them, and those below the
+// first segment read, are unread (the input failed), not lost and not
+// retention.
+func TestLedgerArchiveCut(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-0")
+	n := len(p.Segments)
+	s1, s2 := p.Segments[n-2], p.Segments[n-1]
+	b0 := s1.Batches[0]
+	for _, ext := range []string{".tar", ".tar.gz"} {
+		// The last segment whole, then the one before it cut after its
+		// first batch; the others never come.
+		arc := cutArchive(t, mfs, "codecs-0/", []string{s2.File, s1.File}, int(b0.Position)+b0.Size+5, ext)
+		rep := runPaths(t, arc)
+		dir := "b/codecs-0"
+		v := verdictOf(t, rep, dir)
+		if v.Intact || v.FirstOffset != s1.BaseOffset || !strings.HasPrefix(v.Text, "UNREAD ") {
+			t.Errorf("%s: verdict %+v", ext, v)
+		}
+		gs := gapsOf(rep, dir)
+		var below, tail bool
+		for _, g := range gs {
+			switch {
+			case g.Cause == check.CauseRetention:
+				t.Errorf("%s: a range the archive never delivered is called retention: %+v", ext, g)
+			case g.Cause == check.CauseUnread && g.FirstOffset == 0 && lastOf(g) == s1.BaseOffset-1 && g.Severity == finding.Warning:
+				below = true
+			case g.Cause == check.CauseUnread && g.FirstOffset == b0.LastOffset+1 && lastOf(g) == s2.BaseOffset-1 && g.Severity == finding.Warning &&
+				strings.HasSuffix(g.File, s1.File) && g.Position != nil && *g.Position == b0.Position+int64(b0.Size):
+				tail = true
+			}
+		}
+		if !below || !tail {
+			t.Errorf("%s: want unread ranges 0..%d and %d..%d at byte %d of %s, got %+v", ext, s1.BaseOffset-1, b0.LastOffset+1, s2.BaseOffset-1,
+				b0.Position+int64(b0.Size), s1.File, gs)
+		}
+	}
+}
+
+// TestLedgerArchiveCutAtEntryBoundary: an archive that ends between two
+// entries, after one middle segment of a partition: the offsets below it
+// and those past it up to the checkpoints were not verified; neither
+// retention nor a log that lost its tail is claimed for them.
+func TestLedgerArchiveCutAtEntryBoundary(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-0")
+	mid := p.Segments[1]
+	// The cut falls on the header of the next entry, which never comes.
+	arc := cutArchive(t, mfs, "codecs-0/", []string{mid.File, p.Segments[0].File}, -512, ".tar.gz")
+	rep := runPaths(t, arc)
+	v := verdictOf(t, rep, "b/codecs-0")
+	gs := gapsOf(rep, "b/codecs-0")
+	last := mid.Batches[len(mid.Batches)-1].LastOffset
+	if v.Intact || !strings.HasPrefix(v.Text, "UNREAD ") || len(gs) != 2 ||
+		gs[0].Cause != check.CauseUnread || gs[0].FirstOffset != 0 || lastOf(gs[0]) != mid.BaseOffset-1 ||
+		gs[1].Cause != check.CauseUnread || gs[1].FirstOffset != last+1 || lastOf(gs[1]) != p.LogEndOffset-1 {
+		t.Errorf("verdict %q, gaps %+v", v.Text, gs)
+	}
+}
