@@ -50,6 +50,13 @@ type Options struct {
 	// into a hole is read as it is: its zeros may be its data (a sparse
 	// copy turns zero blocks into holes).
 	Holes []Hole
+	// Start is the byte of the file at which the input begins, for a read
+	// that starts inside a file (at a position an index gives). Every
+	// position the Reader reports (batch positions, findings and the bytes
+	// their messages name) and every Holes entry counts from the file's
+	// start, so a finding reads the same however the read began. Size
+	// still counts from the input's first byte.
+	Start int64
 }
 
 func (o Options) withDefaults() Options {

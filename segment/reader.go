@@ -82,6 +82,14 @@ func NewReader(r io.Reader, opts Options) *Reader {
 		rd.size = s.Size() // e.g. an archive entry of known length
 	}
 	rd.w.r, rd.w.size = r, rd.size
+	if opts.Start > 0 {
+		// Positions are the file's: the input's byte 0 is file byte Start.
+		rd.w.pos = opts.Start
+		rd.base -= opts.Start
+		if rd.size >= 0 {
+			rd.size += opts.Start
+		}
+	}
 	rd.dec = NewDecoder(opts)
 	rd.stream.r = rd
 	return rd
