@@ -213,9 +213,7 @@ func (p *partition) sortedSegs() []*segSummary {
 }
 
 // regrade sets the severity of torn batches now that the active segment
-// is known: written data lost in a rolled segment is an error, a torn tail
-// of the active segment a warning (a crash, or a copy taken while the
-// broker wrote).
+// is known (finding.GradeTruncated says what each place means).
 func (p *partition) regrade() {
 	segs := p.sortedSegs()
 	if len(segs) == 0 {
@@ -223,14 +221,11 @@ func (p *partition) regrade() {
 	}
 	active := segs[len(segs)-1]
 	for _, t := range p.truncated {
-		f := &p.findings[t.idx]
+		place := finding.RolledSegment
 		if t.seg == active {
-			f.Severity = finding.Warning
-			f.Message += " (at the end of the active segment: a torn tail, left by a crash or a copy taken while the broker wrote)"
-		} else {
-			f.Severity = finding.Error
-			f.Message += " (in a rolled segment, which the broker had finished writing: the data is lost)"
+			place = finding.ActiveSegment
 		}
+		finding.GradeTruncated(&p.findings[t.idx], place)
 	}
 }
 

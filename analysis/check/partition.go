@@ -498,13 +498,10 @@ func (p *partition) checkSide(s *segRun, sf sideFile) {
 }
 
 // tornIsDamage grades the torn batches of a file the broker writes whole
-// (a KRaft snapshot, bootstrap.checkpoint) as errors.
+// (a KRaft snapshot, bootstrap.checkpoint).
 func tornIsDamage(fs []analysis.AnomalyRow) {
 	for i := range fs {
-		if fs[i].Kind == finding.KindTruncated {
-			fs[i].Severity = finding.Error
-			fs[i].Message += " (the broker writes this file whole and renames it into place: a torn one is damaged)"
-		}
+		finding.GradeTruncated(&fs[i], finding.WrittenWhole)
 	}
 }
 

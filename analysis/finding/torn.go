@@ -1,0 +1,46 @@
+package finding
+
+import "github.com/ksleuth/ksleuth/analysis"
+
+// Place says where a file with a torn batch (a truncated-batch finding)
+// stands, which decides what the tear means. The segment reader cannot
+// tell: it sees one file. Every command that knows the place grades the
+// finding with GradeTruncated, so one tear gets one severity everywhere.
+type Place int
+
+const (
+	// NotLive: a .deleted, .cleaned, .swap or leftover file, not part of
+	// the live log. The reader's severity (a note) stands.
+	NotLive Place = iota
+	// ActiveSegment: the live segment with the highest base offset of its
+	// partition dir, the one the broker appends to.
+	ActiveSegment
+	// RolledSegment: a live segment with a later one beside it.
+	RolledSegment
+	// WrittenWhole: a file the broker writes whole and renames into place
+	// (a KRaft snapshot, bootstrap.checkpoint).
+	WrittenWhole
+)
+
+// GradeTruncated sets the severity of a truncated-batch finding by the
+// place of its file (DESIGN's severity of a loss), and says why in its
+// message; it leaves any other finding as it is. A tear at the end of the
+// active segment is a warning: a crash, or a copy taken while the broker
+// wrote, leaves one. A tear anywhere else in the live log is written data
+// that can no longer be read: an error.
+func GradeTruncated(f *analysis.AnomalyRow, p Place) {
+	if f.Kind != KindTruncated {
+		return
+	}
+	switch p {
+	case ActiveSegment:
+		f.Severity = Warning
+		f.Message += " (at the end of the active segment: a torn tail, left by a crash or a copy taken while the broker wrote)"
+	case RolledSegment:
+		f.Severity = Error
+		f.Message += " (in a rolled segment, which the broker had finished writing: the data is lost)"
+	case WrittenWhole:
+		f.Severity = Error
+		f.Message += " (the broker writes this file whole and renames it into place: a torn one is damaged)"
+	}
+}
