@@ -47,20 +47,39 @@ func (r *run) listed(ctx context.Context, in *source.Input, src string, sopts so
 			p.timeindex[e.Name.Offset] = e
 		}
 	}
+	r.known = true
 	for _, dir := range order {
 		p := parts[dir]
 		r.stopped = false
+		// The active segment is the one of the highest base offset, as
+		// verify takes it.
+		last := int64(math.MinInt64)
+		for _, e := range p.logs {
+			last = max(last, e.Name.Offset)
+		}
 		for i, e := range p.logs {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			r.stats.Segments++
+			c := r.coverFor(in.Index, e)
 			next := int64(math.MaxInt64)
 			if i+1 < len(p.logs) {
 				next = p.logs[i+1].Name.Offset
 			}
 			if r.stopped || !r.mayHold(e.Name.Offset, next) {
+				if e.Name.Offset > r.o.Offsets.To {
+					c.passed(e.Name.Offset)
+				}
 				continue
+			}
+			if c != nil {
+				c.visited = true
+			}
+			r.cur = c
+			r.place = finding.RolledSegment
+			if e.Name.Offset == last {
+				r.place = finding.ActiveSegment
 			}
 			if err := r.listedSegment(in, src, e, next, p); err != nil {
 				return err
@@ -115,7 +134,7 @@ func (r *run) listedSegment(in *source.Input, src string, e *source.Entry, next 
 	var failed *claimError
 	if seek != nil {
 		r.stats.Seeked++
-		err := r.segment(r.fileReader(f, e, seek.pos), w, seek.pos, from, seek)
+		err := r.segment(r.fileReader(f, e, seek.pos), w, from, seek)
 		switch {
 		case errors.As(err, &failed):
 			r.stats.Seeked--
@@ -130,7 +149,7 @@ func (r *run) listedSegment(in *source.Input, src string, e *source.Entry, next 
 		}
 	}
 	if failed == nil && r.claim != nil {
-		err := r.segment(r.fileReader(f, e, 0), w, 0, from, nil)
+		err := r.segment(r.fileReader(f, e, 0), w, from, nil)
 		if !errors.As(err, &failed) {
 			return err
 		}
@@ -143,7 +162,7 @@ func (r *run) listedSegment(in *source.Input, src string, e *source.Entry, next 
 			"%s; the segment is read from its start without it", failed.msg))
 		from, r.claim = r.o.Offsets.From, nil
 	}
-	return r.segment(r.fileReader(f, e, 0), w, 0, from, nil)
+	return r.segment(r.fileReader(f, e, 0), w, from, nil)
 }
 
 // fileReader is a segment reader over f from byte pos, counting what it
@@ -155,20 +174,20 @@ func (r *run) fileReader(f *os.File, e *source.Entry, pos int64) *segment.Reader
 		// stops near the bytes it needed rather than a window later.
 		cf.step = 64 << 10
 	}
-	return segment.NewReader(cf, segment.Options{Path: e.Path, Size: e.Size - pos,
+	return segment.NewReader(cf, segment.Options{Path: e.Path, Size: e.Size - pos, Start: pos,
 		Holes: holesFrom(source.FileDataRanges(f, e.Size), e.Size, pos)})
 }
 
-// holesFrom lists the holes of a file of size bytes with the given data
-// ranges (nil: none known), the hole to its end included, as positions
-// of a reader that starts at byte pos: the segment reader passes them
-// without reading their zeros, where a sparse file declaring a terabyte
-// would otherwise be read to its end.
+// holesFrom lists the holes at or after byte pos of a file of size bytes
+// with the given data ranges (nil: none known), the hole to its end
+// included: the segment reader passes them without reading their zeros,
+// where a sparse file declaring a terabyte would otherwise be read to its
+// end.
 func holesFrom(ranges []source.DataRange, size, pos int64) []segment.Hole {
 	var out []segment.Hole
 	for _, h := range source.Holes(ranges, size) {
 		if h.End > pos {
-			out = append(out, segment.Hole{Start: max(h.Start, pos) - pos, End: h.End - pos})
+			out = append(out, segment.Hole{Start: max(h.Start, pos), End: h.End})
 		}
 	}
 	return out

@@ -123,6 +123,10 @@ type Stats struct {
 	// files (segments, indexes, snapshots, checkpoints), whatever the
 	// selection: none says the inputs hold no Kafka data at all.
 	KafkaFiles int
+	// Absent lists, for a selection by --offsets alone (no time window),
+	// the parts of the range that partition dirs read do not hold; nil
+	// when the read stopped at the limit.
+	Absent []Absent
 }
 
 // Sink receives the records and findings of a run.
@@ -145,6 +149,69 @@ type run struct {
 	// claim is the .timeindex entry the segment being read relies on,
 	// until a batch confirms it.
 	claim *timeClaim
+	// place is where the segment being read stands in its partition dir,
+	// known when known is set (in an archive only once the archive has
+	// shown the dir's later segments, or ended): torn holds the
+	// truncated-batch findings waiting for it.
+	place finding.Place
+	known bool
+	torn  []heldTorn
+	// covers are the offsets each partition dir holds of the range (see
+	// Absent); cur is the one of the segment being read.
+	covers     map[coverKey]*cover
+	coverOrder []*cover
+	cur        *cover
+}
+
+// heldTorn is a truncated-batch finding of an archive's segment whose
+// place is not known yet.
+type heldTorn struct {
+	dir  string
+	base int64
+	f    analysis.AnomalyRow
+}
+
+// corruption reports a reader finding. A torn batch is graded by its
+// segment's place as verify grades it: finding.GradeTruncated.
+func (r *run) corruption(w finding.Where, ce *segment.CorruptionError) {
+	f := finding.FromCorruption(w, ce)
+	if r.cur != nil && (f.Kind == finding.KindTruncated || finding.Counts(f.Severity)) {
+		r.cur.Damaged = true
+	}
+	if f.Kind == finding.KindTruncated && !r.known {
+		r.torn = append(r.torn, heldTorn{partitionDir(r.rec.File), snapshotBase(r.rec.File), f})
+		return
+	}
+	if f.Kind == finding.KindTruncated {
+		finding.GradeTruncated(&f, r.place)
+	}
+	r.sink.Finding(f)
+}
+
+// later tells the held torn batches of dir that a live segment of base
+// offset base is there: those of segments before it are in rolled
+// segments.
+func (r *run) later(dir string, base int64) {
+	kept := r.torn[:0]
+	for _, t := range r.torn {
+		if t.dir == dir && t.base < base {
+			finding.GradeTruncated(&t.f, finding.RolledSegment)
+			r.sink.Finding(t.f)
+			continue
+		}
+		kept = append(kept, t)
+	}
+	r.torn = kept
+}
+
+// flushTorn reports the torn batches still held at the end of an archive:
+// no later segment came, theirs are the active segments.
+func (r *run) flushTorn() {
+	for _, t := range r.torn {
+		finding.GradeTruncated(&t.f, finding.ActiveSegment)
+		r.sink.Finding(t.f)
+	}
+	r.torn = nil
 }
 
 // Run reads the inputs (named by sources, as scan.Sources names them) and
@@ -173,6 +240,9 @@ func Run(ctx context.Context, inputs []*source.Input, sources []string, o Option
 		if err != nil {
 			return r.stats, err
 		}
+	}
+	if r.judging() {
+		r.stats.Absent = r.absent()
 	}
 	return r.stats, nil
 }
@@ -216,14 +286,25 @@ func (r *run) start(in *source.Input, src string, e *source.Entry) {
 // archive reads an archive front to back; only the segments whose base
 // offset is past the range are passed over unread.
 func (r *run) archive(ctx context.Context, in *source.Input, src string, sopts source.Options) error {
+	// A torn batch is graded once the archive shows whether its segment
+	// is the last of its dir; the archive's order need not be the offsets'.
+	r.known = false
+	defer r.flushTorn()
 	err := in.Stream(ctx, sopts, func(e *source.Entry, rd io.Reader) error {
 		if e.Skipped != "" || !r.wanted(e) {
 			return nil
 		}
 		r.stats.Segments++
+		r.later(partitionDir(e.Path), e.Name.Offset)
+		c := r.coverFor(in.Index, e)
 		if e.Name.Offset > r.o.Offsets.To {
+			c.passed(e.Name.Offset)
 			return nil
 		}
+		if c != nil {
+			c.visited = true
+		}
+		r.cur = c
 		r.stats.Read++
 		r.start(in, src, e)
 		cr := &countReader{r: rd, size: e.Size, n: &r.stats.BytesRead}
@@ -234,7 +315,7 @@ func (r *run) archive(ctx context.Context, in *source.Input, src string, sopts s
 			opts.Holes = holesFrom(sr.DataRanges(), e.Size, 0)
 			rdr = &sparseCountReader{countReader: cr, sr: sr}
 		}
-		err := r.segment(segment.NewReader(rdr, opts), where(in.Index, e, e.Path), 0, r.o.Offsets.From, nil)
+		err := r.segment(segment.NewReader(rdr, opts), where(in.Index, e, e.Path), r.o.Offsets.From, nil)
 		if err != nil && !errors.Is(err, errLimit) && ctx.Err() == nil {
 			// The entry's bytes could not be read (a cut or damaged
 			// stream): the stream goes on past it and reports where the
@@ -262,12 +343,13 @@ type checkSeek struct {
 // entry names: the segment is read again from its start.
 var errSeek = errors.New("records: index entry does not name the batch at its position")
 
-// segment reads the batches of one segment from r, whose byte 0 is at
-// byte base of the file, and hands over the selected records. from is the
+// segment reads the batches of one segment from sr, which reports file
+// positions however far into the file it starts, and hands over the
+// selected records. from is the
 // first offset that can match. With check set the first item must be the
 // batch it names, or segment returns errSeek before anything is handed
 // over.
-func (r *run) segment(sr *segment.Reader, w finding.Where, base, from int64, check *checkSeek) error {
+func (r *run) segment(sr *segment.Reader, w finding.Where, from int64, check *checkSeek) error {
 	defer sr.Close()
 	o := &r.o
 	for sr.Next() {
@@ -277,15 +359,16 @@ func (r *run) segment(sr *segment.Reader, w finding.Where, base, from int64, che
 			}
 			if c := r.claim; c != nil {
 				// Read again from the start, where the finding is reported once.
-				return &claimError{c.offset, fmt.Sprintf("entry (timestamp %d, offset %d) is not confirmed before damaged bytes at byte %d", c.ts, c.offset, fd.Offset+base)}
+				return &claimError{c.offset, fmt.Sprintf("entry (timestamp %d, offset %d) is not confirmed before damaged bytes at byte %d", c.ts, c.offset, fd.Offset)}
 			}
-			c := *fd
-			c.Offset += base
-			r.sink.Finding(finding.FromCorruption(w, &c))
+			r.corruption(w, fd)
 			continue
 		}
 		b := sr.Batch()
-		pos := b.Position + base
+		pos := b.Position
+		if b.CRCValid {
+			r.cur.hold(b.BaseOffset, b.LastOffset())
+		}
 		if check != nil {
 			if pos != check.pos || !b.CRCValid || b.BaseOffset > check.offset || b.LastOffset() < check.offset {
 				return errSeek
@@ -336,9 +419,7 @@ func (r *run) segment(sr *segment.Reader, w finding.Where, base, from int64, che
 			if !errors.As(err, &ce) {
 				return err
 			}
-			c := *ce
-			c.Offset += base
-			r.sink.Finding(finding.FromCorruption(w, &c))
+			r.corruption(w, ce)
 		}
 	}
 	if err := sr.Err(); err != nil {
@@ -391,6 +472,7 @@ func (r *run) record(b *segment.Batch, pos int64, rec *segment.Record) error {
 	if err := r.sink.Record(out); err != nil {
 		return err
 	}
+	r.cur.hold(rec.Offset, rec.Offset)
 	r.stats.Records++
 	if o.Limit > 0 && r.stats.Records >= o.Limit {
 		return errLimit
@@ -449,6 +531,11 @@ func (c *sparseCountReader) Seek(off int64, whence int) (int64, error) {
 	}
 	c.pos += off
 	return c.pos, nil
+}
+
+// snapshotBase is the base offset in a segment's file name.
+func snapshotBase(file string) int64 {
+	return snapshot.ParseName(path.Base(file)).Offset
 }
 
 // partitionDir is the dir part of a slash path ("" at the root).

@@ -211,6 +211,7 @@ func runRecords(cmd *cobra.Command, args []string, o *recordsOptions, ro records
 	if st.KafkaFiles == 0 {
 		return pipeline.NoKafkaData(inputs, w.archiveFindings)
 	}
+	printAbsent(cmd.ErrOrStderr(), st.Absent, sources)
 	if o.stats {
 		fmt.Fprintf(cmd.ErrOrStderr(), "records: %d records; read %d of %d segments (%d from an index position, %d indexes not usable), %d bytes\n",
 			st.Records, st.Read, st.Segments, st.Seeked, st.Fallbacks, st.BytesRead)
@@ -219,6 +220,46 @@ func runRecords(cmd *cobra.Command, args []string, o *recordsOptions, ro records
 		return errFindings
 	}
 	return nil
+}
+
+// maxAbsentLines bounds the partition dirs printAbsent names one by one.
+const maxAbsentLines = 10
+
+// printAbsent says which offsets of the --offsets range are not on disk,
+// so that a selection that finds fewer records than it asks for is never
+// silent. The dirs that hold no batch at all are counted on one line.
+func printAbsent(w io.Writer, as []records.Absent, sources []string) {
+	var empty []string
+	n := 0
+	for _, a := range as {
+		name := a.Dir
+		if len(sources) > 1 && int(a.Input) < len(sources) {
+			name = sources[a.Input] + ":" + name
+		}
+		if name == "" {
+			name = "the input's segments"
+		}
+		if a.Empty {
+			empty = append(empty, name)
+			continue
+		}
+		if n++; n <= maxAbsentLines {
+			fmt.Fprintf(w, "records: offsets %s are not on disk in %s: %s\n", a.Range(), name, a.Why())
+		}
+	}
+	if n > maxAbsentLines {
+		fmt.Fprintf(w, "records: %d more offset ranges are not on disk\n", n-maxAbsentLines)
+	}
+	if len(empty) > 0 {
+		list := strings.Join(empty[:min(len(empty), 3)], ", ")
+		if len(empty) > 3 {
+			list += fmt.Sprintf(" and %d more", len(empty)-3)
+		}
+		fmt.Fprintf(w, "records: offsets %s are not on disk in %d partition dir(s) whose segments hold no batch: %s\n", as[0].Range(), len(empty), list)
+	}
+	if len(as) > 0 {
+		fmt.Fprintln(w, "records: `ksleuth verify` tells why offsets are not on disk (retention, compaction, damage, a copy taken early)")
+	}
 }
 
 // recordWriter prints what a records run finds.
