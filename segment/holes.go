@@ -21,6 +21,28 @@ type Hole struct {
 // preallocated segment's tail, a note.
 var ErrHole = errors.New("segment: hole")
 
+// TailHole is the finding for a file whose data ends at byte start and
+// whose bytes from there to end are a hole: a preallocated segment's
+// unwritten tail, a note. A caller that reads a sparse file only up to
+// its data (as every command does, so that a file declaring a terabyte
+// costs nothing) reports the hole with it, after the reader's findings
+// about the bytes before start (a zero-tail for zeros stored in the last
+// data block): the same two findings whichever command reads the file.
+func TailHole(path string, start, end int64) *CorruptionError {
+	return &CorruptionError{Path: path, Offset: start, Length: end - start, BaseOffset: -1, Err: tailHole{start, end}}
+}
+
+// tailHole is a hole to the end of the file: kind sparse-hole (ErrHole),
+// graded as a zero tail (ErrZeroTail).
+type tailHole struct{ start, end int64 }
+
+func (h tailHole) Error() string {
+	return fmt.Sprintf("bytes %d to %d (%d bytes) are a hole: no data is stored there (a preallocated or sparse file); it reads as zeros and was not read",
+		h.start, h.end, h.end-h.start)
+}
+
+func (h tailHole) Unwrap() []error { return []error{ErrHole, ErrZeroTail} }
+
 // nextHole returns the first hole that ends after pos, if any. Holes are
 // in order, and the reader only moves forward: r.hole never goes back.
 func (r *Reader) nextHole(pos int64) (Hole, bool) {

@@ -171,8 +171,7 @@ func (p *partition) segmentFindings(s *segRun, ev *scan.FileEvent) {
 		}
 	}
 	if ev.Row.Batches == 0 && ev.Row.Size > 0 && !zeroOnly && !s.sum.unreadable {
-		p.add(finding.New(p.where(s.path), finding.KindNotKafkaData, 0, -1,
-			"no Kafka record batch could be read in its %d bytes: the file is not a Kafka segment, or is damaged beyond recognition", ev.Row.Size))
+		p.add(finding.NotKafkaData(p.where(s.path), ev.Row.Size))
 	}
 }
 

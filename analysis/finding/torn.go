@@ -44,3 +44,11 @@ func GradeTruncated(f *analysis.AnomalyRow, p Place) {
 		f.Message += " (the broker writes this file whole and renames it into place: a torn one is damaged)"
 	}
 }
+
+// NotKafkaData is the finding for a live segment of size bytes in which
+// no batch could be read, though its bytes are not just zeros: every
+// command that reads a whole segment says so in the same words.
+func NotKafkaData(w Where, size int64) analysis.AnomalyRow {
+	return New(w, KindNotKafkaData, 0, -1,
+		"no Kafka record batch could be read in its %d bytes: the file is not a Kafka segment, or is damaged beyond recognition", size)
+}

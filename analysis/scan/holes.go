@@ -98,9 +98,8 @@ func (fc *fileCtx) holeFindings(hashing bool) {
 		return
 	}
 	end := fc.dataEnd + fc.hole
-	fc.anomaly(KindSparseHole, "note", ptr(fc.dataEnd), nil, nil,
-		fmt.Sprintf("bytes %d to %d (%d bytes) are a hole: no data is stored there (a preallocated or sparse file); it reads as zeros and was not read",
-			fc.dataEnd, end, fc.hole))
+	th := segment.TailHole(fc.e.Path, fc.dataEnd, end)
+	fc.anomaly(th.Kind(), th.Severity(), ptr(fc.dataEnd), nil, nil, th.Err.Error())
 	if hashing && !fc.hashable() {
 		fc.anomaly("not-hashed", "note", nil, nil, nil,
 			fmt.Sprintf("sha256 not computed: the %d bytes of holes would be hashed as zeros, more than the %d bytes hashed for holes", fc.hole+fc.holeBytes, maxHashedHole))

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/payload"
 	"github.com/ksleuth/ksleuth/analysis/records"
@@ -239,25 +240,34 @@ func (d *dumper) dumpLog(name, kind string) error {
 	}
 	var in io.Reader = f
 	limit := int64(-1)
-	if d.o.maxBytes > 0 {
-		if st, err := f.Stat(); err == nil && st.Size() > d.o.maxBytes {
-			limit = d.o.maxBytes
-			in = io.NewSectionReader(f, 0, limit)
-		}
+	size, end, holes := fileData(f)
+	if d.o.maxBytes > 0 && size > d.o.maxBytes {
+		limit = d.o.maxBytes
+		in = io.NewSectionReader(f, 0, limit)
+	} else if end < size {
+		// The file is read up to the end of its data; the hole after it
+		// is one finding, as verify reports it.
+		in = io.NewSectionReader(f, 0, end)
 	}
-	r := segment.NewReader(in, segment.Options{Path: name, Holes: fileHoles(f)})
+	r := segment.NewReader(in, segment.Options{Path: name, Holes: holes})
 	defer r.Close()
+	cut, batches, damaged := false, 0, false
 	for r.Next() {
 		if fd := r.Finding(); fd != nil {
 			// A batch the --max-bytes cut goes through is not read, as
 			// kafka-dump-log leaves it: the cut is not damage.
 			if limit >= 0 && fd.Offset+fd.Length >= limit {
+				cut = true
 				break
+			}
+			if k := fd.Kind(); k != finding.KindZeroTail && k != finding.KindIOError && (k != finding.KindSparseHole || fd.Severity() != finding.Note) {
+				damaged = true
 			}
 			d.finding(name, fd)
 			continue
 		}
 		b := r.Batch()
+		batches++
 		if b.CRCValid && b.BaseOffset > d.o.rng.To {
 			break // offsets only grow through a segment
 		}
@@ -282,22 +292,33 @@ func (d *dumper) dumpLog(name, kind string) error {
 			}
 		}
 	}
-	return r.Err()
+	if err := r.Err(); err != nil || cut || limit >= 0 {
+		return err
+	}
+	if end < size {
+		d.finding(name, segment.TailHole(name, end, size))
+	}
+	if batches == 0 && damaged && tornPlace(name) != finding.NotLive && kind == "log" {
+		// verify's word for a live segment with no batch in it.
+		d.row(name, finding.NotKafkaData(finding.Where{Partition: -1, File: name}, size), 0, "")
+	}
+	return nil
 }
 
-// fileHoles lists the holes of a sparse file for the segment reader, the
-// one after its last data included: each is one finding, passed over
+// fileData returns the size of file f, where its data ends and the holes
+// before that, for the segment reader: each is one finding, passed over
 // without reading its zeros (a terabyte hole costs nothing).
-func fileHoles(f *os.File) []segment.Hole {
+func fileData(f *os.File) (size, end int64, holes []segment.Hole) {
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
-		return nil
+		return 0, 0, nil
 	}
-	var holes []segment.Hole
-	for _, h := range source.Holes(source.FileDataRanges(f, st.Size()), st.Size()) {
+	ranges := source.FileDataRanges(f, st.Size())
+	end = source.DataEnd(ranges, st.Size())
+	for _, h := range source.Holes(ranges, end) {
 		holes = append(holes, segment.Hole{Start: h.Start, End: h.End})
 	}
-	return holes
+	return st.Size(), end, holes
 }
 
 // internalTopic is the internal topic whose schema decodes the records of
@@ -327,27 +348,64 @@ func offsetFromName(base string) (int64, bool) {
 }
 
 func (d *dumper) finding(name string, f *segment.CorruptionError) {
-	sev, text, msg := f.Severity(), f.Error(), f.Err.Error()
-	if f.Kind() == finding.KindTruncated && !finding.Counts(sev) {
-		// verify grades a torn batch by where it is: a warning at the end
-		// of a partition's active segment, an error in a rolled one. One
-		// file alone cannot tell, and either way records are gone.
-		const why = " (a torn tail if this is its partition's last segment, else lost data: verify the partition dir to tell)"
-		sev, text, msg = finding.Warning, text+why, msg+why
+	r := finding.FromCorruption(finding.Where{Partition: -1, File: name}, f)
+	if r.Kind == finding.KindTruncated {
+		finding.GradeTruncated(&r, tornPlace(name))
 	}
-	if finding.Counts(sev) {
+	// The grading adds why to the reader's message; the text line keeps
+	// the reader's spelling of where.
+	d.row(name, r, f.Length, f.Error()+strings.TrimPrefix(r.Message, f.Err.Error()))
+}
+
+// row reports a finding: text is its stderr line ("" to build one).
+func (d *dumper) row(name string, r analysis.AnomalyRow, length int64, text string) {
+	if finding.Counts(r.Severity) {
 		d.findings++
 	}
 	if d.o.json {
+		off := any(nil)
+		if r.Offset != nil {
+			off = *r.Offset
+		}
+		pos := any(nil)
+		if r.Position != nil {
+			pos = *r.Position
+		}
 		d.writeJSON(map[string]any{
-			"type": "finding", "file": name, "kind": f.Kind(), "severity": sev,
-			"position": f.Offset, "length": f.Length, "offset": nonNegative(f.BaseOffset), "message": msg,
+			"type": "finding", "file": name, "kind": r.Kind, "severity": r.Severity,
+			"position": pos, "length": length, "offset": off, "message": r.Message,
 		})
 		return
 	}
+	if text == "" {
+		text = fmt.Sprintf("%s: at byte %#x (%d): %s", name, *r.Position, *r.Position, r.Message)
+	}
 	// Keep stdout and stderr in order for a reader watching both.
 	d.out.Flush()
-	fmt.Fprintf(d.errw, "finding: %s [%s, %s]\n", text, f.Kind(), sev)
+	fmt.Fprintf(d.errw, "finding: %s [%s, %s]\n", text, r.Kind, r.Severity)
+}
+
+// tornPlace is where file name stands for grading a torn batch in it, as
+// verify judges it in the partition dir: a live segment is the active one
+// unless a live segment of a higher base offset lies beside it.
+func tornPlace(name string) finding.Place {
+	n := snapshot.ParseName(filepath.Base(name))
+	switch {
+	case fileKind(filepath.Base(name)) == "kraft-snapshot":
+		return finding.WrittenWhole
+	case n.Kind != snapshot.KindLog || n.Suffix != "" || n.Leftover:
+		return finding.NotLive
+	}
+	es, err := os.ReadDir(filepath.Dir(name))
+	if err != nil {
+		return finding.ActiveSegment
+	}
+	for _, e := range es {
+		if o := snapshot.ParseName(e.Name()); o.Kind == snapshot.KindLog && o.Suffix == "" && !o.Leftover && o.Offset > n.Offset {
+			return finding.RolledSegment
+		}
+	}
+	return finding.ActiveSegment
 }
 
 func (d *dumper) writeJSON(v any) {
