@@ -166,26 +166,31 @@ func (r *run) listedSegment(in *source.Input, src string, e *source.Entry, next 
 }
 
 // fileReader is a segment reader over f from byte pos, counting what it
-// reads.
+// reads. It reads up to the end of the file's data: a hole to the end of
+// the file is left to r.tail, reported once the reader gets there.
 func (r *run) fileReader(f *os.File, e *source.Entry, pos int64) *segment.Reader {
-	cf := &countFile{f: f, base: pos, size: e.Size - pos, n: &r.stats.BytesRead}
+	ranges := source.FileDataRanges(f, e.Size)
+	end := max(source.DataEnd(ranges, e.Size), pos)
+	r.tail = nil
+	if end < e.Size {
+		r.tail = segment.TailHole(e.Path, end, e.Size)
+	}
+	cf := &countFile{f: f, base: pos, size: end - pos, n: &r.stats.BytesRead}
 	if !r.o.Offsets.IsAll() || !r.o.Window.IsAlways() {
 		// A read that may stop early reads in small steps, so that it
 		// stops near the bytes it needed rather than a window later.
 		cf.step = 64 << 10
 	}
-	return segment.NewReader(cf, segment.Options{Path: e.Path, Size: e.Size - pos, Start: pos,
-		Holes: holesFrom(source.FileDataRanges(f, e.Size), e.Size, pos)})
+	return segment.NewReader(cf, segment.Options{Path: e.Path, Size: end - pos, Start: pos,
+		Holes: holesFrom(ranges, end, pos)})
 }
 
-// holesFrom lists the holes at or after byte pos of a file of size bytes
-// with the given data ranges (nil: none known), the hole to its end
-// included: the segment reader passes them without reading their zeros,
-// where a sparse file declaring a terabyte would otherwise be read to its
-// end.
-func holesFrom(ranges []source.DataRange, size, pos int64) []segment.Hole {
+// holesFrom lists the holes at or after byte pos and before byte end of
+// a file with the given data ranges (nil: none known): the segment reader
+// passes them without reading their zeros.
+func holesFrom(ranges []source.DataRange, end, pos int64) []segment.Hole {
 	var out []segment.Hole
-	for _, h := range source.Holes(ranges, size) {
+	for _, h := range source.Holes(ranges, end) {
 		if h.End > pos {
 			out = append(out, segment.Hole{Start: max(h.Start, pos), End: h.End})
 		}

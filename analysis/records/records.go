@@ -156,6 +156,13 @@ type run struct {
 	place finding.Place
 	known bool
 	torn  []heldTorn
+	// top is the highest base offset an archive has shown per dir.
+	top map[string]int64
+	// tail is the hole to the end of the segment being read, reported
+	// when the read gets there.
+	tail *segment.CorruptionError
+	// size is the size of the segment being read.
+	size int64
 	// covers are the offsets each partition dir holds of the range (see
 	// Absent); cur is the one of the segment being read.
 	covers     map[coverKey]*cover
@@ -179,7 +186,14 @@ func (r *run) corruption(w finding.Where, ce *segment.CorruptionError) {
 		r.cur.Damaged = true
 	}
 	if f.Kind == finding.KindTruncated && !r.known {
-		r.torn = append(r.torn, heldTorn{partitionDir(r.rec.File), snapshotBase(r.rec.File), f})
+		dir, base := partitionDir(r.rec.File), snapshotBase(r.rec.File)
+		if top, ok := r.top[dir]; !ok || top <= base {
+			r.torn = append(r.torn, heldTorn{dir, base, f})
+			return
+		}
+		// A later segment of the dir came earlier in the archive.
+		finding.GradeTruncated(&f, finding.RolledSegment)
+		r.sink.Finding(f)
 		return
 	}
 	if f.Kind == finding.KindTruncated {
@@ -192,6 +206,12 @@ func (r *run) corruption(w finding.Where, ce *segment.CorruptionError) {
 // offset base is there: those of segments before it are in rolled
 // segments.
 func (r *run) later(dir string, base int64) {
+	if r.top == nil {
+		r.top = map[string]int64{}
+	}
+	if top, ok := r.top[dir]; !ok || base > top {
+		r.top[dir] = base
+	}
 	kept := r.torn[:0]
 	for _, t := range r.torn {
 		if t.dir == dir && t.base < base {
@@ -281,6 +301,7 @@ func (r *run) start(in *source.Input, src string, e *source.Entry) {
 		r.rec.Topic, r.rec.Partition = e.Partition.Topic, e.Partition.Partition
 	}
 	r.stopped = false
+	r.size = e.Size
 }
 
 // archive reads an archive front to back; only the segments whose base
@@ -288,7 +309,7 @@ func (r *run) start(in *source.Input, src string, e *source.Entry) {
 func (r *run) archive(ctx context.Context, in *source.Input, src string, sopts source.Options) error {
 	// A torn batch is graded once the archive shows whether its segment
 	// is the last of its dir; the archive's order need not be the offsets'.
-	r.known = false
+	r.known, r.top = false, nil
 	defer r.flushTorn()
 	err := in.Stream(ctx, sopts, func(e *source.Entry, rd io.Reader) error {
 		if e.Skipped != "" || !r.wanted(e) {
@@ -310,9 +331,17 @@ func (r *run) archive(ctx context.Context, in *source.Input, src string, sopts s
 		cr := &countReader{r: rd, size: e.Size, n: &r.stats.BytesRead}
 		opts := segment.Options{Path: e.Path, Size: e.Size}
 		var rdr io.Reader = cr
+		r.tail = nil
 		if sr, ok := rd.(source.SparseReader); ok {
-			// A sparse entry's holes are passed, not read as zeros.
-			opts.Holes = holesFrom(sr.DataRanges(), e.Size, 0)
+			// A sparse entry's holes are passed, not read as zeros; it is
+			// read up to the end of its data, as a file is.
+			ranges := sr.DataRanges()
+			end := source.DataEnd(ranges, e.Size)
+			if end < e.Size {
+				r.tail = segment.TailHole(e.Path, end, e.Size)
+			}
+			cr.size, opts.Size = end, end
+			opts.Holes = holesFrom(ranges, end, 0)
 			rdr = &sparseCountReader{countReader: cr, sr: sr}
 		}
 		err := r.segment(segment.NewReader(rdr, opts), where(in.Index, e, e.Path), r.o.Offsets.From, nil)
@@ -352,8 +381,14 @@ var errSeek = errors.New("records: index entry does not name the batch at its po
 func (r *run) segment(sr *segment.Reader, w finding.Where, from int64, check *checkSeek) error {
 	defer sr.Close()
 	o := &r.o
+	// whole: the read starts at byte 0; batches and damaged count what
+	// it finds, for a file that holds no batch at all.
+	whole, batches, damaged := check == nil, 0, false
 	for sr.Next() {
 		if fd := sr.Finding(); fd != nil {
+			if k := fd.Kind(); k != finding.KindZeroTail && k != finding.KindIOError && (k != finding.KindSparseHole || fd.Severity() != finding.Note) {
+				damaged = true
+			}
 			if check != nil {
 				return errSeek
 			}
@@ -366,6 +401,7 @@ func (r *run) segment(sr *segment.Reader, w finding.Where, from int64, check *ch
 		}
 		b := sr.Batch()
 		pos := b.Position
+		batches++
 		if b.CRCValid {
 			r.cur.hold(b.BaseOffset, b.LastOffset())
 		}
@@ -428,6 +464,13 @@ func (r *run) segment(sr *segment.Reader, w finding.Where, from int64, check *ch
 	if r.claim != nil && !r.stopped {
 		c := r.claim
 		return &claimError{c.offset, fmt.Sprintf("entry (timestamp %d, offset %d) names an offset past the segment's last intact batch", c.ts, c.offset)}
+	}
+	if t := r.tail; t != nil {
+		r.tail = nil
+		r.corruption(w, t)
+	}
+	if whole && batches == 0 && damaged && r.size > 0 {
+		r.sink.Finding(finding.NotKafkaData(w, r.size))
 	}
 	return nil
 }
@@ -517,6 +560,12 @@ type sparseCountReader struct {
 }
 
 func (c *sparseCountReader) Read(p []byte) (int, error) {
+	if c.pos >= c.size {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > c.size-c.pos {
+		p = p[:c.size-c.pos]
+	}
 	n, err := c.countReader.Read(p)
 	c.pos += int64(n)
 	return n, err

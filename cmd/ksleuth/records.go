@@ -236,8 +236,12 @@ func printAbsent(w io.Writer, as []records.Absent, sources []string) {
 		if len(sources) > 1 && int(a.Input) < len(sources) {
 			name = sources[a.Input] + ":" + name
 		}
-		if name == "" {
-			name = "the input's segments"
+		switch {
+		case a.Dir != "":
+		case a.Partition >= 0:
+			name += fmt.Sprintf("%s-%d", a.Topic, a.Partition)
+		default:
+			name += "the input's segments"
 		}
 		if a.Empty {
 			empty = append(empty, name)
