@@ -26,6 +26,18 @@ the same kinds, severities, files and byte positions everywhere.
 Errors and warnings make ` + "`verify`" + ` exit 3, and every other command
 with ` + "`--fail-on-findings`" + `.
 
+` + "`records`" + ` and ` + "`dump`" + ` read the same segments with the same reader and
+report the same kinds, severities and byte positions as ` + "`verify`" + `, for
+the bytes they read (` + "`records`" + ` reads only the segments a selection can
+match). A torn batch (` + "`truncated-batch`" + `) is graded by where its file
+stands: ` + "`verify`" + ` and ` + "`records`" + ` take the segment of the highest base
+offset among those of its partition dir in their inputs as the active
+one; ` + "`dump`" + `, given files, looks at the live segments beside each file
+in its directory. So a rolled segment given alone to ` + "`verify`" + ` or
+` + "`records`" + ` is taken for the active one (a warning), while ` + "`dump`" + ` sees
+the later segment beside it (an error); given the partition dir, all
+three call it an error.
+
 This table is generated from the code (` + "`go test ./analysis/finding -update`" + `).
 
 | kind | default severity | found by | meaning |
