@@ -144,6 +144,17 @@ func (in *Input) Files(opts Options) ([]*Entry, error) {
 	// The walk's own errors all come through the callback, which keeps
 	// going; WalkDir returns nil.
 	_ = filepath.WalkDir(in.Abs, l.visit)
+	logDirs := logDirsOf(l.out)
+	for _, e := range l.out {
+		claimLogDir(e, logDirs)
+	}
+	// A file the topic filter left out for the partition its dir's name
+	// says is kept when that dir turns out to be a log dir.
+	for _, f := range l.filtered {
+		if claimLogDir(f.e, logDirs) {
+			l.file(f.e, f.path, f.d)
+		}
+	}
 	sort.Slice(l.out, func(i, j int) bool { return l.out[i].Path < l.out[j].Path })
 	return l.out, nil
 }
@@ -154,6 +165,15 @@ type lister struct {
 	rootName string
 	out      []*Entry
 	parts    map[string]*PartitionDir // describe's, by dir
+	filtered []filteredFile           // left out by opts, not yet read
+}
+
+// filteredFile is a file the topic filter left out, kept until the whole
+// listing says whether its dir is a log dir.
+type filteredFile struct {
+	e    *Entry
+	path string
+	d    fs.DirEntry
 }
 
 // entry builds the entry of path p below the root; a dir's path gets a
@@ -175,12 +195,6 @@ func (l *lister) entry(p string, dir bool) *Entry {
 	return e
 }
 
-func (l *lister) add(e *Entry) {
-	if l.opts.keep(e) {
-		l.out = append(l.out, e)
-	}
-}
-
 func (l *lister) visit(p string, d fs.DirEntry, err error) error {
 	if err != nil {
 		// p itself (when d is nil) or the listing of dir p failed: the
@@ -188,7 +202,9 @@ func (l *lister) visit(p string, d fs.DirEntry, err error) error {
 		// it has.
 		e := l.entry(p, d == nil || d.IsDir())
 		e.Err, e.SkipKind, e.abs = err, SkipIOError, ""
-		l.add(e)
+		if l.opts.keep(e) {
+			l.out = append(l.out, e)
+		}
 		return nil
 	}
 	if d.IsDir() {
@@ -196,8 +212,16 @@ func (l *lister) visit(p string, d fs.DirEntry, err error) error {
 	}
 	e := l.entry(p, false)
 	if !l.opts.keep(e) {
+		l.filtered = append(l.filtered, filteredFile{e, p, d})
 		return nil
 	}
+	l.file(e, p, d)
+	return nil
+}
+
+// file fills in what the walk says of a file (size, link, special file)
+// and lists it.
+func (l *lister) file(e *Entry, p string, d fs.DirEntry) {
 	skip := func(kind, reason string) { e.SkipKind, e.Skipped, e.abs = kind, reason, "" }
 	switch {
 	case d.Type()&fs.ModeSymlink != 0:
@@ -213,7 +237,6 @@ func (l *lister) visit(p string, d fs.DirEntry, err error) error {
 		}
 	}
 	l.out = append(l.out, e)
-	return nil
 }
 
 // symlink says why a symlink is not read: none is, since a target inside
