@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,4 +132,31 @@ func TestScanCountsAgree(t *testing.T) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// TestReportFindingsAsVerify: every summary says findings (errors and
+// warnings) and notes apart, with verify's counts.
+func TestReportFindingsAsVerify(t *testing.T) {
+	t.Parallel()
+	root := countsSample(t)
+	vout, _, _ := runCLI(t, "verify", "--json", root)
+	var v struct {
+		Findings int64 `json:"findings"`
+		Notes    int64 `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(lastLine(vout)), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Findings == 0 || v.Notes == 0 {
+		t.Fatalf("the sample should have findings and notes: %+v", v)
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	rout, _, _ := runCLI(t, "report", "--html", html, root)
+	if want := fmt.Sprintf(", %d findings, %d notes\n", v.Findings, v.Notes); !strings.HasSuffix(rout, want) {
+		t.Errorf("report says %q; verify counts %q", rout, want)
+	}
+	sout, _, _ := runCLI(t, "scan", "--out", filepath.Join(t.TempDir(), "out"), root)
+	if want := fmt.Sprintf(" warning(s); %d notes\n", v.Notes); !strings.Contains(sout, want) {
+		t.Errorf("scan summary lacks %q:\n%s", want, sout)
+	}
 }
