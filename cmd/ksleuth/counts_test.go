@@ -160,3 +160,28 @@ func TestReportFindingsAsVerify(t *testing.T) {
 		t.Errorf("scan summary lacks %q:\n%s", want, sout)
 	}
 }
+
+// TestReplicasSingleInputSaysFindings: with nothing to compare, replicas
+// still says what --fail-on-findings exits 3 on, and that it decoded no
+// records.
+func TestReplicasSingleInputSaysFindings(t *testing.T) {
+	t.Parallel()
+	dir, _, _ := tornSample(t)
+	vout, _, _ := runCLI(t, "verify", "--json", dir)
+	var v struct {
+		Findings int64 `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(lastLine(vout)), &v); err != nil || v.Findings == 0 {
+		t.Fatalf("verify: %+v, %v", v, err)
+	}
+	out, _, code := runCLI(t, "replicas", "--fail-on-findings", dir)
+	if code != exitFindings {
+		t.Errorf("exit %d, want 3", code)
+	}
+	held := fmt.Sprintf("note: the inputs hold %d finding(s) of severity error or warning, and 1 partition copy lost offsets", v.Findings)
+	for _, w := range []string{"nothing to compare", held, "batch(es) not decoded: ksleuth verify decodes them"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("replicas output lacks %q:\n%s", w, out)
+		}
+	}
+}
