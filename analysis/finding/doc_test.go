@@ -24,7 +24,10 @@ the same kinds, severities, files and byte positions everywhere.
 - **note**: normal, worth knowing.
 
 Errors and warnings make ` + "`verify`" + ` exit 3, and every other command
-with ` + "`--fail-on-findings`" + `.
+with ` + "`--fail-on-findings`" + `. A summary's count of findings is of
+errors and warnings; notes are counted apart ("3 findings, 2 notes").
+Counts per file and per partition (the ` + "`findings`" + ` columns) count every
+row of anomalies.parquet, notes included.
 
 ` + "`records`" + ` and ` + "`dump`" + ` read the same segments with the same reader and
 report the same kinds, severities and byte positions as ` + "`verify`" + `, for

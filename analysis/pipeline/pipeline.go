@@ -395,9 +395,10 @@ func (r *Result) count(omitted map[[2]string]int64) {
 	}
 	perFile := map[fileKey]int64{}
 	worst := map[fileKey]string{}
-	perDir := map[fileKey]int64{}
+	perCopy := map[*scan.PartitionSummary]int64{}
+	copies := newCopyFinder(res.Partitions)
 	counts := map[[2]string]int64{}
-	for _, a := range res.Anomalies {
+	for i, a := range res.Anomalies {
 		if a.Kind != finding.KindFindingsOmitted {
 			counts[[2]string{a.Kind, a.Severity}]++
 		}
@@ -406,8 +407,8 @@ func (r *Result) count(omitted map[[2]string]int64) {
 		if w, ok := worst[k]; !ok || finding.Rank(a.Severity) < finding.Rank(w) {
 			worst[k] = a.Severity
 		}
-		if a.Partition != nil {
-			perDir[fileKey{a.Input, dirOf(a.File)}]++
+		if p := copies.find(&res.Anomalies[i]); p != nil {
+			perCopy[p]++
 		}
 	}
 	for k, n := range omitted {
@@ -452,7 +453,7 @@ func (r *Result) count(omitted map[[2]string]int64) {
 		}
 	}
 	for _, p := range res.Partitions {
-		p.Findings = perDir[fileKey{p.Input, p.Dir}]
+		p.Findings = perCopy[p]
 	}
 }
 

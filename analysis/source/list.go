@@ -154,20 +154,25 @@ func (in *Input) List(opts Options) (files, emptyDirs []*Entry, err error) {
 	// The walk's own errors all come through the callback, which keeps
 	// going; WalkDir returns nil.
 	_ = filepath.WalkDir(in.Abs, l.visit)
+	logDirs := logDirsOf(l.out)
+	for _, e := range l.out {
+		claimLogDir(e, logDirs)
+	}
+	// A file the topic filter left out for the partition its dir's name
+	// says is kept when that dir turns out to be a log dir.
+	for _, f := range l.filtered {
+		if claimLogDir(f.e, logDirs) {
+			l.file(f.e, f.path, f.d)
+		}
+	}
 	sort.Slice(l.out, func(i, j int) bool { return l.out[i].Path < l.out[j].Path })
 	// An empty dir is a partition dir when it lies in a log dir: one that
 	// holds Kafka files. Named like a partition dir elsewhere, it may be a
 	// log dir of its own (broker-1), with nothing in it to tell.
-	logDirs := map[string]bool{}
+	kafkaDirs := map[string]bool{}
 	for _, e := range l.out {
-		switch e.Name.Kind {
-		case snapshot.KindUnknown:
-		case snapshot.KindLock:
-			// In a log dir's root, though one named like a partition dir
-			// gives its .lock a LogDir above it.
-			logDirs[path.Dir(e.Path)] = true
-		default:
-			logDirs[e.LogDir] = true
+		if e.Name.Kind != snapshot.KindUnknown {
+			kafkaDirs[e.LogDir] = true
 		}
 	}
 	for _, d := range l.dirs {
@@ -176,7 +181,7 @@ func (in *Input) List(opts Options) (files, emptyDirs []*Entry, err error) {
 		}
 		e := &Entry{Input: in.Index, Path: d + "/"}
 		describe(e, l.rootName, nil)
-		if e.Partition != nil && logDirs[e.LogDir] && opts.keep(e) {
+		if e.Partition != nil && kafkaDirs[e.LogDir] && opts.keep(e) {
 			emptyDirs = append(emptyDirs, e)
 		}
 	}
@@ -192,8 +197,17 @@ type lister struct {
 	// dirs are the dirs below the root named like partition dirs, in walk
 	// order; filled those that hold something listed (a file, a link, an
 	// unreadable path), by the same slash path.
-	dirs   []string
-	filled map[string]bool
+	dirs     []string
+	filled   map[string]bool
+	filtered []filteredFile // left out by opts, not yet read
+}
+
+// filteredFile is a file the topic filter left out, kept until the whole
+// listing says whether its dir is a log dir.
+type filteredFile struct {
+	e    *Entry
+	path string
+	d    fs.DirEntry
 }
 
 // entry builds the entry of path p below the root; a dir's path gets a
@@ -215,12 +229,6 @@ func (l *lister) entry(p string, dir bool) *Entry {
 	return e
 }
 
-func (l *lister) add(e *Entry) {
-	if l.opts.keep(e) {
-		l.out = append(l.out, e)
-	}
-}
-
 func (l *lister) visit(p string, d fs.DirEntry, err error) error {
 	if err != nil {
 		// p itself (when d is nil) or the listing of dir p failed: the
@@ -229,7 +237,9 @@ func (l *lister) visit(p string, d fs.DirEntry, err error) error {
 		e := l.entry(p, d == nil || d.IsDir())
 		e.Err, e.SkipKind, e.abs = err, SkipIOError, ""
 		l.fill(e.Path)
-		l.add(e)
+		if l.opts.keep(e) {
+			l.out = append(l.out, e)
+		}
 		return nil
 	}
 	if d.IsDir() {
@@ -243,8 +253,16 @@ func (l *lister) visit(p string, d fs.DirEntry, err error) error {
 	e := l.entry(p, false)
 	l.fill(e.Path)
 	if !l.opts.keep(e) {
+		l.filtered = append(l.filtered, filteredFile{e, p, d})
 		return nil
 	}
+	l.file(e, p, d)
+	return nil
+}
+
+// file fills in what the walk says of a file (size, link, special file)
+// and lists it.
+func (l *lister) file(e *Entry, p string, d fs.DirEntry) {
 	skip := func(kind, reason string) { e.SkipKind, e.Skipped, e.abs = kind, reason, "" }
 	switch {
 	case d.Type()&fs.ModeSymlink != 0:
@@ -260,7 +278,6 @@ func (l *lister) visit(p string, d fs.DirEntry, err error) error {
 		}
 	}
 	l.out = append(l.out, e)
-	return nil
 }
 
 // fill marks the dir holding the listed path as not empty; an unreadable

@@ -10,6 +10,7 @@
 package source
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -257,7 +258,44 @@ func describe(e *Entry, rootName string, parts map[string]*PartitionDir) {
 
 // logDirRootKind tells the kinds of files that live in a log dir's root.
 func logDirRootKind(k snapshot.Kind) bool {
-	return k.IsOffsetCheckpoint() || k == snapshot.KindMetaProperties || k == snapshot.KindCleanShutdown || k == snapshot.KindBootstrapCheckpoint
+	switch k {
+	case snapshot.KindMetaProperties, snapshot.KindCleanShutdown, snapshot.KindBootstrapCheckpoint, snapshot.KindLock:
+		return true
+	}
+	return k.IsOffsetCheckpoint()
+}
+
+// logDirsOf applies the log dir rule to a whole listing: a dir that holds
+// a log dir's own files is a log dir, even one named like a partition dir
+// (broker-1, kafka-logs-0). describe sees one file at a time; the listing
+// of a dir input sees them all, and so the dir's other files too (its
+// .lock, a stray backup) belong to no partition.
+func logDirsOf(es []*Entry) map[string]bool {
+	dirs := map[string]bool{}
+	for _, e := range es {
+		if logDirRootKind(e.Name.Kind) {
+			dirs[entryDir(e.Path)] = true
+		}
+	}
+	return dirs
+}
+
+// claimLogDir takes e out of the partition its dir's name says when that
+// dir is one of logDirs, and reports whether it did.
+func claimLogDir(e *Entry, logDirs map[string]bool) bool {
+	d := entryDir(e.Path)
+	if e.Partition == nil || !logDirs[d] {
+		return false
+	}
+	e.Partition, e.LogDir = nil, cmp.Or(d, ".")
+	return true
+}
+
+// entryDir is the dir of an entry's path ("" at the input root); a dir's
+// own entry ("x/") is in x.
+func entryDir(p string) string {
+	d, _ := path.Split(p)
+	return strings.TrimSuffix(d, "/")
 }
 
 func (o Options) keep(e *Entry) bool {

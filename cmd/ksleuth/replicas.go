@@ -116,7 +116,8 @@ func runReplicas(cmd *cobra.Command, args []string, o *commonOptions) error {
 	if o.json {
 		err = writeReplicasJSON(w, rows)
 	} else {
-		err = writeReplicasText(w, rows, res.Scan.NotDecoded, res.Scan.Errors+res.Warnings)
+		nf, _ := res.FindingTotals()
+		err = writeReplicasText(w, rows, res.Scan.NotDecoded, nf, res.LossCopies())
 	}
 	if err != nil {
 		return err
@@ -149,13 +150,35 @@ func writeReplicasJSON(w io.Writer, rows []analysis.ReplicaRow) error {
 }
 
 // writeReplicasText prints, per partition, one line per copy and one
-// sentence per verdict, and what was not checked.
-func writeReplicasText(w io.Writer, rows []analysis.ReplicaRow, notDecoded, findings int64) error {
+// sentence per verdict, and what was not checked. The closing notes come
+// also when there is nothing to compare: the findings they count are what
+// --fail-on-findings exits 3 on.
+func writeReplicasText(w io.Writer, rows []analysis.ReplicaRow, notDecoded, findings int64, losses int) error {
 	ew := &errWriter{w: w}
 	if len(rows) == 0 {
 		fmt.Fprintln(ew, "no partition is held by two or more of the inputs: nothing to compare")
-		return ew.err
+	} else {
+		writeReplicaCopies(ew, rows)
 	}
+	if findings > 0 || losses > 0 {
+		lost := ""
+		if losses > 0 {
+			lost = fmt.Sprintf(", and %d partition cop%s lost offsets", losses, pluralS(int64(losses), "y", "ies"))
+		}
+		fmt.Fprintf(ew, "note: the inputs hold %d finding(s) of severity error or warning%s (ksleuth verify PATH for details)\n", findings, lost)
+	}
+	switch {
+	case notDecoded > 0 && len(rows) > 0:
+		fmt.Fprintf(ew, "batches compared by offsets, leader epoch and CRC (each CRC checked); the records of %d batch(es) not decoded: ksleuth verify decodes them\n", notDecoded)
+	case notDecoded > 0:
+		fmt.Fprintf(ew, "batch headers and CRCs checked; the records of %d batch(es) not decoded: ksleuth verify decodes them\n", notDecoded)
+	}
+	return ew.err
+}
+
+// writeReplicaCopies prints the copies of each partition held by several
+// inputs, their verdicts, and a count of each verdict.
+func writeReplicaCopies(ew *errWriter, rows []analysis.ReplicaRow) {
 	counts := map[string]int{}
 	for i := 0; i < len(rows); {
 		j := i + 1
@@ -186,13 +209,6 @@ func writeReplicasText(w io.Writer, rows []analysis.ReplicaRow, notDecoded, find
 		}
 	}
 	fmt.Fprintf(ew, "%d partition(s) compared: %s\n", counts[replicas.VerdictReference], strings.Join(parts, ", "))
-	if findings > 0 {
-		fmt.Fprintf(ew, "note: the inputs hold %d finding(s) of severity error or warning (ksleuth verify PATH for details)\n", findings)
-	}
-	if notDecoded > 0 {
-		fmt.Fprintf(ew, "batches compared by offsets, leader epoch and CRC (each CRC checked); the records of %d batch(es) not decoded: ksleuth verify decodes them\n", notDecoded)
-	}
-	return ew.err
 }
 
 func brokerName(b *int32) string {

@@ -117,8 +117,11 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 			*report.Model
 		}{"report", m})
 	} else {
-		_, err = fmt.Fprintf(out, "wrote %s: %d input(s), %d partition(s), %d producer session(s), %d duplicate run(s), %d finding(s)\n",
-			html, len(ins), m.Partitions, m.Sessions, m.RunsTotal, len(res.Scan.Anomalies))
+		// Findings are errors and warnings, notes are said apart: verify's
+		// words, and the page's Integrity counts.
+		nf, nn := res.FindingTotals()
+		_, err = fmt.Fprintf(out, "wrote %s: %d input(s), %d partition(s), %d producer session(s), %d duplicate run(s), %d findings, %d notes\n",
+			html, len(ins), m.Partitions, m.Sessions, m.RunsTotal, nf, nn)
 	}
 	if err != nil {
 		return err

@@ -434,6 +434,7 @@ type scanSummary struct {
 	SkippedFiles []string             `json:"skipped_examples"`
 	Checked      []report.CheckedKind `json:"checked"`
 	files        []analysis.FileRow
+	notes        int64 // the findings' count of severity note
 	// Producer sessions and duplicates (ksleuth producers / dups report
 	// them in full).
 	ProducerSessions int `json:"producer_sessions"`
@@ -470,6 +471,7 @@ func newScanSummary(inputs []*source.Input, o scanOptions, pres *pipeline.Result
 		Batches: res.Batches, Records: res.Records, Partitions: res.Partitions, Findings: res.Findings,
 		Errors: res.Errors, Warnings: pres.Warnings, Unreadable: res.Unreadable, Out: o.out, Gaps: len(pres.Check.Gaps),
 		ProducerSessions: len(pres.Sessions), Skipped: len(pres.Check.Skipped), Checked: report.Checked(res.Files), files: res.Files}
+	_, s.notes = pres.FindingTotals()
 	for i := range pres.Sessions {
 		if pres.Sessions[i].OpenTxn {
 			s.OpenTransactions++
@@ -615,7 +617,7 @@ func (s *scanSummary) writeText(w io.Writer, wide bool) error {
 	if len(s.Findings) == 0 {
 		fmt.Fprintln(ew, "findings: none")
 	} else {
-		fmt.Fprintf(ew, "findings: %d error(s), %d warning(s)\n", s.Errors, s.Warnings)
+		fmt.Fprintf(ew, "findings: %d error(s), %d warning(s); %d notes\n", s.Errors, s.Warnings, s.notes)
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		for _, f := range s.Findings {
 			fmt.Fprintf(tw, "  %s\t%s\t%d\n", f.Severity, f.Kind, f.Count)

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ksleuth/ksleuth/analysis"
+)
+
+// countsSample is the sample as broker 1's log dir kafka-logs-1 (a name
+// that parses as topic "kafka-logs", partition 1), with a checkpoint
+// ahead of codecs-0's data and codecs-1's .log files gone: two findings
+// about a partition that sit outside the partition's own files.
+func countsSample(t *testing.T) string {
+	t.Helper()
+	logDir := filepath.Join(t.TempDir(), "kafka-logs-1")
+	if err := os.Rename(copyDir(t, sampleDir), logDir); err != nil {
+		t.Fatal(err)
+	}
+	hw := filepath.Join(logDir, "replication-offset-checkpoint")
+	data, err := os.ReadFile(hw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bumped := strings.Replace(string(data), "codecs 0 85\n", "codecs 0 1000\n", 1)
+	if bumped == string(data) {
+		t.Fatal("the sample changed: no high watermark 85 for codecs-0")
+	}
+	if err := os.WriteFile(hw, []byte(bumped), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logs, _ := filepath.Glob(filepath.Join(logDir, "codecs-1", "*.log"))
+	for _, l := range logs {
+		if err := os.Remove(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Dir(logDir)
+}
+
+type partitionCount struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Findings  int64  `json:"findings"`
+}
+
+// TestScanCountsAgree: scan (its JSON summary and tables), report and
+// verify see the same partitions, the log dir named like a partition dir
+// among none of them, and a partition's finding count is every finding
+// that names it, wherever the finding sits.
+func TestScanCountsAgree(t *testing.T) {
+	t.Parallel()
+	root := countsSample(t)
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, errOut, code := runCLI(t, "scan", "--json", "--out", out, root)
+	if code != exitOK {
+		t.Fatalf("scan: exit %d: %s", code, errOut)
+	}
+	var sum struct {
+		Partitions []partitionCount `json:"partitions"`
+	}
+	if err := json.Unmarshal([]byte(strings.SplitN(stdout, "\n", 2)[0]), &sum); err != nil {
+		t.Fatal(err)
+	}
+	vout, _, _ := runCLI(t, "verify", "--json", root)
+	var vsum struct {
+		Partitions int `json:"partitions"`
+	}
+	if err := json.Unmarshal([]byte(lastLine(vout)), &vsum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Partitions) != 9 || vsum.Partitions != 9 {
+		t.Errorf("scan has %d partitions, verify %d; the sample has 9", len(sum.Partitions), vsum.Partitions)
+	}
+	for _, f := range readTable[analysis.FileRow](t, filepath.Join(out, tableFiles)) {
+		if f.Topic != nil && *f.Topic == "kafka-logs" {
+			t.Errorf("files.parquet puts the log dir's %s in partition kafka-logs-%d", f.Path, *f.Partition)
+		}
+	}
+
+	byPart, byTopic := map[string]int64{}, map[string]int64{}
+	kinds := map[string]bool{}
+	for _, a := range readTable[analysis.AnomalyRow](t, filepath.Join(out, tableAnomalies)) {
+		if a.Topic != nil {
+			byPart[*a.Topic+"-"+itoa(int64(*a.Partition))]++
+			byTopic[*a.Topic]++
+			kinds[*a.Topic+"-"+itoa(int64(*a.Partition))+" "+a.Kind] = true
+		}
+	}
+	for _, w := range []string{"codecs-0 checkpoint-ahead", "codecs-1 missing-segment"} {
+		if !kinds[w] {
+			t.Fatalf("the sample lacks the finding %s: %v", w, kinds)
+		}
+	}
+	for _, p := range sum.Partitions {
+		name := p.Topic + "-" + itoa(int64(p.Partition))
+		if p.Findings != byPart[name] {
+			t.Errorf("scan --json: %s has %d findings; anomalies.parquet has %d rows about it", name, p.Findings, byPart[name])
+		}
+	}
+
+	html := filepath.Join(t.TempDir(), "r.html")
+	rout, errOut, code := runCLI(t, "report", "--json", "--html", html, root)
+	if code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	var m struct {
+		Partitions  int `json:"partitions"`
+		Topics      int `json:"topics"`
+		TopicTotals []struct {
+			Topic    string `json:"topic"`
+			Findings int64  `json:"findings"`
+		} `json:"topic_totals"`
+	}
+	if err := json.Unmarshal([]byte(rout), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Partitions != 9 || m.Topics != 7 {
+		t.Errorf("report: %d partitions in %d topics, want 9 in 7", m.Partitions, m.Topics)
+	}
+	for _, tt := range m.TopicTotals {
+		if tt.Findings != byTopic[tt.Topic] {
+			t.Errorf("report: topic %s has %d findings; anomalies.parquet has %d rows about it", tt.Topic, tt.Findings, byTopic[tt.Topic])
+		}
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestReportFindingsAsVerify: every summary says findings (errors and
+// warnings) and notes apart, with verify's counts.
+func TestReportFindingsAsVerify(t *testing.T) {
+	t.Parallel()
+	root := countsSample(t)
+	vout, _, _ := runCLI(t, "verify", "--json", root)
+	var v struct {
+		Findings int64 `json:"findings"`
+		Notes    int64 `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(lastLine(vout)), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Findings == 0 || v.Notes == 0 {
+		t.Fatalf("the sample should have findings and notes: %+v", v)
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	rout, _, _ := runCLI(t, "report", "--html", html, root)
+	if want := fmt.Sprintf(", %d findings, %d notes\n", v.Findings, v.Notes); !strings.HasSuffix(rout, want) {
+		t.Errorf("report says %q; verify counts %q", rout, want)
+	}
+	sout, _, _ := runCLI(t, "scan", "--out", filepath.Join(t.TempDir(), "out"), root)
+	if want := fmt.Sprintf(" warning(s); %d notes\n", v.Notes); !strings.Contains(sout, want) {
+		t.Errorf("scan summary lacks %q:\n%s", want, sout)
+	}
+}
+
+// TestReplicasSingleInputSaysFindings: with nothing to compare, replicas
+// still says what --fail-on-findings exits 3 on, and that it decoded no
+// records.
+func TestReplicasSingleInputSaysFindings(t *testing.T) {
+	t.Parallel()
+	dir, _, _ := tornSample(t)
+	vout, _, _ := runCLI(t, "verify", "--json", dir)
+	var v struct {
+		Findings int64 `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(lastLine(vout)), &v); err != nil || v.Findings == 0 {
+		t.Fatalf("verify: %+v, %v", v, err)
+	}
+	out, _, code := runCLI(t, "replicas", "--fail-on-findings", dir)
+	if code != exitFindings {
+		t.Errorf("exit %d, want 3", code)
+	}
+	held := fmt.Sprintf("note: the inputs hold %d finding(s) of severity error or warning, and 1 partition copy lost offsets", v.Findings)
+	for _, w := range []string{"nothing to compare", held, "batch(es) not decoded: ksleuth verify decodes them"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("replicas output lacks %q:\n%s", w, out)
+		}
+	}
+}
