@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
 // cutArchive packs mfs under top with the names in last at the end of
@@ -124,5 +126,44 @@ func TestLedgerArchiveCutAtEntryBoundary(t *testing.T) {
 		gs[0].Cause != check.CauseUnread || gs[0].FirstOffset != 0 || lastOf(gs[0]) != mid.BaseOffset-1 ||
 		gs[1].Cause != check.CauseUnread || gs[1].FirstOffset != last+1 || lastOf(gs[1]) != p.LogEndOffset-1 {
 		t.Errorf("verdict %q, gaps %+v", v.Text, gs)
+	}
+}
+
+// cutInSegment packs the partition dir's files in names (the segment last)
+// and cuts the archive after the segment's first batch: the index files
+// are read whole, the segment is not.
+func cutInSegment(t *testing.T, mfs fstest.MapFS, s segtest.SegmentManifest, names ...string) (string, int64) {
+	t.Helper()
+	b0 := s.Batches[0]
+	stop := b0.Position + int64(b0.Size)
+	return cutArchive(t, mfs, "codecs-0/", append(names, s.File), int(stop)+5, ".tar"), stop
+}
+
+// TestArchiveCutIOErrorPosition: the io-error of an entry the archive
+// ends inside has the byte of the entry where reading stopped as its
+// position: for a segment, where the batch it could not finish begins;
+// for another file, where its data ends.
+func TestArchiveCutIOErrorPosition(t *testing.T) {
+	mfs, m := multiSegment(t)
+	s := partitionOf(t, m, "codecs-0").Segments[1]
+	arc, stop := cutInSegment(t, mfs, s)
+	idx := strings.TrimSuffix(s.File, ".log") + ".timeindex"
+	for _, c := range []struct {
+		arc, file string
+		pos       int64
+	}{{arc, s.File, stop}, {cutArchive(t, mfs, "codecs-0/", []string{s.File, idx}, 5, ".tar"), idx, 5}} {
+		rep := runPaths(t, c.arc)
+		found := false
+		for _, f := range rep.Findings {
+			if f.Kind == finding.KindIOError && strings.HasSuffix(f.File, c.file) {
+				found = true
+				if f.Position != c.pos || !strings.Contains(f.Message, fmt.Sprintf("read at byte %d", c.pos)) {
+					t.Errorf("%s: io-error %s, want its position %d", c.file, f, c.pos)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no io-error; findings:\n%v", c.file, rep.Findings)
+		}
 	}
 }
