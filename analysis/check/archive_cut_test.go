@@ -14,6 +14,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
@@ -165,5 +166,43 @@ func TestArchiveCutIOErrorPosition(t *testing.T) {
 		if !found {
 			t.Errorf("%s: no io-error; findings:\n%v", c.file, rep.Findings)
 		}
+	}
+}
+
+// TestArchiveCutIndexPastCut: the index files of a segment the archive
+// ends inside. Their entries past the cut point where nothing was read:
+// not one of them is an index-mismatch, and a note says they were not
+// checked.
+func TestArchiveCutIndexPastCut(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-0")
+	var s segtest.SegmentManifest
+	for _, x := range p.Segments {
+		name := strings.TrimSuffix(x.File, ".log") + ".index"
+		ix, _ := segment.ParseOffsetIndex(name, mfs[name].Data, x.BaseOffset)
+		if len(x.Batches) > 1 && len(ix.Entries) > 0 && int64(ix.Entries[len(ix.Entries)-1].Position) > x.Batches[0].Position+int64(x.Batches[0].Size) {
+			s = x
+			break
+		}
+	}
+	if s.File == "" {
+		t.Fatal("no segment of codecs-0 with an index entry past its first batch")
+	}
+	base := strings.TrimSuffix(s.File, ".log")
+	arc, _ := cutInSegment(t, mfs, s, base+".index", base+".timeindex")
+	rep := runPaths(t, arc)
+	var index, timeIndex bool
+	for _, f := range rep.Findings {
+		switch {
+		case f.Kind == finding.KindIndexMismatch:
+			t.Errorf("an index entry past the cut is a mismatch: %s", f)
+		case f.Kind == finding.KindNotVerifiable && strings.HasSuffix(f.File, ".index") && strings.Contains(f.Message, "where the archive ends inside the segment"):
+			index = true
+		case f.Kind == finding.KindNotVerifiable && strings.HasSuffix(f.File, ".timeindex") && strings.Contains(f.Message, "where the archive ends inside the segment"):
+			timeIndex = true
+		}
+	}
+	if !index || !timeIndex {
+		t.Errorf("want notes on the .index and .timeindex of the cut segment; findings:\n%v", rep.Findings)
 	}
 }

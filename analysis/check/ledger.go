@@ -69,7 +69,10 @@ type segSummary struct {
 	unreadable              bool
 	// readFailed: reading its bytes failed part way (an I/O error, or in
 	// an archive the stream ending), as opposed to a file never opened.
-	readFailed     bool
+	readFailed bool
+	// stopAt is the byte where reading stopped (the io-error's position),
+	// -1 when not known.
+	stopAt         int64
 	zeroFrom       int64 // where a zero-filled tail begins, -1 for none
 	gapNote        string
 	gapPos, gapOff int64
@@ -154,6 +157,9 @@ func (p *partition) segmentFindings(s *segRun, ev *scan.FileEvent) {
 		case a.Kind == finding.KindIOError:
 			s.sum.unreadable = true
 			s.sum.readFailed = s.sum.readFailed || ev.Entry.Skipped == ""
+			if a.Position != nil {
+				s.sum.stopAt = *a.Position
+			}
 		case zeros && a.Position != nil:
 			if s.sum.zeroFrom < 0 || *a.Position < s.sum.zeroFrom {
 				s.sum.zeroFrom = *a.Position

@@ -203,7 +203,7 @@ func (p *partition) beginSegment(file string) *segRun {
 	if n := p.c.segBatches[file]; n > 0 {
 		s.batches = make([]placed, 0, n)
 	}
-	s.sum = &segSummary{path: file, base: n.Offset, firstIntact: -1, lastIntact: -1, zeroFrom: -1}
+	s.sum = &segSummary{path: file, base: n.Offset, firstIntact: -1, lastIntact: -1, zeroFrom: -1, stopAt: -1}
 	p.segs = append(p.segs, s.sum)
 	if p.firstSegBase < 0 {
 		p.firstSegBase = n.Offset

@@ -1,0 +1,75 @@
+package check
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis/finding"
+)
+
+// An archive input that ended early (cut short or damaged) delivered its
+// entries up to the fault and none after it. What lies past the fault was
+// never read: the checks that would compare a file with it are not made.
+
+// archiveCut reports whether an archive ended inside segment s, and the
+// byte of it where reading stopped: its bytes from there on never came.
+// An archive's read fails only when its stream does.
+func (p *partition) archiveCut(s *segSummary) (int64, bool) {
+	if s == nil || !s.readFailed || !p.c.isArchive(p.key.input) {
+		return 0, false
+	}
+	if s.stopAt >= 0 {
+		return s.stopAt, true
+	}
+	return s.lastEnd, true
+}
+
+// lastRead is the highest offset of the batches read from segment s, -1
+// for none.
+func (s *segRun) lastRead() int64 {
+	last := int64(-1)
+	for i := range s.batches {
+		last = max(last, s.batches[i].last)
+	}
+	return last
+}
+
+// pastCut gathers the entries of an index file that lie past where the
+// archive ended inside its segment: nothing was read there to check them
+// against, and the index alone is no evidence of damage.
+type pastCut struct {
+	n, entry int
+	pos, off int64
+}
+
+func (u *pastCut) add(entry int, pos, off int64) {
+	if u.n == 0 {
+		u.entry, u.pos, u.off = entry, pos, off
+	}
+	u.n++
+}
+
+// notePastCut says in one finding which entries of an index file were
+// not checked: those pointing at or past byte at of segment s (byPos, an
+// .index), or naming offsets past the last one read from it.
+func (p *partition) notePastCut(file string, s *segRun, at int64, byPos bool, u *pastCut) {
+	if u.n == 0 {
+		return
+	}
+	what := fmt.Sprintf("name offsets past %d, the last one read from %s", s.lastRead(), path.Base(s.path))
+	switch {
+	case byPos:
+		what = fmt.Sprintf("point at or past byte %d of %s", at, path.Base(s.path))
+	case s.lastRead() < 0:
+		what = fmt.Sprintf("name offsets of %s, of which no batch was read", path.Base(s.path))
+	}
+	n := fmt.Sprintf("%d entries (the first: entry %d, offset %d)", u.n, u.entry, u.off)
+	if u.n == 1 {
+		n = fmt.Sprintf("entry %d (offset %d)", u.entry, u.off)
+		what = strings.Replace(strings.Replace(what, "point ", "points ", 1), "name offsets", "names an offset", 1)
+	}
+	p.add(finding.New(p.where(file), finding.KindNotVerifiable, u.pos, u.off,
+		"%s %s, where the archive ends inside the segment (at byte %d; cut short or damaged): nothing of it was read from there, so not checked",
+		n, what, at))
+}
