@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -204,5 +205,41 @@ func TestArchiveCutIndexPastCut(t *testing.T) {
 	}
 	if !index || !timeIndex {
 		t.Errorf("want notes on the .index and .timeindex of the cut segment; findings:\n%v", rep.Findings)
+	}
+}
+
+// TestArchiveCutSnapshotAhead: a producer snapshot of a later segment, in
+// an archive that ends inside the segment before it. The snapshot, and the
+// checkpoints, are ahead of the log read because the archive ended, not
+// because the copy was taken while the broker wrote: notes that say so.
+func TestArchiveCutSnapshotAhead(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-0")
+	n := len(p.Segments)
+	s1, s2 := p.Segments[n-2], p.Segments[n-1]
+	snap := strings.TrimSuffix(s2.File, ".log") + ".snapshot"
+	if _, ok := mfs[snap]; !ok {
+		t.Fatalf("no %s", snap)
+	}
+	arc, _ := cutInSegment(t, mfs, s1, snap)
+	rep := runPaths(t, arc)
+	var note, ckNote bool
+	for _, f := range rep.Findings {
+		if f.Kind == finding.KindCheckpointAhead && strings.Contains(f.Message, "codecs-0") {
+			if f.Severity != finding.Note || !strings.Contains(f.Message, "the archive ends inside "+path.Base(s1.File)) {
+				t.Errorf("checkpoint-ahead of a cut archive: %s", f)
+			}
+			ckNote = true
+		}
+		if f.Kind != finding.KindSnapshotAhead {
+			continue
+		}
+		if f.Severity != finding.Note || !strings.Contains(f.Message, "the archive ends inside "+path.Base(s1.File)) || strings.Contains(f.Message, "broker was writing") {
+			t.Errorf("snapshot-ahead of a cut archive: %s", f)
+		}
+		note = true
+	}
+	if !note || !ckNote {
+		t.Errorf("want snapshot-ahead and checkpoint-ahead notes; findings:\n%v", rep.Findings)
 	}
 }

@@ -10,7 +10,35 @@ import (
 
 // An archive input that ended early (cut short or damaged) delivered its
 // entries up to the fault and none after it. What lies past the fault was
-// never read: the checks that would compare a file with it are not made.
+// never read: the checks that would compare a file with it are not made,
+// and what it explains (a snapshot or checkpoint ahead of the log read) is
+// said to be unread, not lost.
+
+// noteEntry keeps the path of an archive input's latest entry: if the
+// archive ends early, the dir that entry lies in is the one it ended
+// inside.
+func (c *Checker) noteEntry(input int32, p string) {
+	if !c.isArchive(input) {
+		return
+	}
+	if c.lastEntry == nil {
+		c.lastEntry = map[int32]string{}
+	}
+	c.lastEntry[input] = p
+}
+
+// openAtCut reports whether the archive input of p ended while it was in
+// p's dir (its last entry read lies there), so that more of the dir's
+// entries may have followed. Archive writers put a dir's entries together:
+// a dir the archive had left before it ended came whole, and what it lacks
+// is not explained by the cut.
+func (p *partition) openAtCut() bool {
+	last, ok := p.c.lastEntry[p.key.input]
+	if !ok || !p.c.cut[p.key.input] {
+		return false
+	}
+	return dirOf(last) == p.key.dir || strings.HasPrefix(last, p.key.dir+"/")
+}
 
 // archiveCut reports whether an archive ended inside segment s, and the
 // byte of it where reading stopped: its bytes from there on never came.
@@ -23,6 +51,21 @@ func (p *partition) archiveCut(s *segSummary) (int64, bool) {
 		return s.stopAt, true
 	}
 	return s.lastEnd, true
+}
+
+// cutWhy says why p's log was not read to its end when its archive ended
+// inside p's dir: inside one of its segments, or before the dir's later
+// entries. ok is false when the cut does not explain it.
+func (p *partition) cutWhy() (string, bool) {
+	if !p.openAtCut() {
+		return "", false
+	}
+	for _, s := range p.segs {
+		if at, ok := p.archiveCut(s); ok {
+			return fmt.Sprintf("the archive ends inside %s, at byte %d of it (cut short or damaged)", path.Base(s.path), at), true
+		}
+	}
+	return "the archive ended inside the partition dir, before all its entries were read (cut short or damaged)", true
 }
 
 // lastRead is the highest offset of the batches read from segment s, -1
