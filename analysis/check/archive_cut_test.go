@@ -243,3 +243,43 @@ func TestArchiveCutSnapshotAhead(t *testing.T) {
 		t.Errorf("want snapshot-ahead and checkpoint-ahead notes; findings:\n%v", rep.Findings)
 	}
 }
+
+// TestArchiveCutPartitionWithoutLog: a partition dir whose index file came
+// and whose .log would have come next, but the archive ended first: its
+// offsets are unread, not a missing segment. The same dir followed by
+// another partition's entries came whole: its .log is missing.
+func TestArchiveCutPartitionWithoutLog(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-0")
+	s := p.Segments[len(p.Segments)-1]
+	idx := strings.TrimSuffix(s.File, ".log") + ".timeindex"
+	if _, ok := mfs[idx]; !ok {
+		t.Fatalf("no %s", idx)
+	}
+	// The archive ends where the .log's header would begin.
+	rep := runPaths(t, cutArchive(t, mfs, "codecs-0/", []string{idx, s.File}, -512, ".tar.gz"))
+	for _, f := range rep.Findings {
+		if strings.Contains(f.File, "codecs-0") && f.Counts() || f.Kind == finding.KindMissingSegment || f.Kind == finding.KindCheckpointAhead && f.Counts() {
+			t.Errorf("finding for a partition dir the archive ended inside: %s", f)
+		}
+	}
+	gs := gapsOf(rep, "b/codecs-0")
+	if len(gs) != 1 || gs[0].Cause != check.CauseUnread || gs[0].FirstOffset != p.LogStartOffset || lastOf(gs[0]) != p.LogEndOffset-1 {
+		t.Errorf("gaps %+v, want one unread range %d..%d", gs, p.LogStartOffset, p.LogEndOffset-1)
+	}
+	if v := verdictOf(t, rep, "b/codecs-0"); !strings.HasPrefix(v.Text, "UNREAD ") {
+		t.Errorf("verdict %q", v.Text)
+	}
+
+	// Another partition's segment last: the archive had left codecs-0.
+	other := partitionOf(t, m, "codecs-1").Segments[0]
+	rep = runPaths(t, cutArchive(t, mfs, "codecs-0/", []string{idx, other.File}, 100, ".tar.gz"))
+	missing := false
+	for _, f := range rep.Findings {
+		missing = missing || f.Kind == finding.KindMissingSegment && strings.HasSuffix(f.File, idx)
+	}
+	gs = gapsOf(rep, "b/codecs-0")
+	if !missing || len(gs) == 0 || gs[0].Cause == check.CauseUnread {
+		t.Errorf("a dir the archive left is missing its .log: missing-segment finding %v, gaps %+v", missing, gs)
+	}
+}

@@ -5,14 +5,15 @@ import (
 	"path"
 	"strings"
 
+	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 )
 
 // An archive input that ended early (cut short or damaged) delivered its
 // entries up to the fault and none after it. What lies past the fault was
 // never read: the checks that would compare a file with it are not made,
-// and what it explains (a snapshot or checkpoint ahead of the log read) is
-// said to be unread, not lost.
+// and what it explains (a snapshot or checkpoint ahead of the log read, a
+// partition dir without its .log) is said to be unread, not lost.
 
 // noteEntry keeps the path of an archive input's latest entry: if the
 // archive ends early, the dir that entry lies in is the one it ended
@@ -115,4 +116,43 @@ func (p *partition) notePastCut(file string, s *segRun, at int64, byPos bool, u 
 	p.add(finding.New(p.where(file), finding.KindNotVerifiable, u.pos, u.off,
 		"%s %s, where the archive ends inside the segment (at byte %d; cut short or damaged): nothing of it was read from there, so not checked",
 		n, what, at))
+}
+
+// unreadDir is the ledger of a partition dir without a .log file that the
+// archive ended inside: its segments may be among the entries never read,
+// so from the log start on its offsets are unread, up to the checkpoints
+// when they say. ok is false when nothing says the dir held offsets.
+func (p *partition) unreadDir(from, hw int64) (analysis.GapRow, bool) {
+	if hw <= from && len(p.orphans) == 0 && p.dirState != "" {
+		return analysis.GapRow{}, false
+	}
+	g := analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from,
+		Cause: CauseUnread, Severity: finding.Warning, File: p.key.dir}
+	reach := "how far they reach is unknown"
+	if hw > from {
+		l := hw - 1
+		g.LastOffset = &l
+		reach = fmt.Sprintf("the broker's checkpoints say the log reached offset %d", l)
+	}
+	g.Explanation = fmt.Sprintf("the archive ended inside the partition dir, which %s, before all its entries were read (cut short or damaged): its segments may be among the entries never read, so offsets from %d on were not verified; %s",
+		p.noLog(), from, reach)
+	return g, true
+}
+
+// orphanFindings says, once the run is read, what each index file without
+// its segment shows: a missing segment, or, when the archive ended inside
+// the partition dir, a segment that may be among the entries never read.
+func (p *partition) orphanFindings() {
+	open := p.openAtCut()
+	for _, o := range p.orphans {
+		if open {
+			p.add(finding.New(p.where(o.path), finding.KindNotVerifiable, -1, o.base,
+				"index file whose segment %020d.log was not read: the archive ended inside the partition dir before all its entries were read (cut short or damaged), so the segment may be among the entries never read",
+				o.base))
+			continue
+		}
+		p.add(finding.New(p.where(o.path), finding.KindMissingSegment, -1, o.base,
+			"index file without its segment %020d.log: the segment was not copied or was lost, so offsets from %d on may be missing "+
+				"(a broker would delete this orphan index at load)", o.base, o.base))
+	}
 }

@@ -186,6 +186,7 @@ func (p *partition) segmentFindings(s *segRun, ev *scan.FileEvent) {
 // files whose segment never came, the snapshots beyond the replay.
 func (p *partition) finishSegments() {
 	p.release()
+	p.orphanFindings()
 	p.finishSnapshots(p.logEnd())
 }
 
@@ -281,6 +282,14 @@ func (p *partition) ledger() []analysis.GapRow {
 	hw := max(ld.offset(snapshot.KindReplicationCheckpoint, p.topic, p.part), ld.offset(snapshot.KindRecoveryPointCheckpoint, p.topic, p.part))
 	if len(segs) == 0 {
 		from := max(ld.offset(snapshot.KindLogStartCheckpoint, p.topic, p.part), 0)
+		if p.openAtCut() {
+			// Its .log may have come after the cut: nothing says it is
+			// missing.
+			if g, ok := p.unreadDir(from, hw); ok {
+				return []analysis.GapRow{g}
+			}
+			return nil
+		}
 		if g, ok := p.orphanGap(from, -1, hw); ok {
 			return []analysis.GapRow{g}
 		}

@@ -151,7 +151,11 @@ func (l *logDir) finish() {
 			}
 			why, cut := pt.cutWhy()
 			if len(pt.segs) == 0 {
-				if e.Offset > 0 {
+				if e.Offset > 0 && cut {
+					// Its .log may have come after the cut.
+					l.findings = append(l.findings, finding.WithLine(finding.NewSev(w, finding.KindCheckpointAhead, finding.Note, -1, e.Offset,
+						"%s of %s is %d but no .log file of it was read: %s, so its log was not verified (unread)", what[k], name, e.Offset, why), e.Line))
+				} else if e.Offset > 0 {
 					mk(finding.KindCheckpointAhead, "%s of %s is %d but the partition dir %s: the segments were not copied, or were deleted after the checkpoint",
 						what[k], name, e.Offset, pt.noLog())
 				}
