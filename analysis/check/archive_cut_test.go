@@ -4,7 +4,9 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,6 +15,8 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/segment"
+	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
 // cutArchive packs mfs under top with the names in last at the end of
@@ -124,5 +128,158 @@ func TestLedgerArchiveCutAtEntryBoundary(t *testing.T) {
 		gs[0].Cause != check.CauseUnread || gs[0].FirstOffset != 0 || lastOf(gs[0]) != mid.BaseOffset-1 ||
 		gs[1].Cause != check.CauseUnread || gs[1].FirstOffset != last+1 || lastOf(gs[1]) != p.LogEndOffset-1 {
 		t.Errorf("verdict %q, gaps %+v", v.Text, gs)
+	}
+}
+
+// cutInSegment packs the partition dir's files in names (the segment last)
+// and cuts the archive after the segment's first batch: the index files
+// are read whole, the segment is not.
+func cutInSegment(t *testing.T, mfs fstest.MapFS, s segtest.SegmentManifest, names ...string) (string, int64) {
+	t.Helper()
+	b0 := s.Batches[0]
+	stop := b0.Position + int64(b0.Size)
+	return cutArchive(t, mfs, "codecs-0/", append(names, s.File), int(stop)+5, ".tar"), stop
+}
+
+// TestArchiveCutIOErrorPosition: the io-error of an entry the archive
+// ends inside has the byte of the entry where reading stopped as its
+// position: for a segment, where the batch it could not finish begins;
+// for another file, where its data ends.
+func TestArchiveCutIOErrorPosition(t *testing.T) {
+	mfs, m := multiSegment(t)
+	s := partitionOf(t, m, "codecs-0").Segments[1]
+	arc, stop := cutInSegment(t, mfs, s)
+	idx := strings.TrimSuffix(s.File, ".log") + ".timeindex"
+	for _, c := range []struct {
+		arc, file string
+		pos       int64
+	}{{arc, s.File, stop}, {cutArchive(t, mfs, "codecs-0/", []string{s.File, idx}, 5, ".tar"), idx, 5}} {
+		rep := runPaths(t, c.arc)
+		found := false
+		for _, f := range rep.Findings {
+			if f.Kind == finding.KindIOError && strings.HasSuffix(f.File, c.file) {
+				found = true
+				if f.Position != c.pos || !strings.Contains(f.Message, fmt.Sprintf("read at byte %d", c.pos)) {
+					t.Errorf("%s: io-error %s, want its position %d", c.file, f, c.pos)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no io-error; findings:\n%v", c.file, rep.Findings)
+		}
+	}
+}
+
+// TestArchiveCutIndexPastCut: the index files of a segment the archive
+// ends inside. Their entries past the cut point where nothing was read:
+// not one of them is an index-mismatch, and a note says they were not
+// checked.
+func TestArchiveCutIndexPastCut(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-0")
+	var s segtest.SegmentManifest
+	for _, x := range p.Segments {
+		name := strings.TrimSuffix(x.File, ".log") + ".index"
+		ix, _ := segment.ParseOffsetIndex(name, mfs[name].Data, x.BaseOffset)
+		if len(x.Batches) > 1 && len(ix.Entries) > 0 && int64(ix.Entries[len(ix.Entries)-1].Position) > x.Batches[0].Position+int64(x.Batches[0].Size) {
+			s = x
+			break
+		}
+	}
+	if s.File == "" {
+		t.Fatal("no segment of codecs-0 with an index entry past its first batch")
+	}
+	base := strings.TrimSuffix(s.File, ".log")
+	arc, _ := cutInSegment(t, mfs, s, base+".index", base+".timeindex")
+	rep := runPaths(t, arc)
+	var index, timeIndex bool
+	for _, f := range rep.Findings {
+		switch {
+		case f.Kind == finding.KindIndexMismatch:
+			t.Errorf("an index entry past the cut is a mismatch: %s", f)
+		case f.Kind == finding.KindNotVerifiable && strings.HasSuffix(f.File, ".index") && strings.Contains(f.Message, "where the archive ends inside the segment"):
+			index = true
+		case f.Kind == finding.KindNotVerifiable && strings.HasSuffix(f.File, ".timeindex") && strings.Contains(f.Message, "where the archive ends inside the segment"):
+			timeIndex = true
+		}
+	}
+	if !index || !timeIndex {
+		t.Errorf("want notes on the .index and .timeindex of the cut segment; findings:\n%v", rep.Findings)
+	}
+}
+
+// TestArchiveCutSnapshotAhead: a producer snapshot of a later segment, in
+// an archive that ends inside the segment before it. The snapshot, and the
+// checkpoints, are ahead of the log read because the archive ended, not
+// because the copy was taken while the broker wrote: notes that say so.
+func TestArchiveCutSnapshotAhead(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-0")
+	n := len(p.Segments)
+	s1, s2 := p.Segments[n-2], p.Segments[n-1]
+	snap := strings.TrimSuffix(s2.File, ".log") + ".snapshot"
+	if _, ok := mfs[snap]; !ok {
+		t.Fatalf("no %s", snap)
+	}
+	arc, _ := cutInSegment(t, mfs, s1, snap)
+	rep := runPaths(t, arc)
+	var note, ckNote bool
+	for _, f := range rep.Findings {
+		if f.Kind == finding.KindCheckpointAhead && strings.Contains(f.Message, "codecs-0") {
+			if f.Severity != finding.Note || !strings.Contains(f.Message, "the archive ends inside "+path.Base(s1.File)) {
+				t.Errorf("checkpoint-ahead of a cut archive: %s", f)
+			}
+			ckNote = true
+		}
+		if f.Kind != finding.KindSnapshotAhead {
+			continue
+		}
+		if f.Severity != finding.Note || !strings.Contains(f.Message, "the archive ends inside "+path.Base(s1.File)) || strings.Contains(f.Message, "broker was writing") {
+			t.Errorf("snapshot-ahead of a cut archive: %s", f)
+		}
+		note = true
+	}
+	if !note || !ckNote {
+		t.Errorf("want snapshot-ahead and checkpoint-ahead notes; findings:\n%v", rep.Findings)
+	}
+}
+
+// TestArchiveCutPartitionWithoutLog: a partition dir whose index file came
+// and whose .log would have come next, but the archive ended first: its
+// offsets are unread, not a missing segment. The same dir followed by
+// another partition's entries came whole: its .log is missing.
+func TestArchiveCutPartitionWithoutLog(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-0")
+	s := p.Segments[len(p.Segments)-1]
+	idx := strings.TrimSuffix(s.File, ".log") + ".timeindex"
+	if _, ok := mfs[idx]; !ok {
+		t.Fatalf("no %s", idx)
+	}
+	// The archive ends where the .log's header would begin.
+	rep := runPaths(t, cutArchive(t, mfs, "codecs-0/", []string{idx, s.File}, -512, ".tar.gz"))
+	for _, f := range rep.Findings {
+		if strings.Contains(f.File, "codecs-0") && f.Counts() || f.Kind == finding.KindMissingSegment || f.Kind == finding.KindCheckpointAhead && f.Counts() {
+			t.Errorf("finding for a partition dir the archive ended inside: %s", f)
+		}
+	}
+	gs := gapsOf(rep, "b/codecs-0")
+	if len(gs) != 1 || gs[0].Cause != check.CauseUnread || gs[0].FirstOffset != p.LogStartOffset || lastOf(gs[0]) != p.LogEndOffset-1 {
+		t.Errorf("gaps %+v, want one unread range %d..%d", gs, p.LogStartOffset, p.LogEndOffset-1)
+	}
+	if v := verdictOf(t, rep, "b/codecs-0"); !strings.HasPrefix(v.Text, "UNREAD ") {
+		t.Errorf("verdict %q", v.Text)
+	}
+
+	// Another partition's segment last: the archive had left codecs-0.
+	other := partitionOf(t, m, "codecs-1").Segments[0]
+	rep = runPaths(t, cutArchive(t, mfs, "codecs-0/", []string{idx, other.File}, 100, ".tar.gz"))
+	missing := false
+	for _, f := range rep.Findings {
+		missing = missing || f.Kind == finding.KindMissingSegment && strings.HasSuffix(f.File, idx)
+	}
+	gs = gapsOf(rep, "b/codecs-0")
+	if !missing || len(gs) == 0 || gs[0].Cause == check.CauseUnread {
+		t.Errorf("a dir the archive left is missing its .log: missing-segment finding %v, gaps %+v", missing, gs)
 	}
 }

@@ -83,8 +83,10 @@ type Checker struct {
 	held *archiveHold // the archive input being held, if any
 	// cut holds the archive inputs that ended before their end (cut
 	// short or damaged): entries after the fault were never read.
-	cut     map[int32]bool
-	lastSeg string
+	cut map[int32]bool
+	// lastEntry is the path of each archive input's latest entry (cut.go).
+	lastEntry map[int32]string
+	lastSeg   string
 	// segBatches is how many batches the last segment read at a path
 	// (relative to its input) held: another broker's copy of it is
 	// likely to hold as many, and its batch list starts that large.
@@ -189,6 +191,7 @@ func (c *Checker) replay(r *analysis.BatchRow) {
 func (c *Checker) File(ev *scan.FileEvent) error {
 	c.files++
 	e := ev.Entry
+	c.noteEntry(int32(e.Input), e.Path)
 	for k, n := range ev.Omitted {
 		c.omitted[k] += n
 	}

@@ -69,7 +69,10 @@ type segSummary struct {
 	unreadable              bool
 	// readFailed: reading its bytes failed part way (an I/O error, or in
 	// an archive the stream ending), as opposed to a file never opened.
-	readFailed     bool
+	readFailed bool
+	// stopAt is the byte where reading stopped (the io-error's position),
+	// -1 when not known.
+	stopAt         int64
 	zeroFrom       int64 // where a zero-filled tail begins, -1 for none
 	gapNote        string
 	gapPos, gapOff int64
@@ -154,6 +157,9 @@ func (p *partition) segmentFindings(s *segRun, ev *scan.FileEvent) {
 		case a.Kind == finding.KindIOError:
 			s.sum.unreadable = true
 			s.sum.readFailed = s.sum.readFailed || ev.Entry.Skipped == ""
+			if a.Position != nil {
+				s.sum.stopAt = *a.Position
+			}
 		case zeros && a.Position != nil:
 			if s.sum.zeroFrom < 0 || *a.Position < s.sum.zeroFrom {
 				s.sum.zeroFrom = *a.Position
@@ -179,6 +185,7 @@ func (p *partition) segmentFindings(s *segRun, ev *scan.FileEvent) {
 // files whose segment never came, the snapshots beyond the replay.
 func (p *partition) finishSegments() {
 	p.release()
+	p.orphanFindings()
 	p.finishSnapshots(p.logEnd())
 }
 
@@ -269,6 +276,14 @@ func (p *partition) ledger() []analysis.GapRow {
 	hw := max(ld.offset(snapshot.KindReplicationCheckpoint, p.topic, p.part), ld.offset(snapshot.KindRecoveryPointCheckpoint, p.topic, p.part))
 	if len(segs) == 0 {
 		from := max(ld.offset(snapshot.KindLogStartCheckpoint, p.topic, p.part), 0)
+		if p.openAtCut() {
+			// Its .log may have come after the cut: nothing says it is
+			// missing.
+			if g, ok := p.unreadDir(from, hw); ok {
+				return []analysis.GapRow{g}
+			}
+			return nil
+		}
 		if g, ok := p.orphanGap(from, -1, hw); ok {
 			return []analysis.GapRow{g}
 		}

@@ -149,8 +149,13 @@ func (l *logDir) finish() {
 					"%s of %s is %d; the partition dir holds only segments scheduled for deletion: retention removed the log's data", what[k], name, e.Offset), e.Line))
 				continue
 			}
+			why, cut := pt.cutWhy()
 			if len(pt.segs) == 0 {
-				if e.Offset > 0 {
+				if e.Offset > 0 && cut {
+					// Its .log may have come after the cut.
+					l.findings = append(l.findings, finding.WithLine(finding.NewSev(w, finding.KindCheckpointAhead, finding.Note, -1, e.Offset,
+						"%s of %s is %d but no .log file of it was read: %s, so its log was not verified (unread)", what[k], name, e.Offset, why), e.Line))
+				} else if e.Offset > 0 {
 					mk(finding.KindCheckpointAhead, "%s of %s is %d but the partition dir %s: the segments were not copied, or were deleted after the checkpoint",
 						what[k], name, e.Offset, pt.noLog())
 				}
@@ -158,6 +163,10 @@ func (l *logDir) finish() {
 			}
 			leo, first, firstBase := pt.logEnd(), pt.firstOffset(), pt.sortedSegs()[0].base
 			switch {
+			case e.Offset > leo && cut:
+				l.findings = append(l.findings, finding.WithLine(finding.NewSev(w, finding.KindCheckpointAhead, finding.Note, -1, e.Offset,
+					"%s of %s is %d, ahead of the log read, which ends at %d: %s, so the rest of the log was not read (unread, not verified)",
+					what[k], name, e.Offset, leo, why), e.Line))
 			case e.Offset > leo:
 				mk(finding.KindCheckpointAhead, "%s of %s is %d, ahead of the data on disk, which ends at %d: "+
 					"the copy was taken while the broker was running (the checkpoint was written after the .log files were copied), or the log lost its tail",

@@ -203,7 +203,7 @@ func (p *partition) beginSegment(file string) *segRun {
 	if n := p.c.segBatches[file]; n > 0 {
 		s.batches = make([]placed, 0, n)
 	}
-	s.sum = &segSummary{path: file, base: n.Offset, firstIntact: -1, lastIntact: -1, zeroFrom: -1}
+	s.sum = &segSummary{path: file, base: n.Offset, firstIntact: -1, lastIntact: -1, zeroFrom: -1, stopAt: -1}
 	p.segs = append(p.segs, s.sum)
 	if p.firstSegBase < 0 {
 		p.firstSegBase = n.Offset
@@ -475,14 +475,12 @@ func (p *partition) release() {
 	}
 }
 
+// orphan keeps an index file whose segment never came. What it shows is
+// said once the run is read (orphanFindings): an archive that ended
+// early is known only then.
 func (p *partition) orphan(sf sideFile) {
 	n := snapshot.ParseName(path.Base(sf.path))
-	p.add(finding.New(p.where(sf.path), finding.KindMissingSegment, -1, n.Offset,
-		"index file without its segment %020d.log: the segment was not copied or was lost, so offsets from %d on may be missing "+
-			"(a broker would delete this orphan index at load)", n.Offset, n.Offset))
-	if n.Offset >= 0 {
-		p.orphans = append(p.orphans, orphanIndex{path: sf.path, base: n.Offset})
-	}
+	p.orphans = append(p.orphans, orphanIndex{path: sf.path, base: n.Offset})
 }
 
 func (p *partition) checkSide(s *segRun, sf sideFile) {

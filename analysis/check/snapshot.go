@@ -105,7 +105,13 @@ func (p *partition) compareSnapshot(f *snapshot.File, st *pstate.State, logEnd i
 	file := f.Path
 	end := f.EndOffset
 	w := p.where(file)
-	if logEnd >= 0 && end > logEnd {
+	if why, cut := p.cutWhy(); logEnd >= 0 && end > logEnd && cut {
+		// The log read ends where the archive did: the snapshot is
+		// ahead of what was read, not of the broker's log.
+		p.add(finding.NewSev(w, finding.KindSnapshotAhead, finding.Note, -1, end,
+			"snapshot covers offsets below %d but the log read ends at %d: %s, so the rest of the log was not read (unread, not verified)",
+			end, logEnd, why))
+	} else if logEnd >= 0 && end > logEnd {
 		p.add(finding.New(w, finding.KindSnapshotAhead, -1, end,
 			"snapshot covers offsets below %d but the log ends at %d: the copy was taken while the broker was writing, or the log was truncated after the snapshot",
 			end, logEnd))

@@ -13,7 +13,9 @@ import (
 func readAll(fc *fileCtx, in io.Reader, limit int64) ([]byte, bool, error) {
 	data, err := io.ReadAll(io.LimitReader(in, limit+1))
 	if err != nil {
-		return nil, false, err
+		// Where reading stopped is the finding's position: in a cut
+		// archive, the byte of the entry where its data ends.
+		return nil, false, &readStop{err: fmt.Errorf("%s: read at byte %d: %w", fc.e.Path, len(data), err), pos: int64(len(data))}
 	}
 	if int64(len(data)) > limit {
 		fc.anomaly("file-too-large", "error", nil, nil, nil,

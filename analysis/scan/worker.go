@@ -420,10 +420,25 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 // unreadable.
 var errEmit = errors.New("scan: output stopped")
 
+// readStop is an input error met part way through a file: pos is the
+// byte of the file where reading stopped (for a segment, the batch the
+// reader could not finish), the io-error finding's position.
+type readStop struct {
+	err error
+	pos int64
+}
+
+func (e *readStop) Error() string { return e.err.Error() }
+func (e *readStop) Unwrap() error { return e.err }
+
 func (w *worker) unreadable(fc *fileCtx, err error, emit func(chunk) error) error {
 	fc.done.row.Status = statusUnreadable
 	fc.done.row.SHA256 = ""
-	fc.anomaly("io-error", "error", nil, nil, nil, err.Error())
+	var pos *int64
+	if rs, ok := errors.AsType[*readStop](err); ok {
+		pos = ptr(rs.pos)
+	}
+	fc.anomaly("io-error", "error", pos, nil, nil, err.Error())
 	fc.done.row.Findings++
 	return emit(chunk{file: fc.done})
 }
@@ -573,7 +588,7 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 		if serr := send(); serr != nil {
 			return serr
 		}
-		return err
+		return &readStop{err: err, pos: rd.Offset()}
 	}
 	return send()
 }

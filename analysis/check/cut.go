@@ -1,0 +1,158 @@
+package check
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+)
+
+// An archive input that ended early (cut short or damaged) delivered its
+// entries up to the fault and none after it. What lies past the fault was
+// never read: the checks that would compare a file with it are not made,
+// and what it explains (a snapshot or checkpoint ahead of the log read, a
+// partition dir without its .log) is said to be unread, not lost.
+
+// noteEntry keeps the path of an archive input's latest entry: if the
+// archive ends early, the dir that entry lies in is the one it ended
+// inside.
+func (c *Checker) noteEntry(input int32, p string) {
+	if !c.isArchive(input) {
+		return
+	}
+	if c.lastEntry == nil {
+		c.lastEntry = map[int32]string{}
+	}
+	c.lastEntry[input] = p
+}
+
+// openAtCut reports whether the archive input of p ended while it was in
+// p's dir (its last entry read lies there), so that more of the dir's
+// entries may have followed. Archive writers put a dir's entries together:
+// a dir the archive had left before it ended came whole, and what it lacks
+// is not explained by the cut.
+func (p *partition) openAtCut() bool {
+	last, ok := p.c.lastEntry[p.key.input]
+	if !ok || !p.c.cut[p.key.input] {
+		return false
+	}
+	return dirOf(last) == p.key.dir || strings.HasPrefix(last, p.key.dir+"/")
+}
+
+// archiveCut reports whether an archive ended inside segment s, and the
+// byte of it where reading stopped: its bytes from there on never came.
+// An archive's read fails only when its stream does.
+func (p *partition) archiveCut(s *segSummary) (int64, bool) {
+	if s == nil || !s.readFailed || !p.c.isArchive(p.key.input) {
+		return 0, false
+	}
+	if s.stopAt >= 0 {
+		return s.stopAt, true
+	}
+	return s.lastEnd, true
+}
+
+// cutWhy says why p's log was not read to its end when its archive ended
+// inside p's dir: inside one of its segments, or before the dir's later
+// entries. ok is false when the cut does not explain it.
+func (p *partition) cutWhy() (string, bool) {
+	if !p.openAtCut() {
+		return "", false
+	}
+	for _, s := range p.segs {
+		if at, ok := p.archiveCut(s); ok {
+			return fmt.Sprintf("the archive ends inside %s, at byte %d of it (cut short or damaged)", path.Base(s.path), at), true
+		}
+	}
+	return "the archive ended inside the partition dir, before all its entries were read (cut short or damaged)", true
+}
+
+// lastRead is the highest offset of the batches read from segment s, -1
+// for none.
+func (s *segRun) lastRead() int64 {
+	last := int64(-1)
+	for i := range s.batches {
+		last = max(last, s.batches[i].last)
+	}
+	return last
+}
+
+// pastCut gathers the entries of an index file that lie past where the
+// archive ended inside its segment: nothing was read there to check them
+// against, and the index alone is no evidence of damage.
+type pastCut struct {
+	n, entry int
+	pos, off int64
+}
+
+func (u *pastCut) add(entry int, pos, off int64) {
+	if u.n == 0 {
+		u.entry, u.pos, u.off = entry, pos, off
+	}
+	u.n++
+}
+
+// notePastCut says in one finding which entries of an index file were
+// not checked: those pointing at or past byte at of segment s (byPos, an
+// .index), or naming offsets past the last one read from it.
+func (p *partition) notePastCut(file string, s *segRun, at int64, byPos bool, u *pastCut) {
+	if u.n == 0 {
+		return
+	}
+	what := fmt.Sprintf("name offsets past %d, the last one read from %s", s.lastRead(), path.Base(s.path))
+	switch {
+	case byPos:
+		what = fmt.Sprintf("point at or past byte %d of %s", at, path.Base(s.path))
+	case s.lastRead() < 0:
+		what = fmt.Sprintf("name offsets of %s, of which no batch was read", path.Base(s.path))
+	}
+	n := fmt.Sprintf("%d entries (the first: entry %d, offset %d)", u.n, u.entry, u.off)
+	if u.n == 1 {
+		n = fmt.Sprintf("entry %d (offset %d)", u.entry, u.off)
+		what = strings.Replace(strings.Replace(what, "point ", "points ", 1), "name offsets", "names an offset", 1)
+	}
+	p.add(finding.New(p.where(file), finding.KindNotVerifiable, u.pos, u.off,
+		"%s %s, where the archive ends inside the segment (at byte %d; cut short or damaged): nothing of it was read from there, so not checked",
+		n, what, at))
+}
+
+// unreadDir is the ledger of a partition dir without a .log file that the
+// archive ended inside: its segments may be among the entries never read,
+// so from the log start on its offsets are unread, up to the checkpoints
+// when they say. ok is false when nothing says the dir held offsets.
+func (p *partition) unreadDir(from, hw int64) (analysis.GapRow, bool) {
+	if hw <= from && len(p.orphans) == 0 && p.dirState != "" {
+		return analysis.GapRow{}, false
+	}
+	g := analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from,
+		Cause: CauseUnread, Severity: finding.Warning, File: p.key.dir}
+	reach := "how far they reach is unknown"
+	if hw > from {
+		l := hw - 1
+		g.LastOffset = &l
+		reach = fmt.Sprintf("the broker's checkpoints say the log reached offset %d", l)
+	}
+	g.Explanation = fmt.Sprintf("the archive ended inside the partition dir, which %s, before all its entries were read (cut short or damaged): its segments may be among the entries never read, so offsets from %d on were not verified; %s",
+		p.noLog(), from, reach)
+	return g, true
+}
+
+// orphanFindings says, once the run is read, what each index file without
+// its segment shows: a missing segment, or, when the archive ended inside
+// the partition dir, a segment that may be among the entries never read.
+func (p *partition) orphanFindings() {
+	open := p.openAtCut()
+	for _, o := range p.orphans {
+		if open {
+			p.add(finding.New(p.where(o.path), finding.KindNotVerifiable, -1, o.base,
+				"index file whose segment %020d.log was not read: the archive ended inside the partition dir before all its entries were read (cut short or damaged), so the segment may be among the entries never read",
+				o.base))
+			continue
+		}
+		p.add(finding.New(p.where(o.path), finding.KindMissingSegment, -1, o.base,
+			"index file without its segment %020d.log: the segment was not copied or was lost, so offsets from %d on may be missing "+
+				"(a broker would delete this orphan index at load)", o.base, o.base))
+	}
+}
