@@ -345,3 +345,44 @@ func kindsIn(rep *Report, prefix string) string {
 	sort.Strings(ks)
 	return strings.Join(ks, ", ")
 }
+
+// TestArchiveCutPartitionsNeverReached: the checkpoints of a log dir the
+// archive ended inside name partitions none of whose entries came: the
+// note says the archive ended before them. A log dir the archive had
+// left came whole: a partition its checkpoints name that is not there is
+// absent from the copy. Truth: idempotent-1 never comes; in the second
+// archive the log dir l1 lacks it and comes whole before l2, inside
+// which the archive ends.
+func TestArchiveCutPartitionsNeverReached(t *testing.T) {
+	mfs, m := multiSegment(t)
+	s := partitionOf(t, m, "idempotent-0").Segments[1]
+	cut := int(s.Batches[0].Position) + 5
+	rep := runPaths(t, cutArchive(t, mfs, "idempotent-", []string{s.File}, cut, ".tar"))
+	if n := staleNotes(rep, "idempotent-1", "the archive ended before them"); n == 0 || staleNotes(rep, "idempotent-1", "partial copy") > 0 {
+		t.Errorf("want notes that the archive ended before idempotent-1; findings:\n%v", rep.Findings)
+	}
+
+	two := fstest.MapFS{}
+	for n, f := range mfs {
+		if !strings.HasPrefix(n, "idempotent-1/") {
+			two["l1/"+n] = f
+		}
+		two["l2/"+n] = f
+	}
+	rep = runPaths(t, cutArchive(t, two, "l2/", []string{"l2/" + s.File}, cut, ".tar"))
+	if n := staleNotes(rep, "idempotent-1", "partial copy"); n == 0 || staleNotes(rep, "idempotent-1", "the archive ended") > 0 {
+		t.Errorf("want notes that l1 lacks idempotent-1; findings:\n%v", rep.Findings)
+	}
+}
+
+// staleNotes counts the checkpoint-stale notes that name partition part
+// as without a directory, with text in their message.
+func staleNotes(rep *Report, part, text string) int {
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Kind == finding.KindCheckpointStale && strings.Contains(f.Message, part) && strings.Contains(f.Message, text) {
+			n++
+		}
+	}
+	return n
+}
