@@ -283,3 +283,106 @@ func TestArchiveCutPartitionWithoutLog(t *testing.T) {
 		t.Errorf("a dir the archive left is missing its .log: missing-segment finding %v, gaps %+v", missing, gs)
 	}
 }
+
+// TestArchiveCutLeftDirJudgedWhole: a partition dir the archive had left
+// before it ended came whole, so what it lacks is judged as in an uncut
+// copy: a missing first segment is retention, a missing middle one or
+// one whose .log alone is gone a missing segment, a missing last one a
+// checkpoint ahead of the log; none of it is unread. Truth: idempotent-0
+// loses the segment named, and its entries all come before those of
+// codecs-0, inside whose segment the archive ends.
+func TestArchiveCutLeftDirJudgedWhole(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		seg     int  // the segment of idempotent-0 taken away, -1 the last
+		logOnly bool // its .log alone, its index files left
+	}{{"first", 0, false}, {"middle", 1, false}, {"last", -1, false}, {"last-log-only", -1, true}} {
+		mfs, m := multiSegment(t)
+		p := partitionOf(t, m, "idempotent-0")
+		s := p.Segments[(c.seg+len(p.Segments))%len(p.Segments)]
+		if c.logOnly {
+			delete(mfs, s.File)
+		} else {
+			dropSegment(mfs, s.File)
+		}
+		whole := verifyFS(t, mfs)
+		q := partitionOf(t, m, "codecs-0")
+		cut := q.Segments[len(q.Segments)-1]
+		rep := runPaths(t, cutArchive(t, mfs, "codecs-0/", []string{cut.File}, int(cut.Batches[0].Position)+5, ".tar"))
+		want, got := gapsOf(whole, "idempotent-0"), gapsOf(rep, "b/idempotent-0")
+		if len(want) == 0 || len(got) != len(want) {
+			t.Errorf("%s: gaps %+v, want those of the uncut copy %+v", c.name, got, want)
+			continue
+		}
+		for i, g := range got {
+			w := want[i]
+			if g.Cause != w.Cause || g.Severity != w.Severity || g.FirstOffset != w.FirstOffset || lastOf(g) != lastOf(w) {
+				t.Errorf("%s: gap %+v, want %+v as in the uncut copy", c.name, g, w)
+			}
+		}
+		if v, w := verdictOf(t, rep, "b/idempotent-0"), verdictOf(t, whole, "idempotent-0"); v.Text != w.Text {
+			t.Errorf("%s: verdict %q, want %q as in the uncut copy", c.name, v.Text, w.Text)
+		}
+		if g, w := kindsIn(rep, "b/idempotent-0/"), kindsIn(whole, "idempotent-0/"); g != w {
+			t.Errorf("%s: findings %s, want %s as in the uncut copy", c.name, g, w)
+		}
+		// The dir the archive ended inside is still unread.
+		if v := verdictOf(t, rep, "b/codecs-0"); !strings.HasPrefix(v.Text, "UNREAD ") {
+			t.Errorf("%s: codecs-0 verdict %q", c.name, v.Text)
+		}
+	}
+}
+
+// kindsIn lists the severity and kind of the findings on files below
+// prefix, sorted.
+func kindsIn(rep *Report, prefix string) string {
+	var ks []string
+	for _, f := range rep.Findings {
+		if strings.HasPrefix(f.File, prefix) {
+			ks = append(ks, f.Severity+" "+f.Kind)
+		}
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ", ")
+}
+
+// TestArchiveCutPartitionsNeverReached: the checkpoints of a log dir the
+// archive ended inside name partitions none of whose entries came: the
+// note says the archive ended before them. A log dir the archive had
+// left came whole: a partition its checkpoints name that is not there is
+// absent from the copy. Truth: idempotent-1 never comes; in the second
+// archive the log dir l1 lacks it and comes whole before l2, inside
+// which the archive ends.
+func TestArchiveCutPartitionsNeverReached(t *testing.T) {
+	mfs, m := multiSegment(t)
+	s := partitionOf(t, m, "idempotent-0").Segments[1]
+	cut := int(s.Batches[0].Position) + 5
+	rep := runPaths(t, cutArchive(t, mfs, "idempotent-", []string{s.File}, cut, ".tar"))
+	if n := staleNotes(rep, "idempotent-1", "the archive ended before them"); n == 0 || staleNotes(rep, "idempotent-1", "partial copy") > 0 {
+		t.Errorf("want notes that the archive ended before idempotent-1; findings:\n%v", rep.Findings)
+	}
+
+	two := fstest.MapFS{}
+	for n, f := range mfs {
+		if !strings.HasPrefix(n, "idempotent-1/") {
+			two["l1/"+n] = f
+		}
+		two["l2/"+n] = f
+	}
+	rep = runPaths(t, cutArchive(t, two, "l2/", []string{"l2/" + s.File}, cut, ".tar"))
+	if n := staleNotes(rep, "idempotent-1", "partial copy"); n == 0 || staleNotes(rep, "idempotent-1", "the archive ended") > 0 {
+		t.Errorf("want notes that l1 lacks idempotent-1; findings:\n%v", rep.Findings)
+	}
+}
+
+// staleNotes counts the checkpoint-stale notes that name partition part
+// as without a directory, with text in their message.
+func staleNotes(rep *Report, part, text string) int {
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Kind == finding.KindCheckpointStale && strings.Contains(f.Message, part) && strings.Contains(f.Message, text) {
+			n++
+		}
+	}
+	return n
+}

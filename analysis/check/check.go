@@ -133,7 +133,8 @@ func (c *Checker) isArchive(input int32) bool {
 
 // ArchiveEnded says that archive input could not be read past some point
 // (an archive-damaged finding): its entries after it were never read, so
-// offsets the entries read do not hold are unread, not absent. It is
+// the offsets that the partition dir it ended inside, and the partition
+// dirs it never reached, may hold are unread, not absent (cut.go). It is
 // called before Finish.
 func (c *Checker) ArchiveEnded(input int32) {
 	if c.cut == nil {

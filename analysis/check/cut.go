@@ -28,18 +28,26 @@ func (c *Checker) noteEntry(input int32, p string) {
 	c.lastEntry[input] = p
 }
 
-// openAtCut reports whether the archive input of p ended while it was in
-// p's dir (its last entry read lies there), so that more of the dir's
-// entries may have followed. Archive writers put a dir's entries together:
-// a dir the archive had left before it ended came whole, and what it lacks
-// is not explained by the cut.
-func (p *partition) openAtCut() bool {
-	last, ok := p.c.lastEntry[p.key.input]
-	if !ok || !p.c.cut[p.key.input] {
+// openAtCut reports whether archive input ended while it was in dir (its
+// last entry read lies there or below), so that more of the dir's entries
+// may have followed. Archive writers put a dir's entries together: a dir
+// the archive had left before it ended came whole, and what it lacks is
+// not explained by the cut.
+func (c *Checker) openAtCut(input int32, dir string) bool {
+	last, ok := c.lastEntry[input]
+	if !ok || !c.cut[input] {
 		return false
 	}
-	return dirOf(last) == p.key.dir || strings.HasPrefix(last, p.key.dir+"/")
+	return dir == "." || dirOf(last) == dir || strings.HasPrefix(last, dir+"/")
 }
+
+// openAtCut reports whether the archive ended inside p's dir.
+func (p *partition) openAtCut() bool { return p.c.openAtCut(p.key.input, p.key.dir) }
+
+// openAtCut reports whether the archive ended inside the log dir: the
+// partition dirs its checkpoints name that did not come may be among the
+// entries never read.
+func (l *logDir) openAtCut() bool { return l.c.openAtCut(l.key.input, l.key.dir) }
 
 // archiveCut reports whether an archive ended inside segment s, and the
 // byte of it where reading stopped: its bytes from there on never came.

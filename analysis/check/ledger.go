@@ -399,7 +399,9 @@ func (p *partition) ledger() []analysis.GapRow {
 		gap(first, l, cause, sev, file, d.pos, "offsets %d..%s %s: %s at byte %d of %s", first, end, what, d.kind, d.pos, path.Base(file))
 	}
 
-	cut := p.c.cut[p.key.input]
+	// Only a dir the archive ended inside may lack what the cut explains:
+	// one the archive had left came whole (cut.go).
+	cut := p.openAtCut()
 	for _, s := range segs {
 		s.readStop(p.c.isArchive(p.key.input))
 	}

@@ -185,8 +185,12 @@ func (l *logDir) finish() {
 			if len(list) > 5 {
 				list = append(slices.Clone(list[:5]), fmt.Sprintf("… (%d in all)", len(absent)))
 			}
+			why := "no directory in this log dir (partial copy, or deleted partitions)"
+			if l.openAtCut() {
+				why = "no directory of theirs was read: the archive ended before them (cut short or damaged), so their logs were not verified (unread)"
+			}
 			l.findings = append(l.findings, finding.WithLine(finding.New(l.where(cf.path), finding.KindCheckpointStale, -1, -1,
-				"%d partitions have a %s here but no directory in this log dir (partial copy, or deleted partitions): %v", len(absent), what[k], list), firstAbsentLine))
+				"%d partitions have a %s here but %s: %v", len(absent), what[k], why, list), firstAbsentLine))
 		}
 	}
 }

@@ -581,21 +581,42 @@ func (r *Result) PIDBlocks() []analysis.PIDBlockRow {
 func (r *Result) Failed() bool { return r.Scan.Errors+r.Warnings > 0 || r.LossCopies() > 0 }
 
 // LossCopies counts the partition copies with a range of the loss ledger
-// of severity error or warning.
+// of severity error or warning, unread ones (UnreadCopies) included.
 func (r *Result) LossCopies() int {
+	n, _ := r.lossCopies()
+	return n
+}
+
+// UnreadCopies counts the partition copies whose every range of severity
+// error or warning is unread: the archive ended before their data, which
+// says nothing of whether the broker's data is lost (their verdicts say
+// UNREAD).
+func (r *Result) UnreadCopies() int {
+	_, n := r.lossCopies()
+	return n
+}
+
+func (r *Result) lossCopies() (all, unread int) {
 	type copyKey struct {
 		input int32
 		dir   string
 	}
-	copies := map[copyKey]bool{}
+	unreadOnly := map[copyKey]bool{}
 	if r.Check != nil {
 		for _, g := range r.Check.Gaps {
 			if g.Severity == finding.Error || g.Severity == finding.Warning {
-				copies[copyKey{g.Input, g.Dir}] = true
+				k := copyKey{g.Input, g.Dir}
+				u, seen := unreadOnly[k]
+				unreadOnly[k] = (u || !seen) && g.Cause == check.CauseUnread
 			}
 		}
 	}
-	return len(copies)
+	for _, u := range unreadOnly {
+		if u {
+			unread++
+		}
+	}
+	return len(unreadOnly), unread
 }
 
 // Incomplete reports whether some input could not be read in full (an

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,22 +12,23 @@ import (
 	"testing"
 )
 
-// TestVerifyCutTarGz: verify of a .tar.gz whose tar stream ends inside a
-// segment, after its first batch. The partition's verdict names the
-// offsets read from the cut entry and calls the rest unread; the archive
-// finding says its position counts the decompressed tar stream, and how
-// much of the compressed file was read.
-func TestVerifyCutTarGz(t *testing.T) {
-	t.Parallel()
-	const seg = "codecs-0/00000000000000000000.log"
+// cutSampleTarGz packs the sample log dir under broker/ in walk order,
+// leaving out the file skip, and cuts the tar stream inside segment seg,
+// past its first batch: the entries after it never come. It returns the
+// archive, the byte of the tar stream it ends at and its compressed size.
+func cutSampleTarGz(t *testing.T, skip, seg string) (arc string, cut, size int) {
+	t.Helper()
 	var tb bytes.Buffer
 	tw := tar.NewWriter(&tb)
-	cut := -1
+	cut = -1
 	filepath.Walk(sampleDir, func(p string, fi os.FileInfo, err error) error {
 		if err != nil || fi.IsDir() || cut >= 0 {
 			return err
 		}
 		rel, _ := filepath.Rel(sampleDir, p)
+		if filepath.ToSlash(rel) == skip {
+			return nil
+		}
 		data, _ := os.ReadFile(p)
 		tw.WriteHeader(&tar.Header{Name: "broker/" + filepath.ToSlash(rel), Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg})
 		tw.Flush()
@@ -45,15 +47,28 @@ func TestVerifyCutTarGz(t *testing.T) {
 	zw := gzip.NewWriter(&zb)
 	zw.Write(tb.Bytes()[:cut])
 	zw.Close()
-	arc := filepath.Join(t.TempDir(), "cut.tar.gz")
+	arc = filepath.Join(t.TempDir(), "cut.tar.gz")
 	os.WriteFile(arc, zb.Bytes(), 0o644)
+	return arc, cut, zb.Len()
+}
+
+// TestVerifyCutTarGz: verify of a .tar.gz whose tar stream ends inside a
+// segment, after its first batch. The partition's verdict names the
+// offsets read from the cut entry and calls the rest unread; the archive
+// finding says its position counts the decompressed tar stream, and how
+// much of the compressed file was read. The summary calls the copy
+// unread, not lost.
+func TestVerifyCutTarGz(t *testing.T) {
+	t.Parallel()
+	arc, cut, size := cutSampleTarGz(t, "", "codecs-0/00000000000000000000.log")
 	out, errOut, code := runCLI(t, "verify", arc)
 	if code != exitFindings {
 		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
 	}
 	for _, want := range []string{
-		fmt.Sprintf("archive-damaged at byte %d: tar stream ends inside an entry; entries after it not read (at byte %d of the decompressed tar stream; the gzip decoder had read all %d bytes of the compressed file)", cut, cut, zb.Len()),
+		fmt.Sprintf("archive-damaged at byte %d: tar stream ends inside an entry; entries after it not read (at byte %d of the decompressed tar stream; the gzip decoder had read all %d bytes of the compressed file)", cut, cut, size),
 		"broker/codecs-0: UNREAD offsets (how many is unknown): ",
+		"; 1 partition copy(ies) unread: the archive ended before its data (INCOMPLETE",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("verify output lacks %q:\n%s", want, out)
@@ -63,5 +78,43 @@ func TestVerifyCutTarGz(t *testing.T) {
 		if strings.Contains(line, "broker/codecs-0:") && (!strings.Contains(line, "on disk: offsets 0..") || strings.Contains(line, "retention")) {
 			t.Errorf("verdict: %s", line)
 		}
+		if strings.HasPrefix(line, "verified ") && strings.Contains(line, "lost offsets") {
+			t.Errorf("summary counts an unread copy as lost: %s", line)
+		}
+	}
+}
+
+// TestCutArchiveSummaries: a cut archive with one partition copy that
+// lost offsets (codecs-0, delivered whole without its second .log) and
+// one only unread (codecs-1, inside whose first segment the archive
+// ends). The summaries of verify and scan, text and JSON, and the closing
+// note of replicas count them apart; the run still exits 3.
+func TestCutArchiveSummaries(t *testing.T) {
+	t.Parallel()
+	arc, _, _ := cutSampleTarGz(t, "codecs-0/00000000000000000068.log", "codecs-1/00000000000000000000.log")
+	out, errOut, code := runCLI(t, "verify", arc)
+	if want := "; 1 partition copy(ies) lost offsets, 1 unread: the archive ended before its data (INCOMPLETE"; code != exitFindings || !strings.Contains(out, want) {
+		t.Errorf("verify: exit %d, want %d and %q:\n%s%s", code, exitFindings, want, out, errOut)
+	}
+	var sum map[string]any
+	out, _, code = runCLI(t, "verify", "--json", arc)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || code != exitFindings ||
+		sum["partitions_with_loss"] != 1.0 || sum["partitions_unread"] != 1.0 {
+		t.Errorf("verify --json: exit %d, summary %v (%v)", code, sum, err)
+	}
+
+	out, errOut, code = runCLI(t, "scan", "--out", filepath.Join(t.TempDir(), "o"), arc)
+	if want := "losses in 1 partition copy, and 1 unread: the archive ended before its data ("; code != exitFindings || !strings.Contains(out, want) {
+		t.Errorf("scan: exit %d, want %d and %q:\n%s%s", code, exitFindings, want, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "replicas", arc)
+	if want := ", and 1 partition copy lost offsets, 1 unread (the archive ended before its data)"; code != exitFindings || !strings.Contains(out, want) {
+		t.Errorf("replicas: exit %d, want %d and %q:\n%s%s", code, exitFindings, want, out, errOut)
+	}
+	sum = nil
+	out, _, _ = runCLI(t, "scan", "--json", "--out", filepath.Join(t.TempDir(), "o"), arc)
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum["partitions_unread"] != 1.0 {
+		t.Errorf("scan --json: partitions_unread %v (%v)", sum["partitions_unread"], err)
 	}
 }

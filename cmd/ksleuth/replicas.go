@@ -117,7 +117,7 @@ func runReplicas(cmd *cobra.Command, args []string, o *commonOptions) error {
 		err = writeReplicasJSON(w, rows)
 	} else {
 		nf, _ := res.FindingTotals()
-		err = writeReplicasText(w, rows, res.Scan.NotDecoded, nf, res.LossCopies())
+		err = writeReplicasText(w, rows, res.Scan.NotDecoded, nf, res.LossCopies()-res.UnreadCopies(), res.UnreadCopies())
 	}
 	if err != nil {
 		return err
@@ -153,17 +153,23 @@ func writeReplicasJSON(w io.Writer, rows []analysis.ReplicaRow) error {
 // sentence per verdict, and what was not checked. The closing notes come
 // also when there is nothing to compare: the findings they count are what
 // --fail-on-findings exits 3 on.
-func writeReplicasText(w io.Writer, rows []analysis.ReplicaRow, notDecoded, findings int64, losses int) error {
+func writeReplicasText(w io.Writer, rows []analysis.ReplicaRow, notDecoded, findings int64, losses, unread int) error {
 	ew := &errWriter{w: w}
 	if len(rows) == 0 {
 		fmt.Fprintln(ew, "no partition is held by two or more of the inputs: nothing to compare")
 	} else {
 		writeReplicaCopies(ew, rows)
 	}
-	if findings > 0 || losses > 0 {
+	if findings > 0 || losses > 0 || unread > 0 {
 		lost := ""
 		if losses > 0 {
 			lost = fmt.Sprintf(", and %d partition cop%s lost offsets", losses, pluralS(int64(losses), "y", "ies"))
+		}
+		switch {
+		case unread > 0 && losses > 0:
+			lost += fmt.Sprintf(", %d unread (%s)", unread, unreadWhy(unread))
+		case unread > 0:
+			lost = fmt.Sprintf(", and %d partition cop%s unread (%s)", unread, pluralS(int64(unread), "y", "ies"), unreadWhy(unread))
 		}
 		fmt.Fprintf(ew, "note: the inputs hold %d finding(s) of severity error or warning%s (ksleuth verify PATH for details)\n", findings, lost)
 	}

@@ -425,9 +425,12 @@ type scanSummary struct {
 	Unreadable int64                    `json:"unreadable"`
 	Out        string                   `json:"out"`
 	// The loss ledger: partition copies intact, and the verdicts of
-	// those that are not; Gaps counts the rows of gaps.parquet.
+	// those that are not; Unread counts those of them whose every range
+	// is unread (the archive ended before their data); Gaps counts the
+	// rows of gaps.parquet.
 	Intact int             `json:"partitions_intact"`
 	Losses []check.Verdict `json:"losses"`
+	Unread int             `json:"partitions_unread"`
 	Gaps   int             `json:"gaps"`
 	// Skipped counts the files that are not Kafka files, a few named.
 	Skipped      int                  `json:"skipped_files"`
@@ -469,7 +472,7 @@ func newScanSummary(inputs []*source.Input, o scanOptions, pres *pipeline.Result
 	res := pres.Scan
 	s := &scanSummary{Type: "summary", Jobs: o.jobs, Seconds: d.Seconds(), Files: len(res.Files), Bytes: res.Bytes,
 		Batches: res.Batches, Records: res.Records, Partitions: res.Partitions, Findings: res.Findings,
-		Errors: res.Errors, Warnings: pres.Warnings, Unreadable: res.Unreadable, Out: o.out, Gaps: len(pres.Check.Gaps),
+		Errors: res.Errors, Warnings: pres.Warnings, Unreadable: res.Unreadable, Out: o.out, Unread: pres.UnreadCopies(), Gaps: len(pres.Check.Gaps),
 		ProducerSessions: len(pres.Sessions), Skipped: len(pres.Check.Skipped), Checked: report.Checked(res.Files), files: res.Files}
 	_, s.notes = pres.FindingTotals()
 	for i := range pres.Sessions {
@@ -601,7 +604,17 @@ func (s *scanSummary) writeText(w io.Writer, wide bool) error {
 	if len(s.Losses) == 0 {
 		fmt.Fprintf(ew, "losses: none; %d partition cop%s intact\n", s.Intact, pluralS(int64(s.Intact), "y", "ies"))
 	} else {
-		fmt.Fprintf(ew, "losses in %d partition cop%s (%d intact; gaps.parquet has every range):\n", len(s.Losses), pluralS(int64(len(s.Losses)), "y", "ies"), s.Intact)
+		// Copies only unread are said apart: the archive ended before
+		// their data, which says nothing of whether the broker lost it.
+		lost := len(s.Losses) - s.Unread
+		head := fmt.Sprintf("losses in %d partition cop%s", lost, pluralS(int64(lost), "y", "ies"))
+		switch {
+		case s.Unread > 0 && lost == 0:
+			head = fmt.Sprintf("unread in %d partition cop%s: %s", s.Unread, pluralS(int64(s.Unread), "y", "ies"), unreadWhy(s.Unread))
+		case s.Unread > 0:
+			head += fmt.Sprintf(", and %d unread: %s", s.Unread, unreadWhy(s.Unread))
+		}
+		fmt.Fprintf(ew, "%s (%d intact; gaps.parquet has every range):\n", head, s.Intact)
 		for _, v := range s.Losses {
 			fmt.Fprintf(ew, "  %s: %s\n", v.Dir, v.Text)
 		}

@@ -179,8 +179,8 @@ func writeVerifyText(out *bufio.Writer, inputs []*source.Input, res *pipeline.Re
 	segments := report.Checked(res.Scan.Files)[0].Files
 	checked := checkedFiles(res.Scan.Files)
 	status := ""
-	if n := res.LossCopies(); n > 0 {
-		status = fmt.Sprintf("; %d partition copy(ies) lost offsets", n)
+	if s := lossStatus(res); s != "" {
+		status = "; " + s
 	}
 	if res.Incomplete() {
 		status += " (INCOMPLETE: some input could not be read in full)"
@@ -188,6 +188,28 @@ func writeVerifyText(out *bufio.Writer, inputs []*source.Input, res *pipeline.Re
 	_, err := fmt.Fprintf(out, "verified %d files, %d segments, %d batches, %d records: %d findings%s, %d notes%s%s\n",
 		checked, segments, res.Scan.Batches, res.Scan.Records, nf, byKind(counts), nn, byKind(notes), status)
 	return err
+}
+
+// lossStatus says how many partition copies lost offsets and, apart, how
+// many are only unread (an archive that ended before their data says
+// nothing of whether the broker lost them); "" for none.
+func lossStatus(res *pipeline.Result) string {
+	unread := res.UnreadCopies()
+	lost := res.LossCopies() - unread
+	switch {
+	case unread == 0 && lost == 0:
+		return ""
+	case unread == 0:
+		return fmt.Sprintf("%d partition copy(ies) lost offsets", lost)
+	case lost == 0:
+		return fmt.Sprintf("%d partition copy(ies) unread: %s", unread, unreadWhy(unread))
+	}
+	return fmt.Sprintf("%d partition copy(ies) lost offsets, %d unread: %s", lost, unread, unreadWhy(unread))
+}
+
+// unreadWhy says why n partition copies are unread.
+func unreadWhy(n int) string {
+	return "the archive ended before " + pluralS(int64(n), "its", "their") + " data"
 }
 
 // checkedFiles counts the files the checks read: not those skipped (not
@@ -292,7 +314,7 @@ func writeVerifyJSON(out *bufio.Writer, res *pipeline.Result, o *verifyOptions) 
 	return enc.Encode(map[string]any{"type": "summary", "files": len(res.Scan.Files), "checked_files": checkedFiles(res.Scan.Files), "batches": res.Scan.Batches,
 		"records": res.Scan.Records, "bytes": res.Scan.Bytes, "findings": nf, "findings_by_kind": findings, "notes": nn, "notes_by_kind": notes,
 		"errors": res.Scan.Errors, "warnings": res.Warnings, "partitions": len(res.Check.Partitions), "skipped_files": len(res.Check.Skipped),
-		"complete": !res.Incomplete(), "partitions_with_loss": res.LossCopies()})
+		"complete": !res.Incomplete(), "partitions_with_loss": res.LossCopies() - res.UnreadCopies(), "partitions_unread": res.UnreadCopies()})
 }
 
 // byKind renders " (2 crc-mismatch, 1 offset-gap)", kinds sorted by name.
