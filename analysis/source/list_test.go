@@ -14,14 +14,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func byPath(es []*Entry) map[string]*Entry {
-	m := map[string]*Entry{}
-	for _, e := range es {
-		m[e.Path] = e
-	}
-	return m
-}
-
 // TestFilesSpecialFiles: a FIFO named like a segment, and symlinks to
 // /dev/zero, /dev/urandom and /etc/passwd, are listed as skipped with
 // their reasons and never opened; a symlink inside the root to a regular

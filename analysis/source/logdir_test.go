@@ -36,14 +36,6 @@ func TestLogDirNamedLikePartition(t *testing.T) {
 			}
 		}
 	}
-	byPath := func(es []*Entry) map[string]*Entry {
-		m := map[string]*Entry{}
-		for _, e := range es {
-			m[e.Path] = e
-		}
-		return m
-	}
-
 	// The log dir inside the input.
 	ins, err := Classify([]string{tmp})
 	if err != nil {
