@@ -25,9 +25,12 @@ type Verdict struct {
 	Intact bool `json:"intact"`
 	// Lost counts the offsets in gaps worse than a note whose end is
 	// known, unread ones included; Unbounded says some gap's end is not.
-	Lost      int64  `json:"lost_offsets"`
-	Unbounded bool   `json:"lost_unbounded"`
-	Text      string `json:"verdict"`
+	Lost      int64 `json:"lost_offsets"`
+	Unbounded bool  `json:"lost_unbounded"`
+	// Unread: every range counted is one the input failed to deliver (a
+	// cut archive): the verdict says UNREAD, not LOST.
+	Unread bool   `json:"unread"`
+	Text   string `json:"verdict"`
 
 	// gaps and span are what the text is judged from, kept so that losses
 	// found outside the checker (AddLosses) can join them.
@@ -59,7 +62,7 @@ func (p *partition) verdict(gaps []analysis.GapRow) (Verdict, bool) {
 
 // judge sets the verdict's loss counts and text from its gaps.
 func (v *Verdict) judge() {
-	v.Intact, v.Lost, v.Unbounded = true, 0, false
+	v.Intact, v.Lost, v.Unbounded, v.Unread = true, 0, false, false
 	var bad []string
 	var lostRanges []analysis.OffsetRange
 	notes := map[string]int{}
@@ -112,7 +115,7 @@ func (v *Verdict) judge() {
 		lost = "at least " + lost
 	}
 	head := "LOST"
-	if unreadOnly {
+	if v.Unread = unreadOnly; v.Unread {
 		head = "UNREAD"
 	}
 	v.Text = fmt.Sprintf("%s %s: %s; on disk: %s", head, lost, strings.Join(bad, ", "), strings.TrimSuffix(span, " on disk"))

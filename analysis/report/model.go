@@ -100,6 +100,7 @@ type Model struct {
 	Verdicts         []check.Verdict       `json:"partition_verdicts"`
 	VerdictsOmitted  int                   `json:"partition_verdicts_omitted"`
 	Lost             int                   `json:"partitions_with_loss"`
+	Unread           int                   `json:"partitions_unread"`
 	Gaps             []analysis.GapRow     `json:"gaps"`
 	GapsOmitted      int                   `json:"gaps_omitted"`
 	Findings         []scan.FindingCount   `json:"findings"`
@@ -354,7 +355,10 @@ func Build(r *Run) *Model {
 	m.Findings = findingCounts(res.Findings, nil)
 	m.Checked = Checked(res.Files)
 	for _, v := range r.Verdicts {
-		if !v.Intact {
+		switch {
+		case v.Unread:
+			m.Unread++
+		case !v.Intact:
 			m.Lost++
 		}
 	}

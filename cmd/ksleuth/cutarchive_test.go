@@ -117,4 +117,21 @@ func TestCutArchiveSummaries(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum["partitions_unread"] != 1.0 {
 		t.Errorf("scan --json: partitions_unread %v (%v)", sum["partitions_unread"], err)
 	}
+	// The report page says the same, in its data and its text.
+	html := filepath.Join(t.TempDir(), "r.html")
+	if _, errOut, code := runCLI(t, "report", "--progress", "never", "--html", html, arc); code != exitFindings {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	if d := reportData(t, html); d["partitions_with_loss"] != 1.0 || d["partitions_unread"] != 1.0 {
+		t.Errorf("report data: partitions_with_loss %v, partitions_unread %v", d["partitions_with_loss"], d["partitions_unread"])
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1 partition copy has lost offsets.", "1 partition copy is unread: the input ended before its data, which was not verified."} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the report page does not say %q", want)
+		}
+	}
 }
