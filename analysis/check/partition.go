@@ -102,8 +102,9 @@ type partition struct {
 	key      partKey
 	topic    string
 	part     int32
-	dirState string // delete, future or stray for those dirs
-	bare     string // for a dir that holds no Kafka file, what it holds (bare.go)
+	dirState string     // delete, future or stray for those dirs
+	bare     string     // for a dir that holds no Kafka file, what it holds (bare.go)
+	beside   besideView // for a segment given on its own, what its dir holds (single.go)
 
 	findings []analysis.AnomalyRow
 	caps     map[[2]string]int
