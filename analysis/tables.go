@@ -208,6 +208,20 @@ type AnomalyRow struct {
 	Offset     *int64 `parquet:"offset,optional" json:"offset"`
 	ProducerID *int64 `parquet:"producer_id,optional" json:"producer_id"`
 	Message    string `parquet:"message" json:"message"`
+	// Omitted is, for a row that says how many findings of its file were
+	// not listed (a findings-omitted row, or one of the checks' "N more"
+	// rows), how many it stands for (the row itself is none), and 0 for
+	// any other row: every count of findings adds it.
+	Omitted int64 `parquet:"-" json:"-"`
+}
+
+// Stands is how many findings row a counts for: the findings it stands
+// for when it says how many were not listed, else itself.
+func (a *AnomalyRow) Stands() int64 {
+	if a.Omitted > 0 {
+		return a.Omitted
+	}
+	return 1
 }
 
 // SnapshotRow is one row of snapshots.parquet: one producer entry of a

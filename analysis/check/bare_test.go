@@ -1,8 +1,12 @@
 package check_test
 
 import (
+	"archive/tar"
+	"bytes"
 	"os"
+	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -127,5 +131,90 @@ func TestEmptyDirOutsideLogDir(t *testing.T) {
 	}
 	if fs := counting(rep); len(fs) != 0 {
 		t.Errorf("findings %v", fs)
+	}
+}
+
+// dirArchive packs mfs under b/ as tar packs a dir: each dir's entry
+// before its files, in path order, and the partition dir empty as an
+// entry with nothing under it: last with emptyLast. With noEnd the stream
+// ends after the last entry, without the end-of-archive marker, as an
+// archive cut short there.
+func dirArchive(t *testing.T, mfs fstest.MapFS, empty string, emptyLast, noEnd bool) string {
+	t.Helper()
+	names := []string{"b/"}
+	dirs := map[string]bool{}
+	for n := range mfs {
+		names = append(names, "b/"+n)
+		for d := path.Dir(n); d != "." && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+			names = append(names, "b/"+d+"/")
+		}
+	}
+	if !emptyLast {
+		names = append(names, "b/"+empty+"/")
+	}
+	sort.Strings(names)
+	if emptyLast {
+		names = append(names, "b/"+empty+"/")
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, n := range names {
+		h := &tar.Header{Name: n, Mode: 0o755, Typeflag: tar.TypeDir}
+		var d []byte
+		if !strings.HasSuffix(n, "/") {
+			d = mfs[strings.TrimPrefix(n, "b/")].Data
+			h = &tar.Header{Name: n, Mode: 0o644, Size: int64(len(d)), Typeflag: tar.TypeReg}
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(d)
+	}
+	if noEnd {
+		tw.Flush()
+	} else {
+		tw.Close()
+	}
+	p := filepath.Join(t.TempDir(), "b.tar")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestArchiveEmptyPartitionDir: an empty partition dir inside an archive
+// (a tar dir entry with no file entry under it) lost its log as the same
+// dir of a dir input did, also when the archive is cut short after it
+// left the dir. When the archive ends right after that dir's entry, its
+// files may lie past the cut: it is not judged empty.
+func TestArchiveEmptyPartitionDir(t *testing.T) {
+	mfs, _ := multiSegment(t)
+	for _, noEnd := range []bool{false, true} {
+		rep := runPaths(t, dirArchive(t, mfs, "orders-3", false, noEnd))
+		gs := gapsOf(rep, "b/orders-3")
+		if len(gs) != 1 || gs[0].Cause != check.CauseMissingSegment || gs[0].Severity != finding.Warning || gs[0].FirstOffset != 0 || gs[0].LastOffset != nil {
+			t.Fatalf("cut %v: gaps %+v, want one missing-segment warning of b/orders-3 from 0, end unknown", noEnd, gs)
+		}
+		if v := verdictOf(t, rep, "b/orders-3"); v.Text != "LOST offsets (how many is unknown): 0..? warning (missing-segment); on disk: no file (an empty dir)" {
+			t.Errorf("cut %v: verdict %q", noEnd, v.Text)
+		}
+		want(t, rep, finding.KindMissingSegment, "b/orders-3", -1, 0, "the partition dir is empty")
+		if noEnd {
+			want(t, rep, "archive-damaged", "b.tar", -1, -2, "end-of-archive marker")
+		}
+	}
+
+	rep := runPaths(t, dirArchive(t, mfs, "orders-3", true, true))
+	want(t, rep, "archive-damaged", "b.tar", -1, -2, "end-of-archive marker")
+	for _, f := range rep.Findings {
+		if f.Kind == finding.KindMissingSegment {
+			t.Errorf("a dir the archive ended inside is judged: %s", f)
+		}
+	}
+	for _, g := range rep.Gaps {
+		if g.Dir == "b/orders-3" && g.Cause != check.CauseUnread {
+			t.Errorf("a dir the archive ended inside has a gap: %+v", g)
+		}
 	}
 }

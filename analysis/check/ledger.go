@@ -229,7 +229,7 @@ func (p *partition) regrade() {
 	for _, t := range p.truncated {
 		place := finding.RolledSegment
 		if t.seg == active {
-			place = finding.ActiveSegment
+			place = p.lastPlace()
 		}
 		finding.GradeTruncated(&p.findings[t.idx], place)
 	}
@@ -390,7 +390,7 @@ func (p *partition) ledger() []analysis.GapRow {
 		}
 		what := "lost"
 		if !rolled && cause == CauseTruncated {
-			what = "lost with the torn tail of the active segment"
+			what = p.tornTail()
 		}
 		end := "…"
 		if l != nil {
@@ -523,8 +523,8 @@ func (p *partition) ledger() []analysis.GapRow {
 				d = lost.lead
 			}
 		}
-		end := hw - 1
-		damaged(prevEnd+1, end, file, d, false)
+		end, rolled := p.tailEnd(hw)
+		damaged(prevEnd+1, end, file, d, rolled)
 	case prev == nil && lost != nil:
 		// Not one batch could be read: everything from the first segment
 		// on went with the damage, up to the checkpoints when they say.
@@ -532,7 +532,8 @@ func (p *partition) ledger() []analysis.GapRow {
 		if d == nil {
 			d = &damage{pos: 0, kind: kindUnreadable}
 		}
-		damaged(first.base, hw-1, lost.path, d, lost != last)
+		end, rolled := p.tailEnd(hw)
+		damaged(first.base, end, lost.path, d, rolled || lost != last)
 	case orphaned:
 		if cut {
 			orphan.Cause = CauseUnread

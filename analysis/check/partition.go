@@ -102,8 +102,9 @@ type partition struct {
 	key      partKey
 	topic    string
 	part     int32
-	dirState string // delete, future or stray for those dirs
-	bare     string // for a dir that holds no Kafka file, what it holds (bare.go)
+	dirState string     // delete, future or stray for those dirs
+	bare     string     // for a dir that holds no Kafka file, what it holds (bare.go)
+	beside   besideView // for a segment given on its own, what its dir holds (single.go)
 
 	findings []analysis.AnomalyRow
 	caps     map[[2]string]int
@@ -183,7 +184,9 @@ func (p *partition) flushCaps() {
 	}
 	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1])) })
 	for _, k := range keys {
-		p.findings = append(p.findings, finding.New(p.where(k[0]), k[1], -1, -1, "%d more %s findings in this file not listed", p.caps[k]-m, k[1]))
+		f := finding.New(p.where(k[0]), k[1], -1, -1, "%d more %s findings in this file not listed", p.caps[k]-m, k[1])
+		f.Omitted = int64(p.caps[k] - m) // counted as the findings it stands for
+		p.findings = append(p.findings, f)
 	}
 	clear(p.caps)
 }

@@ -33,13 +33,14 @@ row of anomalies.parquet, notes included.
 report the same kinds, severities and byte positions as ` + "`verify`" + `, for
 the bytes they read (` + "`records`" + ` reads only the segments a selection can
 match). A torn batch (` + "`truncated-batch`" + `) is graded by where its file
-stands: ` + "`verify`" + ` and ` + "`records`" + ` take the segment of the highest base
-offset among those of its partition dir in their inputs as the active
-one; ` + "`dump`" + `, given files, looks at the live segments beside each file
-in its directory. So a rolled segment given alone to ` + "`verify`" + ` or
-` + "`records`" + ` is taken for the active one (a warning), while ` + "`dump`" + ` sees
-the later segment beside it (an error); given the partition dir, all
-three call it an error.
+stands: ` + "`verify`" + `, ` + "`scan`" + ` and ` + "`records`" + ` take the segment of the highest
+base offset among those of its partition dir in their inputs as the
+active one. A segment file given on its own is judged by the names of
+the live segments beside it in its directory (by every command; none
+of them is read): with a later one there it is a rolled segment, its
+tear an error, and the offsets lost end just below the later segment's
+base offset. When its directory cannot be listed, the tear is a
+warning that says whether the file is the active segment is unknown.
 
 This table is generated from the code (` + "`go test ./analysis/finding -update`" + `).
 

@@ -20,6 +20,9 @@ const (
 	// WrittenWhole: a file the broker writes whole and renames into place
 	// (a KRaft snapshot, bootstrap.checkpoint).
 	WrittenWhole
+	// UnknownPlace: a live segment given on its own whose directory could
+	// not be listed, so nothing says whether a later segment follows it.
+	UnknownPlace
 )
 
 // GradeTruncated sets the severity of a truncated-batch finding by the
@@ -27,7 +30,8 @@ const (
 // message; it leaves any other finding as it is. A tear at the end of the
 // active segment is a warning: a crash, or a copy taken while the broker
 // wrote, leaves one. A tear anywhere else in the live log is written data
-// that can no longer be read: an error.
+// that can no longer be read: an error. A tear whose place is unknown is a
+// warning that says so.
 func GradeTruncated(f *analysis.AnomalyRow, p Place) {
 	if f.Kind != KindTruncated {
 		return
@@ -42,7 +46,27 @@ func GradeTruncated(f *analysis.AnomalyRow, p Place) {
 	case WrittenWhole:
 		f.Severity = Error
 		f.Message += " (the broker writes this file whole and renames it into place: a torn one is damaged)"
+	case UnknownPlace:
+		// Without the evidence of a later segment it cannot be called
+		// lost, nor can it be called the active segment.
+		f.Severity = Warning
+		f.Message += " (at the end of a segment given on its own whose directory could not be listed: a torn tail if it is the active segment, lost data if a later segment follows it)"
 	}
+}
+
+// PlaceBeside is the place of a live segment given on its own, from what
+// its directory shows (source.LaterSegment): next is the base offset of
+// the later live segment beside it, -1 for none, and err says the
+// directory could not be listed. Every command that reads a file on its
+// own judges it so.
+func PlaceBeside(next int64, err error) Place {
+	switch {
+	case err != nil:
+		return UnknownPlace
+	case next >= 0:
+		return RolledSegment
+	}
+	return ActiveSegment
 }
 
 // NotKafkaData is the finding for a live segment of size bytes in which

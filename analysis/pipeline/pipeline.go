@@ -400,15 +400,19 @@ func (r *Result) count(omitted map[[2]string]int64) {
 	counts := map[[2]string]int64{}
 	for i, a := range res.Anomalies {
 		if a.Kind != finding.KindFindingsOmitted {
-			counts[[2]string{a.Kind, a.Severity}]++
+			// The scan's omitted findings are counted by kind below; the
+			// checks' own capped rows stand for their kind.
+			counts[[2]string{a.Kind, a.Severity}] += a.Stands()
 		}
 		k := fileKey{a.Input, a.File}
-		perFile[k]++
+		// A findings-omitted row counts the findings it stands for: the
+		// counts stay exact past the listing cap.
+		perFile[k] += a.Stands()
 		if w, ok := worst[k]; !ok || finding.Rank(a.Severity) < finding.Rank(w) {
 			worst[k] = a.Severity
 		}
 		if p := copies.find(&res.Anomalies[i]); p != nil {
-			perCopy[p]++
+			perCopy[p] += a.Stands()
 		}
 	}
 	for k, n := range omitted {

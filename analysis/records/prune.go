@@ -78,7 +78,12 @@ func (r *run) listed(ctx context.Context, in *source.Input, src string, sopts so
 			}
 			r.cur = c
 			r.place = finding.RolledSegment
-			if e.Name.Offset == last {
+			switch {
+			case in.Kind == source.File:
+				// Given on its own: the segments beside it in its dir
+				// say, as verify and dump judge it.
+				r.place = finding.PlaceBeside(source.LaterSegment(in.Abs))
+			case e.Name.Offset == last:
 				r.place = finding.ActiveSegment
 			}
 			if err := r.listedSegment(in, src, e, next, p); err != nil {

@@ -213,8 +213,9 @@ type Result struct {
 	// IdenticalFiles counts the segment files found byte-identical to a
 	// copy of an earlier input and not read again (Config.DecodeOnce).
 	IdenticalFiles int64
-	// EmptyDirs are the partition dirs of dir inputs that hold no file
-	// (source.Input.List): no file row stands for them.
+	// EmptyDirs are the partition dirs of dir and archive inputs that
+	// hold no file (source.Input.List, source.Options.EmptyDir): no file
+	// row stands for them.
 	EmptyDirs []*source.Entry
 }
 
@@ -323,6 +324,8 @@ type batchKey struct {
 func (s *scanner) runArchive(ctx context.Context, in *source.Input, opts source.Options) error {
 	w := newWorker(s.cfg, s.pool)
 	defer w.close()
+	// The archive's empty partition dirs, as a dir input's are listed.
+	opts.EmptyDir = func(e *source.Entry) { s.emptyDirs = append(s.emptyDirs, e) }
 	err := in.Stream(ctx, opts, func(e *source.Entry, r io.Reader) error {
 		err := w.process(ctx, e, r, s.collect)
 		if err == nil && s.cfg.FileDone != nil {

@@ -188,7 +188,7 @@ func (fc *fileCtx) omittedRow() {
 	}
 	msg := fmt.Sprintf("%d more findings in this file are not listed (%s)%s: the first %d are; the batches table has a row for every batch, crc_valid included",
 		total, strings.Join(parts, ", "), where, MaxFileAnomalies)
-	a := analysis.AnomalyRow{Input: fc.input, Kind: KindFindingsOmitted, Severity: severity, File: fc.e.Path, Message: msg}
+	a := analysis.AnomalyRow{Input: fc.input, Kind: KindFindingsOmitted, Severity: severity, File: fc.e.Path, Message: msg, Omitted: total}
 	if d.omitFirst >= 0 {
 		a.Position = ptr(d.omitFirst)
 	}

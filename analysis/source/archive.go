@@ -145,19 +145,39 @@ func (in *Input) Stream(ctx context.Context, opts Options, fn func(e *Entry, r i
 	if in.Kind != Archive {
 		return fmt.Errorf("source: %s is not an archive", in.Path)
 	}
-	if in.Reader != nil {
-		return in.stream(ctx, in.Reader, 1<<20, opts, fn)
+	var r io.Reader = in.Reader
+	if r == nil {
+		f, err := openRegular(in.Abs)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
 	}
-	f, err := openRegular(in.Abs)
-	if err != nil {
-		return err
+	var dirs *archiveDirs
+	if opts.EmptyDir != nil {
+		dirs = &archiveDirs{}
 	}
-	defer f.Close()
-	return in.stream(ctx, f, 1<<20, opts, fn)
+	err := in.streamDirs(ctx, r, 1<<20, opts, dirs, fn)
+	var ae *ArchiveError
+	if dirs != nil && !dirs.stopped && (err == nil || errors.As(err, &ae)) {
+		// Trailing data comes after every entry: only damage cuts.
+		cut := ae != nil && ae.Kind() == "archive-damaged"
+		for _, e := range dirs.empty(opts, cut) {
+			opts.EmptyDir(e)
+		}
+	}
+	return err
 }
 
 // stream is Stream over the archive's bytes, read bufSize bytes at a time.
 func (in *Input) stream(ctx context.Context, f io.Reader, bufSize int, opts Options, fn func(e *Entry, r io.Reader) error) error {
+	return in.streamDirs(ctx, f, bufSize, opts, nil, fn)
+}
+
+// streamDirs is stream that also follows the archive's dirs in dirs,
+// when it is not nil.
+func (in *Input) streamDirs(ctx context.Context, f io.Reader, bufSize int, opts Options, dirs *archiveDirs, fn func(e *Entry, r io.Reader) error) error {
 	raw := &countReader{r: &ctxReader{ctx, f}}
 	br := bufio.NewReaderSize(raw, bufSize)
 	rc, layer, err := decompress(br)
@@ -202,6 +222,13 @@ func (in *Input) stream(ctx context.Context, f io.Reader, bufSize int, opts Opti
 		}
 		er := &entryReader{ctx: ctx, r: tr.r, size: h.size, phys: h.phys, ranges: h.sparse}
 		e := archiveEntry(in, h)
+		if dirs != nil {
+			if e == nil && (h.typeflag == '5' || h.typeflag == 'D') {
+				dirs.dir(in, h.name)
+			} else if e != nil {
+				dirs.file(e)
+			}
+		}
 		if e != nil {
 			if n := seen[e.Path]; n > 0 {
 				e.Warnings = append(e.Warnings, Warning{"duplicate-entry",
@@ -218,6 +245,9 @@ func (in *Input) stream(ctx context.Context, f io.Reader, bufSize int, opts Opti
 			}
 			if err := fn(e, r); err != nil {
 				if errors.Is(err, ErrStop) {
+					if dirs != nil {
+						dirs.stopped = true // the rest was not read
+					}
 					return nil
 				}
 				return err

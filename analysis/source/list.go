@@ -130,7 +130,7 @@ func (in *Input) Files(opts Options) ([]*Entry, error) {
 // at all, which a list of files cannot show: a broker always keeps an
 // active segment in a partition dir, so an empty one is evidence too.
 // Each empty dir is an Entry whose Path is the dir's with a trailing "/";
-// an archive's dirs are not listed.
+// an archive's come from Stream (Options.EmptyDir).
 func (in *Input) List(opts Options) (files, emptyDirs []*Entry, err error) {
 	switch in.Kind {
 	case File:

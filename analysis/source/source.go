@@ -61,6 +61,10 @@ type Options struct {
 	// Topic keeps only files of partition dirs whose topic matches; files
 	// outside partition dirs (meta.properties, checkpoints) are always kept.
 	Topic *regexp.Regexp
+	// EmptyDir, when set, gets from Stream each partition dir of the
+	// archive that holds no file (archivedirs.go), once the archive is
+	// read to its end or to where it ended early; its Path ends in "/".
+	EmptyDir func(e *Entry)
 }
 
 // PartitionDir is a parsed partition directory name.

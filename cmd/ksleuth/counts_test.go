@@ -1,14 +1,20 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
 // countsSample is the sample as broker 1's log dir kafka-logs-1 (a name
@@ -182,6 +188,124 @@ func TestReplicasSingleInputSaysFindings(t *testing.T) {
 	for _, w := range []string{"nothing to compare", held, "batch(es) not decoded: ksleuth verify decodes them"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("replicas output lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+var notListed = regexp.MustCompile(`^(\d+) more (\S+ )?findings in this file (are )?not listed`)
+
+// TestCountsPastTheCap: a segment with more findings than the per-file
+// listing cap (lowered to 10 here: a real file needs 10,000) has its
+// first findings listed and one findings-omitted row for the rest. Every
+// count shown still counts each finding: files.parquet's findings, scan's
+// per-partition findings, and the report's topic totals. Not parallel:
+// the cap is the scan package's.
+func TestCountsPastTheCap(t *testing.T) {
+	defer func(n int) { scan.MaxFileAnomalies = n }(scan.MaxFileAnomalies)
+	scan.MaxFileAnomalies = 10
+	root := t.TempDir()
+	part := filepath.Join(root, "logs", "bad-0")
+	if err := os.MkdirAll(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// 60 batches, every other one with a broken CRC: a crc-mismatch and
+	// a bad-record finding each, 60 findings in all.
+	var seg []byte
+	for i := range 60 {
+		b := segtest.Batch{Magic: 2, BaseOffset: int64(i), FirstTimestamp: 1_700_000_000_000,
+			Records: []segtest.Record{{Value: []byte(fmt.Sprint("value ", i))}}}.Encode()
+		if i%2 == 0 {
+			b[len(b)-1] ^= 0xff
+		}
+		seg = append(seg, b...)
+	}
+	log := filepath.Join(part, segtest.SegmentFileName(0))
+	if err := os.WriteFile(log, seg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, errOut, _ := runCLI(t, "scan", "--json", "--out", out, filepath.Join(root, "logs"))
+	var sum struct {
+		Partitions []partitionCount `json:"partitions"`
+	}
+	if err := json.Unmarshal([]byte(strings.SplitN(stdout, "\n", 2)[0]), &sum); err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	// What the rows say: each listed row is one finding, a row saying how
+	// many more were not listed (the reader's past its cap, and the
+	// checks' own past theirs) as many as it names.
+	var listed, omitted int64
+	for _, a := range readTable[analysis.AnomalyRow](t, filepath.Join(out, tableAnomalies)) {
+		m := notListed.FindStringSubmatch(a.Message)
+		switch {
+		case a.Kind == finding.KindFindingsOmitted && (m == nil || m[1] != "50"):
+			t.Errorf("the omitted row: %q", a.Message)
+		case m != nil:
+			n, _ := strconv.ParseInt(m[1], 10, 64)
+			omitted += n
+		case a.Topic != nil:
+			listed++
+		}
+	}
+	if omitted < 50 || listed < 10 {
+		t.Fatalf("anomalies.parquet lists %d findings and omits %d; want the cap's 10 (and the checks') and 50 or more", listed, omitted)
+	}
+	want := listed + omitted
+	for _, f := range readTable[analysis.FileRow](t, filepath.Join(out, tableFiles)) {
+		if strings.HasSuffix(f.Path, ".log") && f.Findings != want {
+			t.Errorf("files.parquet: %s has %d findings, want %d", f.Path, f.Findings, want)
+		}
+	}
+	if len(sum.Partitions) != 1 || sum.Partitions[0].Findings != want {
+		t.Errorf("scan --json partitions %+v, want bad-0 with %d findings", sum.Partitions, want)
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	rout, errOut, _ := runCLI(t, "report", "--json", "--html", html, filepath.Join(root, "logs"))
+	var m struct {
+		TopicTotals []struct {
+			Topic    string `json:"topic"`
+			Findings int64  `json:"findings"`
+		} `json:"topic_totals"`
+	}
+	if err := json.Unmarshal([]byte(rout), &m); err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	if len(m.TopicTotals) != 1 || m.TopicTotals[0].Findings != want {
+		t.Errorf("report topic totals %+v, want bad with %d findings", m.TopicTotals, want)
+	}
+}
+
+// TestCountsPastTheChecksCap: the checks list at most 20 findings of one
+// kind about one file (a wholly wrong index gives one per entry) and say
+// how many more in one row; the counts still count each: an .index of 30
+// entries that all point past the end of its .log is 30 index-mismatch
+// findings in verify's summary and in files.parquet.
+func TestCountsPastTheChecksCap(t *testing.T) {
+	t.Parallel()
+	dir := copyDir(t, sampleDir)
+	var idx []byte
+	for i := range 30 {
+		idx = binary.BigEndian.AppendUint32(idx, uint32(i+1))
+		idx = binary.BigEndian.AppendUint32(idx, uint32(1_000_000+10*i))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "codecs-0", "00000000000000000000.index"), idx, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vout, _, _ := runCLI(t, "verify", "--json", dir)
+	var v struct {
+		ByKind map[string]int64 `json:"findings_by_kind"`
+	}
+	if err := json.Unmarshal([]byte(lastLine(vout)), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.ByKind["index-mismatch"] != 30 {
+		t.Errorf("verify counts %d index-mismatch findings, want 30", v.ByKind["index-mismatch"])
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	runCLI(t, "scan", "--out", out, dir)
+	for _, f := range readTable[analysis.FileRow](t, filepath.Join(out, tableFiles)) {
+		if f.Path == "codecs-0/00000000000000000000.index" && f.Findings != 30 {
+			t.Errorf("files.parquet: %s has %d findings, want 30", f.Path, f.Findings)
 		}
 	}
 }

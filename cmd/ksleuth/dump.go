@@ -396,16 +396,7 @@ func tornPlace(name string) finding.Place {
 	case n.Kind != snapshot.KindLog || n.Suffix != "" || n.Leftover:
 		return finding.NotLive
 	}
-	es, err := os.ReadDir(filepath.Dir(name))
-	if err != nil {
-		return finding.ActiveSegment
-	}
-	for _, e := range es {
-		if o := snapshot.ParseName(e.Name()); o.Kind == snapshot.KindLog && o.Suffix == "" && !o.Leftover && o.Offset > n.Offset {
-			return finding.RolledSegment
-		}
-	}
-	return finding.ActiveSegment
+	return finding.PlaceBeside(source.LaterSegment(name))
 }
 
 func (d *dumper) writeJSON(v any) {

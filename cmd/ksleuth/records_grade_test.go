@@ -14,7 +14,8 @@ import (
 // verify, records and dump give each tear the same kind and severity (an
 // error in the rolled segment, a warning in the active one), and records
 // --fail-on-findings exits 3 as verify does; records says which of the
-// offsets asked for are not on disk.
+// offsets asked for are not on disk. Each file given on its own is graded
+// the same, by the segments beside it.
 func TestRecordsDumpVerifyGradeAlike(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "t-0")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -54,6 +55,16 @@ func TestRecordsDumpVerifyGradeAlike(t *testing.T) {
 		sev, _, _ := strings.Cut(want[i], " ")
 		if w := "[truncated-batch, " + sev + "]"; !strings.Contains(errOut, w) || code != 3 {
 			t.Errorf("dump %s (exit %d) does not say %q:\n%s", filepath.Base(f), code, w, errOut)
+		}
+		// Given on its own, each file is judged by the segments beside
+		// it in its dir, as dump judges it.
+		out, _, _ := runCLI(t, "verify", f)
+		if !strings.Contains(out, want[i]) || strings.Contains(out, want[1-i]) {
+			t.Errorf("verify %s alone does not say %q:\n%s", filepath.Base(f), want[i], out)
+		}
+		_, errOut, _ = runCLI(t, "records", f)
+		if !strings.Contains(errOut, want[i]) || strings.Contains(errOut, want[1-i]) {
+			t.Errorf("records %s alone does not say %q:\n%s", filepath.Base(f), want[i], errOut)
 		}
 	}
 	_, errOut, _ = runCLI(t, "records", "--offsets", "12..13", dir)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -91,5 +92,40 @@ func TestUnreadableFiles(t *testing.T) {
 	}
 	if code != exitFindings {
 		t.Errorf("exit %d, want %d: the scan completed with findings", code, exitFindings)
+	}
+}
+
+// TestTornSegmentDirUnlisted: a segment given on its own whose dir cannot
+// be listed (no read permission on it, only search) may be the active
+// segment or a rolled one: verify, dump and records grade its torn batch a warning
+// that says its place is unknown, not the active segment's torn tail.
+func TestTornSegmentDirUnlisted(t *testing.T) {
+	t.Parallel()
+	if os.Getuid() != 0 {
+		t.Skip("needs root to switch to an unprivileged user")
+	}
+	bin := ksleuthBinary(t)
+	root := t.TempDir()
+	openPath(t, root)
+	m, err := segtest.GenerateLogDir(root, 3, segtest.GenOptions{SegmentBytes: 1200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := filepath.Join(root, m.Partitions[0].Segments[0].File)
+	if err := os.Truncate(seg, m.Partitions[0].Segments[0].Size-5); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Dir(seg), 0o711); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"verify", seg}, {"dump", seg}, {"records", seg}} {
+		cmd := exec.Command(bin, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, _ := cmd.CombinedOutput()
+		s := string(out)
+		if !strings.Contains(s, "whose directory could not be listed") || strings.Contains(s, "a torn tail, left by a crash") ||
+			strings.Contains(s, "in a rolled segment") || !strings.Contains(s, "warning") {
+			t.Errorf("%s of a segment in an unlisted dir:\n%s", args[0], s)
+		}
 	}
 }
