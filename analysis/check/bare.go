@@ -81,7 +81,7 @@ func (c *Checker) addBare() {
 // Kafka files, and it holds no root file. A .lock alone says nothing:
 // named like a partition dir, a log dir's .lock is taken for a file of one.
 func (c *Checker) inLogDir(k partKey) bool {
-	if l := c.logDirs[logDirKey{k.input, k.dir}]; l != nil && l.rootFiles > 0 {
+	if l := c.logDirs[logDirKey(k)]; l != nil && l.rootFiles > 0 {
 		return false
 	}
 	parent := path.Dir(k.dir)
