@@ -134,13 +134,21 @@ func (c *Checker) isArchive(input int32) bool {
 // ArchiveEnded says that archive input could not be read past some point
 // (an archive-damaged finding): its entries after it were never read, so
 // the offsets that the partition dir it ended inside, and the partition
-// dirs it never reached, may hold are unread, not absent (cut.go). It is
-// called before Finish.
-func (c *Checker) ArchiveEnded(input int32) {
+// dirs it never reached, may hold are unread, not absent (cut.go). last
+// is the path of the last entry header the archive read ("" when not
+// known; a dir's ends in "/"): it names the dir the archive ended
+// inside better than the last file passed on. It is called before Finish.
+func (c *Checker) ArchiveEnded(input int32, last string) {
 	if c.cut == nil {
 		c.cut = map[int32]bool{}
 	}
 	c.cut[input] = true
+	if last != "" && c.isArchive(input) {
+		if c.lastEntry == nil {
+			c.lastEntry = map[int32]string{}
+		}
+		c.lastEntry[input] = last
+	}
 }
 
 // AddCompactedTopics adds topics whose configuration compacts them, known

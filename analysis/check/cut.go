@@ -38,7 +38,13 @@ func (c *Checker) openAtCut(input int32, dir string) bool {
 	if !ok || !c.cut[input] {
 		return false
 	}
-	return dir == "." || dirOf(last) == dir || strings.HasPrefix(last, dir+"/")
+	// The dir the last entry lies in, or the last entry itself when it is
+	// a dir's header: that dir and every dir above it were open.
+	at, isDir := strings.CutSuffix(last, "/")
+	if !isDir {
+		at = dirOf(last)
+	}
+	return dir == "." || at == dir || strings.HasPrefix(at, dir+"/")
 }
 
 // openAtCut reports whether the archive ended inside p's dir.

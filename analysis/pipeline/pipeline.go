@@ -206,7 +206,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	chk.EmptyDirs(res.EmptyDirs)
 	for _, a := range res.Anomalies {
 		if a.Kind == "archive-damaged" {
-			chk.ArchiveEnded(a.Input)
+			chk.ArchiveEnded(a.Input, res.ArchiveLast[a.Input])
 		}
 	}
 	cr := chk.Finish()

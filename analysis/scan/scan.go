@@ -217,6 +217,9 @@ type Result struct {
 	// hold no file (source.Input.List, source.Options.EmptyDir): no file
 	// row stands for them.
 	EmptyDirs []*source.Entry
+	// ArchiveLast is, per archive input that ended on a problem, the last
+	// entry header it read (source.ArchiveError.Last).
+	ArchiveLast map[int32]string
 }
 
 // Run scans the inputs. It returns ctx.Err() when cancelled, and an error
@@ -236,7 +239,7 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 	cfg.notDecoded = new(atomic.Int64)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, dirIndex: map[string]int32{}, omitted: map[[2]string]int64{},
+	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, dirIndex: map[string]int32{}, omitted: map[[2]string]int64{}, archiveLast: map[int32]string{},
 		// Rows and entries are never both produced for one record, so
 		// each may take the whole budget.
 		pending:        newHeld(cfg.HeldBudget, cfg.TmpDir, rowCodec),
@@ -313,6 +316,7 @@ type scanner struct {
 	sources        []string
 	damaged        map[batchKey]bool // damaged batches, to mark their records
 	emptyDirs      []*source.Entry
+	archiveLast    map[int32]string
 }
 
 type batchKey struct {
@@ -341,6 +345,7 @@ func (s *scanner) runArchive(ctx context.Context, in *source.Input, opts source.
 		// scanned.
 		s.anomalies = append(s.anomalies, analysis.AnomalyRow{Input: int32(in.Index), Kind: ae.Kind(),
 			Severity: ae.Severity(), File: filepath.Base(in.Path), Position: &ae.Offset, Message: ae.Detail()})
+		s.archiveLast[int32(in.Index)] = ae.Last
 		return nil
 	}
 	return err
@@ -672,7 +677,7 @@ func (s *scanner) fileDone(f *fileDone) error {
 func (s *scanner) result() *Result {
 	r := &Result{Files: s.files, Anomalies: s.anomalies, Snapshots: s.snapshots, HeldSpilled: s.pending.end + s.pendingEntries.end,
 		DecodedElsewhere: s.cfg.once.skipped(), IdenticalFiles: s.cfg.same.identicalFiles(),
-		NotDecoded: s.cfg.notDecoded.Load(), EmptyDirs: s.emptyDirs}
+		NotDecoded: s.cfg.notDecoded.Load(), EmptyDirs: s.emptyDirs, ArchiveLast: s.archiveLast}
 	for i := range r.Anomalies {
 		r.Anomalies[i].Source = s.sources[r.Anomalies[i].Input]
 	}

@@ -39,6 +39,12 @@ type ArchiveError struct {
 	// from above: it is not that place.
 	Read    int64
 	ReadAll bool
+	// Last is the path of the last entry header read before the problem,
+	// "" when none; a dir's ends in "/". Archive writers put a dir's
+	// entries together, so it names the dir the archive ended inside,
+	// which the last file entry passed on may not (a dir header, or a
+	// file whose data could not be read, came after it).
+	Last string
 }
 
 func (e *ArchiveError) Error() string {
@@ -187,6 +193,7 @@ func (in *Input) streamDirs(ctx context.Context, f io.Reader, bufSize int, opts 
 	}
 	defer rc.Close()
 	tr := &tarReader{r: &countReader{r: rc}, layer: layer}
+	var last string // the last entry header read (ArchiveError.Last)
 	fail := func(at int64, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -194,7 +201,7 @@ func (in *Input) streamDirs(ctx context.Context, f io.Reader, bufSize int, opts 
 		if errors.Is(err, ErrNotTar) {
 			err = notTar(layer)
 		}
-		ae := &ArchiveError{Path: in.Path, Offset: at, Err: err, Layer: layer, Read: -1}
+		ae := &ArchiveError{Path: in.Path, Offset: at, Err: err, Layer: layer, Read: -1, Last: last}
 		if layer != "" && at == tr.r.n {
 			// What the decoder took from the file, less what the buffer
 			// under it holds still: cheap, and an upper bound of where
@@ -219,6 +226,12 @@ func (in *Input) streamDirs(ctx context.Context, f io.Reader, bufSize int, opts 
 		}
 		if err != nil {
 			return fail(tr.r.n, err)
+		}
+		if n := cleanArchiveName(h.name); n != "" {
+			last = n
+			if h.typeflag == '5' || h.typeflag == 'D' {
+				last += "/"
+			}
 		}
 		er := &entryReader{ctx: ctx, r: tr.r, size: h.size, phys: h.phys, ranges: h.sparse}
 		e := archiveEntry(in, h)
