@@ -211,8 +211,10 @@ type AnomalyRow struct {
 	// Omitted is, for a row that says how many findings of its file were
 	// not listed (a findings-omitted row, or one of the checks' "N more"
 	// rows), how many it stands for (the row itself is none), and 0 for
-	// any other row: every count of findings adds it.
-	Omitted int64 `parquet:"-" json:"-"`
+	// any other row: every count of findings adds it. The table holds it
+	// (null for any other row), so a count made from the table alone
+	// (dups --from-tables) is exact too.
+	Omitted int64 `parquet:"omitted,optional" json:"-"`
 }
 
 // Stands is how many findings row a counts for: the findings it stands

@@ -348,9 +348,11 @@ func kindsIn(rep *Report, prefix string) string {
 
 // TestArchiveCutPartitionsNeverReached: the checkpoints of a log dir the
 // archive ended inside name partitions none of whose entries came: the
-// note says the archive ended before them. A log dir the archive had
-// left came whole: a partition its checkpoints name that is not there is
-// absent from the copy. Truth: idempotent-1 never comes; in the second
+// note says the archive ended before them, and each has one verdict and
+// one ledger row, unread from its log start up to its checkpoints, counted
+// among the unread copies. A log dir the archive had left came whole: a
+// partition its checkpoints name that is not there is absent from the
+// copy, with no verdict. Truth: idempotent-1 never comes; in the second
 // archive the log dir l1 lacks it and comes whole before l2, inside
 // which the archive ends.
 func TestArchiveCutPartitionsNeverReached(t *testing.T) {
@@ -360,6 +362,26 @@ func TestArchiveCutPartitionsNeverReached(t *testing.T) {
 	rep := runPaths(t, cutArchive(t, mfs, "idempotent-", []string{s.File}, cut, ".tar"))
 	if n := staleNotes(rep, "idempotent-1", "the archive ended before them"); n == 0 || staleNotes(rep, "idempotent-1", "partial copy") > 0 {
 		t.Errorf("want notes that the archive ended before idempotent-1; findings:\n%v", rep.Findings)
+	}
+	never := partitionOf(t, m, "idempotent-1")
+	var vs []check.Verdict
+	for _, v := range rep.Verdicts {
+		if v.Dir == "b/idempotent-1" {
+			vs = append(vs, v)
+		}
+	}
+	want := fmt.Sprintf("UNREAD %d offset(s): %d..%d warning (unread); on disk: nothing read (the archive ended before it)",
+		never.LogEndOffset-never.LogStartOffset, never.LogStartOffset, never.LogEndOffset-1)
+	if len(vs) != 1 || vs[0].Text != want || !vs[0].Unread || vs[0].Topic != "idempotent" || vs[0].Partition != 1 {
+		t.Errorf("verdicts of idempotent-1 %+v, want one %q", vs, want)
+	}
+	if gs := gapsOf(rep, "b/idempotent-1"); len(gs) != 1 || gs[0].Cause != check.CauseUnread || gs[0].Severity != finding.Warning ||
+		gs[0].FirstOffset != never.LogStartOffset || lastOf(gs[0]) != never.LogEndOffset-1 {
+		t.Errorf("gaps of idempotent-1 %+v, want one unread range %d..%d", gs, never.LogStartOffset, never.LogEndOffset-1)
+	}
+	// idempotent-0, which the archive ended inside, and idempotent-1.
+	if n := rep.Result.UnreadCopies(); n != 2 {
+		t.Errorf("%d unread copies, want 2", n)
 	}
 
 	two := fstest.MapFS{}
@@ -372,6 +394,14 @@ func TestArchiveCutPartitionsNeverReached(t *testing.T) {
 	rep = runPaths(t, cutArchive(t, two, "l2/", []string{"l2/" + s.File}, cut, ".tar"))
 	if n := staleNotes(rep, "idempotent-1", "partial copy"); n == 0 || staleNotes(rep, "idempotent-1", "the archive ended") > 0 {
 		t.Errorf("want notes that l1 lacks idempotent-1; findings:\n%v", rep.Findings)
+	}
+	for _, v := range rep.Verdicts {
+		if v.Dir == "b/l1/idempotent-1" {
+			t.Errorf("a verdict for a partition a whole log dir lacks: %+v", v)
+		}
+	}
+	if gs := gapsOf(rep, "b/l1/idempotent-1"); len(gs) > 0 {
+		t.Errorf("ledger rows for a partition a whole log dir lacks: %+v", gs)
 	}
 }
 

@@ -355,6 +355,13 @@ func (c *Checker) Finish() *Result {
 	}
 	for _, l := range c.ldOrder {
 		c.findings = append(c.findings, l.findings...)
+		// By name: the checkpoints list partitions in the broker's hash order.
+		slices.SortFunc(l.unreached, func(a, b partName) int { return cmp.Or(strings.Compare(a.topic, b.topic), cmp.Compare(a.part, b.part)) })
+		for _, u := range l.unreached {
+			v := l.unreachedVerdict(u)
+			res.Gaps = append(res.Gaps, v.gaps...)
+			res.Partitions = append(res.Partitions, v)
+		}
 	}
 	for i := range c.findings {
 		c.findings[i].Source = c.source(c.findings[i].Input)

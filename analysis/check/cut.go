@@ -3,10 +3,12 @@ package check
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/snapshot"
 )
 
 // An archive input that ended early (cut short or damaged) delivered its
@@ -169,4 +171,51 @@ func (p *partition) orphanFindings() {
 			"index file without its segment %020d.log: the segment was not copied or was lost, so offsets from %d on may be missing "+
 				"(a broker would delete this orphan index at load)", o.base, o.base))
 	}
+}
+
+// partName is a partition as a checkpoint names it.
+type partName struct {
+	topic string
+	part  int32
+}
+
+// noteUnreached keeps a partition the log dir's checkpoints name but
+// whose dir the run did not see, when the archive ended inside the log
+// dir: its entries may lie past the cut. Each is kept once, whichever
+// checkpoints name it. In an input read whole such a partition is absent
+// from the copy, which the checkpoint-stale note says.
+func (l *logDir) noteUnreached(n partName) {
+	if l.openAtCut() && !slices.Contains(l.unreached, n) {
+		l.unreached = append(l.unreached, n)
+	}
+}
+
+// unreachedVerdict is the verdict and ledger row of a partition the
+// archive ended before: every offset its checkpoints vouch for is unread,
+// from the log start (0 when no checkpoint gives it) up to the high
+// watermark or recovery point, whichever is higher; past them, or when
+// neither is known, the end is unknown.
+func (l *logDir) unreachedVerdict(n partName) Verdict {
+	dir := path.Join(l.key.dir, fmt.Sprintf("%s-%d", n.topic, n.part))
+	from := max(l.offset(snapshot.KindLogStartCheckpoint, n.topic, n.part), 0)
+	hw := max(l.offset(snapshot.KindReplicationCheckpoint, n.topic, n.part), l.offset(snapshot.KindRecoveryPointCheckpoint, n.topic, n.part))
+	file := l.checkpointPath()
+	if file == "" {
+		file = l.path(snapshot.KindLogStartCheckpoint)
+	}
+	src := l.c.source(l.key.input)
+	g := analysis.GapRow{Input: l.key.input, Source: src, Topic: n.topic, Partition: n.part, Dir: dir, FirstOffset: from,
+		Cause: CauseUnread, Severity: finding.Warning, File: file}
+	reach := "how far its log reached is unknown"
+	if hw > from {
+		last := hw - 1
+		g.LastOffset = &last
+		reach = fmt.Sprintf("the broker's checkpoints say its log reached offset %d", last)
+	}
+	g.Explanation = fmt.Sprintf("no entry of the partition dir %s was read: the archive ended before it (cut short or damaged), so offsets from %d on were not verified; %s",
+		path.Base(dir), from, reach)
+	v := Verdict{Input: l.key.input, Source: src, Topic: n.topic, Partition: n.part, Dir: dir, FirstOffset: -1, LogEndOffset: -1,
+		gaps: []analysis.GapRow{g}, span: "nothing read (the archive ended before it)"}
+	v.judge()
+	return v
 }

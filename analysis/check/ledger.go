@@ -436,10 +436,12 @@ func (p *partition) ledger() []analysis.GapRow {
 	var lost *segSummary // a segment with no intact batch since prev
 	for _, s := range segs {
 		if s.firstIntact < 0 {
-			if s.lead == nil && s.zeroFrom >= 0 && s != segs[len(segs)-1] {
+			if s.lead == nil && s.zeroFrom >= 0 && (s != segs[len(segs)-1] || p.lastPlace() == finding.RolledSegment) {
 				// A rolled segment of zeros alone: the broker trims a
 				// preallocated segment when it rolls it, so the zeros
-				// took the place of its batches.
+				// took the place of its batches. The last segment is
+				// rolled too when it was given on its own and a later
+				// segment lies beside it (single.go).
 				z := damage{pos: s.zeroFrom, kind: "zero-filled rolled segment"}
 				s.lead, s.tail = &z, &z
 			}

@@ -20,6 +20,9 @@ type logDir struct {
 	// rootFiles counts its files other than .lock: a dir named like a
 	// partition dir is taken for a log dir's root by them (bare.go).
 	rootFiles int
+	// unreached are the partitions its checkpoints name of which a cut
+	// archive delivered no entry (cut.go), in the order first named.
+	unreached []partName
 }
 
 type checkpointFile struct {
@@ -138,6 +141,7 @@ func (l *logDir) finish() {
 					firstAbsentLine = e.Line
 				}
 				absent = append(absent, name)
+				l.noteUnreached(partName{e.Topic, e.Partition})
 				continue
 			}
 			w := finding.Where{Input: l.key.input, Topic: e.Topic, Partition: e.Partition, File: cf.path}

@@ -3,6 +3,7 @@ package check
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -108,6 +109,8 @@ type partition struct {
 
 	findings []analysis.AnomalyRow
 	caps     map[[2]string]int
+	// capped counts the findings past the cap by file, kind and severity.
+	capped map[[3]string]int
 
 	st        *pstate.State
 	atStart   *pstate.State // the state before the current segment's batches
@@ -166,29 +169,33 @@ func (p *partition) add(f analysis.AnomalyRow) {
 		k := [2]string{f.File, f.Kind}
 		p.caps[k]++
 		if p.caps[k] > m {
+			if p.capped == nil {
+				p.capped = map[[3]string]int{}
+			}
+			p.capped[[3]string{f.File, f.Kind, f.Severity}]++
 			return
 		}
 	}
 	p.findings = append(p.findings, f)
 }
 
-// flushCaps adds one finding per capped (file, kind) saying how many more
-// there were.
+// flushCaps adds, per file and kind capped, one finding per severity
+// saying how many more there were of it: a kind's findings need not all
+// have its default severity, and each row carries that of the findings
+// it stands for, so they count at their own severities.
 func (p *partition) flushCaps() {
-	m := p.c.o.MaxFindingsPerFile
-	var keys [][2]string
-	for k, n := range p.caps {
-		if m > 0 && n > m {
-			keys = append(keys, k)
-		}
-	}
-	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1])) })
+	keys := slices.Collect(maps.Keys(p.capped))
+	slices.SortFunc(keys, func(a, b [3]string) int {
+		return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]), cmp.Compare(finding.Rank(a[2]), finding.Rank(b[2])))
+	})
 	for _, k := range keys {
-		f := finding.New(p.where(k[0]), k[1], -1, -1, "%d more %s findings in this file not listed", p.caps[k]-m, k[1])
-		f.Omitted = int64(p.caps[k] - m) // counted as the findings it stands for
+		n := p.capped[k]
+		f := finding.NewSev(p.where(k[0]), k[1], k[2], -1, -1, "%d more %s findings in this file not listed", n, k[1])
+		f.Omitted = int64(n) // counted as the findings it stands for
 		p.findings = append(p.findings, f)
 	}
 	clear(p.caps)
+	clear(p.capped)
 }
 
 func (p *partition) addEvidence(e string) {

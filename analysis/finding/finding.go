@@ -128,7 +128,7 @@ var Kinds = []Info{
 	{"skipped-file", Note, OriginInput, "a file listed but not read (a symlink, a special file)"},
 	{"file-too-large", Error, OriginInput, "an index or state file larger than any the broker writes, not parsed"},
 	{KindNotHashed, Note, OriginInput, "a file whose sha256 is not computed: its holes are more zeros than ksleuth hashes"},
-	{"findings-omitted", Note, OriginInput, "stands for the findings of one file past the listing cap; they are counted"},
+	{"findings-omitted", Note, OriginInput, "stands for the findings of one severity of one file past the listing cap, with their severity (one row per severity among them); they are counted at it"},
 }
 
 // Finding kinds named in code.

@@ -239,9 +239,12 @@ func FeedShards(ctx context.Context, det *dups.Detector, shards []*Shard, topic 
 		}
 		err = export.EachRow(ctx, filepath.Join(s.dir, export.Anomalies), func(r *struct {
 			Severity string `parquet:"severity"`
+			// A row that says how many findings were not listed counts
+			// as that many, all of its severity; null (0) for the others.
+			Omitted int64 `parquet:"omitted,optional"`
 		}) error {
 			if r.Severity == "error" || r.Severity == "warning" {
-				findings++
+				findings += max(r.Omitted, 1)
 			}
 			return nil
 		})

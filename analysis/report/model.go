@@ -15,6 +15,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 )
 
@@ -145,7 +146,10 @@ type GapSpan struct {
 type CheckedKind struct {
 	What  string `json:"what"`
 	Files int    `json:"files"`
-	How   string `json:"how"`
+	// Partial counts those of them read only in part: the input failed
+	// inside them (an archive cut short, an I/O error part way).
+	Partial int    `json:"partial,omitempty"`
+	How     string `json:"how"`
 }
 
 // Caps on the rows of the page's loss section; the tables hold them all.
@@ -154,10 +158,31 @@ const (
 	maxGaps     = 2000
 )
 
-// Checked counts the files of each kind the checks read.
-func Checked(files []analysis.FileRow) []CheckedKind {
-	var seg, transit, kraft, idx, snap, state, other int
+// Checked counts the files the checks read, by kind, from the run's file
+// rows and findings. A segment read only in part counts among the
+// segments read and says so: its batches before the failure are checked
+// like any other's, and the batch count has them. It is one opened
+// whose reading failed (an io-error with the byte where reading stopped)
+// or one that delivered batches before it failed; a file never opened
+// (no permission, a link to nothing) is not read at all.
+func Checked(files []analysis.FileRow, findings []analysis.AnomalyRow) []CheckedKind {
+	type fileKey struct {
+		input int32
+		path  string
+	}
+	stopped := map[fileKey]bool{}
+	for _, a := range findings {
+		if a.Kind == finding.KindIOError && a.Position != nil {
+			stopped[fileKey{a.Input, a.File}] = true
+		}
+	}
+	var seg, partial, transit, kraft, idx, snap, state, other int
 	for _, f := range files {
+		if f.Status == "unreadable" && f.Kind == "log" && f.Suffix == "" && (f.Batches > 0 || stopped[fileKey{f.Input, f.Path}]) {
+			seg++
+			partial++
+			continue
+		}
 		if f.Status == "skipped" || f.Status == "unreadable" {
 			continue // not read: listed as skipped, or an io-error finding
 		}
@@ -180,19 +205,22 @@ func Checked(files []analysis.FileRow) []CheckedKind {
 			state++
 		}
 	}
-	out := []CheckedKind{{"segments", seg, "framing, CRCs and every record decoded; offsets within and across segments"}}
+	out := []CheckedKind{{What: "segments", Files: seg, Partial: partial, How: "framing, CRCs and every record decoded; offsets within and across segments"}}
+	if partial > 0 {
+		out[0].How += fmt.Sprintf("; %d of them only up to where the input failed inside them", partial)
+	}
 	if transit > 0 {
-		out = append(out, CheckedKind{"files in transit", transit, "read like files of their kind (.deleted, .cleaned, .swap, .tmp): what retention, the cleaner or a write in progress was replacing"})
+		out = append(out, CheckedKind{What: "files in transit", Files: transit, How: "read like files of their kind (.deleted, .cleaned, .swap, .tmp): what retention, the cleaner or a write in progress was replacing"})
 	}
 	if kraft > 0 {
-		out = append(out, CheckedKind{"KRaft snapshots", kraft, "framing, CRCs and every metadata record decoded"})
+		out = append(out, CheckedKind{What: "KRaft snapshots", Files: kraft, How: "framing, CRCs and every metadata record decoded"})
 	}
 	out = append(out,
-		CheckedKind{"index files", idx, "every entry against the batches of its segment"},
-		CheckedKind{"producer snapshots", snap, "against the producer state rebuilt from the log"},
-		CheckedKind{"checkpoint and state files", state, "parsed; offset checkpoints against the data on disk"})
+		CheckedKind{What: "index files", Files: idx, How: "every entry against the batches of its segment"},
+		CheckedKind{What: "producer snapshots", Files: snap, How: "against the producer state rebuilt from the log"},
+		CheckedKind{What: "checkpoint and state files", Files: state, How: "parsed; offset checkpoints against the data on disk"})
 	if other > 0 {
-		out = append(out, CheckedKind{"other files", other, "not Kafka files: hashed and listed, not checked"})
+		out = append(out, CheckedKind{What: "other files", Files: other, How: "not Kafka files: hashed and listed, not checked"})
 	}
 	return out
 }
@@ -353,7 +381,7 @@ func Build(r *Run) *Model {
 	m.Topics, m.Partitions = len(topics), len(res.Partitions)
 
 	m.Findings = findingCounts(res.Findings, nil)
-	m.Checked = Checked(res.Files)
+	m.Checked = Checked(res.Files, res.Anomalies)
 	for _, v := range r.Verdicts {
 		switch {
 		case v.Unread:

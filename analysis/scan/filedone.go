@@ -21,13 +21,13 @@ type fileDone struct {
 	snapshots []analysis.SnapshotRow
 	brokerID  *int32
 	// omitted counts findings past MaxFileAnomalies by kind and
-	// severity; omitFirst and omitLast are their first and last byte
-	// positions (omitFirst -1: none known).
-	omitted             map[[2]string]int64
-	omitFirst, omitLast int64
-	agg                 segAgg
-	entry               *source.Entry
-	data                []byte // index, snapshot and state files: the bytes read
+	// severity; omitAt holds, by severity, the first and last byte
+	// positions of those with one.
+	omitted map[[2]string]int64
+	omitAt  map[string][2]int64
+	agg     segAgg
+	entry   *source.Entry
+	data    []byte // index, snapshot and state files: the bytes read
 	// events and logStats are a broker log's (KindBrokerLog).
 	events   []analysis.ClusterEventRow
 	logStats brokerlog.Stats

@@ -57,7 +57,7 @@ func TestFindingsPastTheCapCounted(t *testing.T) {
 	}
 	last := res.Anomalies[10]
 	if last.Kind != KindFindingsOmitted || last.Severity != "error" || last.Position == nil ||
-		!strings.HasPrefix(last.Message, "50 more findings in this file are not listed (25 bad-record, 25 crc-mismatch), at bytes ") {
+		!strings.HasPrefix(last.Message, "50 more error findings in this file are not listed (25 bad-record, 25 crc-mismatch), at bytes ") {
 		t.Errorf("the row for the rest: %+v %q", last, last.Message)
 	}
 	for _, a := range res.Anomalies[:10] {

@@ -36,8 +36,7 @@ type sameFile struct {
 	nrows     int
 	anomalies []analysis.AnomalyRow // the segment reader's and the decode's, not the file's own
 	omitted   map[[2]string]int64
-	omitFirst int64
-	omitLast  int64
+	omitAt    map[string][2]int64
 	row       analysis.FileRow
 	agg       segAgg
 }
@@ -108,7 +107,7 @@ func (r *recorder) keep(fc *fileCtx, first int) {
 		return
 	}
 	fd := fc.done
-	f := &sameFile{entry: fc.e, rows: r.rows, nrows: r.n, anomalies: slices.Clone(fd.anomalies[first:]), omitFirst: fd.omitFirst, omitLast: fd.omitLast,
+	f := &sameFile{entry: fc.e, rows: r.rows, nrows: r.n, anomalies: slices.Clone(fd.anomalies[first:]), omitAt: mapsClone(fd.omitAt),
 		row: fd.row, agg: fd.agg}
 	if fd.omitted != nil {
 		f.omitted = map[[2]string]int64{}
@@ -250,7 +249,7 @@ func (w *worker) takeOver(fc *fileCtx, f *sameFile, emit func(chunk) error) erro
 	}
 	if f.omitted != nil {
 		fd.omitted = mapsClone(f.omitted)
-		fd.omitFirst, fd.omitLast = f.omitFirst, f.omitLast
+		fd.omitAt = mapsClone(f.omitAt)
 	}
 	w.cfg.once.add(int64(f.nrows))
 	for _, rows := range f.rows {

@@ -133,15 +133,16 @@ type fileCtx struct {
 func (fc *fileCtx) anomaly(kind, severity string, pos, off, pid *int64, msg string) {
 	if d := fc.done; len(d.anomalies) >= MaxFileAnomalies && kind != "io-error" {
 		if d.omitted == nil {
-			d.omitted = map[[2]string]int64{}
-			d.omitFirst = -1
+			d.omitted, d.omitAt = map[[2]string]int64{}, map[string][2]int64{}
 		}
 		d.omitted[[2]string{kind, severity}]++
 		if pos != nil {
-			if d.omitFirst < 0 {
-				d.omitFirst = *pos
+			at, ok := d.omitAt[severity]
+			if !ok {
+				at[0] = *pos
 			}
-			d.omitLast = *pos
+			at[1] = *pos
+			d.omitAt[severity] = at
 		}
 		return
 	}
@@ -154,48 +155,56 @@ func (fc *fileCtx) anomaly(kind, severity string, pos, off, pid *int64, msg stri
 }
 
 // MaxFileAnomalies is how many findings of one file are listed; past it
-// they are counted (FindingCount, the file's findings) and said in one
-// row of kind KindFindingsOmitted. A segment whose every batch is
-// damaged has two findings a batch, millions in a large file; each of
+// they are counted (FindingCount, the file's findings) and said in a row
+// of kind KindFindingsOmitted per severity. A segment whose every batch
+// is damaged has two findings a batch, millions in a large file; each of
 // its batches still has a row in the batches table.
 var MaxFileAnomalies = 10000
 
-// KindFindingsOmitted is the anomaly kind of the row that stands for the
-// findings of a file past MaxFileAnomalies; it is not itself counted.
+// KindFindingsOmitted is the anomaly kind of the rows that stand for the
+// findings of a file past MaxFileAnomalies, one per severity among them;
+// each counts as the findings it stands for (AnomalyRow.Omitted).
 const KindFindingsOmitted = "findings-omitted"
 
-// omittedRow appends the row saying what was not listed, if anything.
+// omittedRow appends the rows saying what was not listed, if anything:
+// one per severity, carrying it, so that an omitted error is never shown
+// as a note and each omitted finding counts at its own severity, also
+// where only the table is read (dups --from-tables).
 func (fc *fileCtx) omittedRow() {
 	d := fc.done
 	if len(d.omitted) == 0 {
 		return
 	}
-	var total int64
-	var parts []string
-	severity := "note"
 	keys := slices.Collect(maps.Keys(d.omitted))
 	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1])) })
-	for _, k := range keys {
-		total += d.omitted[k]
-		parts = append(parts, fmt.Sprintf("%d %s", d.omitted[k], k[0]))
-		if k[1] == "error" {
-			severity = "error"
+	for _, severity := range []string{"error", "warning", "note"} {
+		var total int64
+		var parts []string
+		for _, k := range keys {
+			if k[1] == severity {
+				total += d.omitted[k]
+				parts = append(parts, fmt.Sprintf("%d %s", d.omitted[k], k[0]))
+			}
 		}
+		if total == 0 {
+			continue
+		}
+		at, ok := d.omitAt[severity]
+		where := ""
+		if ok {
+			where = fmt.Sprintf(", at bytes %d to %d", at[0], at[1])
+		}
+		msg := fmt.Sprintf("%d more %s findings in this file are not listed (%s)%s: the first %d are; the batches table has a row for every batch, crc_valid included",
+			total, severity, strings.Join(parts, ", "), where, MaxFileAnomalies)
+		a := analysis.AnomalyRow{Input: fc.input, Kind: KindFindingsOmitted, Severity: severity, File: fc.e.Path, Message: msg, Omitted: total}
+		if ok {
+			a.Position = ptr(at[0])
+		}
+		if fc.e.Partition != nil {
+			a.Topic, a.Partition = &fc.e.Partition.Topic, &fc.e.Partition.Partition
+		}
+		d.anomalies = append(d.anomalies, a)
 	}
-	where := ""
-	if d.omitFirst >= 0 {
-		where = fmt.Sprintf(", at bytes %d to %d", d.omitFirst, d.omitLast)
-	}
-	msg := fmt.Sprintf("%d more findings in this file are not listed (%s)%s: the first %d are; the batches table has a row for every batch, crc_valid included",
-		total, strings.Join(parts, ", "), where, MaxFileAnomalies)
-	a := analysis.AnomalyRow{Input: fc.input, Kind: KindFindingsOmitted, Severity: severity, File: fc.e.Path, Message: msg, Omitted: total}
-	if d.omitFirst >= 0 {
-		a.Position = ptr(d.omitFirst)
-	}
-	if fc.e.Partition != nil {
-		a.Topic, a.Partition = &fc.e.Partition.Topic, &fc.e.Partition.Partition
-	}
-	d.anomalies = append(d.anomalies, a)
 }
 
 func ptr[T any](v T) *T { return &v }

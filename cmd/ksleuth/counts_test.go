@@ -309,3 +309,38 @@ func TestCountsPastTheChecksCap(t *testing.T) {
 		}
 	}
 }
+
+// TestCountsFromTablesPastTheCap: dups --from-tables counts the findings
+// of severity error or warning from anomalies.parquet alone. A row that
+// says how many findings were not listed counts as that many (its omitted
+// column), so the count is the one dups gives over the same input read
+// whole. Not parallel: the cap is the scan package's.
+func TestCountsFromTablesPastTheCap(t *testing.T) {
+	defer func(n int) { scan.MaxFileAnomalies = n }(scan.MaxFileAnomalies)
+	scan.MaxFileAnomalies = 10
+	root := t.TempDir()
+	part := filepath.Join(root, "logs", "bad-0")
+	if err := os.MkdirAll(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var seg []byte
+	for i := range 60 {
+		b := segtest.Batch{Magic: 2, BaseOffset: int64(i), FirstTimestamp: 1_700_000_000_000,
+			Records: []segtest.Record{{Value: []byte(fmt.Sprint("value ", i))}}}.Encode()
+		if i%2 == 0 {
+			b[len(b)-1] ^= 0xff
+		}
+		seg = append(seg, b...)
+	}
+	if err := os.WriteFile(filepath.Join(part, segtest.SegmentFileName(0)), seg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logs := filepath.Join(root, "logs")
+	_, wantSum := groupLines(t, runOK(t, "dups", "--json", "--progress", "never", logs))
+	out := filepath.Join(t.TempDir(), "out")
+	runCLI(t, "scan", "--records", "--progress", "never", "--out", out, logs)
+	_, gotSum := groupLines(t, runOK(t, "dups", "--json", "--from-tables", "--tmp", t.TempDir(), out))
+	if wantSum.Findings < 60 || gotSum.Findings != wantSum.Findings {
+		t.Errorf("dups --from-tables counts %d findings, dups over the input %d (want 60 or more)", gotSum.Findings, wantSum.Findings)
+	}
+}

@@ -56,8 +56,10 @@ func cutSampleTarGz(t *testing.T, skip, seg string) (arc string, cut, size int) 
 // segment, after its first batch. The partition's verdict names the
 // offsets read from the cut entry and calls the rest unread; the archive
 // finding says its position counts the decompressed tar stream, and how
-// much of the compressed file was read. The summary calls the copy
-// unread, not lost.
+// much of the compressed file was read. The summary calls the copies
+// unread, not lost: codecs-0 and compacted-0, which the
+// cleaner-offset-checkpoint read before the cut names and which the
+// archive never reached.
 func TestVerifyCutTarGz(t *testing.T) {
 	t.Parallel()
 	arc, cut, size := cutSampleTarGz(t, "", "codecs-0/00000000000000000000.log")
@@ -68,7 +70,11 @@ func TestVerifyCutTarGz(t *testing.T) {
 	for _, want := range []string{
 		fmt.Sprintf("archive-damaged at byte %d: tar stream ends inside an entry; entries after it not read (at byte %d of the decompressed tar stream; the gzip decoder had read all %d bytes of the compressed file)", cut, cut, size),
 		"broker/codecs-0: UNREAD offsets (how many is unknown): ",
-		"; 1 partition copy(ies) unread: the archive ended before its data (INCOMPLETE",
+		"; 2 partition copy(ies) unread: the archive ended before their data (INCOMPLETE",
+		"broker/compacted-0: UNREAD offsets (how many is unknown): 0..? warning (unread); on disk: nothing read (the archive ended before it)",
+		// The segment the batch came from counts as a segment read.
+		"checked: 1 segments (1 read only in part: the input failed inside it), ",
+		" files, 1 segments, 1 batches, ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("verify output lacks %q:\n%s", want, out)
@@ -86,35 +92,36 @@ func TestVerifyCutTarGz(t *testing.T) {
 
 // TestCutArchiveSummaries: a cut archive with one partition copy that
 // lost offsets (codecs-0, delivered whole without its second .log) and
-// one only unread (codecs-1, inside whose first segment the archive
-// ends). The summaries of verify and scan, text and JSON, and the closing
+// two only unread (codecs-1, inside whose first segment the archive
+// ends, and compacted-0, which the cleaner-offset-checkpoint read before
+// the cut names and the archive never reached). The summaries of verify and scan, text and JSON, and the closing
 // note of replicas count them apart; the run still exits 3.
 func TestCutArchiveSummaries(t *testing.T) {
 	t.Parallel()
 	arc, _, _ := cutSampleTarGz(t, "codecs-0/00000000000000000068.log", "codecs-1/00000000000000000000.log")
 	out, errOut, code := runCLI(t, "verify", arc)
-	if want := "; 1 partition copy(ies) lost offsets, 1 unread: the archive ended before its data (INCOMPLETE"; code != exitFindings || !strings.Contains(out, want) {
+	if want := "; 1 partition copy(ies) lost offsets, 2 unread: the archive ended before their data (INCOMPLETE"; code != exitFindings || !strings.Contains(out, want) {
 		t.Errorf("verify: exit %d, want %d and %q:\n%s%s", code, exitFindings, want, out, errOut)
 	}
 	var sum map[string]any
 	out, _, code = runCLI(t, "verify", "--json", arc)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || code != exitFindings ||
-		sum["partitions_with_loss"] != 1.0 || sum["partitions_unread"] != 1.0 {
+		sum["partitions_with_loss"] != 1.0 || sum["partitions_unread"] != 2.0 {
 		t.Errorf("verify --json: exit %d, summary %v (%v)", code, sum, err)
 	}
 
 	out, errOut, code = runCLI(t, "scan", "--out", filepath.Join(t.TempDir(), "o"), arc)
-	if want := "losses in 1 partition copy, and 1 unread: the archive ended before its data ("; code != exitFindings || !strings.Contains(out, want) {
+	if want := "losses in 1 partition copy, and 2 unread: the archive ended before their data ("; code != exitFindings || !strings.Contains(out, want) {
 		t.Errorf("scan: exit %d, want %d and %q:\n%s%s", code, exitFindings, want, out, errOut)
 	}
 	out, errOut, code = runCLI(t, "replicas", arc)
-	if want := ", and 1 partition copy lost offsets, 1 unread (the archive ended before its data)"; code != exitFindings || !strings.Contains(out, want) {
+	if want := ", and 1 partition copy lost offsets, 2 unread (the archive ended before their data)"; code != exitFindings || !strings.Contains(out, want) {
 		t.Errorf("replicas: exit %d, want %d and %q:\n%s%s", code, exitFindings, want, out, errOut)
 	}
 	sum = nil
 	out, _, _ = runCLI(t, "scan", "--json", "--out", filepath.Join(t.TempDir(), "o"), arc)
-	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum["partitions_unread"] != 1.0 {
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum["partitions_unread"] != 2.0 {
 		t.Errorf("scan --json: partitions_unread %v (%v)", sum["partitions_unread"], err)
 	}
 	// The report page says the same, in its data and its text.
@@ -122,14 +129,14 @@ func TestCutArchiveSummaries(t *testing.T) {
 	if _, errOut, code := runCLI(t, "report", "--progress", "never", "--html", html, arc); code != exitFindings {
 		t.Fatalf("report: exit %d: %s", code, errOut)
 	}
-	if d := reportData(t, html); d["partitions_with_loss"] != 1.0 || d["partitions_unread"] != 1.0 {
+	if d := reportData(t, html); d["partitions_with_loss"] != 1.0 || d["partitions_unread"] != 2.0 {
 		t.Errorf("report data: partitions_with_loss %v, partitions_unread %v", d["partitions_with_loss"], d["partitions_unread"])
 	}
 	page, err := os.ReadFile(html)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"1 partition copy has lost offsets.", "1 partition copy is unread: the input ended before its data, which was not verified."} {
+	for _, want := range []string{"1 partition copy has lost offsets.", "2 partition copies are unread: the input ended before their data, which was not verified."} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the report page does not say %q", want)
 		}

@@ -436,8 +436,7 @@ type scanSummary struct {
 	Skipped      int                  `json:"skipped_files"`
 	SkippedFiles []string             `json:"skipped_examples"`
 	Checked      []report.CheckedKind `json:"checked"`
-	files        []analysis.FileRow
-	notes        int64 // the findings' count of severity note
+	notes        int64                // the findings' count of severity note
 	// Producer sessions and duplicates (ksleuth producers / dups report
 	// them in full).
 	ProducerSessions int `json:"producer_sessions"`
@@ -473,7 +472,7 @@ func newScanSummary(inputs []*source.Input, o scanOptions, pres *pipeline.Result
 	s := &scanSummary{Type: "summary", Jobs: o.jobs, Seconds: d.Seconds(), Files: len(res.Files), Bytes: res.Bytes,
 		Batches: res.Batches, Records: res.Records, Partitions: res.Partitions, Findings: res.Findings,
 		Errors: res.Errors, Warnings: pres.Warnings, Unreadable: res.Unreadable, Out: o.out, Unread: pres.UnreadCopies(), Gaps: len(pres.Check.Gaps),
-		ProducerSessions: len(pres.Sessions), Skipped: len(pres.Check.Skipped), Checked: report.Checked(res.Files), files: res.Files}
+		ProducerSessions: len(pres.Sessions), Skipped: len(pres.Check.Skipped), Checked: report.Checked(res.Files, res.Anomalies)}
 	_, s.notes = pres.FindingTotals()
 	for i := range pres.Sessions {
 		if pres.Sessions[i].OpenTxn {
@@ -619,7 +618,7 @@ func (s *scanSummary) writeText(w io.Writer, wide bool) error {
 			fmt.Fprintf(ew, "  %s: %s\n", v.Dir, v.Text)
 		}
 	}
-	writeChecked(ew, s.files)
+	writeChecked(ew, s.Checked)
 	if s.Skipped > 0 {
 		more := ""
 		if s.Skipped > len(s.SkippedFiles) {

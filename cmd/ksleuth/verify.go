@@ -161,7 +161,8 @@ func writeVerifyText(out *bufio.Writer, inputs []*source.Input, res *pipeline.Re
 			fmt.Fprintf(out, "  %s: %s\n", displayPath(inputs, v.Input, v.Dir), v.Text)
 		}
 	}
-	writeChecked(out, res.Scan.Files)
+	checkedKinds := report.Checked(res.Scan.Files, res.Scan.Anomalies)
+	writeChecked(out, checkedKinds)
 	writeSkipped(out, inputs, res.Check.Skipped)
 	counts, notes := map[string]int64{}, map[string]int64{}
 	var nf, nn int64
@@ -176,8 +177,8 @@ func writeVerifyText(out *bufio.Writer, inputs []*source.Input, res *pipeline.Re
 	}
 	// The live segments read, as the "checked:" line counts them: also
 	// a segment given on its own, outside a partition dir.
-	segments := report.Checked(res.Scan.Files)[0].Files
-	checked := checkedFiles(res.Scan.Files)
+	segments := checkedKinds[0].Files
+	checked := checkedFiles(checkedKinds)
 	status := ""
 	if s := lossStatus(res); s != "" {
 		status = "; " + s
@@ -214,9 +215,9 @@ func unreadWhy(n int) string {
 
 // checkedFiles counts the files the checks read: not those skipped (not
 // Kafka files) or that could not be read.
-func checkedFiles(files []analysis.FileRow) int {
+func checkedFiles(kinds []report.CheckedKind) int {
 	n := 0
-	for _, c := range report.Checked(files) {
+	for _, c := range kinds {
 		if c.What != "other files" {
 			n += c.Files
 		}
@@ -224,14 +225,23 @@ func checkedFiles(files []analysis.FileRow) int {
 	return n
 }
 
-// writeChecked says what the checks read, so that no check is claimed that
-// had nothing to run on.
-func writeChecked(out io.Writer, files []analysis.FileRow) {
+// writeChecked says what the checks read (report.Checked), so that no
+// check is claimed that had nothing to run on, and which files were read
+// only in part.
+func writeChecked(out io.Writer, kinds []report.CheckedKind) {
 	var parts []string
-	for _, c := range report.Checked(files) {
-		if c.What != "other files" {
-			parts = append(parts, fmt.Sprintf("%d %s", c.Files, c.What))
+	for _, c := range kinds {
+		if c.What == "other files" {
+			continue
 		}
+		part := fmt.Sprintf("%d %s", c.Files, c.What)
+		if c.Partial > 0 {
+			part += fmt.Sprintf(" (%d read only in part: the input failed inside it)", c.Partial)
+			if c.Partial > 1 {
+				part = strings.Replace(part, "inside it)", "inside them)", 1)
+			}
+		}
+		parts = append(parts, part)
 	}
 	fmt.Fprintf(out, "checked: %s\n", strings.Join(parts, ", "))
 }
@@ -311,7 +321,7 @@ func writeVerifyJSON(out *bufio.Writer, res *pipeline.Result, o *verifyOptions) 
 			nn += c.Count
 		}
 	}
-	return enc.Encode(map[string]any{"type": "summary", "files": len(res.Scan.Files), "checked_files": checkedFiles(res.Scan.Files), "batches": res.Scan.Batches,
+	return enc.Encode(map[string]any{"type": "summary", "files": len(res.Scan.Files), "checked_files": checkedFiles(report.Checked(res.Scan.Files, res.Scan.Anomalies)), "batches": res.Scan.Batches,
 		"records": res.Scan.Records, "bytes": res.Scan.Bytes, "findings": nf, "findings_by_kind": findings, "notes": nn, "notes_by_kind": notes,
 		"errors": res.Scan.Errors, "warnings": res.Warnings, "partitions": len(res.Check.Partitions), "skipped_files": len(res.Check.Skipped),
 		"complete": !res.Incomplete(), "partitions_with_loss": res.LossCopies() - res.UnreadCopies(), "partitions_unread": res.UnreadCopies()})
