@@ -323,6 +323,7 @@ type Result struct {
 	Gaps []analysis.GapRow
 	// Partitions has one verdict per partition copy with live segments.
 	Partitions []Verdict
+	unread     map[partKey]bool // the copies whose verdict is UNREAD (UnreadCopy)
 	// Files counts the files seen; Kafka those of a kind ksleuth knows.
 	Files, Kafka int64
 	Skipped      []Skipped

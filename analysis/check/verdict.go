@@ -121,6 +121,20 @@ func (v *Verdict) judge() {
 	v.Text = fmt.Sprintf("%s %s: %s; on disk: %s", head, lost, strings.Join(bad, ", "), strings.TrimSuffix(span, " on disk"))
 }
 
+// UnreadCopy reports whether the verdict of the partition copy in dir of
+// input is UNREAD: its input, a cut archive, ended before the rest of it.
+func (r *Result) UnreadCopy(input int32, dir string) bool {
+	if r.unread == nil {
+		r.unread = map[partKey]bool{}
+		for i := range r.Partitions {
+			if v := &r.Partitions[i]; v.Unread {
+				r.unread[partKey{v.Input, v.Dir}] = true
+			}
+		}
+	}
+	return r.unread[partKey{input, dir}]
+}
+
 // unionSize is the number of offsets the ranges cover together.
 func unionSize(rs []analysis.OffsetRange) int64 {
 	slices.SortFunc(rs, func(a, b analysis.OffsetRange) int { return cmp.Compare(a.First, b.First) })

@@ -210,6 +210,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		}
 	}
 	cr := chk.Finish()
+	reps.Unread = cr.UnreadCopy
 	rep := reps.Compare()
 	cr.AddLosses(rep.Gaps)
 	r := &Result{Scan: res, Check: cr, Replicas: rep, attr: f.attr, BrokerLogs: logs, events: logEvents,

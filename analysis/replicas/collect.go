@@ -132,6 +132,10 @@ type Collector struct {
 	// OneCluster: copies whose log dirs name no cluster.id and whose
 	// dirs have no topic id are compared with each other (see Compare).
 	OneCluster bool
+	// Unread reports whether the copy in dir of input is unread past its
+	// end: its input, a cut archive, ended inside it (check.Verdict's
+	// Unread). Such a copy is not said to lag.
+	Unread func(input int32, dir string) bool
 }
 
 // New returns a collector for inputs named by sources (scan.Sources).

@@ -17,6 +17,10 @@ const (
 	VerdictLagging   = "lagging"
 	VerdictDiverged  = "diverged"
 	VerdictAhead     = "ahead"
+	// VerdictUnread: a prefix of the reference whose input (a cut
+	// archive) ended before the rest: what it lacks was not read, which
+	// says nothing of the broker.
+	VerdictUnread = "unread"
 	// VerdictDamaged: the same batches as the reference, but some fail
 	// their CRC, or do not decode, in this copy while the reference's are
 	// intact.
@@ -458,6 +462,12 @@ func (c *Collector) compare(res *Result, v, ref *view) {
 		if cl != nil && cl.differences+int64(cl.unchecked) > 0 {
 			row.Explanation = fmt.Sprintf("%s holds the same records as %s: %s", v.name, ref.name, offsets(v.start, v.leo))
 		}
+	case !diverges && c.Unread != nil && c.Unread(v.r.key.input, v.r.key.dir):
+		// The loss ledger's unread range already says so, as a warning.
+		row.Verdict = VerdictUnread
+		row.MissingRanges = append(row.MissingRanges, analysis.OffsetRange{First: v.leo, Last: ref.leo - 1})
+		row.Explanation = fmt.Sprintf("%s ends %d offset(s) short of %s, at %d: the archive it was read from ended before the rest, so %d–%d were not read (not a lag of the broker)",
+			v.name, ref.leo-v.leo, ref.name, v.leo, v.leo, ref.leo-1)
 	case !diverges:
 		row.Verdict = VerdictLagging
 		row.MissingRanges = append(row.MissingRanges, analysis.OffsetRange{First: v.leo, Last: ref.leo - 1})

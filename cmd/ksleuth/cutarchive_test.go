@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -193,5 +194,50 @@ func TestCutAfterDirHeader(t *testing.T) {
 		if want := "broker/codecs-0: LOST offsets (how many is unknown): 68..? warning (missing-segment)"; code != exitFindings || !strings.Contains(out, want) {
 			t.Errorf("%s: exit %d, want %d and %q:\n%s%s", filepath.Base(arc), code, exitFindings, want, out, errOut)
 		}
+	}
+}
+
+// TestReplicasCutCopyUnread: a copy read from a cut archive ends where the
+// archive did, not where its broker stopped. Truth: the sample beside an
+// archive of it cut inside codecs-1's first segment: that copy is unread
+// past its last batch read, not lagging, and no lagging finding is made.
+func TestReplicasCutCopyUnread(t *testing.T) {
+	t.Parallel()
+	// meta.properties first, as tar of a log dir often has it: the copy
+	// names its cluster and broker, and is compared with the sample's.
+	var tb bytes.Buffer
+	tw := tar.NewWriter(&tb)
+	cut := 0
+	for _, rel := range []string{"meta.properties", "codecs-0/partition.metadata", "codecs-0/leader-epoch-checkpoint",
+		"codecs-0/00000000000000000000.log", "codecs-0/00000000000000000068.log",
+		"codecs-1/partition.metadata", "codecs-1/leader-epoch-checkpoint", "codecs-1/00000000000000000000.log"} {
+		data, _ := os.ReadFile(filepath.Join(sampleDir, rel))
+		tw.WriteHeader(&tar.Header{Name: "broker/" + rel, Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg})
+		tw.Flush()
+		// Past the first batch of the last segment: its 12-byte prefix
+		// holds its length.
+		cut = tb.Len() + 12 + int(binary.BigEndian.Uint32(data[8:12])) + 20
+		tw.Write(data)
+	}
+	arc := filepath.Join(t.TempDir(), "cut.tar")
+	os.WriteFile(arc, tb.Bytes()[:cut], 0o644)
+	out, errOut, _ := runCLI(t, "replicas", "--json", sampleDir, arc)
+	var unread, lagging int
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r struct {
+			Type, Verdict, Dir, Kind string
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%v: %q\n%s", err, l, errOut)
+		}
+		switch {
+		case r.Type == "divergence" && r.Verdict == "unread" && r.Dir == "broker/codecs-1":
+			unread++
+		case r.Verdict == "lagging" || r.Kind == "replica-lagging":
+			lagging++
+		}
+	}
+	if unread != 1 || lagging != 0 {
+		t.Errorf("%d unread codecs-1 copies (want 1), %d lagging rows or findings (want 0):\n%s%s", unread, lagging, out, errOut)
 	}
 }

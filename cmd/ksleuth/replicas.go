@@ -30,6 +30,9 @@ the highest log end offset) is the reference. Every other copy is
             fail their CRC, or, where records are decoded, do not decode)
             while the reference's are intact;
   lagging   a prefix of the reference (a follower behind, or copied earlier);
+  unread    a prefix of the reference read from an archive that ended
+            inside it: the rest was not read, which says nothing of the
+            broker;
   diverged  it holds offsets outside the reference's leader-epoch history
             (an unclean election, a leader that lost its tail): the broker
             truncates them when it follows again, and their records are lost;
@@ -209,7 +212,7 @@ func writeReplicaCopies(ew *errWriter, rows []analysis.ReplicaRow) {
 		i = j
 	}
 	var parts []string
-	for _, v := range []string{replicas.VerdictInSync, replicas.VerdictDamaged, replicas.VerdictLagging, replicas.VerdictDiverged, replicas.VerdictAhead} {
+	for _, v := range []string{replicas.VerdictInSync, replicas.VerdictDamaged, replicas.VerdictLagging, replicas.VerdictDiverged, replicas.VerdictAhead, replicas.VerdictUnread} {
 		if counts[v] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
 		}
