@@ -142,8 +142,9 @@ func (s *segSummary) readStop(archive bool) {
 // segmentFindings takes the reader's findings of a live segment: they are
 // the partition's findings, and its damage for the ledger.
 func (p *partition) segmentFindings(s *segRun, ev *scan.FileEvent) {
-	zeroOnly := true
+	zeroOnly, tornStart := true, false
 	for _, a := range ev.Anomalies {
+		tornStart = tornStart || a.Position != nil && finding.TornFromStart(a.Kind, *a.Position)
 		idx := len(p.findings)
 		p.findings = append(p.findings, a)
 		// A hole to the end of the file (a note; a hole inside it is an
@@ -176,7 +177,7 @@ func (p *partition) segmentFindings(s *segRun, ev *scan.FileEvent) {
 			s.sum.damages = append(s.sum.damages, damage{pos: *a.Position, kind: a.Kind, off: off})
 		}
 	}
-	if ev.Row.Batches == 0 && ev.Row.Size > 0 && !zeroOnly && !s.sum.unreadable {
+	if ev.Row.Batches == 0 && ev.Row.Size > 0 && !zeroOnly && !tornStart && !s.sum.unreadable {
 		p.add(finding.NotKafkaData(p.where(s.path), ev.Row.Size))
 	}
 }

@@ -383,12 +383,13 @@ func (r *run) segment(sr *segment.Reader, w finding.Where, from int64, check *ch
 	o := &r.o
 	// whole: the read starts at byte 0; batches and damaged count what
 	// it finds, for a file that holds no batch at all.
-	whole, batches, damaged := check == nil, 0, false
+	whole, batches, damaged, tornStart := check == nil, 0, false, false
 	for sr.Next() {
 		if fd := sr.Finding(); fd != nil {
 			if k := fd.Kind(); k != finding.KindZeroTail && k != finding.KindIOError && (k != finding.KindSparseHole || fd.Severity() != finding.Note) {
 				damaged = true
 			}
+			tornStart = tornStart || finding.TornFromStart(fd.Kind(), fd.Offset)
 			if check != nil {
 				return errSeek
 			}
@@ -469,7 +470,7 @@ func (r *run) segment(sr *segment.Reader, w finding.Where, from int64, check *ch
 		r.tail = nil
 		r.corruption(w, t)
 	}
-	if whole && batches == 0 && damaged && r.size > 0 {
+	if whole && batches == 0 && damaged && !tornStart && r.size > 0 {
 		r.sink.Finding(finding.NotKafkaData(w, r.size))
 	}
 	return nil

@@ -251,7 +251,7 @@ func (d *dumper) dumpLog(name, kind string) error {
 	}
 	r := segment.NewReader(in, segment.Options{Path: name, Holes: holes})
 	defer r.Close()
-	cut, batches, damaged := false, 0, false
+	cut, batches, damaged, tornStart := false, 0, false, false
 	for r.Next() {
 		if fd := r.Finding(); fd != nil {
 			// A batch the --max-bytes cut goes through is not read, as
@@ -263,6 +263,7 @@ func (d *dumper) dumpLog(name, kind string) error {
 			if k := fd.Kind(); k != finding.KindZeroTail && k != finding.KindIOError && (k != finding.KindSparseHole || fd.Severity() != finding.Note) {
 				damaged = true
 			}
+			tornStart = tornStart || finding.TornFromStart(fd.Kind(), fd.Offset)
 			d.finding(name, fd)
 			continue
 		}
@@ -298,7 +299,7 @@ func (d *dumper) dumpLog(name, kind string) error {
 	if end < size {
 		d.finding(name, segment.TailHole(name, end, size))
 	}
-	if batches == 0 && damaged && tornPlace(name) != finding.NotLive && kind == "log" {
+	if batches == 0 && damaged && !tornStart && tornPlace(name) != finding.NotLive && kind == "log" {
 		// verify's word for a live segment with no batch in it.
 		d.row(name, finding.NotKafkaData(finding.Where{Partition: -1, File: name}, size), 0, "")
 	}
