@@ -144,14 +144,8 @@ func (p *partition) unreadDir(from, hw int64) (analysis.GapRow, bool) {
 	}
 	g := analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from,
 		Cause: CauseUnread, Severity: finding.Warning, File: p.key.dir}
-	reach := "how far they reach is unknown"
-	if hw > from {
-		l := hw - 1
-		g.LastOffset = &l
-		reach = fmt.Sprintf("the broker's checkpoints say the log reached offset %d", l)
-	}
 	g.Explanation = fmt.Sprintf("the archive ended inside the partition dir, which %s, before all its entries were read (cut short or damaged): its segments may be among the entries never read, so offsets from %d on were not verified; %s",
-		p.noLog(), from, reach)
+		p.noLog(), from, reachTo(&g, hw))
 	return g, true
 }
 
@@ -206,14 +200,8 @@ func (l *logDir) unreachedVerdict(n partName) Verdict {
 	src := l.c.source(l.key.input)
 	g := analysis.GapRow{Input: l.key.input, Source: src, Topic: n.topic, Partition: n.part, Dir: dir, FirstOffset: from,
 		Cause: CauseUnread, Severity: finding.Warning, File: file}
-	reach := "how far its log reached is unknown"
-	if hw > from {
-		last := hw - 1
-		g.LastOffset = &last
-		reach = fmt.Sprintf("the broker's checkpoints say its log reached offset %d", last)
-	}
 	g.Explanation = fmt.Sprintf("no entry of the partition dir %s was read: the archive ended before it (cut short or damaged), so offsets from %d on were not verified; %s",
-		path.Base(dir), from, reach)
+		path.Base(dir), from, reachTo(&g, hw))
 	v := Verdict{Input: l.key.input, Source: src, Topic: n.topic, Partition: n.part, Dir: dir, FirstOffset: -1, LogEndOffset: -1,
 		gaps: []analysis.GapRow{g}, span: "nothing read (the archive ended before it)"}
 	v.judge()

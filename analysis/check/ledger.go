@@ -606,12 +606,18 @@ func (p *partition) orphanGap(first, end, hw int64) (analysis.GapRow, bool) {
 	first = min(first, o.base)
 	g := analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: first,
 		Cause: CauseMissingSegment, Severity: finding.Warning, File: o.path}
-	reach := "how far it reached is unknown"
-	if hw > first {
+	g.Explanation = fmt.Sprintf("%s has no %020d.log beside it: the segment from offset %d was deleted or not copied; %s", path.Base(o.path), o.base, o.base, reachTo(&g, hw))
+	return g, true
+}
+
+// reachTo ends g's range at the offset before hw when the broker's
+// checkpoints name one past g's first offset, and says how far the log
+// reached.
+func reachTo(g *analysis.GapRow, hw int64) string {
+	if hw > g.FirstOffset {
 		l := hw - 1
 		g.LastOffset = &l
-		reach = fmt.Sprintf("the broker's checkpoints say the log reached offset %d", l)
+		return fmt.Sprintf("the broker's checkpoints say the log reached offset %d", l)
 	}
-	g.Explanation = fmt.Sprintf("%s has no %020d.log beside it: the segment from offset %d was deleted or not copied; %s", path.Base(o.path), o.base, o.base, reach)
-	return g, true
+	return "how far the log reached is unknown"
 }
