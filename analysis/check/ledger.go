@@ -279,8 +279,9 @@ func (p *partition) ledger() []analysis.GapRow {
 		from := max(ld.offset(snapshot.KindLogStartCheckpoint, p.topic, p.part), 0)
 		if p.openAtCut() {
 			// Its .log may have come after the cut: nothing says it is
-			// missing.
-			if g, ok := p.unreadDir(from, hw); ok {
+			// missing. Offsets below the start its files read show (a
+			// KRaft snapshot's end) were gone by design, not unread.
+			if g, ok := p.unreadDir(max(from, p.logStartSeen), hw); ok {
 				return []analysis.GapRow{g}
 			}
 			return nil
