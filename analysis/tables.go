@@ -210,18 +210,18 @@ type AnomalyRow struct {
 	Message    string `parquet:"message" json:"message"`
 	// Omitted is, for a row that says how many findings of its file were
 	// not listed (a findings-omitted row, or one of the checks' "N more"
-	// rows), how many it stands for (the row itself is none), and 0 for
-	// any other row: every count of findings adds it. The table holds it
-	// (null for any other row), so a count made from the table alone
+	// rows), how many it stands for (the row itself is none), and
+	// null for any other row: every count of findings adds it. The table
+	// and the JSON finding lines hold it, so a count made from them alone
 	// (dups --from-tables) is exact too.
-	Omitted int64 `parquet:"omitted,optional" json:"-"`
+	Omitted *int64 `parquet:"omitted,optional" json:"omitted"`
 }
 
 // Stands is how many findings row a counts for: the findings it stands
 // for when it says how many were not listed, else itself.
 func (a *AnomalyRow) Stands() int64 {
-	if a.Omitted > 0 {
-		return a.Omitted
+	if a.Omitted != nil && *a.Omitted > 0 {
+		return *a.Omitted
 	}
 	return 1
 }

@@ -24,8 +24,8 @@ func TestCapRowsKeepSeverity(t *testing.T) {
 	p.add(finding.New(w, finding.KindIndexMismatch, 0, 0, "past the cap"))
 	p.flushCaps()
 	rows := p.findings[2:]
-	if len(rows) != 2 || rows[0].Severity != finding.Error || rows[0].Omitted != 1 ||
-		rows[1].Severity != finding.Warning || rows[1].Omitted != 3 {
+	if len(rows) != 2 || rows[0].Severity != finding.Error || rows[0].Stands() != 1 ||
+		rows[1].Severity != finding.Warning || rows[1].Stands() != 3 {
 		t.Errorf("cap rows %+v, want one error standing for 1 and one warning standing for 3", rows)
 	}
 }

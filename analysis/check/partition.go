@@ -191,7 +191,8 @@ func (p *partition) flushCaps() {
 	for _, k := range keys {
 		n := p.capped[k]
 		f := finding.NewSev(p.where(k[0]), k[1], k[2], -1, -1, "%d more %s findings in this file not listed", n, k[1])
-		f.Omitted = int64(n) // counted as the findings it stands for
+		omitted := int64(n)
+		f.Omitted = &omitted // counted as the findings it stands for
 		p.findings = append(p.findings, f)
 	}
 	clear(p.caps)

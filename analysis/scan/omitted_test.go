@@ -33,7 +33,7 @@ func TestOmittedRowSeverity(t *testing.T) {
 	}
 	for sev, want := range map[string]struct{ n, pos int64 }{"error": {1, 20}, "warning": {3, 10}, "note": {1, 30}} {
 		a, ok := got[sev]
-		if !ok || a.Omitted != want.n || a.Position == nil || *a.Position != want.pos {
+		if !ok || a.Omitted == nil || *a.Omitted != want.n || a.Position == nil || *a.Position != want.pos {
 			t.Errorf("%s row %+v, want one standing for %d from byte %d", sev, a, want.n, want.pos)
 		}
 	}

@@ -196,7 +196,7 @@ func (fc *fileCtx) omittedRow() {
 		}
 		msg := fmt.Sprintf("%d more %s findings in this file are not listed (%s)%s: the first %d are; the batches table has a row for every batch, crc_valid included",
 			total, severity, strings.Join(parts, ", "), where, MaxFileAnomalies)
-		a := analysis.AnomalyRow{Input: fc.input, Kind: KindFindingsOmitted, Severity: severity, File: fc.e.Path, Message: msg, Omitted: total}
+		a := analysis.AnomalyRow{Input: fc.input, Kind: KindFindingsOmitted, Severity: severity, File: fc.e.Path, Message: msg, Omitted: &total}
 		if ok {
 			a.Position = ptr(at[0])
 		}
