@@ -208,17 +208,7 @@ func TestCountsPastTheCap(t *testing.T) {
 	if err := os.MkdirAll(part, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// 60 batches, every other one with a broken CRC: a crc-mismatch and
-	// a bad-record finding each, 60 findings in all.
-	var seg []byte
-	for i := range 60 {
-		b := segtest.Batch{Magic: 2, BaseOffset: int64(i), FirstTimestamp: 1_700_000_000_000,
-			Records: []segtest.Record{{Value: []byte(fmt.Sprint("value ", i))}}}.Encode()
-		if i%2 == 0 {
-			b[len(b)-1] ^= 0xff
-		}
-		seg = append(seg, b...)
-	}
+	seg := segtest.BrokenEveryOther(60) // 60 findings
 	log := filepath.Join(part, segtest.SegmentFileName(0))
 	if err := os.WriteFile(log, seg, 0o644); err != nil {
 		t.Fatal(err)
@@ -323,15 +313,7 @@ func TestCountsFromTablesPastTheCap(t *testing.T) {
 	if err := os.MkdirAll(part, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var seg []byte
-	for i := range 60 {
-		b := segtest.Batch{Magic: 2, BaseOffset: int64(i), FirstTimestamp: 1_700_000_000_000,
-			Records: []segtest.Record{{Value: []byte(fmt.Sprint("value ", i))}}}.Encode()
-		if i%2 == 0 {
-			b[len(b)-1] ^= 0xff
-		}
-		seg = append(seg, b...)
-	}
+	seg := segtest.BrokenEveryOther(60) // 60 findings
 	if err := os.WriteFile(filepath.Join(part, segtest.SegmentFileName(0)), seg, 0o644); err != nil {
 		t.Fatal(err)
 	}

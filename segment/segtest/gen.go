@@ -404,3 +404,20 @@ func LoadManifest(path string) (*Manifest, error) {
 	}
 	return &m, nil
 }
+
+// BrokenEveryOther is a segment of n one-record batches at offsets 0..n-1
+// whose even batches have their last byte flipped: a crc-mismatch and a
+// bad-record finding each, n findings in all. It fills a file past a
+// findings cap.
+func BrokenEveryOther(n int) []byte {
+	var seg []byte
+	for i := range n {
+		b := Batch{Magic: 2, BaseOffset: int64(i), FirstTimestamp: 1_700_000_000_000,
+			Records: []Record{{Value: []byte(fmt.Sprint("value ", i))}}}.Encode()
+		if i%2 == 0 {
+			b[len(b)-1] ^= 0xff
+		}
+		seg = append(seg, b...)
+	}
+	return seg
+}
