@@ -125,23 +125,58 @@ func (w Window) Contains(ts int64) bool {
 	return ts >= 0 && ts >= w.Since && ts < w.Until
 }
 
-// ParseWindow builds a window from --since and --until texts (either may
-// be empty).
+// Bound names the part of a time window that a WindowError is about.
+type Bound int
+
+const (
+	// BoundSince is the window's inclusive start.
+	BoundSince Bound = iota + 1
+	// BoundUntil is the window's exclusive end.
+	BoundUntil
+	// BoundOrder is both bounds together: each parsed, but the start is
+	// not before the end.
+	BoundOrder
+)
+
+// WindowError is a window that could not be built. It carries which bound
+// is wrong and the texts given, so that a caller can name the bounds in
+// its own terms (a command line its flags).
+type WindowError struct {
+	Bound        Bound
+	Since, Until string
+	// Err is why the bound's text is not a time; nil for BoundOrder.
+	Err error
+}
+
+func (e *WindowError) Error() string {
+	switch e.Bound {
+	case BoundSince:
+		return "window start: " + e.Err.Error()
+	case BoundUntil:
+		return "window end: " + e.Err.Error()
+	}
+	return fmt.Sprintf("window start %s is not before its end %s", e.Since, e.Until)
+}
+
+func (e *WindowError) Unwrap() error { return e.Err }
+
+// ParseWindow builds a window from the texts of its start and end (either
+// may be empty, for an open end). Its errors are *WindowError.
 func ParseWindow(since, until string) (Window, error) {
 	w := Always
 	var err error
 	if since != "" {
 		if w.Since, err = ParseTime(since); err != nil {
-			return Always, fmt.Errorf("--since: %w", err)
+			return Always, &WindowError{Bound: BoundSince, Since: since, Until: until, Err: err}
 		}
 	}
 	if until != "" {
 		if w.Until, err = ParseTime(until); err != nil {
-			return Always, fmt.Errorf("--until: %w", err)
+			return Always, &WindowError{Bound: BoundUntil, Since: since, Until: until, Err: err}
 		}
 	}
 	if w.Since >= w.Until {
-		return Always, fmt.Errorf("--since %s is not before --until %s", since, until)
+		return Always, &WindowError{Bound: BoundOrder, Since: since, Until: until}
 	}
 	return w, nil
 }

@@ -3,6 +3,7 @@ package records
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -85,6 +86,36 @@ func TestParseWindow(t *testing.T) {
 	}
 	if w, err := ParseWindow("", ""); err != nil || !w.IsAlways() || !w.Contains(-1) {
 		t.Errorf("no window: %+v %v", w, err)
+	}
+}
+
+// TestWindowErrorBound checks that a window's errors say which bound is
+// wrong, and name no command-line flag: the command maps bounds to flags.
+func TestWindowErrorBound(t *testing.T) {
+	for _, c := range []struct {
+		since, until string
+		bound        Bound
+	}{
+		{"yesterday", "", BoundSince},
+		{"", "99999999999999999999", BoundUntil},
+		{"1000", "yesterday", BoundUntil},
+		{"2000", "1000", BoundOrder},
+	} {
+		_, err := ParseWindow(c.since, c.until)
+		var we *WindowError
+		if !errors.As(err, &we) {
+			t.Errorf("ParseWindow(%q, %q): %v is no *WindowError", c.since, c.until, err)
+			continue
+		}
+		if we.Bound != c.bound || we.Since != c.since || we.Until != c.until {
+			t.Errorf("ParseWindow(%q, %q) = %+v, want bound %d", c.since, c.until, we, c.bound)
+		}
+		if (we.Err == nil) != (c.bound == BoundOrder) {
+			t.Errorf("ParseWindow(%q, %q): cause %v", c.since, c.until, we.Err)
+		}
+		if strings.Contains(err.Error(), "--") {
+			t.Errorf("ParseWindow(%q, %q): %q names a flag", c.since, c.until, err)
+		}
 	}
 }
 

@@ -123,7 +123,7 @@ func (o *dumpOptions) selection() error {
 	}
 	w, err := records.ParseWindow(o.since, o.until)
 	if err != nil {
-		return err
+		return windowFlagError(err)
 	}
 	o.window = w
 	if o.maxBytes < 0 {

@@ -153,7 +153,7 @@ func (o *recordsOptions) selection() (records.Options, error) {
 		}
 	}
 	if ro.Window, err = records.ParseWindow(o.since, o.until); err != nil {
-		return ro, err
+		return ro, windowFlagError(err)
 	}
 	if err := checkDecodeValues(o.decodeValues); err != nil {
 		return ro, err
@@ -164,6 +164,22 @@ func (o *recordsOptions) selection() (records.Options, error) {
 		}
 	}
 	return ro, nil
+}
+
+// windowFlagError names the --since and --until flags in an error of
+// records.ParseWindow, which knows the bounds only by their meaning.
+func windowFlagError(err error) error {
+	var we *records.WindowError
+	if !errors.As(err, &we) {
+		return err
+	}
+	switch we.Bound {
+	case records.BoundSince:
+		return fmt.Errorf("--since: %w", we.Err)
+	case records.BoundUntil:
+		return fmt.Errorf("--until: %w", we.Err)
+	}
+	return fmt.Errorf("--since %s is not before --until %s", we.Since, we.Until)
 }
 
 func runRecords(cmd *cobra.Command, args []string, o *recordsOptions, ro records.Options) error {
