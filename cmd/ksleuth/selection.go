@@ -10,6 +10,17 @@ import (
 // The flags that several commands share to select records and decode
 // their values.
 
+const decodeValuesHelp = "auto: decode record values in the Confluent wire format (Avro, JSON Schema; Protobuf recognised) " +
+	"with the schemas of the inputs' _schemas topic; none: raw bytes"
+
+func checkDecodeValues(v string) error {
+	switch v {
+	case "auto", "none":
+		return nil
+	}
+	return usageError{fmt.Errorf("--decode-values must be auto or none, not %q", v)}
+}
+
 // windowFlagError names the --since and --until flags in an error of
 // records.ParseWindow, which knows the bounds only by their meaning.
 func windowFlagError(err error) error {

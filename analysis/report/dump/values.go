@@ -1,4 +1,4 @@
-package main
+package dump
 
 import (
 	"context"
@@ -10,19 +10,10 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/payload"
+	"github.com/ksleuth/ksleuth/analysis/report/payloadenc"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment"
 )
-
-const decodeValuesHelp = "auto: decode record values in the Confluent wire format (Avro, JSON Schema; Protobuf recognised) with the schemas of the inputs' _schemas topic; none: raw bytes"
-
-func checkDecodeValues(v string) error {
-	switch v {
-	case "auto", "none":
-		return nil
-	}
-	return usageError{fmt.Errorf("--decode-values must be auto or none, not %q", v)}
-}
 
 // schemaDirs are the _schemas partition dirs of the log dirs that files
 // are in: dump reads single files, and the registry's topic lives beside
@@ -54,14 +45,18 @@ func schemaDirs(files []string) []string {
 	return out
 }
 
-// loadDumpRegistry builds the registry for `dump --payload` from the
-// _schemas partitions beside the dumped files, and reports the registry's
-// findings once.
-func (d *dumper) loadDumpRegistry(ctx context.Context, files []string) {
+// LoadRegistry builds the schema registry that decodes values (with
+// Payload and DecodeValues; else it does nothing) from the _schemas
+// partitions beside files, and reports the registry's findings once. An
+// error is a _schemas topic that could not be read: values then print raw.
+func (d *Dumper) LoadRegistry(ctx context.Context, files []string) error {
+	if !d.o.Payload || !d.o.DecodeValues {
+		return nil
+	}
 	d.registry = payload.NewRegistry()
 	dirs := schemaDirs(files)
 	if len(dirs) == 0 {
-		return
+		return nil
 	}
 	ins, err := source.Classify(dirs)
 	if err == nil {
@@ -71,9 +66,7 @@ func (d *dumper) loadDumpRegistry(ctx context.Context, files []string) {
 		}
 	}
 	if err != nil {
-		d.out.Flush()
-		fmt.Fprintf(d.errw, "ksleuth: reading the _schemas topic: %v\n", err)
-		return
+		return err
 	}
 	for _, f := range d.registry.Findings() {
 		// Findings name files relative to their input, a partition dir.
@@ -83,6 +76,7 @@ func (d *dumper) loadDumpRegistry(ctx context.Context, files []string) {
 		}
 		d.noteFinding(file, f.Kind, f.Severity, valueOr(f.Position), valueOr(f.Offset), f.Message)
 	}
+	return nil
 }
 
 func valueOr(p *int64) int64 {
@@ -92,56 +86,33 @@ func valueOr(p *int64) int64 {
 	return *p
 }
 
-func (d *dumper) noteFinding(file, kind, sev string, pos, off int64, msg string) {
-	if finding.Counts(sev) {
-		d.findings++
-	}
-	if d.o.json {
-		d.writeJSON(map[string]any{"type": "finding", "file": file, "kind": kind, "severity": sev,
-			"position": nonNegative(pos), "offset": nonNegative(off), "message": msg})
-		return
-	}
-	d.out.Flush()
-	s := fmt.Sprintf("finding: %s", file)
-	if pos >= 0 {
-		s += fmt.Sprintf(" at byte %d", pos)
-	}
-	if off >= 0 {
-		s += fmt.Sprintf(" (offset %d)", off)
-	}
-	fmt.Fprintf(d.errw, "%s: %s [%s, %s]\n", s, msg, kind, sev)
-}
-
-// decodeValue decodes a record's value for --payload when it is in the
-// Confluent wire format; ok is false when it is not, or --decode-values is
-// none. A value whose schema is known but that does not decode is a note,
-// which the caller reports after the record (undecodedNote).
-func (d *dumper) decodeValue(r *segment.Record) (payload.Decoded, bool) {
+// decodeValue decodes a record's value when it is in the Confluent wire
+// format; ok is false when it is not, or values are not decoded. A value
+// whose schema is known but that does not decode is a note, which the
+// caller reports after the record (undecodedNote).
+func (d *Dumper) decodeValue(r *segment.Record) (payload.Decoded, bool) {
 	if d.registry == nil || d.topicName == "" {
 		return payload.Decoded{}, false
 	}
 	return d.registry.DecodeValue(d.topicName, r.Value)
 }
 
-func (d *dumper) undecodedNote(name string, b *segment.Batch, r *segment.Record, dec payload.Decoded) {
+func (d *Dumper) undecodedNote(name string, b *segment.Batch, r *segment.Record, dec payload.Decoded) {
 	d.noteFinding(name, finding.KindPayloadUndecoded, finding.Note, b.Position, r.Offset,
 		fmt.Sprintf("value with schema id %d not decoded: %v", dec.SchemaID, dec.Err))
 }
 
 // valueText is the text form of a value in the wire format: its framing
 // in brackets, then the JSON it decoded to, or the raw bytes.
-func (d *dumper) valueText(r *segment.Record, dec payload.Decoded) string {
-	desc := dec.Describe()
-	if dec.Err != nil {
-		desc += ", not decoded: " + dec.Err.Error()
-	}
+func (d *Dumper) valueText(r *segment.Record, dec payload.Decoded) string {
+	desc := payloadenc.Framing(dec)
 	if dec.JSON != nil {
 		return "[" + desc + "] " + string(dec.JSON)
 	}
-	return "[" + desc + "] " + d.encodePayload(r.Value)
+	return "[" + desc + "] " + d.o.Encoding.Encode(r.Value)
 }
 
-// valueJSON adds a decoded value to a record's --json object: the schema
+// valueJSON adds a decoded value to a record's JSON object: the schema
 // id, the format, the JSON value itself and why it did not decode.
 func valueJSON(m map[string]any, dec payload.Decoded) {
 	m["value_schema_id"] = dec.SchemaID
