@@ -93,16 +93,19 @@ var rules = []rule{
 	{"unclean-election", regexp.MustCompile(`using an unclean election|[Uu]nclean leader election|elected .*outside (the )?ISR`)},
 	{KindTruncation, regexp.MustCompile(`[Tt]runcating (to|partition|log)|[Tt]runcated to offset|Truncating .* to offset`)},
 	{KindInvalidMessages, regexp.MustCompile(`Found invalid messages|CorruptRecordException|[Ii]nvalid (message|record|batch)`)},
-	{KindIndexRebuild, regexp.MustCompile(`[Cc]orrupt(ed)? index|[Rr]ebuilding index|[Rr]ebuild(ing)? (the )?(offset |time )?index|index file .*(corrupt|rebuild)`)},
+	{KindIndexRebuild, regexp.MustCompile(`[Cc]orrupt(ed)? index|[Rr]ebuilding index|` +
+		`[Rr]ebuild(ing)? (the )?(offset |time )?index|index file .*(corrupt|rebuild)`)},
 	{KindLogRecovery, regexp.MustCompile(`Recovering unflushed segment|[Rr]ecovering segment|Running log recovery|[Ll]og recovery|unclean log dirs = \[[^\]]`)},
 	{KindProducerFenced, regexp.MustCompile(`ProducerFenced|InvalidProducerEpoch|[Pp]roducer .*fenced|has been fenced|fenced by a newer`)},
 	{"isr-shrink", regexp.MustCompile(`Shrinking ISR`)},
 	{"isr-expand", regexp.MustCompile(`Expanding ISR`)},
 	{"leader-change", regexp.MustCompile(`Leader \S+ .*starts at leader epoch|[Bb]ecom(e|ing) (the )?leader|[Nn]ew leader`)},
 	{KindBecomeFollower, regexp.MustCompile(`Follower \S+ starts at leader epoch|[Bb]ecom(e|ing) (a )?follower`)},
-	{KindControllerChange, regexp.MustCompile(`Recorded new (KRaft )?controller|[Bb]ecoming the active controller|is now the active controller|[Cc]ontroller (changed|failover)|Completed transition to Leader`)},
+	{KindControllerChange, regexp.MustCompile(`Recorded new (KRaft )?controller|` +
+		`[Bb]ecoming the active controller|is now the active controller|[Cc]ontroller (changed|failover)|Completed transition to Leader`)},
 	{KindStartup, regexp.MustCompile(`(Kafka ?Server|KafkaRaftServer|KafkaServer)[^\]]*\] started|Kafka Server started`)},
-	{KindShutdown, regexp.MustCompile(`(KafkaRaftServer|KafkaServer|BrokerServer|ControllerServer|Kafka ?Server)[^\]]*\]? ?(shutting down|shut down completed|[Ss]hutting down)|Kafka Server shut down`)},
+	{KindShutdown, regexp.MustCompile(`(KafkaRaftServer|KafkaServer|BrokerServer|ControllerServer|Kafka ?Server)` +
+		`[^\]]*\]? ?(shutting down|shut down completed|[Ss]hutting down)|Kafka Server shut down`)},
 }
 
 // selfRe finds the node that writes a log: the config dump at startup or
@@ -116,7 +119,8 @@ var (
 	partRe   = regexp.MustCompile(`(?:partition[= ]|Leader |Follower |\[Partition )([A-Za-z0-9._-]+-\d+)\b`)
 	// [2024-01-31 13:05:09,123] LEVEL rest, or 2024-01-31 13:05:09,123 LEVEL
 	// rest, or 2024-01-31T13:05:09.123Z LEVEL rest.
-	stampRe = regexp.MustCompile(`^\[?(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:[,.](\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?\]?\s+(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+(.*)$`)
+	stampRe = regexp.MustCompile(`^\[?(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:[,.](\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?\]?` + // the time
+		`\s+(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+(.*)$`) // the level, the message
 )
 
 // Parse reads one log file and returns its events: one row per entry that

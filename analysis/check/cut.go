@@ -142,10 +142,11 @@ func (p *partition) unreadDir(from, hw int64) (analysis.GapRow, bool) {
 	if hw <= from && len(p.orphans) == 0 && p.dirState != "" {
 		return analysis.GapRow{}, false
 	}
-	g := analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from,
-		Cause: CauseUnread, Severity: finding.Warning, File: p.key.dir}
-	g.Explanation = fmt.Sprintf("the archive ended inside the partition dir, which %s, before all its entries were read (cut short or damaged): its segments may be among the entries never read, so offsets from %d on were not verified; %s",
-		p.noLog(), from, reachTo(&g, hw))
+	g := p.gapRow(from, nil, CauseUnread, finding.Warning, p.key.dir, "")
+	reach := reachTo(&g, hw)
+	g.Explanation = fmt.Sprintf("the archive ended inside the partition dir, which %s, before all its entries were read (cut short or damaged): "+
+		"its segments may be among the entries never read, so offsets from %d on were not verified; %s",
+		p.noLog(), from, reach)
 	return g, true
 }
 
@@ -157,7 +158,9 @@ func (p *partition) orphanFindings() {
 	for _, o := range p.orphans {
 		if open {
 			p.add(finding.New(p.where(o.path), finding.KindNotVerifiable, -1, o.base,
-				"index file whose segment %020d.log was not read: the archive ended inside the partition dir before all its entries were read (cut short or damaged), so the segment may be among the entries never read",
+				"index file whose segment %020d.log was not read: "+
+					"the archive ended inside the partition dir before all its entries were read (cut short or damaged), "+
+					"so the segment may be among the entries never read",
 				o.base))
 			continue
 		}
@@ -192,16 +195,28 @@ func (l *logDir) noteUnreached(n partName) {
 func (l *logDir) unreachedVerdict(n partName) Verdict {
 	dir := path.Join(l.key.dir, fmt.Sprintf("%s-%d", n.topic, n.part))
 	from := max(l.offset(snapshot.KindLogStartCheckpoint, n.topic, n.part), 0)
-	hw := max(l.offset(snapshot.KindReplicationCheckpoint, n.topic, n.part), l.offset(snapshot.KindRecoveryPointCheckpoint, n.topic, n.part))
+	hw := max(l.offset(snapshot.KindReplicationCheckpoint, n.topic, n.part),
+		l.offset(snapshot.KindRecoveryPointCheckpoint, n.topic, n.part))
 	file := l.checkpointPath()
 	if file == "" {
 		file = l.path(snapshot.KindLogStartCheckpoint)
 	}
 	src := l.c.source(l.key.input)
-	g := analysis.GapRow{Input: l.key.input, Source: src, Topic: n.topic, Partition: n.part, Dir: dir, FirstOffset: from,
-		Cause: CauseUnread, Severity: finding.Warning, File: file}
-	g.Explanation = fmt.Sprintf("no entry of the partition dir %s was read: the archive ended before it (cut short or damaged), so offsets from %d on were not verified; %s",
-		path.Base(dir), from, reachTo(&g, hw))
+	g := analysis.GapRow{
+		Input:       l.key.input,
+		Source:      src,
+		Topic:       n.topic,
+		Partition:   n.part,
+		Dir:         dir,
+		FirstOffset: from,
+		Cause:       CauseUnread,
+		Severity:    finding.Warning,
+		File:        file,
+	}
+	reach := reachTo(&g, hw)
+	g.Explanation = fmt.Sprintf("no entry of the partition dir %s was read: the archive ended before it (cut short or damaged), "+
+		"so offsets from %d on were not verified; %s",
+		path.Base(dir), from, reach)
 	v := Verdict{Input: l.key.input, Source: src, Topic: n.topic, Partition: n.part, Dir: dir, FirstOffset: -1, LogEndOffset: -1,
 		gaps: []analysis.GapRow{g}, span: "nothing read (the archive ended before it)"}
 	v.judge()

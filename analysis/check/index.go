@@ -143,23 +143,27 @@ func (p *partition) checkTxnIndex(s *segRun) {
 				past.add(n, pos, a.LastOffset)
 				continue
 			case !ok:
-				msg = fmt.Sprintf("entry %d says producer %d's transaction %d..%d was aborted at offset %d, but there is no transaction marker at that offset in %s",
+				msg = fmt.Sprintf("entry %d says producer %d's transaction %d..%d was aborted at offset %d, "+
+					"but there is no transaction marker at that offset in %s",
 					n, a.ProducerID, a.FirstOffset, a.LastOffset, a.LastOffset, path.Base(s.path))
 			case m.pid != a.ProducerID:
 				msg = fmt.Sprintf("entry %d names producer %d, but the marker at offset %d belongs to producer %d", n, a.ProducerID, a.LastOffset, m.pid)
 			case !m.abort:
-				msg = fmt.Sprintf("entry %d says producer %d's transaction was aborted at offset %d, but the marker there is a COMMIT: read_committed consumers would skip committed records",
+				msg = fmt.Sprintf("entry %d says producer %d's transaction was aborted at offset %d, but the marker there is a COMMIT: "+
+					"read_committed consumers would skip committed records",
 					n, a.ProducerID, a.LastOffset)
 			case m.txFirst >= 0 && a.FirstOffset != m.txFirst:
 				msg = fmt.Sprintf("entry %d gives first offset %d for producer %d's aborted transaction, but its first batch in the log is at offset %d",
 					n, a.FirstOffset, a.ProducerID, m.txFirst)
 			case m.txFirst < 0 && a.FirstOffset >= p.firstSegBase && a.FirstOffset != a.LastOffset:
-				msg = fmt.Sprintf("entry %d gives first offset %d for producer %d's aborted transaction, but the log has no open transaction of that producer before the marker at %d",
+				msg = fmt.Sprintf("entry %d gives first offset %d for producer %d's aborted transaction, "+
+					"but the log has no open transaction of that producer before the marker at %d",
 					n, a.FirstOffset, a.ProducerID, a.LastOffset)
 			}
 			indexed[a.LastOffset] = true
 			if msg != "" {
-				p.add(finding.WithProducer(finding.NewSev(p.where(sf.path), finding.KindTxnIndexMismatch, finding.Error, pos, a.LastOffset, "%s", msg), a.ProducerID))
+				f := finding.NewSev(p.where(sf.path), finding.KindTxnIndexMismatch, finding.Error, pos, a.LastOffset, "%s", msg)
+				p.add(finding.WithProducer(f, a.ProducerID))
 			}
 		}
 	}
@@ -174,7 +178,8 @@ func (p *partition) checkTxnIndex(s *segRun) {
 		// A copy with no index file of this segment at all says nothing
 		// about the broker's .txnindex.
 		p.add(finding.New(p.where(s.path), finding.KindNotVerifiable, -1, offs[0],
-			"the copy holds no index file of this segment, so whether the broker indexed its %d ABORT marker(s) (the first at offset %d) cannot be checked", len(offs), offs[0]))
+			"the copy holds no index file of this segment, "+
+				"so whether the broker indexed its %d ABORT marker(s) (the first at offset %d) cannot be checked", len(offs), offs[0]))
 		return
 	}
 	for _, off := range offs {

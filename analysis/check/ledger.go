@@ -252,7 +252,8 @@ func (p *partition) compactionEvidence() []string {
 	}
 	ev = append(ev, p.evidence...)
 	if sh := p.shapes; sh.fewer > 0 {
-		ev = append(ev, fmt.Sprintf("%d batch(es) hold fewer records than their offset span (the first at offset %d), as the cleaner leaves them", sh.fewer, sh.firstFewer))
+		ev = append(ev, fmt.Sprintf("%d batch(es) hold fewer records than their offset span (the first at offset %d), as the cleaner leaves them",
+			sh.fewer, sh.firstFewer))
 	}
 	if sh := p.shapes; sh.empty > 0 {
 		ev = append(ev, fmt.Sprintf("%d empty batch(es), as the cleaner keeps for producer state", sh.empty))
@@ -270,172 +271,268 @@ func (p *partition) compactionEvidence() []string {
 }
 
 // ledger classifies every offset range of the partition copy that cannot
-// be read.
+// be read. It walks the segments in offset order and explains, in turn,
+// what lies below the first one, before and inside each, and past the
+// last batch read, then what the log start checkpoint says was deleted.
 func (p *partition) ledger() []analysis.GapRow {
 	segs := p.sortedSegs()
 	ld := p.c.logDirOfPartition(p)
-	hw := max(ld.offset(snapshot.KindReplicationCheckpoint, p.topic, p.part), ld.offset(snapshot.KindRecoveryPointCheckpoint, p.topic, p.part))
+	hw := max(ld.offset(snapshot.KindReplicationCheckpoint, p.topic, p.part),
+		ld.offset(snapshot.KindRecoveryPointCheckpoint, p.topic, p.part))
 	if len(segs) == 0 {
-		from := max(ld.offset(snapshot.KindLogStartCheckpoint, p.topic, p.part), 0)
-		if p.openAtCut() {
-			// Its .log may have come after the cut: nothing says it is
-			// missing. Offsets below the start its files read show (a
-			// KRaft snapshot's end) were gone by design, not unread.
-			if g, ok := p.unreadDir(max(from, p.logStartSeen), hw); ok {
-				return []analysis.GapRow{g}
-			}
-			return nil
-		}
-		if g, ok := p.orphanGap(from, -1, hw); ok {
-			return []analysis.GapRow{g}
-		}
-		if hw > from && len(p.deleted) > 0 {
-			// Every segment left is scheduled for deletion: the broker
-			// deleted the log up to its end by retention.
-			l := hw - 1
-			gaps := []analysis.GapRow{{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from, LastOffset: &l,
-				Cause: CauseRetention, Severity: finding.Note, File: ld.checkpointPath(),
-				Explanation: fmt.Sprintf("the partition dir holds no live segment, only segments scheduled for deletion (.deleted, the last from offset %d): retention removed offsets up to %d", slices.Max(p.deleted), l)}}
-			if p.dirState == "" && !p.c.isFile(p.key.input) {
-				// Retention that deletes every segment rolls a new, empty
-				// active segment at the log end first: without it the
-				// copy lacks the log from there on.
-				p.add(finding.NewSev(p.where(p.key.dir), finding.KindMissingSegment, finding.Warning, -1, hw,
-					"the partition dir %s, though a broker always keeps an active segment (retention rolls a new one at offset %d before it deletes the last): it was not copied, or was deleted", p.noLog(), hw))
-				gaps = append(gaps, analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: hw,
-					Cause: CauseMissingSegment, Severity: finding.Warning, File: p.key.dir,
-					Explanation: fmt.Sprintf("the active segment from offset %d, which the broker rolls before retention deletes the last segment, is not in the copy: whatever it held is unknown (nothing, if the high watermark %d was the log end)", hw, hw)})
-			}
-			return gaps
-		}
-		if hw > from {
-			l := hw - 1
-			gaps := []analysis.GapRow{{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from, LastOffset: &l,
-				Cause: CauseCheckpointAh, Severity: finding.Warning, File: ld.checkpointPath(),
-				Explanation: fmt.Sprintf("the broker's checkpoints say offsets up to %d were written, but the partition dir %s: the segments were not copied, or were deleted after the checkpoint", l, p.noLog())}}
-			if p.dirState == "" && !p.c.isFile(p.key.input) {
-				// The checkpoints bound what was written by then, not what
-				// the missing active segment held after.
-				gaps = append(gaps, analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: hw,
-					Cause: CauseMissingSegment, Severity: finding.Warning, File: p.key.dir,
-					Explanation: fmt.Sprintf("the partition dir %s, though a broker always keeps a .log file (its active segment): what it held from offset %d, past the checkpoints, is unknown", p.noLog(), hw)})
-			}
-			return gaps
-		}
-		if p.dirState == "" && len(p.deleted) == 0 && !p.c.isFile(p.key.input) {
-			// Offsets below the start the dir's own files show were gone by
-			// design (retention, KRaft snapshots), not with the log.
-			from = max(from, p.logStartSeen)
-			// A broker keeps an active segment in every partition dir,
-			// empty or not: without one the copy lacks the log, and
-			// nothing here says how much it held.
-			p.add(finding.NewSev(p.where(p.key.dir), finding.KindMissingSegment, finding.Warning, -1, from,
-				"the partition dir %s, though a broker always keeps an active segment: its log was not copied, or was deleted", p.noLog()))
-			return []analysis.GapRow{{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: from,
-				Cause: CauseMissingSegment, Severity: finding.Warning, File: p.key.dir,
-				Explanation: fmt.Sprintf("the partition dir %s, though a broker always keeps a .log file (its active segment): the segments from offset %d on were not copied, or were deleted; how many offsets they held is unknown", p.noLog(), from)}}
-		}
-		return nil
+		return p.ledgerWithoutSegments(ld, hw)
 	}
-	evidence := p.compactionEvidence()
-	compacted := len(evidence) > 0
-	evText := strings.Join(evidence[:min(len(evidence), 3)], "; ")
-
-	if len(evidence) > 3 {
-		evText += fmt.Sprintf("; and %d more signs", len(evidence)-3)
-	}
-	var rows []analysis.GapRow
-	gap := func(first int64, last *int64, cause, sev, file string, pos int64, format string, args ...any) {
-		r := analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: first, LastOffset: last,
-			Cause: cause, Severity: sev, File: file, Explanation: fmt.Sprintf(format, args...)}
-		if pos >= 0 {
-			r.Position = &pos
-		}
-		rows = append(rows, r)
-	}
-	absent := func(first, last int64, file string, pos int64, where string) {
-		// An absent range with no damage: compaction, or nothing explains it.
-		l := last
-		switch {
-		case compacted:
-			gap(first, &l, CauseCompaction, finding.Note, file, pos, "offsets %d..%d %s: compaction removed them (%s)", first, last, where, evText)
-		default:
-			gap(first, &l, CauseUnknown, finding.Warning, file, pos, "offsets %d..%d %s, and nothing in the copy (no damage, no sign of compaction) explains it", first, last, where)
-			p.add(finding.NewSev(p.where(file), finding.KindOffsetGap, finding.Warning, pos, first,
-				"offsets %d..%d %s with no damage and no sign of compaction: records may have been lost", first, last, where))
-		}
-	}
-	unread := func(first, last int64, file string, d *damage) {
-		l, end := &last, fmt.Sprint(last)
-		if last < first {
-			l, end = nil, "…"
-		}
-		gap(first, l, CauseUnread, finding.Warning, file, d.pos,
-			"offsets %d..%s were not read: the archive ends inside %s, at byte %d of it (the archive is cut short or damaged), so they were not verified",
-			first, end, path.Base(file), d.pos)
-	}
-	damaged := func(first, last int64, file string, d *damage, rolled bool) {
-		if d.kind == kindArchiveEnd {
-			unread(first, last, file, d)
-			return
-		}
-		cause, sev := CauseDamaged, finding.Error
-		if d.kind == finding.KindTruncated {
-			cause = CauseTruncated
-			if !rolled {
-				sev = finding.Warning
-			}
-		}
-		l := &last
-		if last < first {
-			l = nil
-		}
-		what := "lost"
-		if !rolled && cause == CauseTruncated {
-			what = p.tornTail()
-		}
-		end := "…"
-		if l != nil {
-			end = fmt.Sprint(last)
-		}
-		gap(first, l, cause, sev, file, d.pos, "offsets %d..%s %s: %s at byte %d of %s", first, end, what, d.kind, d.pos, path.Base(file))
-	}
-
-	// Only a dir the archive ended inside may lack what the cut explains:
-	// one the archive had left came whole (cut.go).
-	cut := p.openAtCut()
+	g := p.newGapLedger(ld, hw)
 	for _, s := range segs {
 		s.readStop(p.c.isArchive(p.key.input))
 	}
-	first := segs[0]
-	if first.base > 0 {
-		lso, known := ld.entry(snapshot.KindLogStartCheckpoint, p.topic, p.part)
+	g.belowFirstSegment(segs[0])
+	w := g.walkSegments(segs)
+	g.pastLastBatch(segs, w)
+	g.deletedRecords(w.prevEnd)
+	slices.SortStableFunc(g.rows, func(a, b analysis.GapRow) int { return cmp.Compare(a.FirstOffset, b.FirstOffset) })
+	return g.rows
+}
+
+// gapRow is a row of the ledger of the partition copy p reads.
+func (p *partition) gapRow(first int64, last *int64, cause, sev, file, explanation string) analysis.GapRow {
+	return analysis.GapRow{
+		Input:       p.key.input,
+		Topic:       p.topic,
+		Partition:   p.part,
+		Dir:         p.key.dir,
+		FirstOffset: first,
+		LastOffset:  last,
+		Cause:       cause,
+		Severity:    sev,
+		File:        file,
+		Explanation: explanation,
+	}
+}
+
+// ledgerWithoutSegments is the ledger of a partition dir with no live
+// segment: only its checkpoints, its orphan index files and its segments
+// scheduled for deletion say what it held.
+func (p *partition) ledgerWithoutSegments(ld *logDir, hw int64) []analysis.GapRow {
+	from := max(ld.offset(snapshot.KindLogStartCheckpoint, p.topic, p.part), 0)
+	if p.openAtCut() {
+		// Its .log may have come after the cut: nothing says it is
+		// missing. Offsets below the start its files read show (a
+		// KRaft snapshot's end) were gone by design, not unread.
+		if g, ok := p.unreadDir(max(from, p.logStartSeen), hw); ok {
+			return []analysis.GapRow{g}
+		}
+		return nil
+	}
+	if g, ok := p.orphanGap(from, -1, hw); ok {
+		return []analysis.GapRow{g}
+	}
+	// A live partition dir of a log dir (not a -delete, -future or stray
+	// one, nor a file given alone): its broker always keeps an active
+	// segment in it.
+	keepsActive := p.dirState == "" && !p.c.isFile(p.key.input)
+	switch {
+	case hw > from && len(p.deleted) > 0:
+		return p.retentionTookAll(ld, from, hw, keepsActive)
+	case hw > from:
+		return p.checkpointsAheadOfDir(ld, from, hw, keepsActive)
+	case keepsActive && len(p.deleted) == 0:
+		return []analysis.GapRow{p.activeSegmentMissing(from)}
+	}
+	return nil
+}
+
+// retentionTookAll is the ledger of a partition dir whose every segment
+// left is scheduled for deletion: the broker deleted the log up to its
+// end by retention.
+func (p *partition) retentionTookAll(ld *logDir, from, hw int64, keepsActive bool) []analysis.GapRow {
+	l := hw - 1
+	gaps := []analysis.GapRow{p.gapRow(from, &l, CauseRetention, finding.Note, ld.checkpointPath(),
+		fmt.Sprintf("the partition dir holds no live segment, only segments scheduled for deletion (.deleted, the last from offset %d): "+
+			"retention removed offsets up to %d", slices.Max(p.deleted), l))}
+	if !keepsActive {
+		return gaps
+	}
+	// Retention that deletes every segment rolls a new, empty active
+	// segment at the log end first: without it the copy lacks the log
+	// from there on.
+	p.add(finding.NewSev(p.where(p.key.dir), finding.KindMissingSegment, finding.Warning, -1, hw,
+		"the partition dir %s, though a broker always keeps an active segment "+
+			"(retention rolls a new one at offset %d before it deletes the last): it was not copied, or was deleted", p.noLog(), hw))
+	return append(gaps, p.gapRow(hw, nil, CauseMissingSegment, finding.Warning, p.key.dir,
+		fmt.Sprintf("the active segment from offset %d, which the broker rolls before retention deletes the last segment, is not in the copy: "+
+			"whatever it held is unknown (nothing, if the high watermark %d was the log end)", hw, hw)))
+}
+
+// checkpointsAheadOfDir is the ledger of a partition dir without segments
+// whose broker's checkpoints say offsets were written.
+func (p *partition) checkpointsAheadOfDir(ld *logDir, from, hw int64, keepsActive bool) []analysis.GapRow {
+	l := hw - 1
+	gaps := []analysis.GapRow{p.gapRow(from, &l, CauseCheckpointAh, finding.Warning, ld.checkpointPath(),
+		fmt.Sprintf("the broker's checkpoints say offsets up to %d were written, but the partition dir %s: "+
+			"the segments were not copied, or were deleted after the checkpoint", l, p.noLog()))}
+	if !keepsActive {
+		return gaps
+	}
+	// The checkpoints bound what was written by then, not what the
+	// missing active segment held after.
+	return append(gaps, p.gapRow(hw, nil, CauseMissingSegment, finding.Warning, p.key.dir,
+		fmt.Sprintf("the partition dir %s, though a broker always keeps a .log file (its active segment): "+
+			"what it held from offset %d, past the checkpoints, is unknown", p.noLog(), hw)))
+}
+
+// activeSegmentMissing is the ledger row of a partition dir that lacks
+// the active segment its broker always keeps, with nothing to say how
+// many offsets it held.
+func (p *partition) activeSegmentMissing(from int64) analysis.GapRow {
+	// Offsets below the start the dir's own files show were gone by
+	// design (retention, KRaft snapshots), not with the log.
+	from = max(from, p.logStartSeen)
+	p.add(finding.NewSev(p.where(p.key.dir), finding.KindMissingSegment, finding.Warning, -1, from,
+		"the partition dir %s, though a broker always keeps an active segment: its log was not copied, or was deleted", p.noLog()))
+	return p.gapRow(from, nil, CauseMissingSegment, finding.Warning, p.key.dir,
+		fmt.Sprintf("the partition dir %s, though a broker always keeps a .log file (its active segment): "+
+			"the segments from offset %d on were not copied, or were deleted; how many offsets they held is unknown", p.noLog(), from))
+}
+
+// gapLedger is the ledger of a partition with segments while it is
+// written: what its explanations draw on, and the rows so far.
+type gapLedger struct {
+	p  *partition
+	ld *logDir
+	hw int64 // the broker's checkpoints: high watermark or recovery point
+	// cut: the archive ended inside the partition dir, so only it may lack
+	// what the cut explains; a dir the archive had left came whole (cut.go).
+	cut bool
+	// compacted: something shows the log cleaner ran on the partition;
+	// evidence says what, for the explanations of compaction.
+	compacted bool
+	evidence  string
+	rows      []analysis.GapRow
+}
+
+// newGapLedger starts the ledger of p, with what shows compaction.
+func (p *partition) newGapLedger(ld *logDir, hw int64) *gapLedger {
+	evidence := p.compactionEvidence()
+	text := strings.Join(evidence[:min(len(evidence), 3)], "; ")
+	if len(evidence) > 3 {
+		text += fmt.Sprintf("; and %d more signs", len(evidence)-3)
+	}
+	return &gapLedger{p: p, ld: ld, hw: hw, cut: p.openAtCut(), compacted: len(evidence) > 0, evidence: text}
+}
+
+// gap adds a row; pos is its byte in file, -1 when it has none.
+func (g *gapLedger) gap(first int64, last *int64, cause, sev, file string, pos int64, format string, args ...any) {
+	r := g.p.gapRow(first, last, cause, sev, file, fmt.Sprintf(format, args...))
+	if pos >= 0 {
+		r.Position = &pos
+	}
+	g.rows = append(g.rows, r)
+}
+
+// absent adds a range absent with no damage: compaction, or nothing
+// explains it, which is a finding of its own.
+func (g *gapLedger) absent(first, last int64, file string, pos int64, where string) {
+	l := last
+	if g.compacted {
+		g.gap(first, &l, CauseCompaction, finding.Note, file, pos, "offsets %d..%d %s: compaction removed them (%s)", first, last, where, g.evidence)
+		return
+	}
+	g.gap(first, &l, CauseUnknown, finding.Warning, file, pos,
+		"offsets %d..%d %s, and nothing in the copy (no damage, no sign of compaction) explains it", first, last, where)
+	g.p.add(finding.NewSev(g.p.where(file), finding.KindOffsetGap, finding.Warning, pos, first,
+		"offsets %d..%d %s with no damage and no sign of compaction: records may have been lost", first, last, where))
+}
+
+// unread adds a range the archive's end kept from being read; last below
+// first leaves its end open.
+func (g *gapLedger) unread(first, last int64, file string, d *damage) {
+	l, end := &last, fmt.Sprint(last)
+	if last < first {
+		l, end = nil, "…"
+	}
+	g.gap(first, l, CauseUnread, finding.Warning, file, d.pos,
+		"offsets %d..%s were not read: the archive ends inside %s, at byte %d of it (the archive is cut short or damaged), so they were not verified",
+		first, end, path.Base(file), d.pos)
+}
+
+// damaged adds a range that went with damage d in file; last below first
+// leaves its end open. rolled says the damage is in a rolled segment,
+// where a torn batch is lost data rather than a write cut short.
+func (g *gapLedger) damaged(first, last int64, file string, d *damage, rolled bool) {
+	if d.kind == kindArchiveEnd {
+		g.unread(first, last, file, d)
+		return
+	}
+	cause, sev := CauseDamaged, finding.Error
+	if d.kind == finding.KindTruncated {
+		cause = CauseTruncated
+		if !rolled {
+			sev = finding.Warning
+		}
+	}
+	l := &last
+	if last < first {
+		l = nil
+	}
+	what := "lost"
+	if !rolled && cause == CauseTruncated {
+		what = g.p.tornTail()
+	}
+	end := "…"
+	if l != nil {
+		end = fmt.Sprint(last)
+	}
+	g.gap(first, l, cause, sev, file, d.pos, "offsets %d..%s %s: %s at byte %d of %s", first, end, what, d.kind, d.pos, path.Base(file))
+}
+
+// belowFirstSegment explains the offsets below the first segment's name:
+// retention, unless the archive's end may have kept a segment unread.
+func (g *gapLedger) belowFirstSegment(first *segSummary) {
+	if first.base <= 0 {
+		return
+	}
+	p := g.p
+	lso, known := g.ld.entry(snapshot.KindLogStartCheckpoint, p.topic, p.part)
+	l := first.base - 1
+	if !g.cut || known && lso >= first.base {
 		why := "the oldest segments were deleted by retention (or DeleteRecords), or were not copied"
 		if known {
 			why = fmt.Sprintf("the log start offset checkpoint says %d: deleted by retention or DeleteRecords", lso)
 		}
-		l := first.base - 1
-		switch {
-		case cut && (!known || lso < first.base):
-			// The archive ended before all its entries were read: the
-			// segment below may be among them. Only the checkpoint, when
-			// it was read, vouches for retention.
-			from := int64(0)
-			if known && lso > 0 {
-				rl := lso - 1
-				gap(0, &rl, CauseRetention, finding.Note, first.path, -1, "offsets 0..%d are below the log start offset checkpoint (%d): deleted by retention or DeleteRecords", rl, lso)
-				from = lso
-			}
-			gap(from, &l, CauseUnread, finding.Warning, first.path, -1,
-				"offsets %d..%d are below the first segment read (%d), and the archive ended before all its entries were read: a segment holding them may be among the entries never read, or retention deleted them; they were not verified",
-				from, l, first.base)
-		default:
-			gap(0, &l, CauseRetention, finding.Note, first.path, -1, "offsets 0..%d are below the first segment on disk (%d): %s", l, first.base, why)
-		}
+		g.gap(0, &l, CauseRetention, finding.Note, first.path, -1, "offsets 0..%d are below the first segment on disk (%d): %s", l, first.base, why)
+		return
 	}
-	prevEnd := int64(-1)
-	var prev *segSummary
-	var lost *segSummary // a segment with no intact batch since prev
+	// The archive ended before all its entries were read: the segment
+	// below may be among them. Only the checkpoint, when it was read,
+	// vouches for retention.
+	from := int64(0)
+	if known && lso > 0 {
+		rl := lso - 1
+		g.gap(0, &rl, CauseRetention, finding.Note, first.path, -1,
+			"offsets 0..%d are below the log start offset checkpoint (%d): deleted by retention or DeleteRecords", rl, lso)
+		from = lso
+	}
+	g.gap(from, &l, CauseUnread, finding.Warning, first.path, -1,
+		"offsets %d..%d are below the first segment read (%d), and the archive ended before all its entries were read: "+
+			"a segment holding them may be among the entries never read, or retention deleted them; they were not verified",
+		from, l, first.base)
+}
+
+// segWalk is where the walk through the segments stands: prev is the
+// last segment with an intact batch, prevEnd the last offset it holds
+// (-1 before any), and lost the first segment since with none read.
+type segWalk struct {
+	prevEnd int64
+	prev    *segSummary
+	lost    *segSummary
+}
+
+// walkSegments explains, segment by segment in offset order, the ranges
+// before each segment's first intact batch and between its batches.
+func (g *gapLedger) walkSegments(segs []*segSummary) segWalk {
+	p := g.p
+	w := segWalk{prevEnd: -1}
 	for _, s := range segs {
 		if s.firstIntact < 0 {
 			if s.lead == nil && s.zeroFrom >= 0 && (s != segs[len(segs)-1] || p.lastPlace() == finding.RolledSegment) {
@@ -447,76 +544,100 @@ func (p *partition) ledger() []analysis.GapRow {
 				z := damage{pos: s.zeroFrom, kind: "zero-filled rolled segment"}
 				s.lead, s.tail = &z, &z
 			}
-			if lost == nil && (s.unreadable || len(s.damages) > 0 || s.lead != nil) {
-				lost = s
+			if w.lost == nil && (s.unreadable || len(s.damages) > 0 || s.lead != nil) {
+				w.lost = s
 			}
 			continue
 		}
-		from := prevEnd + 1
-		switch {
-		case prev == nil && lost != nil:
-			from = lost.base // from the first segment that could not be read
-		case prev == nil:
-			from = s.base
-		}
-		if s.firstIntact > from {
-			to := s.firstIntact - 1
-			switch {
-			case prev != nil && prev.tail != nil:
-				damaged(from, to, prev.path, prev.tail, true)
-			case s.lead != nil:
-				damaged(from, to, s.path, s.lead, true)
-			case lost != nil:
-				d := damage{pos: 0, kind: kindUnreadable}
-				if lost.lead != nil {
-					d = *lost.lead
-				}
-				damaged(from, to, lost.path, &d, true)
-			case prev == nil:
-				absent(from, to, s.path, s.firstPos, fmt.Sprintf("are absent from the start of %s (named for %d; its first batch is at %d)", path.Base(s.path), s.base, s.firstIntact))
-			case s.base > from && cut:
-				l := to
-				gap(from, &l, CauseUnread, finding.Warning, s.path, 0,
-					"offsets %d..%d are in no segment read: %s ends at %d and the next segment, %s, starts at %d; the archive ended before all its entries were read, so a segment between them may be among the entries never read; they were not verified",
-					from, to, path.Base(prev.path), prevEnd, path.Base(s.path), s.firstIntact)
-			case s.base > from && !compacted:
-				l := to
-				gap(from, &l, CauseMissingSegment, finding.Warning, s.path, 0,
-					"offsets %d..%d are in no segment on disk: %s ends at %d and the next segment, %s, starts at %d; a segment between them was deleted or not copied (no sign of compaction)",
-					from, to, path.Base(prev.path), prevEnd, path.Base(s.path), s.firstIntact)
-				p.add(finding.New(p.where(s.path), finding.KindMissingSegment, 0, from,
-					"offsets %d..%d are missing between %s (ends at %d) and this segment (starts at %d), and nothing shows compaction: a segment was deleted or not copied",
-					from, to, path.Base(prev.path), prevEnd, s.firstIntact))
-			default:
-				absent(from, to, s.path, s.firstPos, fmt.Sprintf("are absent between %s and %s", path.Base(prev.path), path.Base(s.path)))
-			}
-		}
-		for _, h := range s.holes {
-			if h.d != nil {
-				damaged(h.first, h.last, s.path, h.d, true)
-				continue
-			}
-			where := "are absent between two batches of " + path.Base(s.path)
-			if h.n > 1 {
-				where = fmt.Sprintf("span %d absent ranges between batches of %s", h.n, path.Base(s.path))
-			}
-			absent(h.first, h.last, s.path, h.to, where)
-		}
-		if s.gapNote != "" {
-			sev := finding.Note
-			if !compacted {
-				sev = finding.Warning // said by absent() per range
-			}
-			if sev == finding.Note {
-				p.add(finding.New(p.where(s.path), finding.KindOffsetGap, s.gapPos, s.gapOff, "%s: compaction (%s)", s.gapNote, evText))
-			}
-		}
-		prevEnd, prev, lost = s.lastIntact, s, nil
+		g.beforeSegment(s, w)
+		g.insideSegment(s)
+		w = segWalk{prevEnd: s.lastIntact, prev: s}
 	}
-	// The end: a torn tail of the active segment, data a checkpoint says
-	// was written.
-	last := segs[len(segs)-1]
+	return w
+}
+
+// beforeSegment explains the offsets missing before the first intact
+// batch of s, after what the walk w has read: damage that took them, a
+// segment the archive's end kept unread or that is missing, or an absent
+// range.
+func (g *gapLedger) beforeSegment(s *segSummary, w segWalk) {
+	prev, lost := w.prev, w.lost
+	from := w.prevEnd + 1
+	switch {
+	case prev == nil && lost != nil:
+		from = lost.base // from the first segment that could not be read
+	case prev == nil:
+		from = s.base
+	}
+	if s.firstIntact <= from {
+		return
+	}
+	to := s.firstIntact - 1
+	switch {
+	case prev != nil && prev.tail != nil:
+		g.damaged(from, to, prev.path, prev.tail, true)
+	case s.lead != nil:
+		g.damaged(from, to, s.path, s.lead, true)
+	case lost != nil:
+		d := damage{pos: 0, kind: kindUnreadable}
+		if lost.lead != nil {
+			d = *lost.lead
+		}
+		g.damaged(from, to, lost.path, &d, true)
+	case prev == nil:
+		where := fmt.Sprintf("are absent from the start of %s (named for %d; its first batch is at %d)", path.Base(s.path), s.base, s.firstIntact)
+		g.absent(from, to, s.path, s.firstPos, where)
+	case s.base > from && g.cut:
+		g.gap(from, &to, CauseUnread, finding.Warning, s.path, 0,
+			"offsets %d..%d are in no segment read: %s ends at %d and the next segment, %s, starts at %d; "+
+				"the archive ended before all its entries were read, so a segment between them may be among the entries never read; "+
+				"they were not verified",
+			from, to, path.Base(prev.path), w.prevEnd, path.Base(s.path), s.firstIntact)
+	case s.base > from && !g.compacted:
+		g.gap(from, &to, CauseMissingSegment, finding.Warning, s.path, 0,
+			"offsets %d..%d are in no segment on disk: %s ends at %d and the next segment, %s, starts at %d; "+
+				"a segment between them was deleted or not copied (no sign of compaction)",
+			from, to, path.Base(prev.path), w.prevEnd, path.Base(s.path), s.firstIntact)
+		g.p.add(finding.New(g.p.where(s.path), finding.KindMissingSegment, 0, from,
+			"offsets %d..%d are missing between %s (ends at %d) and this segment (starts at %d), "+
+				"and nothing shows compaction: a segment was deleted or not copied",
+			from, to, path.Base(prev.path), w.prevEnd, s.firstIntact))
+	default:
+		g.absent(from, to, s.path, s.firstPos, fmt.Sprintf("are absent between %s and %s", path.Base(prev.path), path.Base(s.path)))
+	}
+}
+
+// insideSegment explains the ranges missing between the intact batches
+// of s: damage, or absent ranges.
+func (g *gapLedger) insideSegment(s *segSummary) {
+	for _, h := range s.holes {
+		if h.d != nil {
+			g.damaged(h.first, h.last, s.path, h.d, true)
+			continue
+		}
+		where := "are absent between two batches of " + path.Base(s.path)
+		if h.n > 1 {
+			where = fmt.Sprintf("span %d absent ranges between batches of %s", h.n, path.Base(s.path))
+		}
+		g.absent(h.first, h.last, s.path, h.to, where)
+	}
+	// Offsets that jump between byte-adjacent batches are compaction's
+	// mark; without other signs of it, absent() has said so per range.
+	if s.gapNote != "" && g.compacted {
+		g.p.add(finding.New(g.p.where(s.path), finding.KindOffsetGap, s.gapPos, s.gapOff, "%s: compaction (%s)", s.gapNote, g.evidence))
+	}
+}
+
+// pastLastBatch explains the end of the log: the damage after the last
+// intact batch (a torn tail of the active segment), a missing segment
+// only its index files show, or data the checkpoints say was written.
+func (g *gapLedger) pastLastBatch(segs []*segSummary, w segWalk) {
+	p, hw := g.p, g.hw
+	first, last := segs[0], segs[len(segs)-1]
+	prev, lost, prevEnd := w.prev, w.lost, w.prevEnd
 	orphan, orphaned := p.orphanGap(prevEnd+1, prevEnd, hw)
+	// The checkpoints say offsets past the last batch read were written.
+	reached := prev != nil && hw > prevEnd+1 || prev == nil && hw > first.base
 	switch {
 	case prev != nil && (prev.tail != nil || lost != nil):
 		// The damage is named with the file it is in.
@@ -528,7 +649,7 @@ func (p *partition) ledger() []analysis.GapRow {
 			}
 		}
 		end, rolled := p.tailEnd(hw)
-		damaged(prevEnd+1, end, file, d, rolled)
+		g.damaged(prevEnd+1, end, file, d, rolled)
 	case prev == nil && lost != nil:
 		// Not one batch could be read: everything from the first segment
 		// on went with the damage, up to the checkpoints when they say.
@@ -537,58 +658,78 @@ func (p *partition) ledger() []analysis.GapRow {
 			d = &damage{pos: 0, kind: kindUnreadable}
 		}
 		end, rolled := p.tailEnd(hw)
-		damaged(first.base, end, lost.path, d, rolled || lost != last)
+		g.damaged(first.base, end, lost.path, d, rolled || lost != last)
 	case orphaned:
-		if cut {
+		if g.cut {
 			orphan.Cause = CauseUnread
 			orphan.Explanation += "; the archive ended before all its entries were read, so that segment may be among the entries never read: not verified"
 		}
-		rows = append(rows, orphan)
-	case cut && (prev != nil && hw > prevEnd+1 || prev == nil && hw > first.base):
+		g.rows = append(g.rows, orphan)
+	case g.cut && reached:
 		from := prevEnd + 1
 		if prev == nil {
 			from = first.base
 		}
 		l := hw - 1
-		gap(from, &l, CauseUnread, finding.Warning, ld.checkpointPath(), -1,
-			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but past the last batch read, and the archive ended before all its entries were read: a segment holding them may be among the entries never read; they were not verified",
+		g.gap(from, &l, CauseUnread, finding.Warning, g.ld.checkpointPath(), -1,
+			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but past the last batch read, "+
+				"and the archive ended before all its entries were read: a segment holding them may be among the entries never read; "+
+				"they were not verified",
 			from, l, hw)
-	case prev != nil && hw > prevEnd+1, prev == nil && hw > first.base:
-		from, past := prevEnd+1, "past the last batch on disk"
-		if prev == nil {
-			from, past = first.base, fmt.Sprintf("no batch is on disk from offset %d", first.base)
-		}
-		l := hw - 1
-		if last.zeroFrom >= 0 {
-			verb := "ends in"
-			if prev == nil {
-				verb = "holds"
-			}
-			gap(from, &l, CauseCheckpointAh, finding.Warning, last.path, last.zeroFrom,
-				"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but %s, and %s %s zeros from byte %d where they would be: "+
-					"zeros replaced data the broker wrote (a file system that lost its last writes in a crash, or a faulty copy), or the broker preallocates segments and the copy was taken while it wrote",
-				from, l, hw, past, path.Base(last.path), verb, last.zeroFrom)
-			break
-		}
-		why := "the log lost its tail"
-		if prev == nil {
-			past += ", where the first segment starts"
-			why = "the log lost its data"
-		}
-		gap(from, &l, CauseCheckpointAh, finding.Warning, ld.checkpointPath(), -1,
-			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but %s: the copy was taken while the broker wrote, or %s",
-			from, l, hw, past, why)
+	case reached:
+		g.checkpointsAhead(first, last, w)
 	}
-	if lso, ok := ld.entry(snapshot.KindLogStartCheckpoint, p.topic, p.part); ok {
-		if fo := p.firstOffset(); fo >= 0 && lso > fo {
-			l := min(lso-1, max(prevEnd, fo))
-			gap(fo, &l, CauseDeleteRecords, finding.Note, ld.path(snapshot.KindLogStartCheckpoint), -1,
-				"offsets %d..%d are still in the files but below the log start offset %d: deleted with DeleteRecords (or retention not yet applied to the files); consumers can no longer read them",
-				fo, l, lso)
-		}
+}
+
+// checkpointsAhead explains offsets the broker's checkpoints say were
+// written past the last batch on disk: zeros where they would be, or a
+// log that lost its tail (or all its data).
+func (g *gapLedger) checkpointsAhead(first, last *segSummary, w segWalk) {
+	hw := g.hw
+	from, past := w.prevEnd+1, "past the last batch on disk"
+	if w.prev == nil {
+		from, past = first.base, fmt.Sprintf("no batch is on disk from offset %d", first.base)
 	}
-	slices.SortStableFunc(rows, func(a, b analysis.GapRow) int { return cmp.Compare(a.FirstOffset, b.FirstOffset) })
-	return rows
+	l := hw - 1
+	if last.zeroFrom >= 0 {
+		verb := "ends in"
+		if w.prev == nil {
+			verb = "holds"
+		}
+		g.gap(from, &l, CauseCheckpointAh, finding.Warning, last.path, last.zeroFrom,
+			"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but %s, and %s %s zeros from byte %d where they would be: "+
+				"zeros replaced data the broker wrote (a file system that lost its last writes in a crash, or a faulty copy), "+
+				"or the broker preallocates segments and the copy was taken while it wrote",
+			from, l, hw, past, path.Base(last.path), verb, last.zeroFrom)
+		return
+	}
+	why := "the log lost its tail"
+	if w.prev == nil {
+		past += ", where the first segment starts"
+		why = "the log lost its data"
+	}
+	g.gap(from, &l, CauseCheckpointAh, finding.Warning, g.ld.checkpointPath(), -1,
+		"offsets %d..%d are below the broker's checkpoints (high watermark or recovery point %d) but %s: "+
+			"the copy was taken while the broker wrote, or %s",
+		from, l, hw, past, why)
+}
+
+// deletedRecords explains the offsets still in the files but below the
+// log start offset checkpoint: DeleteRecords, or retention the files do
+// not show yet. prevEnd is the last offset read, -1 for none.
+func (g *gapLedger) deletedRecords(prevEnd int64) {
+	p := g.p
+	lso, ok := g.ld.entry(snapshot.KindLogStartCheckpoint, p.topic, p.part)
+	if !ok {
+		return
+	}
+	if fo := p.firstOffset(); fo >= 0 && lso > fo {
+		l := min(lso-1, max(prevEnd, fo))
+		g.gap(fo, &l, CauseDeleteRecords, finding.Note, g.ld.path(snapshot.KindLogStartCheckpoint), -1,
+			"offsets %d..%d are still in the files but below the log start offset %d: "+
+				"deleted with DeleteRecords (or retention not yet applied to the files); consumers can no longer read them",
+			fo, l, lso)
+	}
 }
 
 // orphanGap is the missing segment that only its index files show, past
@@ -604,10 +745,10 @@ func (p *partition) orphanGap(first, end, hw int64) (analysis.GapRow, bool) {
 	if o == nil {
 		return analysis.GapRow{}, false
 	}
-	first = min(first, o.base)
-	g := analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: first,
-		Cause: CauseMissingSegment, Severity: finding.Warning, File: o.path}
-	g.Explanation = fmt.Sprintf("%s has no %020d.log beside it: the segment from offset %d was deleted or not copied; %s", path.Base(o.path), o.base, o.base, reachTo(&g, hw))
+	g := p.gapRow(min(first, o.base), nil, CauseMissingSegment, finding.Warning, o.path, "")
+	reach := reachTo(&g, hw)
+	g.Explanation = fmt.Sprintf("%s has no %020d.log beside it: the segment from offset %d was deleted or not copied; %s",
+		path.Base(o.path), o.base, o.base, reach)
 	return g, true
 }
 

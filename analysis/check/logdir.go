@@ -179,7 +179,8 @@ func (l *logDir) finish() {
 				mk(finding.KindLogStartAhead, "log start offset of %s is %d, above the first offset on disk (%d): records %d..%d were deleted with DeleteRecords "+
 					"or by retention and are no longer readable, though still in the files", name, e.Offset, first, first, e.Offset-1)
 			case k == snapshot.KindLogStartCheckpoint && e.Offset < firstBase:
-				mk(finding.KindCheckpointStale, "log start offset of %s is %d, below the first segment on disk (%d): segments were deleted after the checkpoint was written",
+				mk(finding.KindCheckpointStale, "log start offset of %s is %d, below the first segment on disk (%d): "+
+					"segments were deleted after the checkpoint was written",
 					name, e.Offset, firstBase)
 			}
 		}

@@ -256,7 +256,8 @@ func (p *partition) batch(file string, b *batchInfo) {
 		s.first = b.base
 		if b.base < s.base {
 			p.add(finding.New(p.where(file), finding.KindNameMismatch, b.pos, b.base,
-				"first batch starts at offset %d, below the offset %d in the segment's name: the broker finds segments by name, so offsets %d..%d cannot be read through it",
+				"first batch starts at offset %d, below the offset %d in the segment's name: "+
+					"the broker finds segments by name, so offsets %d..%d cannot be read through it",
 				b.base, s.base, b.base, s.base-1))
 		}
 	}

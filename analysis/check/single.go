@@ -46,7 +46,8 @@ func (p *partition) tailEnd(hw int64) (int64, bool) {
 // tornTail says what a torn tail of the last segment lost with it.
 func (p *partition) tornTail() string {
 	if p.lastPlace() == finding.UnknownPlace {
-		return "lost with the torn tail of a segment given on its own whose directory could not be listed (a torn tail if it is the active segment, lost data if a later segment follows it)"
+		return "lost with the torn tail of a segment given on its own whose directory could not be listed " +
+			"(a torn tail if it is the active segment, lost data if a later segment follows it)"
 	}
 	return "lost with the torn tail of the active segment"
 }

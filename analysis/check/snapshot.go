@@ -155,17 +155,22 @@ func (p *partition) compareSnapshot(f *snapshot.File, st *pstate.State, logEnd i
 		if r == nil {
 			switch {
 			case e.LastOffset >= 0 && e.LastOffset >= end:
-				mk(finding.KindSnapshotMismatch, finding.Error, "producer %d: last offset %d is not below the snapshot's end offset %d", e.ProducerID, e.LastOffset, end)
+				mk(finding.KindSnapshotMismatch, finding.Error, "producer %d: last offset %d is not below the snapshot's end offset %d",
+					e.ProducerID, e.LastOffset, end)
 			case partial && e.LastOffset < cover:
-				mk(finding.KindNotVerifiable, finding.Note, "producer %d (last offset %d) is not verifiable: data before log start (the first segment on disk begins at %d)",
+				mk(finding.KindNotVerifiable, finding.Note,
+					"producer %d (last offset %d) is not verifiable: data before log start (the first segment on disk begins at %d)",
 					e.ProducerID, e.LastOffset, cover)
 			case p.compactedHere():
 				// A compacted log is expected to have lost an expired
 				// producer's batches before the snapshot forgot it.
-				mk(finding.KindSnapshotMismatch, finding.Note, "extra producer %d: the snapshot has it (last offset %d) but the log below %d holds no batch of it; the log was compacted, which removes an expired producer's batches",
+				mk(finding.KindSnapshotMismatch, finding.Note,
+					"extra producer %d: the snapshot has it (last offset %d) but the log below %d holds no batch of it; "+
+						"the log was compacted, which removes an expired producer's batches",
 					e.ProducerID, e.LastOffset, end)
 			default:
-				mk(finding.KindSnapshotMismatch, finding.Error, "extra producer %d: the snapshot has it (last offset %d, sequence %d) but the log below %d holds no batch of it",
+				mk(finding.KindSnapshotMismatch, finding.Error,
+					"extra producer %d: the snapshot has it (last offset %d, sequence %d) but the log below %d holds no batch of it",
 					e.ProducerID, e.LastOffset, e.LastSequence, end)
 			}
 			continue
@@ -189,11 +194,16 @@ func (p *partition) compareSnapshot(f *snapshot.File, st *pstate.State, logEnd i
 			}
 			// State set by markers or transactions older than the first
 			// segment cannot be checked.
-			if partial && ((fd.name == "coordinatorEpoch" && r.Markers == 0) || (fd.name == "currentTxnFirstOffset" && fd.snap >= 0 && fd.snap < cover)) {
-				mk(finding.KindNotVerifiable, finding.Note, "producer %d: %s %d in the snapshot is not verifiable: data before log start (%d)", e.ProducerID, fd.name, fd.snap, cover)
+			markerState := fd.name == "coordinatorEpoch" && r.Markers == 0
+			olderTxn := fd.name == "currentTxnFirstOffset" && fd.snap >= 0 && fd.snap < cover
+			if partial && (markerState || olderTxn) {
+				mk(finding.KindNotVerifiable, finding.Note, "producer %d: %s %d in the snapshot is not verifiable: data before log start (%d)",
+					e.ProducerID, fd.name, fd.snap, cover)
 				continue
 			}
-			mk(finding.KindSnapshotMismatch, finding.Error, "producer %d: %s is %d in the snapshot but %d in the log (rebuilt from the batches below %d; the producer's last write there is at offset %d)",
+			mk(finding.KindSnapshotMismatch, finding.Error,
+				"producer %d: %s is %d in the snapshot but %d in the log "+
+					"(rebuilt from the batches below %d; the producer's last write there is at offset %d)",
 				e.ProducerID, fd.name, fd.snap, fd.log, end, r.LastWrite)
 		}
 	}
@@ -203,11 +213,13 @@ func (p *partition) compareSnapshot(f *snapshot.File, st *pstate.State, logEnd i
 		}
 		sev := finding.Warning
 		exp := p.c.o.ProducerExpirationMs
-		why := fmt.Sprintf("if the broker ran for producer.id.expiration.ms (%d ms) after the producer's last write (timestamp %d) it expired the producer and this is expected; otherwise the snapshot lost it",
+		why := fmt.Sprintf("if the broker ran for producer.id.expiration.ms (%d ms) after the producer's last write (timestamp %d) "+
+			"it expired the producer and this is expected; otherwise the snapshot lost it",
 			exp, r.Timestamp)
 		if p.maxTs >= 0 && r.Timestamp >= 0 && p.maxTs-r.Timestamp >= exp {
 			sev = finding.Note
-			why = fmt.Sprintf("its last write (timestamp %d) is %d ms before the newest timestamp in the log, beyond producer.id.expiration.ms (%d ms): the broker expired it",
+			why = fmt.Sprintf("its last write (timestamp %d) is %d ms before the newest timestamp in the log, "+
+				"beyond producer.id.expiration.ms (%d ms): the broker expired it",
 				r.Timestamp, p.maxTs-r.Timestamp, exp)
 		}
 		p.add(finding.WithProducer(finding.NewSev(w, finding.KindSnapshotMismatch, sev, -1, r.LastWrite,

@@ -194,7 +194,8 @@ func (d *Detector) reasonText(m, ref *rec, v *verdict) string {
 	case reasonConcurrent:
 		return fmt.Sprintf("%s was still writing to %s when %s's session began (concurrent producers)", pidName(ref), d.pname(ref), pidName(m))
 	case reasonBeyondWindow:
-		return fmt.Sprintf("%s's session began %s after %s's last write, beyond the %s restart window", pidName(m), fmtGap(v.sessionGap), pidName(ref), d.opts.RestartWindow)
+		return fmt.Sprintf("%s's session began %s after %s's last write, beyond the %s restart window",
+			pidName(m), fmtGap(v.sessionGap), pidName(ref), d.opts.RestartWindow)
 	case reasonRestart:
 		return fmt.Sprintf("%s's session began %s after %s's last write", pidName(m), fmtGap(v.sessionGap), pidName(ref))
 	}

@@ -379,7 +379,8 @@ func (b *RunBuilder) Finish(ctx context.Context) (int, error) {
 		h := &u.head
 		if open && h.input == c.input && h.topic == c.topic && h.partition == c.partition && h.dir == c.dir && h.refDir == c.refDir &&
 			h.pid == c.pid && h.epoch == c.epoch &&
-			h.class == c.class && h.evidence == c.evidence && h.why == c.why && h.refTopic == c.refTopic && h.refPart == c.refPart && h.refPID == c.refPID && h.pidChange == c.pidChange &&
+			h.class == c.class && h.evidence == c.evidence && h.why == c.why &&
+			h.refTopic == c.refTopic && h.refPart == c.refPart && h.refPID == c.refPID && h.pidChange == c.pidChange &&
 			c.offset-u.last <= maxRunStep && c.refOffset > u.refLast-maxRunStep && c.refOffset-u.refLast <= maxRunStep && c.refOffset != u.refLast {
 			u.last = c.offset
 			if c.refOffset < u.refFirst {
@@ -494,14 +495,18 @@ func (b *RunBuilder) Close() error {
 	return errors.Join(b.later.close(), b.runs.close())
 }
 
-// String is the report line of a run, e.g.
+// String is the report line of a run, e.g. (one line, wrapped here)
 //
-//	orders-0: PID 1002 (epoch 0) resent 25 records first written by PID 1001 — offsets 600–624 repeat 575–599, 2.1 s after PID 1001's last write [restart-resend]
+//	orders-0: PID 1002 (epoch 0) resent 25 records first written by PID 1001 —
+//	  offsets 600–624 repeat 575–599, 2.1 s after PID 1001's last write [restart-resend]
 //
 // With attribution (see DuplicateRow) the PIDs are named, and how the PID
 // changed is said before the class:
 //
-//	payments-0: PID 5000 (epoch 0, txn id payments-app, block of broker 3) resent 25 records first written by PID 4000 (txn id payments-app, broker 2) — ..., 2.1 s after PID 4000's last write; PID change under the stable transactional id payments-app: the coordinator rotated it from PID 4000 to PID 5000 (epoch exhaustion) [restart-resend]
+//	payments-0: PID 5000 (epoch 0, txn id payments-app, block of broker 3) resent 25 records
+//	  first written by PID 4000 (txn id payments-app, broker 2) — ..., 2.1 s after PID 4000's last write;
+//	  PID change under the stable transactional id payments-app: the coordinator rotated it
+//	  from PID 4000 to PID 5000 (epoch exhaustion) [restart-resend]
 func (u *Run) String() string {
 	writer := fmt.Sprintf("PID %d (epoch %d%s)", u.ProducerID, u.Epoch, owner(", ", u.TransactionalID, u.AllocatedByBroker, "block of broker"))
 	if u.ProducerID < 0 {

@@ -300,13 +300,17 @@ func (o *Out) contents() ([]string, error) {
 			}
 		case ownedName(n) && e.Type().IsRegular():
 		default:
-			return nil, &RefusedError{fmt.Sprintf("%s holds %s, which is not a ksleuth table; a scan replaces the whole dir and never deletes files it did not write: move it away, or choose another --out", o.Dir, n)}
+			return nil, &RefusedError{fmt.Sprintf("%s holds %s, which is not a ksleuth table; %s", o.Dir, n, replaceRule)}
 		}
 		tables = append(tables, n)
 	}
 	sort.Strings(tables)
 	return tables, nil
 }
+
+// replaceRule ends the refusal of an output dir holding a file ksleuth did
+// not write: why it refuses, and what to do.
+const replaceRule = "a scan replaces the whole dir and never deletes files it did not write: move it away, or choose another --out"
 
 // onlyParts refuses a records dir holding anything but dirs and Parquet
 // files.
@@ -316,7 +320,7 @@ func onlyParts(dir string) error {
 			return err
 		}
 		if !e.IsDir() && (!e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".parquet")) {
-			return &RefusedError{fmt.Sprintf("%s is not a ksleuth table; a scan replaces the whole dir and never deletes files it did not write: move it away, or choose another --out", p)}
+			return &RefusedError{fmt.Sprintf("%s is not a ksleuth table; %s", p, replaceRule)}
 		}
 		return nil
 	})

@@ -148,7 +148,8 @@ func (r *run) listedSegment(in *source.Input, src string, e *source.Entry, next 
 			r.stats.Seeked--
 			r.stats.Fallbacks++
 			r.sink.Finding(finding.New(where(in.Index, e, p.index[base].Path), finding.KindIndexMismatch, -1, seek.offset,
-				"entry for offset %d names byte %d of %s, where no intact batch holding that offset starts; the segment is read from its start", seek.offset, seek.pos, e.Path))
+				"entry for offset %d names byte %d of %s, where no intact batch holding that offset starts; the segment is read from its start",
+				seek.offset, seek.pos, e.Path))
 		default:
 			return err
 		}
@@ -305,8 +306,9 @@ func (e *claimError) Error() string { return e.msg }
 // contradicts it.
 func (c *timeClaim) check(b *segment.Batch) (bool, error) {
 	if b.Magic >= 2 && b.MaxTimestamp > c.ts && b.BaseOffset <= c.offset {
-		return false, &claimError{c.offset, fmt.Sprintf("entry (timestamp %d, offset %d) claims no earlier timestamp above it, but the batch at offsets %d..%d holds timestamp %d",
-			c.ts, c.offset, b.BaseOffset, b.LastOffset(), b.MaxTimestamp)}
+		msg := fmt.Sprintf("entry (timestamp %d, offset %d) claims no earlier timestamp above it, but the batch at offsets %d..%d holds timestamp %d",
+			c.ts, c.offset, b.BaseOffset, b.LastOffset(), b.MaxTimestamp)
+		return false, &claimError{c.offset, msg}
 	}
 	if b.BaseOffset > c.offset {
 		return false, &claimError{c.offset, fmt.Sprintf("entry (timestamp %d, offset %d) names an offset no batch holds (the next starts at %d)",

@@ -30,6 +30,7 @@ package recovery
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -217,202 +218,321 @@ type seg struct {
 	sum  *batchSum
 }
 
+// predict runs the loader's steps (see the package doc) over the files
+// fs of one partition dir.
 func (s *Simulator) predict(k dirKey, fs []file, clean bool, bad map[segKey]string, in Inputs) Partition {
-	f0 := fs[0].row
-	p := Partition{Type: "recovery", Input: k.input, Topic: *f0.Topic, Partition: *f0.Partition, Dir: k.dir, Clean: clean, Actions: []Action{}}
-	if in.Source != nil {
-		p.Source = in.Source(k.input)
+	l := s.newLoad(k, fs[0].row, clean, bad, in)
+	if l.p.Topic == "__cluster_metadata" {
+		l.act(ActSkip, k.dir, -1, "the KRaft metadata log is loaded by the Raft layer (KafkaMetadataLog), not by LogManager")
+		return l.p
 	}
-	act := func(a, file string, off int64, rule string, args ...any) {
-		p.Actions = append(p.Actions, Action{Action: a, File: file, Offset: off, Rule: fmt.Sprintf(rule, args...)})
-	}
-	if p.Topic == "__cluster_metadata" {
-		act(ActSkip, k.dir, -1, "the KRaft metadata log is loaded by the Raft layer (KafkaMetadataLog), not by LogManager")
-		return p
-	}
-	logDir := path.Dir(k.dir)
-	cp := func(kind snapshot.Kind) int64 {
-		if in.Checkpoint != nil {
-			if v, ok := in.Checkpoint(kind, k.input, logDir, p.Topic, p.Partition); ok {
-				return v
-			}
-		}
-		return 0
-	}
-	p.RecoveryPoint, p.LogStartCheckpoint = cp(snapshot.KindRecoveryPointCheckpoint), cp(snapshot.KindLogStartCheckpoint)
-	deleteDir := strings.HasSuffix(k.dir, "-delete") || f0.DirState == "delete"
+	l.p.RecoveryPoint = l.checkpoint(snapshot.KindRecoveryPointCheckpoint)
+	l.p.LogStartCheckpoint = l.checkpoint(snapshot.KindLogStartCheckpoint)
+	deleteDir := strings.HasSuffix(k.dir, "-delete") || fs[0].row.DirState == "delete"
 
 	// Step 1: leftovers (removeTempFilesAndCollectSwapFiles, then the
 	// swap passes of load).
+	l.leftovers(fs)
+	l.replacedBySwaps(fs)
+	l.renameSwaps()
+	l.collect(fs)
+	// Step 2: loadSegmentFiles.
+	bases := l.loadSegmentFiles()
+	// Step 3: recoverLog, only for a live dir and an unclean start.
+	if deleteDir {
+		l.act(ActDeleteDir, k.dir, -1, "a -delete dir is loaded without recovery and deleted after file.delete.delay.ms")
+	} else if !clean {
+		bases = l.recoverLog(bases)
+	}
+	// Step 4: the state afterwards.
+	bases = l.stateAfter(bases, deleteDir)
+	// Step 5: producer snapshots.
+	l.p.Snapshots = snapshotsAfter(k, l.snaps, bases, l.recOrder, l.segEnd,
+		l.p.LogStartCheckpoint, l.p.LogStartOffset, l.p.LogEndOffset, bad, l.act)
+	return l.p
+}
+
+// load is the prediction of one partition dir while the loader's steps
+// run: what each step leaves to the next.
+type load struct {
+	s   *Simulator
+	k   dirKey
+	in  Inputs
+	bad map[segKey]string // files with a format finding that matters to the loader
+	p   Partition
+
+	// Step 1: the files it deletes (by name), and the .swap files it
+	// renames into place.
+	gone  map[string]bool
+	swaps []file
+	// The files loaded after step 1: segments and index files by base
+	// offset, and producer snapshots.
+	segs    map[int64]*seg
+	indexes map[int64]map[snapshot.Kind]string
+	snaps   []file
+	// Recovery so far: the segments recovered, in the order the loader
+	// recovers them, the offset each ends at, and those truncated.
+	recovered   map[int64]bool
+	recOrder    []int64
+	segEnd      map[int64]int64
+	truncatedAt map[int64]bool
+}
+
+// newLoad starts the prediction of the partition dir k, whose first file
+// is f0.
+func (s *Simulator) newLoad(k dirKey, f0 *analysis.FileRow, clean bool, bad map[segKey]string, in Inputs) *load {
+	l := &load{
+		s:   s,
+		k:   k,
+		in:  in,
+		bad: bad,
+		p: Partition{
+			Type:      "recovery",
+			Input:     k.input,
+			Topic:     *f0.Topic,
+			Partition: *f0.Partition,
+			Dir:       k.dir,
+			Clean:     clean,
+			Actions:   []Action{},
+		},
+		gone:        map[string]bool{},
+		segs:        map[int64]*seg{},
+		indexes:     map[int64]map[snapshot.Kind]string{},
+		recovered:   map[int64]bool{},
+		segEnd:      map[int64]int64{},
+		truncatedAt: map[int64]bool{},
+	}
+	if in.Source != nil {
+		l.p.Source = in.Source(k.input)
+	}
+	return l
+}
+
+// act records a predicted step; rule is a format for args.
+func (l *load) act(a, file string, off int64, rule string, args ...any) {
+	l.p.Actions = append(l.p.Actions, Action{Action: a, File: file, Offset: off, Rule: fmt.Sprintf(rule, args...)})
+}
+
+// checkpoint is the partition's entry in the log dir's checkpoint of
+// kind, 0 without one, as the loader reads it.
+func (l *load) checkpoint(kind snapshot.Kind) int64 {
+	if l.in.Checkpoint != nil {
+		if v, ok := l.in.Checkpoint(kind, l.k.input, path.Dir(l.k.dir), l.p.Topic, l.p.Partition); ok {
+			return v
+		}
+	}
+	return 0
+}
+
+// leftovers deletes the .deleted and .cleaned files, and the .swap files
+// of an unfinished split (at or above the smallest .cleaned offset); the
+// other .swap files are kept to be renamed.
+func (l *load) leftovers(fs []file) {
 	minCleaned := int64(1<<63 - 1)
 	for _, f := range fs {
 		if f.name.Suffix == snapshot.SuffixCleaned && f.name.Offset >= 0 {
 			minCleaned = min(minCleaned, f.name.Offset)
 		}
 	}
-	gone := map[string]bool{}
-	var swaps []file
 	for _, f := range fs {
 		switch f.name.Suffix {
 		case snapshot.SuffixDeleted:
-			act(ActDelete, f.row.Path, f.name.Offset, "a stray file marked for deletion (.deleted) is deleted at load")
-			gone[f.base] = true
+			l.act(ActDelete, f.row.Path, f.name.Offset, "a stray file marked for deletion (.deleted) is deleted at load")
+			l.gone[f.base] = true
 		case snapshot.SuffixCleaned:
-			act(ActDelete, f.row.Path, f.name.Offset, "a .cleaned file (log-cleaner output never swapped in) is deleted at load")
-			gone[f.base] = true
+			l.act(ActDelete, f.row.Path, f.name.Offset, "a .cleaned file (log-cleaner output never swapped in) is deleted at load")
+			l.gone[f.base] = true
 		case snapshot.SuffixSwap:
 			if f.name.Offset >= minCleaned {
-				act(ActDelete, f.row.Path, f.name.Offset, "a .swap file at or above the smallest .cleaned offset (%d) is part of an unfinished segment split and is deleted", minCleaned)
-				gone[f.base] = true
+				l.act(ActDelete, f.row.Path, f.name.Offset,
+					"a .swap file at or above the smallest .cleaned offset (%d) is part of an unfinished segment split and is deleted", minCleaned)
+				l.gone[f.base] = true
 				continue
 			}
-			swaps = append(swaps, f)
+			l.swaps = append(l.swaps, f)
 		}
 	}
+}
+
+// replacedBySwaps deletes the files of the segments the kept .swap
+// segments replace: those within the offsets the swaps cover.
+func (l *load) replacedBySwaps(fs []file) {
 	minSwap, maxSwap := int64(1<<63-1), int64(-1<<63)
-	for _, f := range swaps {
+	for _, f := range l.swaps {
 		if f.name.Kind != snapshot.KindLog {
 			continue
 		}
 		next := f.name.Offset
-		if sum := s.segs[segKey{k.input, f.row.Path}]; sum != nil && sum.nextValid >= 0 {
+		if sum := l.s.segs[segKey{l.k.input, f.row.Path}]; sum != nil && sum.nextValid >= 0 {
 			next = sum.nextValid
 		}
 		minSwap, maxSwap = min(minSwap, f.name.Offset), max(maxSwap, next)
 	}
 	for _, f := range fs {
-		if f.name.Suffix == "" && f.name.Offset >= 0 && f.name.Offset >= minSwap && f.name.Offset < maxSwap && !gone[f.base] {
-			act(ActDelete, f.row.Path, f.name.Offset, "a file of a segment a .swap replaces (offsets %d..%d): compacted or split but not yet deleted", minSwap, maxSwap-1)
-			gone[f.base] = true
+		replaced := f.name.Suffix == "" && f.name.Offset >= 0 && f.name.Offset >= minSwap && f.name.Offset < maxSwap
+		if replaced && !l.gone[f.base] {
+			l.act(ActDelete, f.row.Path, f.name.Offset,
+				"a file of a segment a .swap replaces (offsets %d..%d): compacted or split but not yet deleted", minSwap, maxSwap-1)
+			l.gone[f.base] = true
 		}
 	}
-	segs := map[int64]*seg{}
-	indexes := map[int64]map[snapshot.Kind]string{}
-	var snaps []file
-	addSeg := func(base int64, file string, size int64) {
-		segs[base] = &seg{base: base, file: file, size: size, sum: s.segs[segKey{k.input, file}]}
+}
+
+// addSeg adds the segment of base offset base, read from file.
+func (l *load) addSeg(base int64, file string, size int64) {
+	l.segs[base] = &seg{base: base, file: file, size: size, sum: l.s.segs[segKey{l.k.input, file}]}
+}
+
+// addIndex adds an index file of the segment of base offset base.
+func (l *load) addIndex(base int64, kind snapshot.Kind, file string) {
+	if l.indexes[base] == nil {
+		l.indexes[base] = map[snapshot.Kind]string{}
 	}
-	for _, f := range swaps {
-		act(ActRename, f.row.Path, f.name.Offset, "a valid .swap file is renamed to %s (an interrupted swap completed)", strings.TrimSuffix(f.base, snapshot.SuffixSwap))
-		if f.name.Kind == snapshot.KindLog {
-			addSeg(f.name.Offset, f.row.Path, f.row.Size)
-		} else if f.name.Kind == snapshot.KindIndex || f.name.Kind == snapshot.KindTimeIndex || f.name.Kind == snapshot.KindTxnIndex {
-			if indexes[f.name.Offset] == nil {
-				indexes[f.name.Offset] = map[snapshot.Kind]string{}
-			}
-			indexes[f.name.Offset][f.name.Kind] = f.row.Path
+	l.indexes[base][kind] = file
+}
+
+// renameSwaps completes the interrupted swaps: each kept .swap file takes
+// the place of the file it names.
+func (l *load) renameSwaps() {
+	for _, f := range l.swaps {
+		l.act(ActRename, f.row.Path, f.name.Offset, "a valid .swap file is renamed to %s (an interrupted swap completed)",
+			strings.TrimSuffix(f.base, snapshot.SuffixSwap))
+		switch f.name.Kind {
+		case snapshot.KindLog:
+			l.addSeg(f.name.Offset, f.row.Path, f.row.Size)
+		case snapshot.KindIndex, snapshot.KindTimeIndex, snapshot.KindTxnIndex:
+			l.addIndex(f.name.Offset, f.name.Kind, f.row.Path)
 		}
 	}
+}
+
+// collect gathers the files step 1 left: segments, index files and
+// producer snapshots.
+func (l *load) collect(fs []file) {
 	for _, f := range fs {
-		if f.name.Suffix != "" || f.name.Leftover || gone[f.base] {
+		if f.name.Suffix != "" || f.name.Leftover || l.gone[f.base] {
 			continue
 		}
 		switch f.name.Kind {
 		case snapshot.KindLog:
-			addSeg(f.name.Offset, f.row.Path, f.row.Size)
+			l.addSeg(f.name.Offset, f.row.Path, f.row.Size)
 		case snapshot.KindIndex, snapshot.KindTimeIndex, snapshot.KindTxnIndex:
-			if indexes[f.name.Offset] == nil {
-				indexes[f.name.Offset] = map[snapshot.Kind]string{}
-			}
-			indexes[f.name.Offset][f.name.Kind] = f.row.Path
+			l.addIndex(f.name.Offset, f.name.Kind, f.row.Path)
 		case snapshot.KindSnapshot:
-			snaps = append(snaps, f)
+			l.snaps = append(l.snaps, f)
 		}
 	}
-	// Step 2: loadSegmentFiles.
-	var bases []int64
-	for b := range segs {
-		bases = append(bases, b)
-	}
-	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
-	var ixOffsets []int64
-	for off := range indexes {
-		ixOffsets = append(ixOffsets, off)
-	}
-	sort.Slice(ixOffsets, func(i, j int) bool { return ixOffsets[i] < ixOffsets[j] })
-	for _, off := range ixOffsets {
-		if ix := indexes[off]; segs[off] == nil {
+}
+
+// loadSegmentFiles deletes the orphaned index files and runs each
+// segment's sanity check: a missing .index or a corrupt .txnindex makes
+// it recovered, a missing .timeindex is created. It returns the segments'
+// base offsets in order.
+func (l *load) loadSegmentFiles() []int64 {
+	bases := slices.Sorted(maps.Keys(l.segs))
+	for _, off := range slices.Sorted(maps.Keys(l.indexes)) {
+		if ix := l.indexes[off]; l.segs[off] == nil {
 			for _, kind := range []snapshot.Kind{snapshot.KindIndex, snapshot.KindTimeIndex, snapshot.KindTxnIndex} {
 				if f, ok := ix[kind]; ok {
-					act(ActDelete, f, off, "an orphaned index file, with no %020d.log, is deleted", off)
+					l.act(ActDelete, f, off, "an orphaned index file, with no %020d.log, is deleted", off)
 				}
 			}
 		}
-	}
-	recovered := map[int64]bool{}
-	var recOrder []int64 // bases, in the order the loader recovers them
-	segEnd := map[int64]int64{}
-	truncatedAt := map[int64]bool{}
-	recoverSeg := func(sg *seg, why string) bool {
-		act(ActRecover, sg.file, sg.base, "%s: its batches are validated and its .index, .timeindex and .txnindex rebuilt", why)
-		recovered[sg.base] = true
-		recOrder = append(recOrder, sg.base)
-		valid := int64(0)
-		if sg.sum != nil {
-			valid = sg.sum.validEnd
-		}
-		segEnd[sg.base] = sg.base
-		if sg.sum != nil && sg.sum.nextValid >= 0 {
-			segEnd[sg.base] = sg.sum.nextValid
-		}
-		if valid < sg.size && !truncatedAt[sg.base] {
-			truncatedAt[sg.base] = true
-			next := sg.base
-			if sg.sum != nil && sg.sum.nextValid >= 0 {
-				next = sg.sum.nextValid
-			}
-			p.Actions = append(p.Actions, Action{Action: ActTruncate, File: sg.file, Offset: next, Bytes: sg.size - valid,
-				Rule: fmt.Sprintf("LogSegment.recover stops at the first invalid batch (CRC or framing) at byte %d and truncates the segment there: %d bytes, the log continues at offset %d", valid, sg.size-valid, next)})
-			return true
-		}
-		return false
 	}
 	for _, b := range bases {
-		sg := segs[b]
-		ix := indexes[b]
+		sg := l.segs[b]
+		ix := l.indexes[b]
+		txnIndex := ix[snapshot.KindTxnIndex]
 		switch {
 		case ix[snapshot.KindIndex] == "":
-			recoverSeg(sg, fmt.Sprintf("%020d.index is missing (NoSuchFileException in the segment's sanity check)", b))
-		case bad[segKey{k.input, ix[snapshot.KindTxnIndex]}] != "":
-			recoverSeg(sg, fmt.Sprintf("%s is corrupt (CorruptIndexException in the sanity check: %s)", ix[snapshot.KindTxnIndex], bad[segKey{k.input, ix[snapshot.KindTxnIndex]}]))
+			l.recoverSegment(sg, fmt.Sprintf("%020d.index is missing (NoSuchFileException in the segment's sanity check)", b))
+		case l.bad[segKey{l.k.input, txnIndex}] != "":
+			l.recoverSegment(sg, fmt.Sprintf("%s is corrupt (CorruptIndexException in the sanity check: %s)",
+				txnIndex, l.bad[segKey{l.k.input, txnIndex}]))
 		}
-		if ix[snapshot.KindTimeIndex] == "" && !recovered[b] {
-			act(ActCreateIndex, path.Join(k.dir, fmt.Sprintf("%020d.timeindex", b)), b, "a missing time index is created empty (not rebuilt unless the segment is recovered)")
-		}
-	}
-	// Step 3: recoverLog, only for a live dir and an unclean start.
-	if deleteDir {
-		act(ActDeleteDir, k.dir, -1, "a -delete dir is loaded without recovery and deleted after file.delete.delay.ms")
-	} else if !clean {
-		for i, b := range bases {
-			if i+1 < len(bases) && bases[i+1] <= p.RecoveryPoint {
-				continue // wholly below the recovery point: flushed
-			}
-			if recoverSeg(segs[b], fmt.Sprintf("unclean start (no .kafka_cleanshutdown) and the segment holds offsets at or above the recovery point %d", p.RecoveryPoint)) {
-				for _, later := range bases[i+1:] {
-					act(ActDelete, segs[later].file, later, "a segment after the truncated one is deleted with its indexes and snapshot (Deleting segments as part of log recovery)")
-					delete(segs, later)
-				}
-				bases = bases[:i+1]
-				break
-			}
+		if ix[snapshot.KindTimeIndex] == "" && !l.recovered[b] {
+			l.act(ActCreateIndex, path.Join(l.k.dir, fmt.Sprintf("%020d.timeindex", b)), b,
+				"a missing time index is created empty (not rebuilt unless the segment is recovered)")
 		}
 	}
-	// Step 4: the state afterwards.
+	return bases
+}
+
+// recoverSegment predicts LogSegment.recover of sg, for the reason why,
+// and reports whether it truncates the segment at an invalid batch.
+func (l *load) recoverSegment(sg *seg, why string) bool {
+	l.act(ActRecover, sg.file, sg.base, "%s: its batches are validated and its .index, .timeindex and .txnindex rebuilt", why)
+	l.recovered[sg.base] = true
+	l.recOrder = append(l.recOrder, sg.base)
+	valid := int64(0)
+	if sg.sum != nil {
+		valid = sg.sum.validEnd
+	}
+	l.segEnd[sg.base] = sg.base
+	if sg.sum != nil && sg.sum.nextValid >= 0 {
+		l.segEnd[sg.base] = sg.sum.nextValid
+	}
+	if valid >= sg.size || l.truncatedAt[sg.base] {
+		return false
+	}
+	l.truncatedAt[sg.base] = true
+	next := sg.base
+	if sg.sum != nil && sg.sum.nextValid >= 0 {
+		next = sg.sum.nextValid
+	}
+	l.p.Actions = append(l.p.Actions, Action{
+		Action: ActTruncate,
+		File:   sg.file,
+		Offset: next,
+		Bytes:  sg.size - valid,
+		Rule: fmt.Sprintf("LogSegment.recover stops at the first invalid batch (CRC or framing) at byte %d and truncates the segment there: "+
+			"%d bytes, the log continues at offset %d", valid, sg.size-valid, next),
+	})
+	return true
+}
+
+// recoverLog predicts the recovery of an unclean start: every segment
+// from the one holding the recovery point on is recovered, until one is
+// truncated, and the segments after it are deleted. It returns the base
+// offsets of the segments left.
+func (l *load) recoverLog(bases []int64) []int64 {
+	for i, b := range bases {
+		if i+1 < len(bases) && bases[i+1] <= l.p.RecoveryPoint {
+			continue // wholly below the recovery point: flushed
+		}
+		why := fmt.Sprintf("unclean start (no .kafka_cleanshutdown) and the segment holds offsets at or above the recovery point %d", l.p.RecoveryPoint)
+		if !l.recoverSegment(l.segs[b], why) {
+			continue
+		}
+		for _, later := range bases[i+1:] {
+			l.act(ActDelete, l.segs[later].file, later,
+				"a segment after the truncated one is deleted with its indexes and snapshot (Deleting segments as part of log recovery)")
+			delete(l.segs, later)
+		}
+		return bases[:i+1]
+	}
+	return bases
+}
+
+// stateAfter sets the log start, log end, high watermark and segments the
+// partition has once loaded, and returns the base offsets of its
+// segments: a new empty one at the log start when none is left.
+func (l *load) stateAfter(bases []int64, deleteDir bool) []int64 {
+	p := &l.p
 	leo := p.LogStartCheckpoint
 	if len(bases) > 0 {
-		last := segs[bases[len(bases)-1]]
+		last := l.segs[bases[len(bases)-1]]
 		leo = last.base
 		switch {
 		case last.sum == nil:
-		case recovered[last.base] && last.sum.nextValid >= 0:
+		case l.recovered[last.base] && last.sum.nextValid >= 0:
 			leo = last.sum.nextValid
-		case !recovered[last.base] && last.sum.nextAny >= 0:
+		case !l.recovered[last.base] && last.sum.nextAny >= 0:
 			leo = last.sum.nextAny
 		}
 		if !deleteDir && leo < p.LogStartCheckpoint {
 			for _, b := range bases {
-				act(ActDelete, segs[b].file, b, "the log ends (%d) below the checkpointed log start (%d): every segment is deleted", leo, p.LogStartCheckpoint)
+				l.act(ActDelete, l.segs[b].file, b, "the log ends (%d) below the checkpointed log start (%d): every segment is deleted", leo, p.LogStartCheckpoint)
 			}
 			bases, leo = nil, p.LogStartCheckpoint
 		}
@@ -425,11 +545,9 @@ func (s *Simulator) predict(k dirKey, fs []file, clean bool, bad map[segKey]stri
 		bases = []int64{p.LogStartCheckpoint} // a new empty segment at the log start
 	}
 	p.Segments = bases
-	hw := cp(snapshot.KindReplicationCheckpoint)
+	hw := l.checkpoint(snapshot.KindReplicationCheckpoint)
 	p.HighWatermark = min(max(hw, p.LogStartOffset), p.LogEndOffset)
-	// Step 5: producer snapshots.
-	p.Snapshots = snapshotsAfter(k, snaps, bases, recOrder, segEnd, p.LogStartCheckpoint, p.LogStartOffset, leo, bad, act)
-	return p
+	return bases
 }
 
 // snapshotsAfter predicts the producer snapshots' fate and returns the
@@ -461,7 +579,8 @@ func snapshotsAfter(k dirKey, snaps []file, bases, recOrder []int64, segEnd map[
 	for _, b := range recOrder {
 		for _, s := range all {
 			if !s.deleted && (s.off > b || s.off <= startCP) {
-				del(s, "recovering segment %d rebuilds producer state up to its base, deleting the snapshots past it or at or below the log start checkpoint %d", b, startCP)
+				del(s, "recovering segment %d rebuilds producer state up to its base, "+
+					"deleting the snapshots past it or at or below the log start checkpoint %d", b, startCP)
 			}
 		}
 		if end := segEnd[b]; end > b {

@@ -466,7 +466,8 @@ func (c *Collector) compare(res *Result, v, ref *view) {
 		// The loss ledger's unread range already says so, as a warning.
 		row.Verdict = VerdictUnread
 		row.MissingRanges = append(row.MissingRanges, analysis.OffsetRange{First: v.leo, Last: ref.leo - 1})
-		row.Explanation = fmt.Sprintf("%s ends %d offset(s) short of %s, at %d: the archive it was read from ended before the rest, so %d–%d were not read (not a lag of the broker)",
+		row.Explanation = fmt.Sprintf("%s ends %d offset(s) short of %s, at %d: "+
+			"the archive it was read from ended before the rest, so %d–%d were not read (not a lag of the broker)",
 			v.name, ref.leo-v.leo, ref.name, v.leo, v.leo, ref.leo-1)
 	case !diverges:
 		row.Verdict = VerdictLagging
@@ -500,11 +501,13 @@ func (c *Collector) compare(res *Result, v, ref *view) {
 		if row.Verdict == VerdictInSync {
 			row.Verdict = VerdictDamaged
 		}
-		row.Explanation += fmt.Sprintf("; but its batch(es) at offsets %s are damaged in this copy (they fail their CRC or their records do not decode), where %s's are intact: those records survive in %s's copy only",
+		row.Explanation += fmt.Sprintf("; but its batch(es) at offsets %s are damaged in this copy (they fail their CRC or their records do not decode), "+
+			"where %s's are intact: those records survive in %s's copy only",
 			rangesText(d), ref.name, ref.name)
 	}
 	if d := damagedOnly(ref.r.batches, v.r.batches); len(d) > 0 {
-		row.Explanation += fmt.Sprintf("; %s's batch(es) at offsets %s are damaged (they fail their CRC or their records do not decode), and this copy holds them intact", ref.name, rangesText(d))
+		row.Explanation += fmt.Sprintf("; %s's batch(es) at offsets %s are damaged (they fail their CRC or their records do not decode), "+
+			"and this copy holds them intact", ref.name, rangesText(d))
 	}
 	res.Rows = append(res.Rows, row)
 }

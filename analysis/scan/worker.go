@@ -260,6 +260,9 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		hashed   <-chan hashResult // the file's SHA-256, computed beside the parse
 		stopHash = func() {}
 	)
+	// An opened file's inputs are set up here, not in a function of their
+	// own: what they hold (the file, its mapping, the hasher) is released
+	// by defers when the file is done.
 	if r == nil {
 		f, err := e.Open()
 		if err != nil {
@@ -313,24 +316,57 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 			hashed = hashFile(hashCtx, ra, mapped, fc.dataEnd, fc.hole, fc.holes)
 		}
 	} else {
-		in = &countingReader{r, w.cfg.Progress}
-		if w.cfg.Hash {
-			w.hash.Reset()
-			in = io.TeeReader(in, w.hash)
-		}
-		fc.dataEnd = e.Size
-		if sr, ok := r.(source.SparseReader); ok && isSegmentKind(e.Name.Kind) {
-			// The same for a sparse archive entry: its trailing hole is
-			// skipped by the stream after this returns, never read, and
-			// the reader seeks over the holes before it.
-			fc.setHoles(sr.DataRanges(), e.Size)
-			ei := &entryInput{ctx: ctx, sr: sr, r: in, end: fc.dataEnd, holes: fc.holes, progress: w.cfg.Progress}
-			if w.cfg.Hash && fc.hashable() {
-				ei.hash = w.hash
-			}
-			in = ei
-		}
+		in = w.streamInput(ctx, fc, r)
 	}
+	err := w.parse(ctx, fc, in, emit)
+	sum, err := w.fileHash(ctx, fc, in, hashed, stopHash, err)
+	if err != nil {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if errors.Is(err, errEmit) {
+			return err
+		}
+		return w.unreadable(fc, err, emit)
+	}
+	if sum != nil {
+		fd.row.SHA256 = hex.EncodeToString(sum)
+	}
+	fc.holeFindings(w.cfg.Hash)
+	fd.countFindings()
+	fc.omittedRow()
+	return emit(chunk{file: fd})
+}
+
+// streamInput is the input of a file read as a stream r (an archive
+// entry): counted for progress, hashed as it is read, and for a sparse
+// segment entry, passed over its holes.
+func (w *worker) streamInput(ctx context.Context, fc *fileCtx, r io.Reader) io.Reader {
+	e := fc.e
+	var in io.Reader = &countingReader{r, w.cfg.Progress}
+	if w.cfg.Hash {
+		w.hash.Reset()
+		in = io.TeeReader(in, w.hash)
+	}
+	fc.dataEnd = e.Size
+	if sr, ok := r.(source.SparseReader); ok && isSegmentKind(e.Name.Kind) {
+		// As in a file, a sparse archive entry's trailing hole is never
+		// read: the stream skips it after this returns, and the reader
+		// seeks over the holes before it.
+		fc.setHoles(sr.DataRanges(), e.Size)
+		ei := &entryInput{ctx: ctx, sr: sr, r: in, end: fc.dataEnd, holes: fc.holes, progress: w.cfg.Progress}
+		if w.cfg.Hash && fc.hashable() {
+			ei.hash = w.hash
+		}
+		in = ei
+	}
+	return in
+}
+
+// parse reads the file from in with the parser of its kind, which adds
+// its rows and findings to fc.
+func (w *worker) parse(ctx context.Context, fc *fileCtx, in io.Reader, emit func(chunk) error) error {
+	e, fd := fc.e, fc.done
 	var err error
 	switch k := e.Name.Kind; {
 	case isSegmentKind(k):
@@ -369,6 +405,13 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		fd.row.Kind = KindBrokerLog
 		fd.events, fd.logStats, err = brokerlog.Parse(in, fc.input, e.Path)
 	}
+	return err
+}
+
+// fileHash is the file's SHA-256 once parsed (nil when not hashed), from
+// the hasher beside the parse (hashed) or from the stream, read to its
+// end; err is the parse's, which it passes on.
+func (w *worker) fileHash(ctx context.Context, fc *fileCtx, in io.Reader, hashed <-chan hashResult, stopHash func(), err error) ([]byte, error) {
 	var sum []byte
 	switch {
 	case hashed != nil:
@@ -392,19 +435,12 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 			}
 		}
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		if errors.Is(err, errEmit) {
-			return err
-		}
-		return w.unreadable(fc, err, emit)
-	}
-	if sum != nil {
-		fd.row.SHA256 = hex.EncodeToString(sum)
-	}
-	fc.holeFindings(w.cfg.Hash)
+	return sum, err
+}
+
+// countFindings sets the file row's findings and status from the file's
+// findings, those listed and those omitted past MaxFileAnomalies.
+func (fd *fileDone) countFindings() {
 	fd.row.Status = statusOK
 	count := func(severity string, n int64) {
 		fd.row.Findings += n
@@ -421,8 +457,6 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 	for k, n := range fd.omitted {
 		count(k[1], n)
 	}
-	fc.omittedRow()
-	return emit(chunk{file: fd})
 }
 
 // errEmit wraps errors from emit, which end the file without marking it

@@ -509,7 +509,8 @@ func judge(r *analysis.PartitionTxnRow, s *analysis.TransactionRow, complete boo
 	switch s.State {
 	case "Ongoing", "PrepareCommit", "PrepareAbort", "PrepareEpochFence":
 		if pidOK && listed {
-			return StateOngoing, fmt.Sprintf("the coordinator's last state is %s with %s in the transaction (%s): it will write the marker, or abort at the transaction timeout",
+			return StateOngoing, fmt.Sprintf("the coordinator's last state is %s with %s in the transaction (%s): "+
+				"it will write the marker, or abort at the transaction timeout",
 				s.State, tp, at)
 		}
 	}
@@ -556,7 +557,8 @@ func coordinatorEpoch(p *part, r *analysis.PartitionTxnRow, snaps map[pidEpoch]a
 	if s, ok := snaps[pidEpoch{p.key, r.ProducerID}]; ok && s.CoordinatorEpoch >= 0 {
 		return s.CoordinatorEpoch, "the producer's entry in " + s.File
 	}
-	return -1, "no marker of this producer in the partition and no snapshot entry with one: the broker holds -1 for it, unless a marker older than the input's data set more"
+	return -1, "no marker of this producer in the partition and no snapshot entry with one: " +
+		"the broker holds -1 for it, unless a marker older than the input's data set more"
 }
 
 // commands are the kafka-transactions.sh lines an operator would run.
@@ -567,8 +569,9 @@ func commands(r *analysis.PartitionTxnRow, broker, epoch int32) (string, string)
 	} else {
 		find += fmt.Sprintf(" --topic %s --partition %d", r.Topic, r.Partition)
 	}
-	abort := fmt.Sprintf("kafka-transactions.sh --bootstrap-server HOST:PORT abort --topic %s --partition %d --producer-id %d --producer-epoch %d --coordinator-epoch %d",
-		r.Topic, r.Partition, r.ProducerID, r.ProducerEpoch, epoch)
+	abort := "kafka-transactions.sh --bootstrap-server HOST:PORT abort" +
+		fmt.Sprintf(" --topic %s --partition %d", r.Topic, r.Partition) +
+		fmt.Sprintf(" --producer-id %d --producer-epoch %d --coordinator-epoch %d", r.ProducerID, r.ProducerEpoch, epoch)
 	return find, abort
 }
 

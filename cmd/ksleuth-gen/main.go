@@ -76,9 +76,11 @@ func run(args []string, stderr io.Writer) error {
 	parts := fs.Int("partitions", 4, "with -realistic: partitions, one segment each")
 	codecs := fs.String("codecs", "none", "with -realistic: codecs (none, gzip, snappy, lz4, zstd) given to the partitions in turn")
 	bigBatch := fs.Bool("big-batch", false, "with -realistic: one partition holding a single batch")
-	shape := fs.String("shape", "java", "with -realistic: java (segtest.RealisticSegment, the Java producer's framing) or franz (the reference benchmark's documents, franz-go's compressors)")
+	shape := fs.String("shape", "java", "with -realistic: java (segtest.RealisticSegment, the Java producer's framing) "+
+		"or franz (the reference benchmark's documents, franz-go's compressors)")
 	openTxn := fs.Bool("open-txn", false, "with -realistic: every batch from one transactional producer, in a transaction that never ends")
-	roll := fs.Int64("roll", 0, "with -realistic: cut each partition into segments of about this many bytes, with the .index and .timeindex a broker writes (0: one segment, no indexes)")
+	roll := fs.Int64("roll", 0, "with -realistic: cut each partition into segments of about this many bytes, "+
+		"with the .index and .timeindex a broker writes (0: one segment, no indexes)")
 	payloads := fs.Bool("payloads", false, "write the payload sample instead: _schemas and values in the Confluent wire format (docs/payloads.md)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -131,7 +133,8 @@ func run(args []string, stderr io.Writer) error {
 }
 
 // writeRealistic writes the performance log dir of -realistic.
-func writeRealistic(out string, total int64, parts int, codecList string, shape bench.Shape, bigBatch, openTxn bool, roll int64, seed uint64, stderr io.Writer) error {
+func writeRealistic(out string, total int64, parts int, codecList string, shape bench.Shape,
+	bigBatch, openTxn bool, roll int64, seed uint64, stderr io.Writer) error {
 	var codecs []segtest.Codec
 	for _, name := range strings.Split(codecList, ",") {
 		c, ok := codecByName(strings.TrimSpace(name))

@@ -91,7 +91,8 @@ func runReal(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "ksleuth-gen: wrote %d brokers' log dirs and truth.json (%d records, %d resends, %d lost runs, %d commits, %d records consumed, %d offset deletes) to %s\n",
+	fmt.Fprintf(stderr, "ksleuth-gen: wrote %d brokers' log dirs and truth.json "+
+		"(%d records, %d resends, %d lost runs, %d commits, %d records consumed, %d offset deletes) to %s\n",
 		len(t.Brokers), len(t.Records), len(t.Resends), len(t.Lost), len(t.Commits), len(t.Consumed), len(t.OffsetDeletes), *out)
 	return nil
 }

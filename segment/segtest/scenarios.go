@@ -90,7 +90,8 @@ var v2Steps = []struct {
 // area spans several xerial chunks and lz4 blocks.
 func genCodecs(g *gen) error {
 	for part := range int32(2) {
-		scenario := "v2 batches in every codec (none, gzip, snappy xerial, snappy raw, lz4, zstd) with headers, null/empty keys and values, null header values, one LogAppendTime batch; "
+		scenario := "v2 batches in every codec (none, gzip, snappy xerial, snappy raw, lz4, zstd) with headers, " +
+			"null/empty keys and values, null header values, one LogAppendTime batch; "
 		if part == 0 {
 			scenario += "idempotent producer 1000 with rising sequences"
 			if g.opts.MultiBlock {
@@ -302,7 +303,8 @@ func genIdempotent(g *gen) error {
 		if part == 1 {
 			codec = CodecNone
 		}
-		p := g.newPartition("idempotent", part, fmt.Sprintf("idempotent producer 3000 (%v), restart as 3001 after a leader change resending the last 3 batches, then new data", codec))
+		scenario := fmt.Sprintf("idempotent producer 3000 (%v), restart as 3001 after a leader change resending the last 3 batches, then new data", codec)
+		p := g.newPartition("idempotent", part, scenario)
 		var history []sent
 		var seq int32
 		for range 12 {

@@ -19,7 +19,8 @@ import (
 // a gigabyte per codec takes minutes.
 const (
 	BulkName = "bulk"
-	BulkDoc  = "one segment of --bytes on disk (segment.bytes at its maximum) from one idempotent Java producer with --codec, JSON order events of 0.3-1.4 KB with keys and headers; for the timings, not in the test suite"
+	BulkDoc  = "one segment of --bytes on disk (segment.bytes at its maximum) from one idempotent Java producer with --codec, " +
+		"JSON order events of 0.3-1.4 KB with keys and headers; for the timings, not in the test suite"
 	// BulkMaxBytes keeps the segment below segment.bytes' maximum
 	// (2^31-1) with room for what is in flight when the load stops.
 	BulkMaxBytes = 2000 << 20
@@ -163,10 +164,16 @@ func newBulkGen(seed int64) *bulkGen {
 }
 
 var (
-	bulkEvents   = []string{"order.created", "order.paid", "order.packed", "order.shipped", "order.delivered", "order.cancelled", "payment.failed", "refund.issued"}
+	bulkEvents = []string{
+		"order.created", "order.paid", "order.packed", "order.shipped", "order.delivered", "order.cancelled",
+		"payment.failed", "refund.issued",
+	}
 	bulkServices = []string{"checkout", "payments", "fulfilment", "shipping", "support"}
-	bulkCities   = []string{"Berlin", "Hamburg", "Munich", "Cologne", "Lyon", "Paris", "Madrid", "Lisbon", "Milan", "Vienna", "Zurich", "Prague", "Warsaw", "Oslo", "Dublin"}
-	bulkWords    = strings.Fields("please leave the parcel at the door with neighbour call before delivery gift wrap no invoice in box " +
+	bulkCities   = []string{
+		"Berlin", "Hamburg", "Munich", "Cologne", "Lyon", "Paris", "Madrid", "Lisbon",
+		"Milan", "Vienna", "Zurich", "Prague", "Warsaw", "Oslo", "Dublin",
+	}
+	bulkWords = strings.Fields("please leave the parcel at the door with neighbour call before delivery gift wrap no invoice in box " +
 		"fragile handle with care deliver after six pm back entrance ring twice customer asked for express shipping " +
 		"address changed after order reorder of last month discount code applied loyalty tier gold silver bronze " +
 		"warehouse north south split shipment backorder expected next week substitute allowed colour blue red green")

@@ -26,7 +26,8 @@ type Restarted struct {
 // ports, logs in root/logs); the run's own files are left as they are.
 // prepare, when set, gets the copy before the broker starts (to alter it,
 // or to read it first).
-func Restart(ctx context.Context, k *Kafka, out string, nodeID int, root string, prepare func(data string) error, logf func(string, ...any)) (*Restarted, error) {
+func Restart(ctx context.Context, k *Kafka, out string, nodeID int, root string,
+	prepare func(data string) error, logf func(string, ...any)) (*Restarted, error) {
 	name := fmt.Sprintf("broker-%d", nodeID)
 	props, err := readProperties(filepath.Join(out, "work", name+".properties"))
 	if err != nil {

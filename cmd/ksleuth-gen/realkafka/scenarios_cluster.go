@@ -18,8 +18,9 @@ import (
 // group late reads after the election, the new leader's records at the
 // same offsets.
 var uncleanElection = Scenario{
-	Name:      "unclean-election",
-	Doc:       "3 brokers, RF=3: followers and then the leader killed under acks=1 writes; the stalest replica is elected uncleanly, so the replicas diverge; group early read the lost records, group late the new leader's",
+	Name: "unclean-election",
+	Doc: "3 brokers, RF=3: followers and then the leader killed under acks=1 writes; " +
+		"the stalest replica is elected uncleanly, so the replicas diverge; group early read the lost records, group late the new leader's",
 	Brokers:   3,
 	Dedicated: true,
 	Stop:      "kill",

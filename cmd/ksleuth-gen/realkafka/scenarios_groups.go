@@ -14,8 +14,9 @@ import (
 // billing instance the group has moved on from commits too, and is
 // refused.
 var consumerGroups = Scenario{
-	Name:    "consumer-groups",
-	Doc:     "groups billing (commits every poll, reads along), audit (lags) and reports (offset deleted) commit while an idempotent producer is SIGKILLed twice and resends; a zombie member's commit is refused",
+	Name: "consumer-groups",
+	Doc: "groups billing (commits every poll, reads along), audit (lags) and reports (offset deleted) commit " +
+		"while an idempotent producer is SIGKILLed twice and resends; a zombie member's commit is refused",
 	Brokers: 1, Stop: "clean",
 	run: func(s *Session) error {
 		const topic = "ledger"

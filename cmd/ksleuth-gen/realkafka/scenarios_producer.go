@@ -105,8 +105,9 @@ func (s *Session) groupConsume(group, topic string) error {
 // transactional commits, aborts and resends, then crashes inside a
 // transaction; the restarted producer (same transactional.id) resends.
 var transactional = Scenario{
-	Name:    "transactional",
-	Doc:     "transactional producer: commits; an abort then the same records committed again; SIGKILL inside a transaction, then a restart with the same transactional.id resending it",
+	Name: "transactional",
+	Doc: "transactional producer: commits; an abort then the same records committed again; " +
+		"SIGKILL inside a transaction, then a restart with the same transactional.id resending it",
 	Brokers: 1, Stop: "clean",
 	run: func(s *Session) error {
 		const topic = "payments"

@@ -40,8 +40,9 @@ const (
 // transactions). kafka-transactions.sh find-hanging and describe-producers
 // are run against the live broker first.
 var hangingTxn = Scenario{
-	Name:    "hanging-txn",
-	Doc:     "a transaction its coordinator tracks and a hanging one (a stray transactional batch) open when the broker is SIGKILLed; kafka-transactions.sh find-hanging and describe-producers are run on the live broker first",
+	Name: "hanging-txn",
+	Doc: "a transaction its coordinator tracks and a hanging one (a stray transactional batch) open when the broker is SIGKILLed; " +
+		"kafka-transactions.sh find-hanging and describe-producers are run on the live broker first",
 	Brokers: 1, Stop: "kill",
 	Config: map[string]string{"transaction.partition.verification.enable": "false"},
 	run: func(s *Session) error {
