@@ -40,25 +40,27 @@ func (w *writer) write(p PartID, pid int64, n int, ts int64) {
 	}
 }
 
-func finish(t *testing.T, d *Detector) []analysis.DuplicateRow {
+// finish returns the rows and how many spill files the detector wrote.
+func finish(t *testing.T, d *Detector) ([]analysis.DuplicateRow, int) {
 	t.Helper()
 	var rows []analysis.DuplicateRow
-	if _, err := d.Finish(context.Background(), func(g []analysis.DuplicateRow) error {
+	st, err := d.Finish(context.Background(), func(g []analysis.DuplicateRow) error {
 		rows = append(rows, g...)
 		return nil
-	}); err != nil {
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	return rows
+	return rows, st.SpillFiles
 }
 
 const t0 = int64(1_700_000_000_000)
 
-// startupRepublish: four sessions that each publish the same three
+// startupRepublish: n sessions that each publish the same three
 // records to partition 0 at their start and then write orders to
 // partitions 1 and 2 for four minutes; with replay, each also resends
 // the last three orders of each partition its predecessor wrote.
-func startupRepublish(t *testing.T, opts Options, replay bool) []analysis.DuplicateRow {
+func startupRepublish(t *testing.T, opts Options, n int, replay bool) ([]analysis.DuplicateRow, int) {
 	d, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +70,7 @@ func startupRepublish(t *testing.T, opts Options, replay bool) []analysis.Duplic
 	w := newWriter(t, d)
 	next := 1000
 	var tails [3][]int
-	for s := range 4 {
+	for s := range n {
 		pid, start := int64(100+s), t0+int64(s)*6*60_000
 		for i := range 3 {
 			w.write(ps[0], pid, i, start+int64(i))
@@ -102,9 +104,10 @@ func startupRepublish(t *testing.T, opts Options, replay bool) []analysis.Duplic
 // Without the bound it would be strong; when the new session also
 // replayed the tails of the partitions written later, it is strong.
 func TestEvidenceStartupRepublish(t *testing.T) {
-	grades := func(rows []analysis.DuplicateRow, topicPart int32) (strong, weak int, reasons []string) {
+	// The grades of the copies in partition 0, the startup sequence.
+	grades := func(rows []analysis.DuplicateRow, _ int) (strong, weak int, reasons []string) {
 		for _, r := range rows {
-			if r.Class != ClassRestartResend || r.Partition != topicPart {
+			if r.Class != ClassRestartResend || r.Partition != 0 {
 				continue
 			}
 			if r.Evidence == EvidenceStrong {
@@ -120,7 +123,7 @@ func TestEvidenceStartupRepublish(t *testing.T) {
 		}
 		return strong, weak, reasons
 	}
-	s, w, reasons := grades(startupRepublish(t, Options{}, false), 0)
+	s, w, reasons := grades(startupRepublish(t, Options{}, 4, false))
 	if s != 0 || w != 9 {
 		t.Errorf("startup sequence: %d strong, %d weak copies, want 0 and 9", s, w)
 	}
@@ -128,10 +131,10 @@ func TestEvidenceStartupRepublish(t *testing.T) {
 	if len(reasons) == 0 || reasons[0] != want {
 		t.Errorf("reason %q, want %q", reasons, want)
 	}
-	if s, w, _ := grades(startupRepublish(t, Options{ResendInFlight: -1}, false), 0); s != 9 || w != 0 {
+	if s, w, _ := grades(startupRepublish(t, Options{ResendInFlight: -1}, 4, false)); s != 9 || w != 0 {
 		t.Errorf("without the in-flight bound: %d strong, %d weak copies, want 9 and 0", s, w)
 	}
-	s, w, reasons = grades(startupRepublish(t, Options{}, true), 0)
+	s, w, reasons = grades(startupRepublish(t, Options{}, 4, true))
 	if s != 9 || w != 0 || !strings.Contains(reasons[0], "PID 101 resent their tails too (a replay)") {
 		t.Errorf("with a replay: %d strong, %d weak copies (%q), want 9 strong ones that say why", s, w, reasons)
 	}
@@ -140,7 +143,7 @@ func TestEvidenceStartupRepublish(t *testing.T) {
 // shutdownMessage: two sessions write a startup record, numbered
 // heartbeats and a two-record shutdown message; the second stops after a
 // dozen heartbeats, the first after 25.
-func shutdownMessage(t *testing.T, opts Options) []analysis.DuplicateRow {
+func shutdownMessage(t *testing.T, opts Options) ([]analysis.DuplicateRow, int) {
 	d, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -165,14 +168,15 @@ func shutdownMessage(t *testing.T, opts Options) []analysis.DuplicateRow {
 // came before it that copy the earlier session's first records, not the
 // ones before its tail: they count, so it is not the head.
 func TestEvidenceShutdownAfterHeartbeats(t *testing.T) {
-	rows := shutdownMessage(t, Options{})
+	rows, _ := shutdownMessage(t, Options{})
 	n := 0
 	for _, r := range rows {
 		if r.Class == "" || r.Offset < 41 {
 			continue
 		}
 		n++
-		want := "not the head of PID 201's session in life-0: 13 records of its own came before the run there, 13 of them copies of PID 200's records that this run does not continue"
+		want := "not the head of PID 201's session in life-0: 13 records of its own came before the run there, " +
+			"13 of them copies of PID 200's records that this run does not continue"
 		if r.Evidence != EvidenceWeak || r.EvidenceWhy != WhyNotHead || r.EvidenceReasons != want {
 			t.Errorf("@%d: %s %v %q, want weak, %q", r.Offset, r.Evidence, WhyText(r.EvidenceWhy), r.EvidenceReasons, want)
 		}
@@ -202,7 +206,8 @@ func TestEvidenceResendHole(t *testing.T) {
 		w.write(p, 301, n, t0+10_000+int64(i))
 	}
 	strong := 0
-	for _, r := range finish(t, d) {
+	rows, _ := finish(t, d)
+	for _, r := range rows {
 		if r.Class != ClassRestartResend || r.Offset < 66 {
 			continue
 		}
@@ -221,20 +226,26 @@ func TestEvidenceResendHole(t *testing.T) {
 }
 
 // TestEvidenceSessionBudget: the whole-session facts grade the same at
-// a budget that spills every stage of the grading.
+// a budget that spills every stage of the grading, the chains' facts and
+// the second store sessionEnd fills included.
 func TestEvidenceSessionBudget(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		run  func(Options) []analysis.DuplicateRow
+		run  func(Options) ([]analysis.DuplicateRow, int)
 	}{
-		{"startup", func(o Options) []analysis.DuplicateRow { return startupRepublish(t, o, false) }},
-		{"replay", func(o Options) []analysis.DuplicateRow { return startupRepublish(t, o, true) }},
-		{"shutdown", func(o Options) []analysis.DuplicateRow { return shutdownMessage(t, o) }},
+		{"startup", func(o Options) ([]analysis.DuplicateRow, int) { return startupRepublish(t, o, 60, false) }},
+		{"replay", func(o Options) ([]analysis.DuplicateRow, int) { return startupRepublish(t, o, 60, true) }},
+		{"shutdown", func(o Options) ([]analysis.DuplicateRow, int) { return shutdownMessage(t, o) }},
 	} {
-		a, _ := json.Marshal(c.run(Options{}))
-		b, _ := json.Marshal(c.run(Options{MemBudget: 4 << 10, TmpDir: t.TempDir()}))
+		want, _ := c.run(Options{})
+		got, files := c.run(Options{MemBudget: 4 << 10, TmpDir: t.TempDir()})
+		a, _ := json.Marshal(want)
+		b, _ := json.Marshal(got)
 		if string(a) != string(b) {
 			t.Errorf("%s: rows differ at a 4 KiB budget", c.name)
+		}
+		if c.name != "shutdown" && files < 6 {
+			t.Errorf("%s: %d spill files at a 4 KiB budget, want the grading's stores spilled too", c.name, files)
 		}
 	}
 }

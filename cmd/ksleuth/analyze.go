@@ -37,7 +37,8 @@ func addDupFlags(f *pflag.FlagSet, o *dupOptions) {
 	f.IntVar(&o.resendHead, "resend-head", dups.DefaultResendHead, "strong evidence: records of the later session that may precede a resend in its partition")
 	f.IntVar(&o.resendTail, "resend-tail", dups.DefaultResendTail, "strong evidence: records of the earlier session that may follow the resent run, never resent")
 	f.IntVar(&o.resendMinRun, "resend-min-run", dups.DefaultResendMinRun, "strong evidence: the fewest consecutive records a resend is shown by")
-	f.DurationVar(&o.resendInFlight, "resend-in-flight", dups.DefaultResendInFlight, "strong evidence: a resent record was created at most this long before the earlier session's last write in any partition (0: no bound)")
+	f.DurationVar(&o.resendInFlight, "resend-in-flight", dups.DefaultResendInFlight,
+		"strong evidence: a resent record was created at most this long before the earlier session's last write anywhere (0: none)")
 	f.StringVar(&o.mem, "mem", "512MiB", "memory budget for duplicate detection; beyond it records are spilled to --tmp")
 	f.StringVar(&o.tmp, "tmp", "", "directory for spill files (default: the system temp dir); never next to the inputs")
 }

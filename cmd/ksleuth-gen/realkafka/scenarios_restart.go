@@ -16,8 +16,9 @@ import (
 // minutes are record timestamps (CreateTime set by the client), half an
 // hour in the past, so the scenario runs in seconds.
 var startupRepublish = Scenario{
-	Name:    "startup-republish",
-	Doc:     "clean restarts of an application that publishes the same configuration records at each start to a partition of its own, then writes orders elsewhere for minutes (record timestamps)",
+	Name: "startup-republish",
+	Doc: "clean restarts of an application that publishes the same configuration records at each start to a partition of its own, " +
+		"then writes orders elsewhere for minutes (record timestamps)",
 	Brokers: 1, Stop: "clean",
 	run: func(s *Session) error {
 		const topic = "settings"
