@@ -579,7 +579,10 @@ func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts, writes int32) (
 		why |= WhyCommon
 		rs = append(rs, "content that new producer sessions write at their start (three producers or more wrote it, the first as its session's first record)")
 	}
-	if f.uncovered > 0 {
+	// Only a restart resends what was in flight at a session's end; a
+	// transaction is retried while its session lives.
+	resend := v.class == ClassRestartResend
+	if f.uncovered > 0 && resend {
 		why |= WhyNotInFlight
 		rs = append(rs, inFlightText(m, ref, f))
 	}
@@ -602,7 +605,7 @@ func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts, writes int32) (
 	if f.parts > 1 {
 		s += fmt.Sprintf(", spread over %d partitions", f.parts)
 	}
-	if f.laterParts > 0 {
+	if f.laterParts > 0 && resend {
 		s += fmt.Sprintf("; %s wrote on in %d other partition%s for longer than %s after it, and %s resent their tails too (a replay)",
 			pidName(ref), f.laterParts, plural(int(f.laterParts), "", "s"), fmtGap(d.opts.inFlight()), pidName(m))
 	}

@@ -249,3 +249,42 @@ func TestEvidenceSessionBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestEvidenceTxnRetryAfterOtherWrites: a transaction aborted minutes
+// before its session's last write and retried by the next epoch is a
+// strong txn-retry still: the end-of-session rule is about what a crash
+// leaves in flight, and a retry rests on the abort.
+func TestEvidenceTxnRetryAfterOtherWrites(t *testing.T) {
+	d, _ := New(Options{})
+	defer d.Close()
+	p0, p1 := d.Partition(0, "in", "pay", 0, "pay-0"), d.Partition(0, "in", "pay", 1, "pay-1")
+	add := func(p PartID, epoch int16, off int64, seq int32, n int, ts int64, txn TxnState) {
+		e := Entry{Fingerprint: content(n), Offset: off, Timestamp: ts, Sequence: seq, Txn: txn}
+		if err := d.AddBatch(p, 400, epoch, false, []Entry{e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		add(p0, 0, int64(i), int32(i), i, t0+int64(i), TxnAborted)
+	}
+	for i := range 30 {
+		add(p1, 0, int64(i), int32(i), 100+i, t0+10_000+int64(i)*10_000, TxnCommitted)
+	}
+	for i := range 3 {
+		add(p0, 1, int64(4+i), int32(i), i, t0+400_000+int64(i), TxnCommitted)
+	}
+	rows, _ := finish(t, d)
+	n := 0
+	for _, r := range rows {
+		if r.Class == "" {
+			continue
+		}
+		n++
+		if r.Class != ClassTxnRetry || r.Evidence != EvidenceStrong {
+			t.Errorf("@%d: %s %s (%s), want a strong txn-retry", r.Offset, r.Class, r.Evidence, r.EvidenceReasons)
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d later copies, want 3", n)
+	}
+}
