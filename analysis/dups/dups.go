@@ -127,6 +127,10 @@ type Options struct {
 	// records a run shows a resend with. 0 means the default, a negative
 	// value none.
 	ResendHead, ResendTail, ResendMinRun int
+	// ResendInFlight bounds how long before the earlier session's last
+	// write, in any partition, a resent record may have been created
+	// (DefaultResendInFlight); 0 means the default, a negative value none.
+	ResendInFlight time.Duration
 }
 
 // PartID names a partition dir registered with Detector.Partition.
@@ -210,6 +214,12 @@ type Detector struct {
 	records  int64
 	finished bool
 	cluster  func(input int32, dir string) string // SetClusters
+	// Set by indexSessions at Finish: each partition dir's logical
+	// partition and cluster, each session's last writes, and the tails
+	// later sessions resent (session.go).
+	logical, clusterOf []uint32
+	sessions           map[sessKey]*sessEnd
+	covered            map[coverKey]bool
 }
 
 // lastSpans are the spans of a recent writer.

@@ -33,17 +33,18 @@ const (
 
 // Why bits: the reasons a copy is not strong (DuplicateRow.EvidenceWhy).
 const (
-	WhyNoRestart  uint8 = 1 << iota // the sessions do not show a restart (txn-retry)
-	WhyShort                        // the run is shorter than the minimum
-	WhyNotHead                      // the run is not the later session's head
-	WhyNotTail                      // the run is not the earlier session's tail
-	WhyConstant                     // one value repeated
-	WhyCommon                       // content that new sessions write at their start
-	WhyNoSequence                   // no sequence numbers to place the run
+	WhyNoRestart   uint8 = 1 << iota // the sessions do not show a restart (txn-retry)
+	WhyShort                         // the run is shorter than the minimum
+	WhyNotHead                       // the run is not the later session's head
+	WhyNotTail                       // the run is not the earlier session's tail
+	WhyConstant                      // one value repeated
+	WhyCommon                        // content that new sessions write at their start
+	WhyNoSequence                    // no sequence numbers to place the run
+	WhyNotInFlight                   // the earlier session wrote on elsewhere long after the run
 )
 
 var whyWords = [...]string{"no restart", "too few records", "not the session's head", "not the earlier session's tail",
-	"one value repeated", "content new sessions write", "no sequence numbers"}
+	"one value repeated", "content new sessions write", "no sequence numbers", "not in flight at the session's end"}
 
 // WhyText lists the reasons in w in a few words each.
 func WhyText(w uint8) []string {
@@ -90,11 +91,14 @@ type cand struct {
 	fp            uint64 // the fingerprint folded to 64 bits: enough to tell values apart
 	common        bool
 	// fresh is how many records of its session in its partition precede
-	// the copy and are not copies to grade themselves; -1 unknown.
-	fresh int64
+	// the copy and are not copies to grade themselves; -1 unknown. pos
+	// counts them all, other the copies among them of another earlier
+	// session or partition than this copy's, same those of the same.
+	fresh, pos, other, same int64
+	refTs                   int64 // the earlier copy's timestamp, -1 unknown
 }
 
-const candBytes = 8 + 4 + 4 + 8 + 8 + 2 + 2 + 4 + 4 + 8 + 1 + 8
+const candBytes = 8 + 4 + 4 + 8 + 8 + 2 + 2 + 4 + 4 + 8 + 1 + 5*8
 
 func encodeCand(b []byte, c *cand) {
 	le := binary.LittleEndian
@@ -112,7 +116,9 @@ func encodeCand(b []byte, c *cand) {
 	if c.common {
 		b[52] = 1
 	}
-	le.PutUint64(b[53:], uint64(c.fresh))
+	for i, v := range []int64{c.fresh, c.pos, c.other, c.same, c.refTs} {
+		le.PutUint64(b[53+8*i:], uint64(v))
+	}
 }
 
 func decodeCand(b []byte, c *cand) {
@@ -125,7 +131,9 @@ func decodeCand(b []byte, c *cand) {
 	c.seq, c.refSeq = int32(le.Uint32(b[36:])), int32(le.Uint32(b[40:]))
 	c.fp = le.Uint64(b[44:])
 	c.common = b[52] != 0
-	c.fresh = int64(le.Uint64(b[53:]))
+	for i, v := range []*int64{&c.fresh, &c.pos, &c.other, &c.same, &c.refTs} {
+		*v = int64(le.Uint64(b[53+8*i:]))
+	}
 }
 
 // candChain links a candidate to the chain it belongs to.
@@ -149,31 +157,55 @@ type chainFacts struct {
 	distinct int64 // changes of value along the chain, plus one
 	common   int64 // copies of content that new sessions write
 	trailing int64 // earlier-session records after the chain; -1 unknown
-	firstPos int64 // fresh of the chain's first copy
+	firstPos int64 // records of the later session before the chain that count; -1 unknown
 	parts    int64 // later partitions the chain spans
-	headOK   bool
+	// skipped are the records before the chain that do not count towards
+	// its head: copies of other earlier sessions or partitions (graded in
+	// their own chains) and the copies of this one's earlier session that
+	// it continues after a hole; copies are those that count and are
+	// copies of this chain's earlier session all the same.
+	skipped, copies int64
+	// The chain's sessions and the timestamp of its last earlier record
+	// (-1 unknown), and what sessionEnd finds: how long the earlier
+	// session wrote on elsewhere after it, in how many other partitions,
+	// and in how many of those the later session resent no tail.
+	laterPID, refPID             int64
+	refEndTs                     int64
+	after, laterParts, uncovered int64
+	laterEp, refEp               int16
+	refPart                      uint32
+	headOK                       bool
 }
 
-const chainFactsBytes = 6*8 + 1
+const chainFactsBytes = 14*8 + 2*2 + 4 + 1
+
+func (f *chainFacts) ints() []*int64 {
+	return []*int64{&f.records, &f.distinct, &f.common, &f.trailing, &f.firstPos, &f.parts, &f.skipped, &f.copies,
+		&f.laterPID, &f.refPID, &f.refEndTs, &f.after, &f.laterParts, &f.uncovered}
+}
 
 func (f *chainFacts) encode(b []byte) {
 	le := binary.LittleEndian
-	for i, v := range []int64{f.records, f.distinct, f.common, f.trailing, f.firstPos, f.parts} {
-		le.PutUint64(b[i*8:], uint64(v))
+	for i, v := range f.ints() {
+		le.PutUint64(b[i*8:], uint64(*v))
 	}
-	b[48] = 0
+	le.PutUint16(b[112:], uint16(f.laterEp))
+	le.PutUint16(b[114:], uint16(f.refEp))
+	le.PutUint32(b[116:], f.refPart)
+	b[120] = 0
 	if f.headOK {
-		b[48] = 1
+		b[120] = 1
 	}
 }
 
 func (f *chainFacts) decode(b []byte) {
 	le := binary.LittleEndian
-	vs := []*int64{&f.records, &f.distinct, &f.common, &f.trailing, &f.firstPos, &f.parts}
-	for i, p := range vs {
+	for i, p := range f.ints() {
 		*p = int64(le.Uint64(b[i*8:]))
 	}
-	f.headOK = b[48] != 0
+	f.laterEp, f.refEp = int16(le.Uint16(b[112:])), int16(le.Uint16(b[114:]))
+	f.refPart = le.Uint32(b[116:])
+	f.headOK = b[120] != 0
 }
 
 // seqDist is how many sequence numbers from a to b (sequences wrap from
@@ -250,6 +282,10 @@ type chainer struct {
 	f          chainFacts
 	parts      map[uint32]*chainPart
 	n          int64
+	// block is how many copies the chains just before the open one, of
+	// the same sessions and partitions, hold, when the open one continues
+	// them after a hole (see hole).
+	block int64
 }
 
 // chainPart is how far a chain has come in one later partition.
@@ -274,12 +310,16 @@ func (c *chainer) add(x *cand) error {
 		cont = d >= 1 && d < 1<<30
 	}
 	if !cont {
+		prev, prevRecs, wasOpen := c.last, c.f.records, c.open
 		if err := c.end(); err != nil {
 			return err
 		}
-		c.open = true
-		c.f = chainFacts{firstPos: x.fresh, headOK: head}
-		clear(c.parts)
+		if wasOpen && sameChainKey(d, &prev, x) && c.hole(&prev, x) {
+			c.block += prevRecs
+		} else {
+			c.block = 0
+		}
+		c.start(x)
 	}
 	p := c.parts[x.part]
 	if p == nil {
@@ -295,8 +335,47 @@ func (c *chainer) add(x *cand) error {
 	if x.common {
 		c.f.common++
 	}
+	if x.refTs >= 0 {
+		c.f.refEndTs = max(c.f.refEndTs, x.refTs)
+	}
 	c.last = *x
 	return c.links.add(&candChain{id: x.id, chain: c.n})
+}
+
+// hole reports whether x, starting a chain, continues the one that ended
+// with prev after a hole: a resend skips the earlier records it wrote
+// with other content, but then writes those in their place, so the later
+// session's records between the two chains are at least as many as the
+// earlier session's, and those at most tail. A later session that copies
+// records from the start of the earlier one and then, with nothing in
+// between, its last ones (a startup sequence, then a shutdown message)
+// does not continue it.
+func (c *chainer) hole(prev, x *cand) bool {
+	gap := seqDist(prev.refSeq, x.refSeq)
+	if gap < 1 || gap-1 > c.tail {
+		return false
+	}
+	if prev.part != x.part {
+		return true
+	}
+	later := seqDist(prev.seq, x.seq)
+	return later >= gap && later < 1<<30
+}
+
+// start opens a chain at x. The records of the later session before x
+// count towards its head, but for copies of other earlier sessions or
+// partitions, graded in chains of their own, and the copies of the
+// chains this one continues after a hole (block).
+func (c *chainer) start(x *cand) {
+	c.open = true
+	c.f = chainFacts{firstPos: -1, refEndTs: -1, laterPID: x.pid, laterEp: x.epoch, refPID: x.refPID, refEp: x.refEp, refPart: x.refPart}
+	if x.pos >= 0 {
+		excused := min(x.same, c.block)
+		c.f.firstPos = max(x.pos-x.other-excused, 0)
+		c.f.skipped, c.f.copies = x.pos-c.f.firstPos, x.same-excused
+	}
+	c.f.headOK = c.f.firstPos >= 0 && c.f.firstPos <= c.head
+	clear(c.parts)
 }
 
 // end stores the open chain's facts.
@@ -308,6 +387,9 @@ func (c *chainer) end() error {
 	c.f.trailing = -1
 	if s := c.d.spans[spanKey{c.last.refPart, c.last.refPID, int32(c.last.refEp)}]; s != nil {
 		c.f.trailing = seqDist(c.last.refSeq, s.lastSeq)
+	}
+	if c.f.trailing >= 0 && c.f.trailing <= c.tail {
+		c.d.cover(&c.f)
 	}
 	var b [chainFactsBytes]byte
 	c.f.encode(b[:])
@@ -327,21 +409,36 @@ type fresher struct {
 	last  cand
 	any   bool
 	count int64 // candidates of the session so far, distinct sequences
+	// byRef counts them by earlier session and partition; as many keys
+	// as the later session copied sessions from, at most the spans.
+	byRef map[refKey]int64
+}
+
+type refKey struct {
+	part  uint32
+	pid   int64
+	epoch int16
 }
 
 func (f *fresher) add(x *cand) error {
 	same := f.any && x.part == f.last.part && x.pid == f.last.pid && x.epoch == f.last.epoch
 	if !same {
 		f.count = 0
+		clear(f.byRef)
 	}
+	k := refKey{x.refPart, x.refPID, x.refEp}
 	if !same || x.seq != f.last.seq {
 		f.count++
+		f.byRef[k]++
 	}
 	f.last, f.any = *x, true
 	y := *x
-	y.fresh = -1
+	y.fresh, y.pos, y.other, y.same = -1, -1, 0, 0
 	if p := f.d.pos(x.part, x.pid, x.epoch, x.seq); p >= 0 {
-		y.fresh = max(p-(f.count-1), 0)
+		before := f.count - 1
+		y.fresh, y.pos = max(p-before, 0), p
+		y.same = min(max(f.byRef[k]-1, 0), p)
+		y.other = max(min(before-y.same, p-y.same), 0)
 	}
 	return f.out.add(&y)
 }
@@ -355,14 +452,13 @@ func (d *Detector) chains(ctx context.Context, cands *extSorter[cand], st *Stats
 		byChain.close()
 		st.SpillFiles, st.SpillBytes = st.SpillFiles+byChain.files, st.SpillBytes+byChain.bytes
 	}()
-	if err := cands.each(ctx, (&fresher{d: d, out: byChain}).add); err != nil {
+	if err := cands.each(ctx, (&fresher{d: d, out: byChain, byRef: map[refKey]int64{}}).add); err != nil {
 		return nil, nil, err
 	}
 	cands.close()
 	head, tail, _ := d.opts.evidenceOpts()
 	held := int(max(d.opts.MemBudget/8/16, 64)) // 16-byte links
-	c := &chainer{d: d, head: head, tail: tail, parts: map[uint32]*chainPart{},
-		facts: &store{tape: tape{tmpDir: d.opts.TmpDir, name: "chains", limit: int(max(d.opts.MemBudget/8, 4096))}, size: chainFactsBytes},
+	c := &chainer{d: d, head: head, tail: tail, parts: map[uint32]*chainPart{}, facts: d.factStore("chains"),
 		links: newExtSorter(d.opts.TmpDir, "chains", held, codec[candChain]{16, encodeCandChain, decodeCandChain},
 			func(a, b *candChain) int { return cmp.Compare(a.id, b.id) })}
 	err := byChain.each(ctx, c.add)
@@ -372,12 +468,57 @@ func (d *Detector) chains(ctx context.Context, cands *extSorter[cand], st *Stats
 	if err == nil {
 		err = c.facts.done()
 	}
+	var facts *store
+	if err == nil {
+		facts, err = d.endFacts(ctx, c.facts, st)
+	}
 	if err != nil {
 		c.facts.close()
 		c.links.close()
 		return nil, nil, err
 	}
-	return c.links, c.facts, nil
+	return c.links, facts, nil
+}
+
+func (d *Detector) factStore(name string) *store {
+	return &store{tape: tape{tmpDir: d.opts.TmpDir, name: name, limit: int(max(d.opts.MemBudget/8, 4096))}, size: chainFactsBytes}
+}
+
+// endFacts copies the facts of every chain, with what the earlier
+// session did after it across the inputs (sessionEnd), which needs every
+// chain's tail first; it closes in.
+func (d *Detector) endFacts(ctx context.Context, in *store, st *Stats) (*store, error) {
+	out := d.factStore("ends")
+	defer func() {
+		st.SpillFiles, st.SpillBytes = st.SpillFiles+in.files, st.SpillBytes+in.bytes
+		in.close()
+	}()
+	var b [chainFactsBytes]byte
+	var f chainFacts
+	for i := range in.n {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				out.close()
+				return nil, err
+			}
+		}
+		if err := in.get(i, b[:]); err != nil {
+			out.close()
+			return nil, err
+		}
+		f.decode(b[:])
+		d.sessionEnd(&f)
+		f.encode(b[:])
+		if _, err := out.add(b[:]); err != nil {
+			out.close()
+			return nil, err
+		}
+	}
+	if err := out.done(); err != nil {
+		out.close()
+		return nil, err
+	}
+	return out, nil
 }
 
 // grade judges later copy m of ref (verdict v) on the facts of its chain;
@@ -408,7 +549,11 @@ func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts, writes int32) (
 		rs = append(rs, "no sequence numbers to place the run in "+pidName(m)+"'s session")
 	case !f.headOK:
 		why |= WhyNotHead
-		rs = append(rs, fmt.Sprintf("not the head of %s's session in %s: %d records of its own came before the run there", pidName(m), d.pname(m), f.firstPos))
+		r := fmt.Sprintf("not the head of %s's session in %s: %d records of its own came before the run there", pidName(m), d.pname(m), f.firstPos)
+		if f.copies > 0 {
+			r += fmt.Sprintf(", %d of them copies of %s's records that this run does not continue", f.copies, pidName(ref))
+		}
+		rs = append(rs, r)
 	}
 	switch {
 	case f.trailing < 0:
@@ -434,6 +579,13 @@ func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts, writes int32) (
 		why |= WhyCommon
 		rs = append(rs, "content that new producer sessions write at their start (three producers or more wrote it, the first as its session's first record)")
 	}
+	// Only a restart resends what was in flight at a session's end; a
+	// transaction is retried while its session lives.
+	resend := v.class == ClassRestartResend
+	if f.uncovered > 0 && resend {
+		why |= WhyNotInFlight
+		rs = append(rs, inFlightText(m, ref, f))
+	}
 	if why != 0 {
 		return EvidenceWeak, why, strings.Join(rs, "; ")
 	}
@@ -446,8 +598,16 @@ func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts, writes int32) (
 	if f.firstPos > 0 {
 		s += fmt.Sprintf(" after %d record%s of its own", f.firstPos, plural(int(f.firstPos), "", "s"))
 	}
+	if f.skipped > 0 {
+		s += fmt.Sprintf(" (not counting %d cop%s of earlier records before it, of this resend or of runs graded on their own)",
+			f.skipped, plural(int(f.skipped), "y", "ies"))
+	}
 	if f.parts > 1 {
 		s += fmt.Sprintf(", spread over %d partitions", f.parts)
+	}
+	if f.laterParts > 0 && resend {
+		s += fmt.Sprintf("; %s wrote on in %d other partition%s for longer than %s after it, and %s resent their tails too (a replay)",
+			pidName(ref), f.laterParts, plural(int(f.laterParts), "", "s"), fmtGap(d.opts.inFlight()), pidName(m))
 	}
 	return EvidenceStrong, 0, s
 }

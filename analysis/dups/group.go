@@ -30,6 +30,7 @@ func (d *Detector) Finish(ctx context.Context, emit func([]analysis.DuplicateRow
 	d.finished = true
 	d.rankScopes()
 	d.rankParts()
+	d.indexSessions()
 	// The tape and the candidates take a sixteenth of the budget each
 	// beside the records' entries; the chain pass, after the entries are
 	// released, an eighth for its facts and as much for its links.
@@ -142,7 +143,7 @@ func (g *grouper) add(t *tapeRow) error {
 		t.cand = g.ncand
 		g.ncand++
 		c := cand{id: t.cand, part: t.m.part, refPart: t.ref.part, pid: t.m.pid, refPID: t.ref.pid, epoch: t.m.epoch, refEp: t.ref.epoch,
-			seq: t.m.seq, refSeq: t.ref.seq, fp: binary.BigEndian.Uint64(t.m.fp[:8]) ^ binary.BigEndian.Uint64(t.m.fp[8:]), common: t.common}
+			seq: t.m.seq, refSeq: t.ref.seq, refTs: t.ref.ts, fp: binary.BigEndian.Uint64(t.m.fp[:8]) ^ binary.BigEndian.Uint64(t.m.fp[8:]), common: t.common}
 		if err := g.cands.add(&c); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ type dupOptions struct {
 	restartWindow time.Duration
 	// resendHead, resendTail, resendMinRun: the evidence thresholds.
 	resendHead, resendTail, resendMinRun int
+	resendInFlight                       time.Duration
 	mem                                  string
 	tmp                                  string
 	// terse: the command shows no explanations (dups without --json),
@@ -35,6 +37,8 @@ func addDupFlags(f *pflag.FlagSet, o *dupOptions) {
 	f.IntVar(&o.resendHead, "resend-head", dups.DefaultResendHead, "strong evidence: records of the later session that may precede a resend in its partition")
 	f.IntVar(&o.resendTail, "resend-tail", dups.DefaultResendTail, "strong evidence: records of the earlier session that may follow the resent run, never resent")
 	f.IntVar(&o.resendMinRun, "resend-min-run", dups.DefaultResendMinRun, "strong evidence: the fewest consecutive records a resend is shown by")
+	f.DurationVar(&o.resendInFlight, "resend-in-flight", dups.DefaultResendInFlight,
+		"strong evidence: a resent record was created at most this long before the earlier session's last write anywhere (0: none)")
 	f.StringVar(&o.mem, "mem", "512MiB", "memory budget for duplicate detection; beyond it records are spilled to --tmp")
 	f.StringVar(&o.tmp, "tmp", "", "directory for spill files (default: the system temp dir); never next to the inputs")
 }
@@ -53,14 +57,15 @@ func (o *dupOptions) detectorOptions(cmdName string) (dups.Options, *dups.Hasher
 	if err != nil || mem <= 0 {
 		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --mem %q: want a size such as 512MiB or 2GiB", cmdName, o.mem)}
 	}
-	if o.restartWindow < 0 {
-		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --restart-window must not be negative", cmdName)}
+	if o.restartWindow < 0 || o.resendInFlight < 0 {
+		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --restart-window and --resend-in-flight must not be negative", cmdName)}
 	}
 	if o.resendHead < 0 || o.resendTail < 0 || o.resendMinRun < 1 {
 		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --resend-head and --resend-tail must not be negative, --resend-min-run at least 1", cmdName)}
 	}
 	return dups.Options{Scope: scope, SamePID: o.samePID, RestartWindow: o.restartWindow, MemBudget: mem, TmpDir: o.tmp, NoExplanations: o.terse,
-			ResendHead: dups.Threshold(o.resendHead), ResendTail: dups.Threshold(o.resendTail), ResendMinRun: o.resendMinRun},
+			ResendHead: dups.Threshold(o.resendHead), ResendTail: dups.Threshold(o.resendTail), ResendMinRun: o.resendMinRun,
+			ResendInFlight: cmp.Or(o.resendInFlight, -1)},
 		dups.NewHasher(match, o.ignoreHeaders), nil
 }
 

@@ -92,7 +92,7 @@ func knownVerifyIssue(truth *realkafka.Truth, f verifyFinding) (string, bool) {
 // strong: each new producer instance resends its predecessor's whole
 // unacknowledged tail, in order, as the head of its session, which is
 // what strong evidence describes.
-var strongExact = map[string]bool{"consumer-groups": true}
+var strongExact = map[string]bool{"consumer-groups": true, "idempotent-restart": true}
 
 type locKey struct {
 	topic     string
@@ -187,6 +187,20 @@ func checkDups(t *testing.T, truth *realkafka.Truth, logDirs []string) {
 	t.Logf("dups on %s: strong evidence precision %s recall %s (tp %d, fp %d, fn %d)", truth.Scenario, ratio(stp, stp+sfp), ratio(stp, stp+sfn), stp, sfp, sfn)
 	if sfp > 0 {
 		t.Errorf("%d later copies graded strong that the truth has as no restart-resend", sfp)
+	}
+	// An application's own re-publish (a startup sequence, a shutdown
+	// message) is never strong, however much it looks like a session's
+	// head and its predecessor's tail in its partition.
+	innocent := 0
+	for _, r := range truth.Resends {
+		if l := (locKey{r.Topic, r.Partition, r.Offset}); r.Kind == realkafka.KindAppRepeat && strong[l] {
+			innocent++
+			m := member[l]
+			t.Logf("app-repeat graded strong: %s-%d@%d: %s", l.topic, l.partition, l.offset, m.EvidenceReasons)
+		}
+	}
+	if innocent > 0 {
+		t.Errorf("%d of the truth's app-repeats graded strong restart-resends", innocent)
 	}
 	// A producer instance that resent a single record in a partition
 	// leaves a run of one, which by the grading's contract is weak (one

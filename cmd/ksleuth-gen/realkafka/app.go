@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -67,6 +68,9 @@ type Record struct {
 	Partition  int32
 	Key, Value []byte
 	Headers    []Header
+	// Time is the record's CreateTime when a franz-go client sends it
+	// (SendKgo); zero is the client's clock. It is not content.
+	Time time.Time
 }
 
 // Send sends r through jp; kind is "" for a first send, else why the
@@ -145,7 +149,7 @@ func (a *App) SendKgo(ctx context.Context, cl *kgo.Client, producer string, r Re
 	if err != nil {
 		return err
 	}
-	kr := &kgo.Record{Topic: r.Topic, Partition: r.Partition, Key: r.Key, Value: r.Value}
+	kr := &kgo.Record{Topic: r.Topic, Partition: r.Partition, Key: r.Key, Value: r.Value, Timestamp: r.Time}
 	for _, h := range r.Headers {
 		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
 	}
