@@ -69,7 +69,7 @@ type Checker struct {
 	cur     *partition // the partition of the last event
 
 	findings []analysis.AnomalyRow
-	omitted  map[[2]string]int64
+	omitted  finding.Tally
 	files    int64
 	// Kafka counts the files whose kind ksleuth knows; other counts the
 	// rest, which are listed in Skipped.
@@ -120,7 +120,7 @@ type logDirKey struct {
 // (scan.Sources).
 func New(inputs []*source.Input, sources []string, o Options) *Checker {
 	return &Checker{o: o.withDefaults(), inputs: inputs, sources: sources, parts: map[partKey]*partition{},
-		logDirs: map[logDirKey]*logDir{}, omitted: map[[2]string]int64{}}
+		logDirs: map[logDirKey]*logDir{}, omitted: finding.Tally{}}
 }
 
 func (c *Checker) isFile(input int32) bool {
@@ -318,7 +318,7 @@ type Result struct {
 	// file and byte position.
 	Findings []analysis.AnomalyRow
 	// Omitted counts findings past the scan's per-file listing cap.
-	Omitted map[[2]string]int64
+	Omitted finding.Tally
 	// Gaps is the loss ledger.
 	Gaps []analysis.GapRow
 	// Partitions has one verdict per partition copy with live segments.

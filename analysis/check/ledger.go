@@ -174,7 +174,7 @@ func (p *partition) segmentFindings(s *segRun, ev *scan.FileEvent) {
 			if a.Offset != nil {
 				off = *a.Offset
 			}
-			s.sum.damages = append(s.sum.damages, damage{pos: *a.Position, kind: a.Kind, off: off})
+			s.sum.damages = append(s.sum.damages, damage{pos: *a.Position, kind: string(a.Kind), off: off})
 		}
 	}
 	if ev.Row.Batches == 0 && ev.Row.Size > 0 && !zeroOnly && !tornStart && !s.sum.unreadable {
@@ -345,7 +345,7 @@ func (p *partition) ledger() []analysis.GapRow {
 		evText += fmt.Sprintf("; and %d more signs", len(evidence)-3)
 	}
 	var rows []analysis.GapRow
-	gap := func(first int64, last *int64, cause, sev, file string, pos int64, format string, args ...any) {
+	gap := func(first int64, last *int64, cause string, sev finding.Severity, file string, pos int64, format string, args ...any) {
 		r := analysis.GapRow{Input: p.key.input, Topic: p.topic, Partition: p.part, Dir: p.key.dir, FirstOffset: first, LastOffset: last,
 			Cause: cause, Severity: sev, File: file, Explanation: fmt.Sprintf(format, args...)}
 		if pos >= 0 {
@@ -380,7 +380,7 @@ func (p *partition) ledger() []analysis.GapRow {
 			return
 		}
 		cause, sev := CauseDamaged, finding.Error
-		if d.kind == finding.KindTruncated {
+		if d.kind == string(finding.KindTruncated) {
 			cause = CauseTruncated
 			if !rolled {
 				sev = finding.Warning

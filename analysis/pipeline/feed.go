@@ -7,6 +7,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/producers"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/topics"
@@ -154,14 +155,8 @@ func (t *attributor) records(rows []analysis.PayloadRecordRow) {
 		n := len(t.a.Findings)
 		t.a.Add(r.Input, r.Topic, r.Partition, r.Segment, r.BatchPosition, r.Offset, r.Timestamp, r.IsControl, r.Key, r.Value)
 		for _, f := range t.a.Findings[n:] {
-			kind := f.Kind()
-			sev := "error"
-			if kind == "unknown-version" || kind == "unknown-type" {
-				sev = "warning"
-			}
-			topic, part := r.Topic, r.Partition
-			t.anomalies = append(t.anomalies, analysis.AnomalyRow{Input: r.Input, Topic: &topic, Partition: &part,
-				Kind: kind, Severity: sev, File: r.Segment, Position: &f.Position, Offset: &f.Offset, Message: f.Err.Error()})
+			w := finding.Where{Input: r.Input, Topic: r.Topic, Partition: r.Partition, File: r.Segment}
+			t.anomalies = append(t.anomalies, finding.FromDecode(w, f.Kind(), f.Position, f.Offset, f.Err))
 		}
 	}
 }

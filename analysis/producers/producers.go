@@ -20,17 +20,17 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 )
 
-// Anomaly kinds and the severity they are reported with: producers and
+// Anomaly kinds, reported with their default severity: producers and
 // brokers can leave these behind legitimately (compaction removes whole
 // batches; recovery applies batches without sequence checks), so they are
 // warnings, not damage.
 const (
-	KindSequenceGap        = "sequence-gap"
-	KindSequenceRegression = "sequence-regression"
-	KindEpochRegression    = "epoch-regression"
-	severity               = "warning"
+	KindSequenceGap        = finding.KindSequenceGap
+	KindSequenceRegression = finding.KindSequenceRegression
+	KindEpochRegression    = finding.KindEpochRegression
 )
 
 type dirKey struct {
@@ -235,10 +235,10 @@ func (t *Tracker) Batch(b *analysis.BatchRow) {
 	r.LastSequence = last
 }
 
-func (t *Tracker) anomaly(dk dirKey, b *analysis.BatchRow, kind, msg string) {
-	topic, part, pos, off, pid := b.Topic, b.Partition, b.Position, b.BaseOffset, b.ProducerID
-	t.anomalies = append(t.anomalies, anomaly{dk, analysis.AnomalyRow{Input: b.Input, Topic: &topic, Partition: &part,
-		Kind: kind, Severity: severity, File: b.Segment, Position: &pos, Offset: &off, ProducerID: &pid, Message: msg}})
+func (t *Tracker) anomaly(dk dirKey, b *analysis.BatchRow, kind finding.Kind, msg string) {
+	w := finding.Where{Input: b.Input, Topic: b.Topic, Partition: b.Partition, File: b.Segment}
+	a := finding.New(w, kind, b.Position, b.BaseOffset, "%s", msg)
+	t.anomalies = append(t.anomalies, anomaly{dk, finding.WithProducer(a, b.ProducerID)})
 }
 
 // Finish returns the sessions, sorted by input, topic, partition, dir and

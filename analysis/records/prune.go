@@ -226,7 +226,7 @@ func (r *run) readIndex(e *source.Entry) []byte {
 // entries lie inside the segment's offsets.
 func indexUsable(findings []*segment.IndexFinding, first, last, base, next int64) bool {
 	for _, f := range findings {
-		if f.Severity() != finding.Note {
+		if f.Severity() != segment.SeverityNote {
 			return false
 		}
 	}

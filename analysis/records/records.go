@@ -386,10 +386,8 @@ func (r *run) segment(sr *segment.Reader, w finding.Where, from int64, check *ch
 	whole, batches, damaged, tornStart := check == nil, 0, false, false
 	for sr.Next() {
 		if fd := sr.Finding(); fd != nil {
-			if k := fd.Kind(); k != finding.KindZeroTail && k != finding.KindIOError && (k != finding.KindSparseHole || fd.Severity() != finding.Note) {
-				damaged = true
-			}
-			tornStart = tornStart || finding.TornFromStart(fd.Kind(), fd.Offset)
+			damaged = damaged || finding.ReaderDamage(fd)
+			tornStart = tornStart || finding.TornFromStart(finding.ReaderKind(fd), fd.Offset)
 			if check != nil {
 				return errSeek
 			}

@@ -40,6 +40,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/brokerlog"
 	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment"
 )
@@ -120,7 +121,7 @@ type FileEvent struct {
 	Row       *analysis.FileRow
 	Anomalies []analysis.AnomalyRow
 	// Omitted counts findings past MaxFileAnomalies by kind and severity.
-	Omitted map[[2]string]int64
+	Omitted finding.Tally
 	// Data is the whole file for index, snapshot and state files read
 	// within their size limits, nil otherwise.
 	Data []byte
@@ -185,9 +186,9 @@ type PartitionSummary struct {
 
 // FindingCount counts anomalies of one kind and severity.
 type FindingCount struct {
-	Kind     string `json:"kind"`
-	Severity string `json:"severity"`
-	Count    int64  `json:"count"`
+	Kind     finding.Kind     `json:"kind"`
+	Severity finding.Severity `json:"severity"`
+	Count    int64            `json:"count"`
 }
 
 // Result is what a completed scan found, besides the streamed rows.
@@ -239,7 +240,7 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 	cfg.notDecoded = new(atomic.Int64)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, dirIndex: map[string]int32{}, omitted: map[[2]string]int64{}, archiveLast: map[int32]string{},
+	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, dirIndex: map[string]int32{}, omitted: finding.Tally{}, archiveLast: map[int32]string{},
 		// Rows and entries are never both produced for one record, so
 		// each may take the whole budget.
 		pending:        newHeld(cfg.HeldBudget, cfg.TmpDir, rowCodec),
@@ -303,7 +304,7 @@ type scanner struct {
 	dirKeys   []string
 	dirIndex  map[string]int32
 	anomalies []analysis.AnomalyRow
-	omitted   map[[2]string]int64 // findings counted but not listed (MaxFileAnomalies)
+	omitted   finding.Tally // findings counted but not listed (MaxFileAnomalies)
 	snapshots []analysis.SnapshotRow
 	parts     map[string]*PartitionSummary
 	brokers   map[string]int32 // log dir key -> broker.id/node.id
@@ -343,8 +344,8 @@ func (s *scanner) runArchive(ctx context.Context, in *source.Input, opts source.
 		// trailing data): what came before it was scanned; it is a
 		// finding about the archive, and the other inputs are still
 		// scanned.
-		s.anomalies = append(s.anomalies, analysis.AnomalyRow{Input: int32(in.Index), Kind: ae.Kind(),
-			Severity: ae.Severity(), File: filepath.Base(in.Path), Position: &ae.Offset, Message: ae.Detail()})
+		w := finding.Where{Input: int32(in.Index), Partition: -1, File: filepath.Base(in.Path)}
+		s.anomalies = append(s.anomalies, finding.NewSev(w, ae.Kind(), ae.Severity(), ae.Offset, -1, "%s", ae.Detail()))
 		s.archiveLast[int32(in.Index)] = ae.Last
 		return nil
 	}
@@ -724,22 +725,22 @@ func (s *scanner) result() *Result {
 		}
 		return a.File < b.File
 	})
-	counts := map[[2]string]int64{}
+	counts := finding.Tally{}
 	for _, a := range r.Anomalies {
 		if a.Kind != KindFindingsOmitted {
-			counts[[2]string{a.Kind, a.Severity}]++
+			counts[finding.KindSeverity{Kind: a.Kind, Severity: a.Severity}]++
 		}
 	}
 	for k, n := range s.omitted {
 		counts[k] += n
 	}
 	for k, n := range counts {
-		if k[1] == "error" {
+		if k.Severity == finding.Error {
 			r.Errors += n
 		}
 	}
 	for k, n := range counts {
-		r.Findings = append(r.Findings, FindingCount{Kind: k[0], Severity: k[1], Count: n})
+		r.Findings = append(r.Findings, FindingCount{Kind: k.Kind, Severity: k.Severity, Count: n})
 	}
 	sort.Slice(r.Findings, func(i, j int) bool {
 		a, b := r.Findings[i], r.Findings[j]

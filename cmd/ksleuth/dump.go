@@ -260,10 +260,8 @@ func (d *dumper) dumpLog(name, kind string) error {
 				cut = true
 				break
 			}
-			if k := fd.Kind(); k != finding.KindZeroTail && k != finding.KindIOError && (k != finding.KindSparseHole || fd.Severity() != finding.Note) {
-				damaged = true
-			}
-			tornStart = tornStart || finding.TornFromStart(fd.Kind(), fd.Offset)
+			damaged = damaged || finding.ReaderDamage(fd)
+			tornStart = tornStart || finding.TornFromStart(finding.ReaderKind(fd), fd.Offset)
 			d.finding(name, fd)
 			continue
 		}
@@ -685,16 +683,12 @@ func (d *dumper) decodedText(w *bufio.Writer, r *segment.Record, dec *topics.Dec
 	}
 }
 
-// decodeFinding reports a record of an internal topic that did not decode.
-// An unknown version or type is a warning (a newer broker); anything else
-// is damage.
+// decodeFinding reports a record of an internal topic that did not decode,
+// graded as every command grades it (finding.DecodeSeverity).
 func (d *dumper) decodeFinding(name string, b *segment.Batch, r *segment.Record, err error) {
 	d.findings++
 	kind := topics.Kind(err)
-	sev := "error"
-	if kind == "unknown-version" || kind == "unknown-type" {
-		sev = "warning"
-	}
+	sev := finding.DecodeSeverity(kind)
 	f := &topics.Finding{Path: name, Position: b.Position, Offset: r.Offset, Err: err}
 	if d.o.json {
 		d.writeJSON(map[string]any{

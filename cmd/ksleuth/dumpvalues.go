@@ -92,7 +92,7 @@ func valueOr(p *int64) int64 {
 	return *p
 }
 
-func (d *dumper) noteFinding(file, kind, sev string, pos, off int64, msg string) {
+func (d *dumper) noteFinding(file string, kind finding.Kind, sev finding.Severity, pos, off int64, msg string) {
 	if finding.Counts(sev) {
 		d.findings++
 	}

@@ -284,10 +284,10 @@ type recordWriter struct {
 
 func (w *recordWriter) finding(r analysis.AnomalyRow) {
 	// As for the other commands, an input not read in full exits 3.
-	if r.Kind == "archive-damaged" || r.Kind == finding.KindIOError {
+	if r.Kind == finding.KindArchiveDamaged || r.Kind == finding.KindIOError {
 		w.incomplete = true
 	}
-	if (strings.HasPrefix(r.Kind, "archive-") || r.Kind == finding.KindIOError) && len(w.archiveFindings) < 3 {
+	if (finding.AboutArchive(r.Kind) || r.Kind == finding.KindIOError) && len(w.archiveFindings) < 3 {
 		w.archiveFindings = append(w.archiveFindings, r)
 	}
 	if r.Source == "" && int(r.Input) < len(w.sources) {
