@@ -462,13 +462,6 @@ func (r *Result) count(omitted finding.Tally) {
 	}
 }
 
-func dirOf(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[:i]
-	}
-	return "."
-}
-
 // AnnotateDuplicates wraps a duplicates writer to fill the attribution
 // columns and add what they say to the explanations of later copies.
 func (r *Result) AnnotateDuplicates(write func([]analysis.DuplicateRow) error) func([]analysis.DuplicateRow) error {

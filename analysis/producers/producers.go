@@ -100,14 +100,6 @@ func New() *Tracker {
 	return &Tracker{dirs: map[dirKey]*dirState{}, openTxn: map[pidKey]*session{}}
 }
 
-// DirOf returns the partition dir of a segment path (its parent).
-func DirOf(segment string) string {
-	if i := strings.LastIndexByte(segment, '/'); i >= 0 {
-		return segment[:i]
-	}
-	return "."
-}
-
 // Damaged reports whether a batch row describes bytes that cannot be
 // trusted: a CRC mismatch, or fewer records decoded than it claims.
 func Damaged(b *analysis.BatchRow) bool {
@@ -126,7 +118,7 @@ func incrementSequence(seq, delta int32) int32 {
 // order; batches without a producer id (-1, legacy magic) are ignored.
 func (t *Tracker) Batch(b *analysis.BatchRow) {
 	if t.lastDir == nil || b.Input != t.lastIn || b.Segment != t.lastSeg {
-		dk := dirKey{b.Input, DirOf(b.Segment)}
+		dk := dirKey{b.Input, analysis.PartitionDir(b.Segment)}
 		d := t.dirs[dk]
 		if d == nil {
 			d = &dirState{sessions: map[pidEpoch]*session{}, maxEpoch: map[int64]int32{}}
@@ -251,7 +243,7 @@ func (t *Tracker) Finish(snaps []analysis.SnapshotRow) ([]analysis.ProducerRow, 
 	best := map[snapKey]*analysis.SnapshotRow{}
 	for i := range snaps {
 		sn := &snaps[i]
-		k := snapKey{dirKey{sn.Input, DirOf(sn.File)}, pidEpoch{sn.ProducerID, sn.ProducerEpoch}}
+		k := snapKey{dirKey{sn.Input, analysis.PartitionDir(sn.File)}, pidEpoch{sn.ProducerID, sn.ProducerEpoch}}
 		cur := best[k]
 		if cur == nil || (sn.CRCValid && !cur.CRCValid) || (sn.CRCValid == cur.CRCValid && sn.EndOffset > cur.EndOffset) {
 			best[k] = sn
@@ -314,7 +306,7 @@ func SnapshotOnly(rows []analysis.ProducerRow, snaps []analysis.SnapshotRow) []a
 	var order []key
 	for i := range snaps {
 		sn := &snaps[i]
-		k := key{sn.Input, DirOf(sn.File), pidEpoch{sn.ProducerID, sn.ProducerEpoch}}
+		k := key{sn.Input, analysis.PartitionDir(sn.File), pidEpoch{sn.ProducerID, sn.ProducerEpoch}}
 		if seen[k] {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 
+	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment"
@@ -30,7 +31,7 @@ func (r *run) listed(ctx context.Context, in *source.Input, src string, sopts so
 	var order []string
 	parts := map[string]*partition{}
 	for _, e := range entries {
-		dir := partitionDir(e.Path)
+		dir := analysis.PartitionDir(e.Path)
 		p := parts[dir]
 		if p == nil {
 			p = &partition{index: map[int64]*source.Entry{}, timeindex: map[int64]*source.Entry{}}

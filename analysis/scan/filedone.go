@@ -13,8 +13,8 @@ import (
 // points back into it (TestEmptyFilesHeap).
 type fileDone struct {
 	row       analysis.FileRow
-	logDir    string // log dir key: input + "\x00" + LogDir
-	partKey   string // "" outside partition dirs
+	logDir    string                // log dir key: input + "\x00" + LogDir
+	partKey   analysis.PartitionKey // zero outside partition dirs
 	partDir   string
 	dirState  string
 	segment   bool

@@ -27,7 +27,6 @@ package scan
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -240,7 +239,7 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 	cfg.notDecoded = new(atomic.Int64)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, dirIndex: map[string]int32{}, omitted: finding.Tally{}, archiveLast: map[int32]string{},
+	s := &scanner{cfg: cfg, out: out, parts: map[analysis.PartitionKey]*PartitionSummary{}, brokers: map[string]int32{}, dirIndex: map[string]int32{}, omitted: finding.Tally{}, archiveLast: map[int32]string{},
 		// Rows and entries are never both produced for one record, so
 		// each may take the whole budget.
 		pending:        newHeld(cfg.HeldBudget, cfg.TmpDir, rowCodec),
@@ -283,7 +282,7 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 }
 
 type txnKey struct {
-	part string
+	part analysis.PartitionKey
 	pid  int64
 }
 
@@ -306,7 +305,7 @@ type scanner struct {
 	anomalies []analysis.AnomalyRow
 	omitted   finding.Tally // findings counted but not listed (MaxFileAnomalies)
 	snapshots []analysis.SnapshotRow
-	parts     map[string]*PartitionSummary
+	parts     map[analysis.PartitionKey]*PartitionSummary
 	brokers   map[string]int32 // log dir key -> broker.id/node.id
 	pending   *heldTxns[analysis.PayloadRecordRow]
 	// The same for Config.Compact: entries, and the batches of entries of
@@ -464,7 +463,7 @@ func (s *scanner) collect(c chunk) error {
 	for _, rows := range c.records {
 		// The rows of one batch share input, segment, batch and producer.
 		r0 := &rows[0]
-		source, dir := s.sources[r0.Input], dirOf(r0.Segment)
+		source, dir := s.sources[r0.Input], analysis.PartitionDir(r0.Segment)
 		damaged := len(s.damaged) > 0 && s.damaged[batchKey{r0.Input, r0.Segment, r0.BatchPosition}]
 		var key txnKey // built on first use: only transactions need it
 		for i := range rows {
@@ -472,16 +471,16 @@ func (s *scanner) collect(c chunk) error {
 			r.Source, r.Dir, r.Damaged = source, dir, damaged
 			switch {
 			case r.TxnState == txnPending:
-				if key.part == "" {
-					key = txnKey{partKeyOf(r.Input, r.Segment), r.ProducerID}
+				if key.part.Dir == "" {
+					key = txnKey{analysis.PartitionOf(r.Input, r.Segment), r.ProducerID}
 				}
 				if err := s.pending.add(key, *r); err != nil {
 					return err
 				}
 				continue
 			case r.IsControl && (r.TxnState == txnCommitted || r.TxnState == txnAborted):
-				if key.part == "" {
-					key = txnKey{partKeyOf(r.Input, r.Segment), r.ProducerID}
+				if key.part.Dir == "" {
+					key = txnKey{analysis.PartitionOf(r.Input, r.Segment), r.ProducerID}
 				}
 				if err := s.endRows(key, r.TxnState); err != nil {
 					return err
@@ -520,11 +519,11 @@ func (s *scanner) collectEntries(eb EntryBatch) error {
 	}
 	switch first := &eb.Entries[0]; {
 	case eb.pending:
-		return s.pendingEntries.add(txnKey{partKeyOf(eb.Input, eb.Segment), eb.ProducerID}, eb)
+		return s.pendingEntries.add(txnKey{analysis.PartitionOf(eb.Input, eb.Segment), eb.ProducerID}, eb)
 	case first.Control:
 		for _, e := range eb.Entries {
 			if e.Control && (e.Txn == dups.TxnCommitted || e.Txn == dups.TxnAborted) {
-				if err := s.endEntries(txnKey{partKeyOf(eb.Input, eb.Segment), eb.ProducerID}, e.Txn); err != nil {
+				if err := s.endEntries(txnKey{analysis.PartitionOf(eb.Input, eb.Segment), eb.ProducerID}, e.Txn); err != nil {
 					return err
 				}
 			}
@@ -635,7 +634,7 @@ func (s *scanner) fileDone(f *fileDone) error {
 	if f.brokerID != nil {
 		s.brokers[f.logDir] = *f.brokerID
 	}
-	if f.partKey == "" {
+	if f.partKey == (analysis.PartitionKey{}) {
 		return nil
 	}
 	p := s.parts[f.partKey]
@@ -782,19 +781,4 @@ func deref(p *int64, def int64) int64 {
 		return def
 	}
 	return *p
-}
-
-// partKeyOf is the partition key of a segment path: its input and dir.
-func partKeyOf(input int32, segPath string) string {
-	dir := segPath
-	for i := len(segPath) - 1; i >= 0; i-- {
-		if segPath[i] == '/' {
-			dir = segPath[:i]
-			break
-		}
-		if i == 0 {
-			dir = ""
-		}
-	}
-	return fmt.Sprintf("%d\x00%s", input, dir)
 }

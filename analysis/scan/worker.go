@@ -244,8 +244,8 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		// whole fileDone alive, about 900 bytes a file.
 		fd.row.Topic, fd.row.Partition = &e.Partition.Topic, &e.Partition.Partition
 		fd.row.DirState = e.Partition.State
-		fd.partKey = partKeyOf(fc.input, e.Path)
-		fd.partDir = dirOf(e.Path)
+		fd.partKey = analysis.PartitionOf(fc.input, e.Path)
+		fd.partDir = fd.partKey.Dir
 		fd.dirState = e.Partition.State
 		fc.soleCopy = w.cfg.copies.sole(e)
 	}
@@ -467,15 +467,6 @@ func leftoverSuffix(p string) string {
 		}
 	}
 	return ""
-}
-
-func dirOf(p string) string {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] == '/' {
-			return p[:i]
-		}
-	}
-	return "."
 }
 
 // segment reads a .log (or KRaft .checkpoint) file batch by batch.
