@@ -109,8 +109,8 @@ type GapRow struct {
 	// Cause is retention, delete-records, compaction, truncated-batch,
 	// damaged-batch, missing-segment, checkpoint-ahead, unread,
 	// replica-divergence or unknown.
-	Cause    string `parquet:"cause,dict" json:"cause"`
-	Severity string `parquet:"severity,dict" json:"severity"`
+	Cause    string   `parquet:"cause,dict" json:"cause"`
+	Severity Severity `parquet:"severity,dict" json:"severity"`
 	// File and Position name the evidence: the damaged batch, the segment
 	// after a missing one, the checkpoint.
 	File        string `parquet:"file,dict" json:"file"`
@@ -190,13 +190,13 @@ type PayloadRecordRow struct {
 // inconsistent bytes. Severity is "error" or "note" (damage a healthy
 // broker leaves behind, such as a zero-filled or torn tail).
 type AnomalyRow struct {
-	Input     int32   `parquet:"input" json:"input"`
-	Source    string  `parquet:"source,dict" json:"source"`
-	Topic     *string `parquet:"topic,optional,dict" json:"topic"`
-	Partition *int32  `parquet:"partition,optional" json:"partition"`
-	Kind      string  `parquet:"kind,dict" json:"kind"`
-	Severity  string  `parquet:"severity,dict" json:"severity"`
-	File      string  `parquet:"file,dict" json:"file"`
+	Input     int32       `parquet:"input" json:"input"`
+	Source    string      `parquet:"source,dict" json:"source"`
+	Topic     *string     `parquet:"topic,optional,dict" json:"topic"`
+	Partition *int32      `parquet:"partition,optional" json:"partition"`
+	Kind      FindingKind `parquet:"kind,dict" json:"kind"`
+	Severity  Severity    `parquet:"severity,dict" json:"severity"`
+	File      string      `parquet:"file,dict" json:"file"`
 	// Position is the byte position in the file, null when the finding is
 	// about the whole file.
 	Position *int64 `parquet:"position,optional" json:"position"`

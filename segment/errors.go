@@ -42,6 +42,33 @@ var (
 	ErrOverlap = errors.New("segment: overlapping batches")
 )
 
+// The kinds of finding the reader reports (CorruptionError.Kind), in the
+// words of the anomalies table; package analysis/finding lists them all
+// with their meaning, and a test there holds every constant here to its
+// list. This package cannot import that one, so it keeps its own words.
+const (
+	KindCRCMismatch          = "crc-mismatch"
+	KindTruncated            = "truncated-batch"
+	KindZeroTail             = "zero-tail"
+	KindUnknownMagic         = "unknown-magic"
+	KindBadLength            = "bad-length"
+	KindRecordCountMismatch  = "record-count-mismatch"
+	KindBadRecord            = "bad-record"
+	KindDecompressError      = "decompress-error"
+	KindDecompressedTooLarge = "decompressed-too-large"
+	KindSkippedBytes         = "skipped-bytes"
+	KindBadOffset            = "bad-offset"
+	KindOverlappingBatch     = "overlapping-batch"
+	KindSparseHole           = "sparse-hole"
+	KindIOError              = "io-error"
+)
+
+// The severities the reader and the index parsers give their findings.
+const (
+	SeverityError = "error"
+	SeverityNote  = "note"
+)
+
 // CorruptionError is a finding about damaged bytes: which file, where, and
 // why. Offset is the byte position in the file where the damage starts
 // (normally a batch start); Length is how many bytes it covers when known
@@ -73,42 +100,42 @@ func (e *CorruptionError) Kind() string { return KindOf(e.Err) }
 // a torn last batch) and "error" for everything else.
 func (e *CorruptionError) Severity() string {
 	if errors.Is(e.Err, ErrZeroTail) || errors.Is(e.Err, ErrTruncated) {
-		return "note"
+		return SeverityNote
 	}
-	return "error"
+	return SeverityError
 }
 
 // KindOf maps an error to its anomaly kind name.
 func KindOf(err error) string {
 	switch {
 	case errors.Is(err, ErrHole): // before ErrZeroTail, which a tail hole also wraps
-		return "sparse-hole"
+		return KindSparseHole
 	case errors.Is(err, ErrCRC):
-		return "crc-mismatch"
+		return KindCRCMismatch
 	case errors.Is(err, ErrTruncated):
-		return "truncated-batch"
+		return KindTruncated
 	case errors.Is(err, ErrZeroTail):
-		return "zero-tail"
+		return KindZeroTail
 	case errors.Is(err, ErrBadMagic):
-		return "unknown-magic"
+		return KindUnknownMagic
 	case errors.Is(err, ErrBadLength):
-		return "bad-length"
+		return KindBadLength
 	case errors.Is(err, ErrBadRecordCount):
-		return "record-count-mismatch"
+		return KindRecordCountMismatch
 	case errors.Is(err, ErrBadRecord):
-		return "bad-record"
+		return KindBadRecord
 	case errors.Is(err, ErrTooLarge):
-		return "decompressed-too-large"
+		return KindDecompressedTooLarge
 	case errors.Is(err, ErrDecompress), errors.Is(err, ErrUnknownCodec):
-		return "decompress-error"
+		return KindDecompressError
 	case errors.Is(err, ErrGarbage):
-		return "skipped-bytes"
+		return KindSkippedBytes
 	case errors.Is(err, ErrBadOffset):
-		return "bad-offset"
+		return KindBadOffset
 	case errors.Is(err, ErrOverlap):
-		return "overlapping-batch"
+		return KindOverlappingBatch
 	}
-	return "io-error"
+	return KindIOError
 }
 
 // detail wraps a sentinel with a formatted explanation, keeping errors.Is.

@@ -70,9 +70,9 @@ func (f *IndexFinding) Unwrap() error { return f.Err }
 // txn index, and "error" for everything else.
 func (f *IndexFinding) Severity() string {
 	if errors.Is(f.Err, ErrIndexZeroTail) {
-		return "note"
+		return SeverityNote
 	}
-	return "error"
+	return SeverityError
 }
 
 // idxMaxFindings caps the findings of one file: a file of the wrong kind (a

@@ -20,17 +20,19 @@ import (
 // Finding is a finding as the tests compare it: positions and offsets
 // -1 when none applies.
 type Finding struct {
-	Kind, Severity, File string
-	Position, Offset     int64
-	ProducerID           int64
-	Line                 int
-	Message              string
+	Kind             finding.Kind
+	Severity         finding.Severity
+	File             string
+	Position, Offset int64
+	ProducerID       int64
+	Line             int
+	Message          string
 }
 
 func (f Finding) Counts() bool { return finding.Counts(f.Severity) }
 
 func (f Finding) String() string {
-	s := f.Severity + " " + f.Kind
+	s := string(f.Severity) + " " + string(f.Kind)
 	if f.Position >= 0 {
 		s += fmt.Sprintf(" at byte %d", f.Position)
 	}

@@ -339,7 +339,7 @@ func kindsIn(rep *Report, prefix string) string {
 	var ks []string
 	for _, f := range rep.Findings {
 		if strings.HasPrefix(f.File, prefix) {
-			ks = append(ks, f.Severity+" "+f.Kind)
+			ks = append(ks, string(f.Severity)+" "+string(f.Kind))
 		}
 	}
 	sort.Strings(ks)

@@ -69,7 +69,7 @@ type Checker struct {
 	cur     *partition // the partition of the last event
 
 	findings []analysis.AnomalyRow
-	omitted  map[[2]string]int64
+	omitted  finding.Tally
 	files    int64
 	// Kafka counts the files whose kind ksleuth knows; other counts the
 	// rest, which are listed in Skipped.
@@ -120,7 +120,7 @@ type logDirKey struct {
 // (scan.Sources).
 func New(inputs []*source.Input, sources []string, o Options) *Checker {
 	return &Checker{o: o.withDefaults(), inputs: inputs, sources: sources, parts: map[partKey]*partition{},
-		logDirs: map[logDirKey]*logDir{}, omitted: map[[2]string]int64{}}
+		logDirs: map[logDirKey]*logDir{}, omitted: finding.Tally{}}
 }
 
 func (c *Checker) isFile(input int32) bool {
@@ -190,7 +190,7 @@ func (c *Checker) Batches(rows []analysis.BatchRow) error {
 // it on to OnBatch.
 func (c *Checker) replay(r *analysis.BatchRow) {
 	b := infoOf(r)
-	c.partitionOf(r.Input, dirOf(r.Segment), r.Topic, r.Partition).batch(r.Segment, &b)
+	c.partitionOf(r.Input, analysis.PartitionDir(r.Segment), r.Topic, r.Partition).batch(r.Segment, &b)
 	if c.OnBatch != nil {
 		c.OnBatch(r)
 	}
@@ -211,7 +211,7 @@ func (c *Checker) File(ev *scan.FileEvent) error {
 		// archive), whatever its name says: nothing to check.
 		c.skipped = append(c.skipped, Skipped{int32(e.Input), e.Path, sk.Reason})
 		c.findings = append(c.findings, ev.Anomalies...)
-		c.noteBare(e, dirOf(e.Path), bareOther)
+		c.noteBare(e, analysis.PartitionDir(e.Path), bareOther)
 		return nil
 	case e.Name.Kind == snapshot.KindUnknown:
 		reason := "not a Kafka file by its name"
@@ -220,7 +220,7 @@ func (c *Checker) File(ev *scan.FileEvent) error {
 		}
 		if !skipped { // an unreadable dir is an io-error, listed as such
 			c.skipped = append(c.skipped, Skipped{int32(e.Input), e.Path, reason})
-			c.noteBare(e, dirOf(e.Path), bareOther)
+			c.noteBare(e, analysis.PartitionDir(e.Path), bareOther)
 		}
 		c.findings = append(c.findings, ev.Anomalies...)
 		return nil
@@ -240,13 +240,13 @@ func (c *Checker) File(ev *scan.FileEvent) error {
 func (c *Checker) route(ev *scan.FileEvent) {
 	e := ev.Entry
 	if e.Partition != nil && partitionFile(e.Name.Kind) {
-		c.partitionOf(int32(e.Input), dirOf(e.Path), e.Partition.Topic, e.Partition.Partition).file(ev)
+		c.partitionOf(int32(e.Input), analysis.PartitionDir(e.Path), e.Partition.Topic, e.Partition.Partition).file(ev)
 		return
 	}
 	if e.Partition == nil && liveSegment(e.Name) {
 		// A segment outside any partition dir (a file given on its own
 		// elsewhere) is still checked for its offsets.
-		c.partitionOf(int32(e.Input), dirOf(e.Path), "", -1).file(ev)
+		c.partitionOf(int32(e.Input), analysis.PartitionDir(e.Path), "", -1).file(ev)
 		return
 	}
 	c.logDirOf(int32(e.Input), e.LogDir).file(ev)
@@ -299,17 +299,10 @@ func (c *Checker) logDirOf(input int32, dir string) *logDir {
 // logDirOfPartition is the log dir a partition dir belongs to.
 func (c *Checker) logDirOfPartition(p *partition) *logDir {
 	dir := path.Dir(p.key.dir)
-	if p.key.dir == "." || p.key.dir == "" {
+	if p.key.dir == "." { // a partition dir given as the input (analysis.PartitionDir)
 		dir = ".."
 	}
 	return c.logDirOf(p.key.input, dir)
-}
-
-func dirOf(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[:i]
-	}
-	return "."
 }
 
 // Result is what the checks found.
@@ -318,7 +311,7 @@ type Result struct {
 	// file and byte position.
 	Findings []analysis.AnomalyRow
 	// Omitted counts findings past the scan's per-file listing cap.
-	Omitted map[[2]string]int64
+	Omitted finding.Tally
 	// Gaps is the loss ledger.
 	Gaps []analysis.GapRow
 	// Partitions has one verdict per partition copy with live segments.

@@ -44,7 +44,7 @@ func (c *Checker) openAtCut(input int32, dir string) bool {
 	// a dir's header: that dir and every dir above it were open.
 	at, isDir := strings.CutSuffix(last, "/")
 	if !isDir {
-		at = dirOf(last)
+		at = analysis.PartitionDir(last)
 	}
 	return dir == "." || at == dir || strings.HasPrefix(at, dir+"/")
 }

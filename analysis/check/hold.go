@@ -96,7 +96,7 @@ func (c *Checker) flushHeld() {
 	c.findings = append(c.findings, h.kept...)
 	h.files = slices.DeleteFunc(h.files, func(ev *scan.FileEvent) bool { return ev == nil })
 	slices.SortStableFunc(h.files, func(a, b *scan.FileEvent) int {
-		da, db := dirOf(a.Entry.Path), dirOf(b.Entry.Path)
+		da, db := analysis.PartitionDir(a.Entry.Path), analysis.PartitionDir(b.Entry.Path)
 		if da != db {
 			return strings.Compare(da, db)
 		}
@@ -118,7 +118,7 @@ func (c *Checker) flushHeld() {
 			if e.Partition != nil {
 				topic, part = e.Partition.Topic, e.Partition.Partition
 			}
-			p := c.partitionOf(h.input, dirOf(e.Path), topic, part)
+			p := c.partitionOf(h.input, analysis.PartitionDir(e.Path), topic, part)
 			if last != nil && last != p {
 				last.release()
 			}

@@ -174,7 +174,7 @@ func (p *partition) segmentFindings(s *segRun, ev *scan.FileEvent) {
 			if a.Offset != nil {
 				off = *a.Offset
 			}
-			s.sum.damages = append(s.sum.damages, damage{pos: *a.Position, kind: a.Kind, off: off})
+			s.sum.damages = append(s.sum.damages, damage{pos: *a.Position, kind: string(a.Kind), off: off})
 		}
 	}
 	if ev.Row.Batches == 0 && ev.Row.Size > 0 && !zeroOnly && !tornStart && !s.sum.unreadable {
@@ -295,7 +295,7 @@ func (p *partition) ledger() []analysis.GapRow {
 }
 
 // gapRow is a row of the ledger of the partition copy p reads.
-func (p *partition) gapRow(first int64, last *int64, cause, sev, file, explanation string) analysis.GapRow {
+func (p *partition) gapRow(first int64, last *int64, cause string, sev finding.Severity, file, explanation string) analysis.GapRow {
 	return analysis.GapRow{
 		Input:       p.key.input,
 		Topic:       p.topic,
@@ -422,7 +422,7 @@ func (p *partition) newGapLedger(ld *logDir, hw int64) *gapLedger {
 }
 
 // gap adds a row; pos is its byte in file, -1 when it has none.
-func (g *gapLedger) gap(first int64, last *int64, cause, sev, file string, pos int64, format string, args ...any) {
+func (g *gapLedger) gap(first int64, last *int64, cause string, sev finding.Severity, file string, pos int64, format string, args ...any) {
 	r := g.p.gapRow(first, last, cause, sev, file, fmt.Sprintf(format, args...))
 	if pos >= 0 {
 		r.Position = &pos
@@ -465,7 +465,7 @@ func (g *gapLedger) damaged(first, last int64, file string, d *damage, rolled bo
 		return
 	}
 	cause, sev := CauseDamaged, finding.Error
-	if d.kind == finding.KindTruncated {
+	if d.kind == string(finding.KindTruncated) {
 		cause = CauseTruncated
 		if !rolled {
 			sev = finding.Warning

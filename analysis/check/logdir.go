@@ -145,7 +145,7 @@ func (l *logDir) finish() {
 				continue
 			}
 			w := finding.Where{Input: l.key.input, Topic: e.Topic, Partition: e.Partition, File: cf.path}
-			mk := func(kind, format string, args ...any) {
+			mk := func(kind finding.Kind, format string, args ...any) {
 				l.findings = append(l.findings, finding.WithLine(finding.New(w, kind, -1, e.Offset, format, args...), e.Line))
 			}
 			if len(pt.segs) == 0 && len(pt.deleted) > 0 && e.Offset > 0 {

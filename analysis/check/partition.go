@@ -98,6 +98,14 @@ type sideFile struct {
 }
 
 // partition is the state of one partition copy's checks.
+// capKey counts the findings of one file for the per-file cap: by kind,
+// and the ones past it by kind and severity.
+type capKey struct {
+	file string
+	kind finding.Kind
+	sev  finding.Severity
+}
+
 type partition struct {
 	c        *Checker
 	key      partKey
@@ -108,9 +116,9 @@ type partition struct {
 	beside   besideView // for a segment given on its own, what its dir holds (single.go)
 
 	findings []analysis.AnomalyRow
-	caps     map[[2]string]int
+	caps     map[capKey]int // by file and kind
 	// capped counts the findings past the cap by file, kind and severity.
-	capped map[[3]string]int
+	capped map[capKey]int
 
 	st        *pstate.State
 	atStart   *pstate.State // the state before the current segment's batches
@@ -159,20 +167,20 @@ type truncRef struct {
 }
 
 func newPartition(c *Checker, k partKey, topic string, part int32) *partition {
-	return &partition{c: c, key: k, topic: topic, part: part, caps: map[[2]string]int{}, st: pstate.New(),
+	return &partition{c: c, key: k, topic: topic, part: part, caps: map[capKey]int{}, st: pstate.New(),
 		prevLast: -1, segLast: -1, maxTs: -1, stash: map[int64][]sideFile{}, firstSegBase: -1, startBase: -1, logStartSeen: -1}
 }
 
 // add records a finding, applying the per-file cap.
 func (p *partition) add(f analysis.AnomalyRow) {
 	if m := p.c.o.MaxFindingsPerFile; m > 0 && f.Severity != finding.Note {
-		k := [2]string{f.File, f.Kind}
+		k := capKey{file: f.File, kind: f.Kind}
 		p.caps[k]++
 		if p.caps[k] > m {
 			if p.capped == nil {
-				p.capped = map[[3]string]int{}
+				p.capped = map[capKey]int{}
 			}
-			p.capped[[3]string{f.File, f.Kind, f.Severity}]++
+			p.capped[capKey{f.File, f.Kind, f.Severity}]++
 			return
 		}
 	}
@@ -185,15 +193,14 @@ func (p *partition) add(f analysis.AnomalyRow) {
 // it stands for, so they count at their own severities.
 func (p *partition) flushCaps() {
 	keys := slices.Collect(maps.Keys(p.capped))
-	slices.SortFunc(keys, func(a, b [3]string) int {
-		return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]), cmp.Compare(finding.Rank(a[2]), finding.Rank(b[2])))
+	slices.SortFunc(keys, func(a, b capKey) int {
+		return cmp.Or(strings.Compare(a.file, b.file), cmp.Compare(a.kind, b.kind), cmp.Compare(finding.Rank(a.sev), finding.Rank(b.sev)))
 	})
 	for _, k := range keys {
 		n := p.capped[k]
-		f := finding.NewSev(p.where(k[0]), k[1], k[2], -1, -1, "%d more %s findings in this file not listed", n, k[1])
-		omitted := int64(n)
-		f.Omitted = &omitted // counted as the findings it stands for
-		p.findings = append(p.findings, f)
+		// Counted as the findings it stands for.
+		f := finding.NewSev(p.where(k.file), k.kind, k.sev, -1, -1, "%d more %s findings in this file not listed", n, k.kind)
+		p.findings = append(p.findings, finding.WithOmitted(f, int64(n)))
 	}
 	clear(p.caps)
 	clear(p.capped)

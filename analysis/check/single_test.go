@@ -25,11 +25,12 @@ func TestTornSegmentGivenAlone(t *testing.T) {
 	}
 	root := writeFS(t, mfs, "codecs-0")
 	for _, c := range []struct {
-		file, sev, msg string
-		first, last    int64
+		file, msg   string
+		sev         finding.Severity
+		first, last int64
 	}{
-		{rolled.File, finding.Error, "in a rolled segment", rolled.Batches[len(rolled.Batches)-1].BaseOffset, p.Segments[1].BaseOffset - 1},
-		{active.File, finding.Warning, "active segment", active.Batches[len(active.Batches)-1].BaseOffset, -1},
+		{rolled.File, "in a rolled segment", finding.Error, rolled.Batches[len(rolled.Batches)-1].BaseOffset, p.Segments[1].BaseOffset - 1},
+		{active.File, "active segment", finding.Warning, active.Batches[len(active.Batches)-1].BaseOffset, -1},
 	} {
 		rep := runPaths(t, filepath.Join(root, filepath.FromSlash(c.file)))
 		var torn []Finding

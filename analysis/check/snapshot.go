@@ -149,7 +149,7 @@ func (p *partition) compareSnapshot(f *snapshot.File, st *pstate.State, logEnd i
 		pos := int64(snapshot.HeaderSize + n*snapshot.EntrySize)
 		seen[e.ProducerID] = true
 		r := st.Get(e.ProducerID)
-		mk := func(kind, sev, format string, args ...any) {
+		mk := func(kind finding.Kind, sev finding.Severity, format string, args ...any) {
 			p.add(finding.WithProducer(finding.NewSev(w, kind, sev, pos, e.LastOffset, format, args...), e.ProducerID))
 		}
 		if r == nil {

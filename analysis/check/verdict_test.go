@@ -13,7 +13,7 @@ import (
 // range is still named with its cause.
 func TestVerdictCountsOverlapsOnce(t *testing.T) {
 	last := func(n int64) *int64 { return &n }
-	gap := func(first int64, l *int64, cause, sev string) analysis.GapRow {
+	gap := func(first int64, l *int64, cause string, sev finding.Severity) analysis.GapRow {
 		return analysis.GapRow{FirstOffset: first, LastOffset: l, Cause: cause, Severity: sev}
 	}
 	for _, c := range []struct {

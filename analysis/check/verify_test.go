@@ -61,7 +61,7 @@ func TestGeneratedVerifiesClean(t *testing.T) {
 
 // want asserts that the report holds a finding of kind in file at the
 // byte position (or, for pos -1, at any position) and offset (-2: any).
-func want(t *testing.T, rep *Report, kind, file string, pos, off int64, msgPart string) Finding {
+func want(t *testing.T, rep *Report, kind finding.Kind, file string, pos, off int64, msgPart string) Finding {
 	t.Helper()
 	for _, f := range rep.Findings {
 		if f.Kind == kind && f.File == file && (pos < 0 || f.Position == pos) && (off == -2 || f.Offset == off) && strings.Contains(f.Message, msgPart) {

@@ -11,6 +11,7 @@ import (
 	"errors"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 )
 
@@ -151,15 +152,8 @@ func (c *Collector) usable(r *analysis.PayloadRecordRow, err error) bool {
 // finding records a record that does not decode, with the kinds the
 // attribution gives the other internal topics' records.
 func (c *Collector) finding(r *analysis.PayloadRecordRow, err error) {
-	kind := topics.Kind(err)
-	sev := "error"
-	if kind == "unknown-version" || kind == "unknown-type" {
-		sev = "warning"
-	}
-	topic, part := r.Topic, r.Partition
-	pos, off := r.BatchPosition, r.Offset
-	c.anomalies = append(c.anomalies, analysis.AnomalyRow{Input: r.Input, Topic: &topic, Partition: &part,
-		Kind: kind, Severity: sev, File: r.Segment, Position: &pos, Offset: &off, Message: err.Error()})
+	w := finding.Where{Input: r.Input, Topic: r.Topic, Partition: r.Partition, File: r.Segment}
+	c.anomalies = append(c.anomalies, finding.FromDecode(w, topics.Kind(err), r.BatchPosition, r.Offset, err))
 }
 
 // Commits are the commit rows, with source filled from sources (by

@@ -120,7 +120,7 @@ func NewIndex(rows []analysis.CommitRow, cluster func(input int32, dir string) s
 	seen := map[seenKey]bool{}
 	for i := range rows {
 		r := &rows[i]
-		k := key{cluster(r.Input, dirOf(r.File)), r.Group, r.Topic, r.Partition}
+		k := key{cluster(r.Input, analysis.PartitionDir(r.File)), r.Group, r.Topic, r.Partition}
 		t := lines[k]
 		if t == nil {
 			t = &Timeline{Cluster: k.cluster, Group: r.Group, Topic: r.Topic, Partition: r.Partition}
@@ -178,14 +178,6 @@ func NewIndex(rows []analysis.CommitRow, cluster func(input int32, dir string) s
 		x.byPart[p] = append(x.byPart[p], t)
 	}
 	return x
-}
-
-// dirOf is the partition dir of a file path within its input.
-func dirOf(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[:i]
-	}
-	return "."
 }
 
 // clusterOf is the cluster of the partition dir dir of input, "" when

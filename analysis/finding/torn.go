@@ -73,7 +73,7 @@ func PlaceBeside(next int64, err error) Place {
 // the file starts with a batch header (a valid magic and length) whose
 // batch the file ends inside: its bytes are Kafka data cut short, a torn
 // batch (graded by GradeTruncated), not something that is no segment.
-func TornFromStart(kind string, pos int64) bool { return kind == KindTruncated && pos == 0 }
+func TornFromStart(kind Kind, pos int64) bool { return kind == KindTruncated && pos == 0 }
 
 // NotKafkaData is the finding for a live segment of size bytes in which
 // no batch could be read, though its bytes are not just zeros: every

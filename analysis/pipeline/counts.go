@@ -61,7 +61,7 @@ func (f *copyFinder) find(a *analysis.AnomalyRow) *scan.PartitionSummary {
 	if p := f.byDir[copyDir{a.Input, strings.TrimSuffix(a.File, "/")}]; same(p) {
 		return p
 	}
-	dir := dirOf(a.File)
+	dir := analysis.PartitionDir(a.File)
 	if p := f.byDir[copyDir{a.Input, dir}]; same(p) {
 		return p
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/producers"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/topics"
@@ -46,7 +47,7 @@ func (f *feed) entries(bs []scan.EntryBatch) error {
 		}
 		if b.Input != f.lastIn || b.Segment != f.lastSeg {
 			f.lastIn, f.lastSeg = b.Input, b.Segment
-			f.lastPart = f.det.Partition(b.Input, b.Source, b.Topic, b.Partition, producers.DirOf(b.Segment))
+			f.lastPart = f.det.Partition(b.Input, b.Source, b.Topic, b.Partition, analysis.PartitionDir(b.Segment))
 		}
 		if err := f.det.AddBatch(f.lastPart, b.ProducerID, int16(b.ProducerEpoch), b.Damaged, b.Entries); err != nil {
 			return err
@@ -79,7 +80,7 @@ func (f *feed) records(all, rows []analysis.PayloadRecordRow) error {
 		}
 		if r.Input != f.lastIn || r.Segment != f.lastSeg {
 			f.lastIn, f.lastSeg = r.Input, r.Segment
-			f.lastPart = f.det.Partition(r.Input, r.Source, r.Topic, r.Partition, producers.DirOf(r.Segment))
+			f.lastPart = f.det.Partition(r.Input, r.Source, r.Topic, r.Partition, analysis.PartitionDir(r.Segment))
 		}
 		rec := dups.Record{Part: f.lastPart, Offset: r.Offset, Timestamp: -1, ProducerID: r.ProducerID,
 			Epoch: int16(r.ProducerEpoch), Sequence: r.Sequence, Txn: dups.ParseTxnState(r.TxnState),
@@ -154,14 +155,8 @@ func (t *attributor) records(rows []analysis.PayloadRecordRow) {
 		n := len(t.a.Findings)
 		t.a.Add(r.Input, r.Topic, r.Partition, r.Segment, r.BatchPosition, r.Offset, r.Timestamp, r.IsControl, r.Key, r.Value)
 		for _, f := range t.a.Findings[n:] {
-			kind := f.Kind()
-			sev := "error"
-			if kind == "unknown-version" || kind == "unknown-type" {
-				sev = "warning"
-			}
-			topic, part := r.Topic, r.Partition
-			t.anomalies = append(t.anomalies, analysis.AnomalyRow{Input: r.Input, Topic: &topic, Partition: &part,
-				Kind: kind, Severity: sev, File: r.Segment, Position: &f.Position, Offset: &f.Offset, Message: f.Err.Error()})
+			w := finding.Where{Input: r.Input, Topic: r.Topic, Partition: r.Partition, File: r.Segment}
+			t.anomalies = append(t.anomalies, finding.FromDecode(w, f.Kind(), f.Position, f.Offset, f.Err))
 		}
 	}
 }

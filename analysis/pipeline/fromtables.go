@@ -14,6 +14,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/export"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 )
 
 // ShardError is a shard that cannot be merged as given: the command line
@@ -238,12 +239,12 @@ func FeedShards(ctx context.Context, det *dups.Detector, shards []*Shard, topic 
 			return 0, 0, err
 		}
 		err = export.EachRow(ctx, filepath.Join(s.dir, export.Anomalies), func(r *struct {
-			Severity string `parquet:"severity"`
+			Severity finding.Severity `parquet:"severity"`
 			// A row that says how many findings were not listed counts
 			// as that many, all of its severity; null (0) for the others.
 			Omitted int64 `parquet:"omitted,optional"`
 		}) error {
-			if r.Severity == "error" || r.Severity == "warning" {
+			if finding.Counts(r.Severity) {
 				findings += max(r.Omitted, 1)
 			}
 			return nil

@@ -205,7 +205,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	}
 	chk.EmptyDirs(res.EmptyDirs)
 	for _, a := range res.Anomalies {
-		if a.Kind == "archive-damaged" {
+		if a.Kind == finding.KindArchiveDamaged {
 			chk.ArchiveEnded(a.Input, res.ArchiveLast[a.Input])
 		}
 	}
@@ -378,7 +378,7 @@ func noKafkaData(inputs []*source.Input, findings []analysis.AnomalyRow) error {
 	for _, a := range findings {
 		// What kept Kafka files from being seen: a damaged or mislabelled
 		// archive, an unreadable dir.
-		if (strings.HasPrefix(a.Kind, "archive-") || a.Kind == finding.KindIOError) && n < 3 {
+		if (finding.AboutArchive(a.Kind) || a.Kind == finding.KindIOError) && n < 3 {
 			why += "; " + a.File + ": " + a.Message
 			n++
 		}
@@ -388,22 +388,22 @@ func noKafkaData(inputs []*source.Input, findings []analysis.AnomalyRow) error {
 
 // count recomputes the finding counts of the summary, the files and the
 // partitions from the run's findings (plus those counted but not listed).
-func (r *Result) count(omitted map[[2]string]int64) {
+func (r *Result) count(omitted finding.Tally) {
 	res := r.Scan
 	type fileKey struct {
 		input int32
 		path  string
 	}
 	perFile := map[fileKey]int64{}
-	worst := map[fileKey]string{}
+	worst := map[fileKey]finding.Severity{}
 	perCopy := map[*scan.PartitionSummary]int64{}
 	copies := newCopyFinder(res.Partitions)
-	counts := map[[2]string]int64{}
+	counts := finding.Tally{}
 	for i, a := range res.Anomalies {
 		if a.Kind != finding.KindFindingsOmitted {
 			// The scan's omitted findings are counted by kind below; the
 			// checks' own capped rows stand for their kind.
-			counts[[2]string{a.Kind, a.Severity}] += a.Stands()
+			counts[finding.KindSeverity{Kind: a.Kind, Severity: a.Severity}] += a.Stands()
 		}
 		k := fileKey{a.Input, a.File}
 		// A findings-omitted row counts the findings it stands for: the
@@ -421,13 +421,13 @@ func (r *Result) count(omitted map[[2]string]int64) {
 	}
 	res.Findings, res.Errors, r.Warnings = nil, 0, 0
 	for k, n := range counts {
-		switch k[1] {
+		switch k.Severity {
 		case finding.Error:
 			res.Errors += n
 		case finding.Warning:
 			r.Warnings += n
 		}
-		res.Findings = append(res.Findings, scan.FindingCount{Kind: k[0], Severity: k[1], Count: n})
+		res.Findings = append(res.Findings, scan.FindingCount{Kind: k.Kind, Severity: k.Severity, Count: n})
 	}
 	sort.Slice(res.Findings, func(i, j int) bool {
 		a, b := res.Findings[i], res.Findings[j]
@@ -460,13 +460,6 @@ func (r *Result) count(omitted map[[2]string]int64) {
 	for _, p := range res.Partitions {
 		p.Findings = perCopy[p]
 	}
-}
-
-func dirOf(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[:i]
-	}
-	return "."
 }
 
 // AnnotateDuplicates wraps a duplicates writer to fill the attribution
@@ -631,7 +624,7 @@ func (r *Result) Incomplete() bool {
 		return true
 	}
 	for _, a := range r.Scan.Anomalies {
-		if a.Kind == "archive-damaged" || a.Kind == finding.KindIOError {
+		if a.Kind == finding.KindArchiveDamaged || a.Kind == finding.KindIOError {
 			return true
 		}
 	}

@@ -20,17 +20,17 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 )
 
-// Anomaly kinds and the severity they are reported with: producers and
+// Anomaly kinds, reported with their default severity: producers and
 // brokers can leave these behind legitimately (compaction removes whole
 // batches; recovery applies batches without sequence checks), so they are
 // warnings, not damage.
 const (
-	KindSequenceGap        = "sequence-gap"
-	KindSequenceRegression = "sequence-regression"
-	KindEpochRegression    = "epoch-regression"
-	severity               = "warning"
+	KindSequenceGap        = finding.KindSequenceGap
+	KindSequenceRegression = finding.KindSequenceRegression
+	KindEpochRegression    = finding.KindEpochRegression
 )
 
 type dirKey struct {
@@ -100,14 +100,6 @@ func New() *Tracker {
 	return &Tracker{dirs: map[dirKey]*dirState{}, openTxn: map[pidKey]*session{}}
 }
 
-// DirOf returns the partition dir of a segment path (its parent).
-func DirOf(segment string) string {
-	if i := strings.LastIndexByte(segment, '/'); i >= 0 {
-		return segment[:i]
-	}
-	return "."
-}
-
 // Damaged reports whether a batch row describes bytes that cannot be
 // trusted: a CRC mismatch, or fewer records decoded than it claims.
 func Damaged(b *analysis.BatchRow) bool {
@@ -126,7 +118,7 @@ func incrementSequence(seq, delta int32) int32 {
 // order; batches without a producer id (-1, legacy magic) are ignored.
 func (t *Tracker) Batch(b *analysis.BatchRow) {
 	if t.lastDir == nil || b.Input != t.lastIn || b.Segment != t.lastSeg {
-		dk := dirKey{b.Input, DirOf(b.Segment)}
+		dk := dirKey{b.Input, analysis.PartitionDir(b.Segment)}
 		d := t.dirs[dk]
 		if d == nil {
 			d = &dirState{sessions: map[pidEpoch]*session{}, maxEpoch: map[int64]int32{}}
@@ -235,10 +227,10 @@ func (t *Tracker) Batch(b *analysis.BatchRow) {
 	r.LastSequence = last
 }
 
-func (t *Tracker) anomaly(dk dirKey, b *analysis.BatchRow, kind, msg string) {
-	topic, part, pos, off, pid := b.Topic, b.Partition, b.Position, b.BaseOffset, b.ProducerID
-	t.anomalies = append(t.anomalies, anomaly{dk, analysis.AnomalyRow{Input: b.Input, Topic: &topic, Partition: &part,
-		Kind: kind, Severity: severity, File: b.Segment, Position: &pos, Offset: &off, ProducerID: &pid, Message: msg}})
+func (t *Tracker) anomaly(dk dirKey, b *analysis.BatchRow, kind finding.Kind, msg string) {
+	w := finding.Where{Input: b.Input, Topic: b.Topic, Partition: b.Partition, File: b.Segment}
+	a := finding.New(w, kind, b.Position, b.BaseOffset, "%s", msg)
+	t.anomalies = append(t.anomalies, anomaly{dk, finding.WithProducer(a, b.ProducerID)})
 }
 
 // Finish returns the sessions, sorted by input, topic, partition, dir and
@@ -251,7 +243,7 @@ func (t *Tracker) Finish(snaps []analysis.SnapshotRow) ([]analysis.ProducerRow, 
 	best := map[snapKey]*analysis.SnapshotRow{}
 	for i := range snaps {
 		sn := &snaps[i]
-		k := snapKey{dirKey{sn.Input, DirOf(sn.File)}, pidEpoch{sn.ProducerID, sn.ProducerEpoch}}
+		k := snapKey{dirKey{sn.Input, analysis.PartitionDir(sn.File)}, pidEpoch{sn.ProducerID, sn.ProducerEpoch}}
 		cur := best[k]
 		if cur == nil || (sn.CRCValid && !cur.CRCValid) || (sn.CRCValid == cur.CRCValid && sn.EndOffset > cur.EndOffset) {
 			best[k] = sn
@@ -314,7 +306,7 @@ func SnapshotOnly(rows []analysis.ProducerRow, snaps []analysis.SnapshotRow) []a
 	var order []key
 	for i := range snaps {
 		sn := &snaps[i]
-		k := key{sn.Input, DirOf(sn.File), pidEpoch{sn.ProducerID, sn.ProducerEpoch}}
+		k := key{sn.Input, analysis.PartitionDir(sn.File), pidEpoch{sn.ProducerID, sn.ProducerEpoch}}
 		if seen[k] {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 )
 
 func batch(seg string, base, last int64, pid int64, epoch, seq int32) analysis.BatchRow {
@@ -31,11 +32,11 @@ func TestSequenceAnomalies(t *testing.T) {
 		tr.Batch(&bs[i])
 	}
 	rows, an := tr.Finish([]analysis.SnapshotRow{{File: "t-0/18.snapshot", EndOffset: 18, CRCValid: true, ProducerID: 7, ProducerEpoch: 1, LastSequence: 0, LastOffset: 14}})
-	var kinds []string
+	var kinds []finding.Kind
 	for _, a := range an {
 		kinds = append(kinds, a.Kind)
 	}
-	if want := []string{KindSequenceGap, KindSequenceRegression, KindEpochRegression}; len(kinds) != 3 || kinds[0] != want[0] || kinds[1] != want[1] || kinds[2] != want[2] {
+	if want := []finding.Kind{KindSequenceGap, KindSequenceRegression, KindEpochRegression}; len(kinds) != 3 || kinds[0] != want[0] || kinds[1] != want[1] || kinds[2] != want[2] {
 		t.Fatalf("anomalies %v, want %v", kinds, want)
 	}
 	if len(rows) != 3 {

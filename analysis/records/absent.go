@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
@@ -16,7 +17,7 @@ import (
 // data) is the loss ledger's to tell, in verify.
 type Absent struct {
 	Input     int32
-	Dir       string // the partition dir, relative to the input
+	Dir       string // the partition dir, relative to the input ("." for the input itself)
 	Topic     string
 	Partition int32 // -1 for segments outside a partition dir
 	// First and Last are the offsets not on disk (an open end of the
@@ -93,7 +94,7 @@ func (r *run) coverFor(in int, e *source.Entry) *cover {
 	if !r.judging() {
 		return nil
 	}
-	k := coverKey{in, partitionDir(e.Path)}
+	k := coverKey{in, analysis.PartitionDir(e.Path)}
 	if c := r.covers[k]; c != nil {
 		return c
 	}

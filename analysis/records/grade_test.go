@@ -89,7 +89,7 @@ func TestTornGraded(t *testing.T) {
 		fs, _ := findings(t, in, New())
 		got := map[string]string{}
 		for _, f := range fs {
-			got[filepath.Base(f.File)] = f.Kind + " " + f.Severity
+			got[filepath.Base(f.File)] = string(f.Kind) + " " + string(f.Severity)
 		}
 		want := map[string]string{
 			"00000000000000000000.log": "truncated-batch error",

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 
+	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment"
@@ -30,7 +31,7 @@ func (r *run) listed(ctx context.Context, in *source.Input, src string, sopts so
 	var order []string
 	parts := map[string]*partition{}
 	for _, e := range entries {
-		dir := partitionDir(e.Path)
+		dir := analysis.PartitionDir(e.Path)
 		p := parts[dir]
 		if p == nil {
 			p = &partition{index: map[int64]*source.Entry{}, timeindex: map[int64]*source.Entry{}}
@@ -227,7 +228,7 @@ func (r *run) readIndex(e *source.Entry) []byte {
 // entries lie inside the segment's offsets.
 func indexUsable(findings []*segment.IndexFinding, first, last, base, next int64) bool {
 	for _, f := range findings {
-		if f.Severity() != finding.Note {
+		if f.Severity() != segment.SeverityNote {
 			return false
 		}
 	}

@@ -186,7 +186,7 @@ func (r *run) corruption(w finding.Where, ce *segment.CorruptionError) {
 		r.cur.Damaged = true
 	}
 	if f.Kind == finding.KindTruncated && !r.known {
-		dir, base := partitionDir(r.rec.File), snapshotBase(r.rec.File)
+		dir, base := analysis.PartitionDir(r.rec.File), snapshotBase(r.rec.File)
 		if top, ok := r.top[dir]; !ok || top <= base {
 			r.torn = append(r.torn, heldTorn{dir, base, f})
 			return
@@ -316,7 +316,7 @@ func (r *run) archive(ctx context.Context, in *source.Input, src string, sopts s
 			return nil
 		}
 		r.stats.Segments++
-		r.later(partitionDir(e.Path), e.Name.Offset)
+		r.later(analysis.PartitionDir(e.Path), e.Name.Offset)
 		c := r.coverFor(in.Index, e)
 		if e.Name.Offset > r.o.Offsets.To {
 			c.passed(e.Name.Offset)
@@ -386,10 +386,8 @@ func (r *run) segment(sr *segment.Reader, w finding.Where, from int64, check *ch
 	whole, batches, damaged, tornStart := check == nil, 0, false, false
 	for sr.Next() {
 		if fd := sr.Finding(); fd != nil {
-			if k := fd.Kind(); k != finding.KindZeroTail && k != finding.KindIOError && (k != finding.KindSparseHole || fd.Severity() != finding.Note) {
-				damaged = true
-			}
-			tornStart = tornStart || finding.TornFromStart(fd.Kind(), fd.Offset)
+			damaged = damaged || finding.ReaderDamage(fd)
+			tornStart = tornStart || finding.TornFromStart(finding.ReaderKind(fd), fd.Offset)
 			if check != nil {
 				return errSeek
 			}
@@ -586,15 +584,6 @@ func (c *sparseCountReader) Seek(off int64, whence int) (int64, error) {
 // snapshotBase is the base offset in a segment's file name.
 func snapshotBase(file string) int64 {
 	return snapshot.ParseName(path.Base(file)).Offset
-}
-
-// partitionDir is the dir part of a slash path ("" at the root).
-func partitionDir(p string) string {
-	d := path.Dir(p)
-	if d == "." {
-		return ""
-	}
-	return d
 }
 
 // maxIndexBytes bounds the index files read whole: the broker's default

@@ -157,7 +157,7 @@ func find(t *testing.T, dir string, o Options) (lines []string, kinds []string, 
 			lines = append(lines, fmt.Sprintf("%s %d %d %d %q %q %d", r.File, r.Position, r.Offset, r.Timestamp, r.Key, r.Value, len(r.Headers)))
 			return nil
 		},
-		Finding: func(a analysis.AnomalyRow) { kinds = append(kinds, a.Kind) },
+		Finding: func(a analysis.AnomalyRow) { kinds = append(kinds, string(a.Kind)) },
 	})
 	if err != nil {
 		t.Fatal(err)

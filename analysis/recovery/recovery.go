@@ -37,6 +37,7 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/snapshot"
 )
 
@@ -191,9 +192,9 @@ func (s *Simulator) Finish(in Inputs) []Partition {
 	bad := map[segKey]string{} // files with a format finding that matters to the loader
 	for _, a := range in.Findings {
 		switch a.Kind {
-		case "index-format", "snapshot-crc", "snapshot-format":
+		case finding.KindIndexFormat, finding.KindSnapshotCRC, finding.KindSnapshotFormat:
 			if _, ok := bad[segKey{a.Input, a.File}]; !ok {
-				bad[segKey{a.Input, a.File}] = a.Kind + ": " + a.Message
+				bad[segKey{a.Input, a.File}] = string(a.Kind) + ": " + a.Message
 			}
 		}
 	}

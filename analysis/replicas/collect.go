@@ -143,13 +143,6 @@ func New(sources []string) *Collector {
 	return &Collector{sources: sources, copies: map[key]*replica{}, dirs: map[key]*logDir{}, byDir: map[string]*replica{}}
 }
 
-func dirOf(p string) string {
-	if d := path.Dir(p); d != "" {
-		return d
-	}
-	return "."
-}
-
 // copyOf returns the copy in dir of input, nil for a dir that is not a
 // live partition dir (-delete, -future and -stray dirs are not replicas).
 func (c *Collector) copyOf(input int32, dir, topic string, part int32) *replica {
@@ -183,7 +176,7 @@ func (c *Collector) Batch(b *analysis.BatchRow) {
 	if l := c.last; l != nil && l.key.input == b.Input && len(l.segs) > 0 && l.segs[len(l.segs)-1] == b.Segment {
 		r = l // the segment of the batch before
 	} else {
-		r = c.copyOf(b.Input, dirOf(b.Segment), b.Topic, b.Partition)
+		r = c.copyOf(b.Input, analysis.PartitionDir(b.Segment), b.Topic, b.Partition)
 	}
 	if r == nil {
 		return
@@ -221,7 +214,7 @@ func (c *Collector) Entries(b *scan.EntryBatch) {
 		c.overFPs = c.overFPs || len(b.Entries) > 0
 		return
 	}
-	r := c.copyOf(b.Input, dirOf(b.Segment), b.Topic, b.Partition)
+	r := c.copyOf(b.Input, analysis.PartitionDir(b.Segment), b.Topic, b.Partition)
 	if r == nil || len(b.Entries) == 0 {
 		return
 	}
@@ -248,7 +241,7 @@ func (c *Collector) Records(rows []analysis.PayloadRecordRow) {
 			return
 		}
 		x := &rows[i].RecordRow
-		if r := c.copyOf(x.Input, dirOf(x.Segment), x.Topic, x.Partition); r != nil {
+		if r := c.copyOf(x.Input, analysis.PartitionDir(x.Segment), x.Topic, x.Partition); r != nil {
 			fps := r.reserve(j - i)
 			for k := i; k < j; k++ {
 				if y := &rows[k].RecordRow; !y.IsControl && y.HasFP {
@@ -332,7 +325,7 @@ func (c *Collector) File(ev *scan.FileEvent) {
 	n := e.Name
 	in := int32(e.Input)
 	if (n.Suffix == snapshot.SuffixCleaned || n.Suffix == snapshot.SuffixSwap) && e.Partition != nil {
-		if r := c.copyOf(in, dirOf(e.Path), e.Partition.Topic, e.Partition.Partition); r != nil && r.leftover == "" {
+		if r := c.copyOf(in, analysis.PartitionDir(e.Path), e.Partition.Topic, e.Partition.Partition); r != nil && r.leftover == "" {
 			r.leftover = path.Base(e.Path)
 		}
 		return
@@ -346,7 +339,7 @@ func (c *Collector) File(ev *scan.FileEvent) {
 		if err != nil || ck == nil {
 			return // a finding of the checker's
 		}
-		if r := c.copyOf(in, dirOf(e.Path), e.Partition.Topic, e.Partition.Partition); r != nil {
+		if r := c.copyOf(in, analysis.PartitionDir(e.Path), e.Partition.Topic, e.Partition.Partition); r != nil {
 			r.ckpt, r.hasCkpt = ck.Entries, true
 		}
 	case n.Kind == snapshot.KindPartitionMetadata && e.Partition != nil:
@@ -354,7 +347,7 @@ func (c *Collector) File(ev *scan.FileEvent) {
 		if err != nil || m == nil || !m.HasTopicID {
 			return
 		}
-		if r := c.copyOf(in, dirOf(e.Path), e.Partition.Topic, e.Partition.Partition); r != nil {
+		if r := c.copyOf(in, analysis.PartitionDir(e.Path), e.Partition.Topic, e.Partition.Partition); r != nil {
 			r.topicID = m.TopicID.String()
 		}
 	case e.Partition != nil:

@@ -156,7 +156,7 @@ func TestHeadersOnly(t *testing.T) {
 	kinds := func(res *pipeline.Result) map[string]int {
 		out := map[string]int{}
 		for _, a := range res.Scan.Anomalies {
-			out[a.Kind]++
+			out[string(a.Kind)]++
 		}
 		return out
 	}

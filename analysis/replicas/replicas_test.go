@@ -186,7 +186,7 @@ func TestHandMadeDivergence(t *testing.T) {
 			t.Errorf("verdict of input %d: %+v", v.Input, v)
 		}
 	}
-	kinds := map[string]int{}
+	kinds := map[finding.Kind]int{}
 	for _, a := range res.Scan.Anomalies {
 		kinds[a.Kind]++
 	}

@@ -136,7 +136,7 @@ func (c *Collector) Batches(rows []analysis.BatchRow) {
 		}
 		if b.IsControl && b.ControlType == "ABORT" && b.ProducerID >= 0 {
 			if c.nMarkers < maxAbortMarkers {
-				k := SessionKey{b.Input, producers.DirOf(b.Segment), b.ProducerID, b.ProducerEpoch}
+				k := SessionKey{b.Input, analysis.PartitionDir(b.Segment), b.ProducerID, b.ProducerEpoch}
 				ts := b.FirstTimestamp
 				if b.MaxTimestamp != nil {
 					ts = b.MaxTimestamp
@@ -161,7 +161,7 @@ func (c *Collector) Records(rows []analysis.PayloadRecordRow) {
 		if r.IsControl || r.ProducerID < 0 {
 			continue
 		}
-		k := SessionKey{r.Input, producers.DirOf(r.Segment), r.ProducerID, r.ProducerEpoch}
+		k := SessionKey{r.Input, analysis.PartitionDir(r.Segment), r.ProducerID, r.ProducerEpoch}
 		if r.TxnState != "aborted" {
 			if c.inAbort[k] {
 				c.inAbort[k] = false

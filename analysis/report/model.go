@@ -410,7 +410,7 @@ func Build(r *Run) *Model {
 	}
 	anomalies := slices.Clone(res.Anomalies)
 	slices.SortStableFunc(anomalies, func(a, b analysis.AnomalyRow) int {
-		return cmp.Or(cmp.Compare(sevRank(a.Severity), sevRank(b.Severity)), cmp.Compare(a.Input, b.Input),
+		return cmp.Or(cmp.Compare(finding.Rank(a.Severity), finding.Rank(b.Severity)), cmp.Compare(a.Input, b.Input),
 			cmp.Compare(a.File, b.File), cmp.Compare(derefOr(a.Position, -1), derefOr(b.Position, -1)))
 	})
 	if len(anomalies) > maxAnomalies {
@@ -508,23 +508,13 @@ func findingCounts(fc []scan.FindingCount, extra []analysis.AnomalyRow) []scan.F
 		out[i].Count++
 	}
 	slices.SortFunc(out, func(a, b scan.FindingCount) int {
-		return cmp.Or(cmp.Compare(sevRank(a.Severity), sevRank(b.Severity)), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Kind, b.Kind))
+		return cmp.Or(cmp.Compare(finding.Rank(a.Severity), finding.Rank(b.Severity)), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Kind, b.Kind))
 	})
 	return out
 }
 
-func sevRank(s string) int {
-	switch s {
-	case "error":
-		return 0
-	case "warning":
-		return 1
-	}
-	return 2
-}
-
 // tailKinds are findings that make the rest of the file unreadable.
-var tailKinds = map[string]bool{"truncated-batch": true, "zero-tail": true}
+var tailKinds = map[finding.Kind]bool{finding.KindTruncated: true, finding.KindZeroTail: true}
 
 // skipped finds how far the segment reader skipped to resume ("… (284
 // bytes skipped to the next valid batch at byte 974)").
@@ -567,7 +557,7 @@ func buildSegments(res *scan.Result, c *Collector) ([]SegmentDamage, int) {
 		if tailKinds[a.Kind] {
 			end = max(end, size)
 		}
-		s.Ranges = append(s.Ranges, DamageBar{Start: pos, End: min(max(end, pos+1), max(size, pos+1)), Kind: a.Kind, Severity: a.Severity})
+		s.Ranges = append(s.Ranges, DamageBar{Start: pos, End: min(max(end, pos+1), max(size, pos+1)), Kind: string(a.Kind), Severity: string(a.Severity)})
 	}
 	slices.SortFunc(order, func(a, b segKey) int { return cmp.Or(cmp.Compare(a.input, b.input), cmp.Compare(a.segment, b.segment)) })
 	var out []SegmentDamage
@@ -756,7 +746,7 @@ func addGaps(tls []Timeline, gaps []analysis.GapRow) {
 		if g.LastOffset != nil {
 			last = *g.LastOffset
 		}
-		tls[i].Gaps = append(tls[i].Gaps, GapSpan{First: g.FirstOffset, Last: last, Cause: g.Cause, Severity: g.Severity})
+		tls[i].Gaps = append(tls[i].Gaps, GapSpan{First: g.FirstOffset, Last: last, Cause: g.Cause, Severity: string(g.Severity)})
 	}
 	for i := range tls {
 		nonNil(&tls[i].Gaps)

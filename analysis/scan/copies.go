@@ -2,8 +2,8 @@ package scan
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
@@ -74,9 +74,8 @@ func (c *copyCount) sole(e *source.Entry) bool {
 // partition summary, as a dir whose files hold no batch has.
 func (s *scanner) summarizeEmptyDirs() {
 	for _, e := range s.emptyDirs {
-		dir := strings.TrimSuffix(e.Path, "/")
-		if k := fmt.Sprintf("%d\x00%s", e.Input, dir); s.parts[k] == nil {
-			s.parts[k] = &PartitionSummary{Input: int32(e.Input), Dir: dir, Topic: e.Partition.Topic, Partition: e.Partition.Partition,
+		if k := analysis.PartitionOf(int32(e.Input), e.Path); s.parts[k] == nil {
+			s.parts[k] = &PartitionSummary{Input: int32(e.Input), Dir: k.Dir, Topic: e.Partition.Topic, Partition: e.Partition.Partition,
 				DirState: e.Partition.State, logDir: fmt.Sprintf("%d\x00%s", e.Input, e.LogDir)}
 		}
 	}

@@ -3,6 +3,7 @@ package scan
 import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/brokerlog"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
@@ -12,8 +13,8 @@ import (
 // points back into it (TestEmptyFilesHeap).
 type fileDone struct {
 	row       analysis.FileRow
-	logDir    string // log dir key: input + "\x00" + LogDir
-	partKey   string // "" outside partition dirs
+	logDir    string                // log dir key: input + "\x00" + LogDir
+	partKey   analysis.PartitionKey // zero outside partition dirs
 	partDir   string
 	dirState  string
 	segment   bool
@@ -23,8 +24,8 @@ type fileDone struct {
 	// omitted counts findings past MaxFileAnomalies by kind and
 	// severity; omitAt holds, by severity, the first and last byte
 	// positions of those with one.
-	omitted map[[2]string]int64
-	omitAt  map[string][2]int64
+	omitted finding.Tally
+	omitAt  map[finding.Severity][2]int64
 	agg     segAgg
 	entry   *source.Entry
 	data    []byte // index, snapshot and state files: the bytes read

@@ -38,7 +38,7 @@ func TestFindingsPastTheCapCounted(t *testing.T) {
 	}
 	counts := map[string]int64{}
 	for _, f := range res.Findings {
-		counts[f.Severity+" "+f.Kind] = f.Count
+		counts[string(f.Severity)+" "+string(f.Kind)] = f.Count
 	}
 	if len(counts) != 2 || counts["error crc-mismatch"] != 30 || counts["error bad-record"] != 30 || res.Errors != 60 {
 		t.Errorf("counts %v, %d errors", counts, res.Errors)

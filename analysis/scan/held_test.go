@@ -66,7 +66,7 @@ func heldEntryBatches() []EntryBatch {
 // and in order.
 func checkHeld[T any](t *testing.T, h *heldTxns[T], items []T) {
 	t.Helper()
-	keys := []txnKey{{"a", 1}, {"b", 1}, {"a", 2}}
+	keys := []txnKey{{analysis.PartitionKey{Dir: "a"}, 1}, {analysis.PartitionKey{Dir: "b"}, 1}, {analysis.PartitionKey{Dir: "a"}, 2}}
 	want := map[txnKey][]T{}
 	for i, it := range items {
 		k := keys[i%len(keys)]
@@ -145,7 +145,7 @@ func TestHeldRefusesTmpInsideInput(t *testing.T) {
 	}
 	h := newHeld(1, filepath.Join(in, "sub"), rowCodec)
 	h.refuse = err
-	if err := h.add(txnKey{"p", 1}, heldRows()[0]); err == nil {
+	if err := h.add(txnKey{analysis.PartitionKey{Dir: "p"}, 1}, heldRows()[0]); err == nil {
 		t.Fatal("spilling into the input was not refused")
 	}
 	if left, _ := os.ReadDir(in); len(left) != 0 {
@@ -314,7 +314,7 @@ func TestHeldManySmallTransactions(t *testing.T) {
 	for i := range keys {
 		r := row
 		r.Offset = int64(i)
-		if err := h.add(txnKey{fmt.Sprint("p-", i), int64(i)}, r); err != nil {
+		if err := h.add(txnKey{analysis.PartitionKey{Dir: fmt.Sprint("p-", i)}, int64(i)}, r); err != nil {
 			t.Fatal(err)
 		}
 		if h.mem > budget {

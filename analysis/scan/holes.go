@@ -3,10 +3,10 @@ package scan
 import (
 	"context"
 	"errors"
-	"fmt"
 	"hash"
 	"io"
 
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment"
 )
@@ -27,7 +27,7 @@ import (
 var maxHashedHole int64 = 4 << 30
 
 // KindSparseHole is the finding for a hole to the end of a file.
-const KindSparseHole = "sparse-hole"
+const KindSparseHole = finding.KindSparseHole
 
 // zeroBlock is what a hole is hashed from.
 var zeroBlock [1 << 20]byte
@@ -99,10 +99,10 @@ func (fc *fileCtx) holeFindings(hashing bool) {
 	}
 	end := fc.dataEnd + fc.hole
 	th := segment.TailHole(fc.e.Path, fc.dataEnd, end)
-	fc.anomaly(th.Kind(), th.Severity(), ptr(fc.dataEnd), nil, nil, th.Err.Error())
+	fc.anomaly(finding.NewSev(fc.where(), finding.ReaderKind(th), finding.ReaderSeverity(th), fc.dataEnd, -1, "%s", th.Err.Error()))
 	if hashing && !fc.hashable() {
-		fc.anomaly("not-hashed", "note", nil, nil, nil,
-			fmt.Sprintf("sha256 not computed: the %d bytes of holes would be hashed as zeros, more than the %d bytes hashed for holes", fc.hole+fc.holeBytes, maxHashedHole))
+		fc.anomaly(finding.New(fc.where(), finding.KindNotHashed, -1, -1,
+			"sha256 not computed: the %d bytes of holes would be hashed as zeros, more than the %d bytes hashed for holes", fc.hole+fc.holeBytes, maxHashedHole))
 	}
 }
 

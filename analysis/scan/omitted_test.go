@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
@@ -15,23 +16,25 @@ func TestOmittedRowSeverity(t *testing.T) {
 	defer func(n int) { MaxFileAnomalies = n }(MaxFileAnomalies)
 	MaxFileAnomalies = 2
 	fc := &fileCtx{e: &source.Entry{Path: "p-0/00000000000000000000.log"}, done: &fileDone{}}
-	at := func(p int64) *int64 { return &p }
-	fc.anomaly("zero-tail", "note", at(0), nil, nil, "listed")
-	fc.anomaly("zero-tail", "note", at(1), nil, nil, "listed")
-	for i := range 3 {
-		fc.anomaly("offset-gap", "warning", at(int64(10+i)), nil, nil, "past the cap")
+	at := func(kind finding.Kind, sev finding.Severity, p int64, msg string) {
+		fc.anomaly(finding.NewSev(fc.where(), kind, sev, p, -1, "%s", msg))
 	}
-	fc.anomaly("crc-mismatch", "error", at(20), nil, nil, "past the cap")
-	fc.anomaly("zero-tail", "note", at(30), nil, nil, "past the cap")
+	at(finding.KindZeroTail, finding.Note, 0, "listed")
+	at(finding.KindZeroTail, finding.Note, 1, "listed")
+	for i := range 3 {
+		at(finding.KindOffsetGap, finding.Warning, int64(10+i), "past the cap")
+	}
+	at(finding.KindCRCMismatch, finding.Error, 20, "past the cap")
+	at(finding.KindZeroTail, finding.Note, 30, "past the cap")
 	fc.omittedRow()
-	got := map[string]analysis.AnomalyRow{}
+	got := map[finding.Severity]analysis.AnomalyRow{}
 	for _, a := range fc.done.anomalies[2:] {
 		if a.Kind != KindFindingsOmitted {
 			t.Errorf("row %+v past the listed ones", a)
 		}
 		got[a.Severity] = a
 	}
-	for sev, want := range map[string]struct{ n, pos int64 }{"error": {1, 20}, "warning": {3, 10}, "note": {1, 30}} {
+	for sev, want := range map[finding.Severity]struct{ n, pos int64 }{finding.Error: {1, 20}, finding.Warning: {3, 10}, finding.Note: {1, 30}} {
 		a, ok := got[sev]
 		if !ok || a.Omitted == nil || *a.Omitted != want.n || a.Position == nil || *a.Position != want.pos {
 			t.Errorf("%s row %+v, want one standing for %d from byte %d", sev, a, want.n, want.pos)

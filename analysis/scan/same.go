@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
@@ -35,8 +36,8 @@ type sameFile struct {
 	rows      [][]analysis.BatchRow // the chunks as emitted
 	nrows     int
 	anomalies []analysis.AnomalyRow // the segment reader's and the decode's, not the file's own
-	omitted   map[[2]string]int64
-	omitAt    map[string][2]int64
+	omitted   finding.Tally
+	omitAt    map[finding.Severity][2]int64
 	row       analysis.FileRow
 	agg       segAgg
 }
@@ -110,7 +111,7 @@ func (r *recorder) keep(fc *fileCtx, first int) {
 	f := &sameFile{entry: fc.e, rows: r.rows, nrows: r.n, anomalies: slices.Clone(fd.anomalies[first:]), omitAt: mapsClone(fd.omitAt),
 		row: fd.row, agg: fd.agg}
 	if fd.omitted != nil {
-		f.omitted = map[[2]string]int64{}
+		f.omitted = finding.Tally{}
 		for k, n := range fd.omitted {
 			f.omitted[k] = n
 		}

@@ -27,7 +27,6 @@ package scan
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -40,6 +39,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/brokerlog"
 	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment"
 )
@@ -120,7 +120,7 @@ type FileEvent struct {
 	Row       *analysis.FileRow
 	Anomalies []analysis.AnomalyRow
 	// Omitted counts findings past MaxFileAnomalies by kind and severity.
-	Omitted map[[2]string]int64
+	Omitted finding.Tally
 	// Data is the whole file for index, snapshot and state files read
 	// within their size limits, nil otherwise.
 	Data []byte
@@ -185,9 +185,9 @@ type PartitionSummary struct {
 
 // FindingCount counts anomalies of one kind and severity.
 type FindingCount struct {
-	Kind     string `json:"kind"`
-	Severity string `json:"severity"`
-	Count    int64  `json:"count"`
+	Kind     finding.Kind     `json:"kind"`
+	Severity finding.Severity `json:"severity"`
+	Count    int64            `json:"count"`
 }
 
 // Result is what a completed scan found, besides the streamed rows.
@@ -239,7 +239,7 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 	cfg.notDecoded = new(atomic.Int64)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	s := &scanner{cfg: cfg, out: out, parts: map[string]*PartitionSummary{}, brokers: map[string]int32{}, dirIndex: map[string]int32{}, omitted: map[[2]string]int64{}, archiveLast: map[int32]string{},
+	s := &scanner{cfg: cfg, out: out, parts: map[analysis.PartitionKey]*PartitionSummary{}, brokers: map[string]int32{}, dirIndex: map[string]int32{}, omitted: finding.Tally{}, archiveLast: map[int32]string{},
 		// Rows and entries are never both produced for one record, so
 		// each may take the whole budget.
 		pending:        newHeld(cfg.HeldBudget, cfg.TmpDir, rowCodec),
@@ -282,7 +282,7 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 }
 
 type txnKey struct {
-	part string
+	part analysis.PartitionKey
 	pid  int64
 }
 
@@ -303,9 +303,9 @@ type scanner struct {
 	dirKeys   []string
 	dirIndex  map[string]int32
 	anomalies []analysis.AnomalyRow
-	omitted   map[[2]string]int64 // findings counted but not listed (MaxFileAnomalies)
+	omitted   finding.Tally // findings counted but not listed (MaxFileAnomalies)
 	snapshots []analysis.SnapshotRow
-	parts     map[string]*PartitionSummary
+	parts     map[analysis.PartitionKey]*PartitionSummary
 	brokers   map[string]int32 // log dir key -> broker.id/node.id
 	pending   *heldTxns[analysis.PayloadRecordRow]
 	// The same for Config.Compact: entries, and the batches of entries of
@@ -343,8 +343,8 @@ func (s *scanner) runArchive(ctx context.Context, in *source.Input, opts source.
 		// trailing data): what came before it was scanned; it is a
 		// finding about the archive, and the other inputs are still
 		// scanned.
-		s.anomalies = append(s.anomalies, analysis.AnomalyRow{Input: int32(in.Index), Kind: ae.Kind(),
-			Severity: ae.Severity(), File: filepath.Base(in.Path), Position: &ae.Offset, Message: ae.Detail()})
+		w := finding.Where{Input: int32(in.Index), Partition: -1, File: filepath.Base(in.Path)}
+		s.anomalies = append(s.anomalies, finding.NewSev(w, ae.Kind(), ae.Severity(), ae.Offset, -1, "%s", ae.Detail()))
 		s.archiveLast[int32(in.Index)] = ae.Last
 		return nil
 	}
@@ -463,7 +463,7 @@ func (s *scanner) collect(c chunk) error {
 	for _, rows := range c.records {
 		// The rows of one batch share input, segment, batch and producer.
 		r0 := &rows[0]
-		source, dir := s.sources[r0.Input], dirOf(r0.Segment)
+		source, dir := s.sources[r0.Input], analysis.PartitionDir(r0.Segment)
 		damaged := len(s.damaged) > 0 && s.damaged[batchKey{r0.Input, r0.Segment, r0.BatchPosition}]
 		var key txnKey // built on first use: only transactions need it
 		for i := range rows {
@@ -471,16 +471,16 @@ func (s *scanner) collect(c chunk) error {
 			r.Source, r.Dir, r.Damaged = source, dir, damaged
 			switch {
 			case r.TxnState == txnPending:
-				if key.part == "" {
-					key = txnKey{partKeyOf(r.Input, r.Segment), r.ProducerID}
+				if key.part.Dir == "" {
+					key = txnKey{analysis.PartitionOf(r.Input, r.Segment), r.ProducerID}
 				}
 				if err := s.pending.add(key, *r); err != nil {
 					return err
 				}
 				continue
 			case r.IsControl && (r.TxnState == txnCommitted || r.TxnState == txnAborted):
-				if key.part == "" {
-					key = txnKey{partKeyOf(r.Input, r.Segment), r.ProducerID}
+				if key.part.Dir == "" {
+					key = txnKey{analysis.PartitionOf(r.Input, r.Segment), r.ProducerID}
 				}
 				if err := s.endRows(key, r.TxnState); err != nil {
 					return err
@@ -519,11 +519,11 @@ func (s *scanner) collectEntries(eb EntryBatch) error {
 	}
 	switch first := &eb.Entries[0]; {
 	case eb.pending:
-		return s.pendingEntries.add(txnKey{partKeyOf(eb.Input, eb.Segment), eb.ProducerID}, eb)
+		return s.pendingEntries.add(txnKey{analysis.PartitionOf(eb.Input, eb.Segment), eb.ProducerID}, eb)
 	case first.Control:
 		for _, e := range eb.Entries {
 			if e.Control && (e.Txn == dups.TxnCommitted || e.Txn == dups.TxnAborted) {
-				if err := s.endEntries(txnKey{partKeyOf(eb.Input, eb.Segment), eb.ProducerID}, e.Txn); err != nil {
+				if err := s.endEntries(txnKey{analysis.PartitionOf(eb.Input, eb.Segment), eb.ProducerID}, e.Txn); err != nil {
 					return err
 				}
 			}
@@ -634,7 +634,7 @@ func (s *scanner) fileDone(f *fileDone) error {
 	if f.brokerID != nil {
 		s.brokers[f.logDir] = *f.brokerID
 	}
-	if f.partKey == "" {
+	if f.partKey == (analysis.PartitionKey{}) {
 		return nil
 	}
 	p := s.parts[f.partKey]
@@ -724,22 +724,22 @@ func (s *scanner) result() *Result {
 		}
 		return a.File < b.File
 	})
-	counts := map[[2]string]int64{}
+	counts := finding.Tally{}
 	for _, a := range r.Anomalies {
 		if a.Kind != KindFindingsOmitted {
-			counts[[2]string{a.Kind, a.Severity}]++
+			counts[finding.KindSeverity{Kind: a.Kind, Severity: a.Severity}]++
 		}
 	}
 	for k, n := range s.omitted {
 		counts[k] += n
 	}
 	for k, n := range counts {
-		if k[1] == "error" {
+		if k.Severity == finding.Error {
 			r.Errors += n
 		}
 	}
 	for k, n := range counts {
-		r.Findings = append(r.Findings, FindingCount{Kind: k[0], Severity: k[1], Count: n})
+		r.Findings = append(r.Findings, FindingCount{Kind: k.Kind, Severity: k.Severity, Count: n})
 	}
 	sort.Slice(r.Findings, func(i, j int) bool {
 		a, b := r.Findings[i], r.Findings[j]
@@ -781,19 +781,4 @@ func deref(p *int64, def int64) int64 {
 		return def
 	}
 	return *p
-}
-
-// partKeyOf is the partition key of a segment path: its input and dir.
-func partKeyOf(input int32, segPath string) string {
-	dir := segPath
-	for i := len(segPath) - 1; i >= 0; i-- {
-		if segPath[i] == '/' {
-			dir = segPath[:i]
-			break
-		}
-		if i == 0 {
-			dir = ""
-		}
-	}
-	return fmt.Sprintf("%d\x00%s", input, dir)
 }

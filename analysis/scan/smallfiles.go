@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/snapshot"
 )
 
@@ -18,8 +19,7 @@ func readAll(fc *fileCtx, in io.Reader, limit int64) ([]byte, bool, error) {
 		return nil, false, &readStop{err: fmt.Errorf("%s: read at byte %d: %w", fc.e.Path, len(data), err), pos: int64(len(data))}
 	}
 	if int64(len(data)) > limit {
-		fc.anomaly("file-too-large", "error", nil, nil, nil,
-			fmt.Sprintf("%s: larger than %d bytes, not parsed", fc.e.Path, limit))
+		fc.anomaly(finding.New(fc.where(), finding.KindFileTooLarge, -1, -1, "%s: larger than %d bytes, not parsed", fc.e.Path, limit))
 		return nil, false, nil
 	}
 	return data, true, nil

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
@@ -130,24 +131,28 @@ type fileCtx struct {
 	soleCopy bool
 }
 
-func (fc *fileCtx) anomaly(kind, severity string, pos, off, pid *int64, msg string) {
-	if d := fc.done; len(d.anomalies) >= MaxFileAnomalies && kind != "io-error" {
+// where places a finding in the file; anomaly adds its partition.
+func (fc *fileCtx) where() finding.Where {
+	return finding.Where{Input: fc.input, Partition: -1, File: fc.e.Path}
+}
+
+// anomaly keeps a finding of the file, or counts it past MaxFileAnomalies.
+func (fc *fileCtx) anomaly(a analysis.AnomalyRow) {
+	if d := fc.done; len(d.anomalies) >= MaxFileAnomalies && a.Kind != finding.KindIOError {
 		if d.omitted == nil {
-			d.omitted, d.omitAt = map[[2]string]int64{}, map[string][2]int64{}
+			d.omitted, d.omitAt = finding.Tally{}, map[finding.Severity][2]int64{}
 		}
-		d.omitted[[2]string{kind, severity}]++
-		if pos != nil {
-			at, ok := d.omitAt[severity]
+		d.omitted[finding.KindSeverity{Kind: a.Kind, Severity: a.Severity}]++
+		if a.Position != nil {
+			at, ok := d.omitAt[a.Severity]
 			if !ok {
-				at[0] = *pos
+				at[0] = *a.Position
 			}
-			at[1] = *pos
-			d.omitAt[severity] = at
+			at[1] = *a.Position
+			d.omitAt[a.Severity] = at
 		}
 		return
 	}
-	a := analysis.AnomalyRow{Input: fc.input, Kind: kind, Severity: severity, File: fc.e.Path,
-		Position: pos, Offset: off, ProducerID: pid, Message: msg}
 	if fc.e.Partition != nil {
 		a.Topic, a.Partition = &fc.e.Partition.Topic, &fc.e.Partition.Partition
 	}
@@ -164,7 +169,7 @@ var MaxFileAnomalies = 10000
 // KindFindingsOmitted is the anomaly kind of the rows that stand for the
 // findings of a file past MaxFileAnomalies, one per severity among them;
 // each counts as the findings it stands for (AnomalyRow.Omitted).
-const KindFindingsOmitted = "findings-omitted"
+const KindFindingsOmitted = finding.KindFindingsOmitted
 
 // omittedRow appends the rows saying what was not listed, if anything:
 // one per severity, carrying it, so that an omitted error is never shown
@@ -176,14 +181,16 @@ func (fc *fileCtx) omittedRow() {
 		return
 	}
 	keys := slices.Collect(maps.Keys(d.omitted))
-	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1])) })
-	for _, severity := range []string{"error", "warning", "note"} {
+	slices.SortFunc(keys, func(a, b finding.KindSeverity) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Severity, b.Severity))
+	})
+	for _, severity := range finding.Severities {
 		var total int64
 		var parts []string
 		for _, k := range keys {
-			if k[1] == severity {
+			if k.Severity == severity {
 				total += d.omitted[k]
-				parts = append(parts, fmt.Sprintf("%d %s", d.omitted[k], k[0]))
+				parts = append(parts, fmt.Sprintf("%d %s", d.omitted[k], k.Kind))
 			}
 		}
 		if total == 0 {
@@ -196,10 +203,11 @@ func (fc *fileCtx) omittedRow() {
 		}
 		msg := fmt.Sprintf("%d more %s findings in this file are not listed (%s)%s: the first %d are; the batches table has a row for every batch, crc_valid included",
 			total, severity, strings.Join(parts, ", "), where, MaxFileAnomalies)
-		a := analysis.AnomalyRow{Input: fc.input, Kind: KindFindingsOmitted, Severity: severity, File: fc.e.Path, Message: msg, Omitted: &total}
+		pos := int64(-1)
 		if ok {
-			a.Position = ptr(at[0])
+			pos = at[0]
 		}
+		a := finding.WithOmitted(finding.NewSev(fc.where(), KindFindingsOmitted, severity, pos, -1, "%s", msg), total)
 		if fc.e.Partition != nil {
 			a.Topic, a.Partition = &fc.e.Partition.Topic, &fc.e.Partition.Partition
 		}
@@ -236,13 +244,13 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 		// whole fileDone alive, about 900 bytes a file.
 		fd.row.Topic, fd.row.Partition = &e.Partition.Topic, &e.Partition.Partition
 		fd.row.DirState = e.Partition.State
-		fd.partKey = partKeyOf(fc.input, e.Path)
-		fd.partDir = dirOf(e.Path)
+		fd.partKey = analysis.PartitionOf(fc.input, e.Path)
+		fd.partDir = fd.partKey.Dir
 		fd.dirState = e.Partition.State
 		fc.soleCopy = w.cfg.copies.sole(e)
 	}
 	for _, w := range e.Warnings {
-		fc.anomaly(w.Kind, "warning", nil, nil, nil, w.Message)
+		fc.anomaly(finding.NewSev(fc.where(), w.Kind, finding.Warning, -1, -1, "%s", w.Message))
 	}
 	if e.Skipped != "" {
 		if e.MissingData() {
@@ -252,7 +260,7 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 			return w.unreadable(fc, fmt.Errorf("%s: %s (%s: its data is not checked)", e.Path, e.Skipped, e.MissingWhat()), emit)
 		}
 		fd.row.Status = statusSkipped
-		fc.anomaly("skipped-file", "note", nil, nil, nil, e.Path+": "+e.Skipped)
+		fc.anomaly(finding.New(fc.where(), finding.KindSkippedFile, -1, -1, "%s: %s", e.Path, e.Skipped))
 		return emit(chunk{file: fd})
 	}
 	var (
@@ -442,10 +450,10 @@ func (w *worker) fileHash(ctx context.Context, fc *fileCtx, in io.Reader, hashed
 // findings, those listed and those omitted past MaxFileAnomalies.
 func (fd *fileDone) countFindings() {
 	fd.row.Status = statusOK
-	count := func(severity string, n int64) {
+	count := func(severity finding.Severity, n int64) {
 		fd.row.Findings += n
 		switch {
-		case severity == "error":
+		case severity == finding.Error:
 			fd.row.Status = statusDamaged
 		case fd.row.Status == statusOK:
 			fd.row.Status = statusNotes
@@ -455,7 +463,7 @@ func (fd *fileDone) countFindings() {
 		count(a.Severity, 1)
 	}
 	for k, n := range fd.omitted {
-		count(k[1], n)
+		count(k.Severity, n)
 	}
 }
 
@@ -477,11 +485,11 @@ func (e *readStop) Unwrap() error { return e.err }
 func (w *worker) unreadable(fc *fileCtx, err error, emit func(chunk) error) error {
 	fc.done.row.Status = statusUnreadable
 	fc.done.row.SHA256 = ""
-	var pos *int64
+	pos := int64(-1)
 	if rs, ok := errors.AsType[*readStop](err); ok {
-		pos = ptr(rs.pos)
+		pos = rs.pos
 	}
-	fc.anomaly("io-error", "error", pos, nil, nil, err.Error())
+	fc.anomaly(finding.New(fc.where(), finding.KindIOError, pos, -1, "%s", err.Error()))
 	fc.done.row.Findings++
 	return emit(chunk{file: fc.done})
 }
@@ -493,15 +501,6 @@ func leftoverSuffix(p string) string {
 		}
 	}
 	return ""
-}
-
-func dirOf(p string) string {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] == '/' {
-			return p[:i]
-		}
-	}
-	return "."
 }
 
 // segment reads a .log (or KRaft .checkpoint) file batch by batch.
@@ -575,7 +574,7 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 			m.advance(rd.Offset())
 		}
 		if f := rd.Finding(); f != nil {
-			fc.anomaly(f.Kind(), f.Severity(), ptr(f.Offset), nonNeg(f.BaseOffset), nil, f.Err.Error())
+			fc.anomaly(finding.FromCorruption(fc.where(), f))
 			continue
 		}
 		b := rd.Batch()
@@ -658,11 +657,8 @@ func (w *worker) batchDone(fc *fileCtx, j *decodeJob, out *chunk) {
 	row.HasMarker, row.MarkerType, row.MarkerEpoch, row.MarkerTimestamp = j.hasMarker, j.markerType, j.markerEpoch, j.markerTs
 	row.DeleteHorizonSet = j.deleteHorizon
 	if j.err != nil {
-		var pid *int64
-		if row.ProducerID >= 0 {
-			pid = ptr(row.ProducerID)
-		}
-		fc.anomaly(j.err.Kind(), j.err.Severity(), ptr(j.err.Offset), ptr(row.BaseOffset), pid, j.err.Err.Error())
+		a := finding.NewSev(fc.where(), finding.ReaderKind(j.err), finding.ReaderSeverity(j.err), j.err.Offset, row.BaseOffset, "%s", j.err.Err.Error())
+		fc.anomaly(finding.WithProducer(a, row.ProducerID))
 	}
 	if len(j.rows) > 0 {
 		// Each batch's rows are handed on as they are: the collector

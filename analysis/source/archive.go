@@ -12,6 +12,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/ksleuth/ksleuth/analysis/finding"
 )
 
 // maxZstdWindow bounds the memory a hostile .tar.zst may make the decoder
@@ -83,23 +85,23 @@ func (e *ArchiveError) Unwrap() error { return e.Err }
 // Kind is the finding kind for the error: archive-not-tar for a file that
 // is no tar archive at all (whatever its name says), archive-trailing-data,
 // or archive-damaged.
-func (e *ArchiveError) Kind() string {
+func (e *ArchiveError) Kind() finding.Kind {
 	switch {
 	case errors.Is(e.Err, ErrNotTar):
-		return "archive-not-tar"
+		return finding.KindArchiveNotTar
 	case errors.Is(e.Err, ErrTrailingData):
-		return "archive-trailing-data"
+		return finding.KindArchiveTrailingData
 	}
-	return "archive-damaged"
+	return finding.KindArchiveDamaged
 }
 
 // Severity is "warning" for trailing data (nothing of the archive was
 // lost) and "error" otherwise.
-func (e *ArchiveError) Severity() string {
+func (e *ArchiveError) Severity() finding.Severity {
 	if errors.Is(e.Err, ErrTrailingData) {
-		return "warning"
+		return finding.Warning
 	}
-	return "error"
+	return finding.Error
 }
 
 // Detail is the finding's message: the cause, and whether entries were
@@ -107,9 +109,9 @@ func (e *ArchiveError) Severity() string {
 // the message says that it counts bytes of the decompressed stream.
 func (e *ArchiveError) Detail() string {
 	switch e.Kind() {
-	case "archive-trailing-data":
+	case finding.KindArchiveTrailingData:
 		return fmt.Sprintf("%v; every entry before it was read%s", e.Err, e.posText())
-	case "archive-not-tar":
+	case finding.KindArchiveNotTar:
 		return e.Err.Error()
 	}
 	return fmt.Sprintf("%v; entries after it not read%s", e.Err, e.posText())
@@ -168,7 +170,7 @@ func (in *Input) Stream(ctx context.Context, opts Options, fn func(e *Entry, r i
 	var ae *ArchiveError
 	if dirs != nil && !dirs.stopped && (err == nil || errors.As(err, &ae)) {
 		// Trailing data comes after every entry: only damage cuts.
-		cut := ae != nil && ae.Kind() == "archive-damaged"
+		cut := ae != nil && ae.Kind() == finding.KindArchiveDamaged
 		for _, e := range dirs.empty(opts, cut) {
 			opts.EmptyDir(e)
 		}
@@ -244,7 +246,7 @@ func (in *Input) streamDirs(ctx context.Context, f io.Reader, bufSize int, opts 
 		}
 		if e != nil {
 			if n := seen[e.Path]; n > 0 {
-				e.Warnings = append(e.Warnings, Warning{"duplicate-entry",
+				e.Warnings = append(e.Warnings, Warning{finding.KindDuplicateEntry,
 					fmt.Sprintf("archive entry %q is copy %d of that name in the archive (extracting would keep only the last)", e.Path, n+1)})
 			}
 			seen[e.Path]++
@@ -305,7 +307,7 @@ func archiveEntry(in *Input, h *tarHeader) *Entry {
 	describe(e, "", nil)
 	e.Warnings = append(e.Warnings, h.warnings...)
 	if unsafeName(raw) {
-		e.Warnings = append(e.Warnings, Warning{"unsafe-path",
+		e.Warnings = append(e.Warnings, Warning{finding.KindUnsafePath,
 			fmt.Sprintf("archive entry name %q leaves the archive root; read as %q, nothing extracted", raw, name)})
 	}
 	skip := func(kind, reason string) { e.SkipKind, e.Skipped, e.Size = kind, reason, 0 }

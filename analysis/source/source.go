@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/snapshot"
 )
 
@@ -339,7 +340,7 @@ var ErrStop = errors.New("source: stop")
 
 // Warning is one problem with an archive entry, for the anomalies table.
 type Warning struct {
-	Kind    string // unsafe-path, duplicate-entry
+	Kind    finding.Kind // unsafe-path, duplicate-entry, archive-trailing-data
 	Message string
 }
 

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis/finding"
 )
 
 // The tar reader is ksleuth's own rather than archive/tar's: a forensic
@@ -183,7 +185,7 @@ func (t *tarReader) next() (*tarHeader, error) {
 			if !found {
 				return nil, &tarEnd{state: endTrailing, at: from, n: t.r.n - from}
 			}
-			warns = append(warns, Warning{"archive-trailing-data",
+			warns = append(warns, Warning{finding.KindArchiveTrailingData,
 				fmt.Sprintf("%d bytes after an end-of-archive marker at %s are no tar header; skipped to the next header", t.r.n-blockSize-from, streamPos(t.layer, from))})
 			at = t.r.n - blockSize
 		}

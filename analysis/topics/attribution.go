@@ -146,7 +146,7 @@ func (a *Attribution) Finish() {
 	a.txnOrigins, a.rotations = map[origin]bool{}, map[rotation][]origin{}
 	for i := range a.txns {
 		r := &a.txns[i]
-		o := a.originOf(r.Input, dirOf(r.Segment))
+		o := a.originOf(r.Input, analysis.PartitionDir(r.Segment))
 		k := key{o, r.TransactionalID}
 		r.Change = change(last[k], r)
 		if p := last[k]; p != nil {
@@ -183,7 +183,7 @@ func (a *Attribution) Finish() {
 	})
 	a.blockOrigins = make([]origin, len(a.blocks))
 	for i := range a.blocks {
-		a.blockOrigins[i] = a.originOf(a.blocks[i].Input, dirOf(a.blocks[i].File))
+		a.blockOrigins[i] = a.originOf(a.blocks[i].Input, analysis.PartitionDir(a.blocks[i].File))
 	}
 }
 
@@ -193,14 +193,6 @@ func (a *Attribution) originOf(input int32, dir string) origin {
 		return origin{input: input}
 	}
 	return origin{input, a.Cluster(input, dir)}
-}
-
-// dirOf is the partition dir of a file path within its input.
-func dirOf(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[:i]
-	}
-	return "."
 }
 
 func change(prev, r *analysis.TransactionRow) string {

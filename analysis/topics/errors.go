@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+
+	"github.com/ksleuth/ksleuth/analysis/finding"
 )
 
 var (
@@ -36,16 +38,16 @@ func (e *VersionError) Unwrap() error { return ErrUnknownVersion }
 
 // Kind maps a decode error to its anomaly kind: unknown-version,
 // unknown-type, trailing-bytes or malformed-record.
-func Kind(err error) string {
+func Kind(err error) finding.Kind {
 	switch {
 	case errors.Is(err, ErrUnknownVersion):
-		return "unknown-version"
+		return finding.KindUnknownVersion
 	case errors.Is(err, ErrUnknownType):
-		return "unknown-type"
+		return finding.KindUnknownType
 	case errors.Is(err, ErrTrailing):
-		return "trailing-bytes"
+		return finding.KindTrailingBytes
 	}
-	return "malformed-record"
+	return finding.KindMalformedRecord
 }
 
 // Finding is a decode problem of one record, placed in its file.
@@ -65,7 +67,7 @@ func (f *Finding) Error() string {
 func (f *Finding) Unwrap() error { return f.Err }
 
 // Kind is the anomaly kind (see the package function Kind).
-func (f *Finding) Kind() string { return Kind(f.Err) }
+func (f *Finding) Kind() finding.Kind { return Kind(f.Err) }
 
 // String renders the uuid as Kafka does (Uuid.toString: URL-safe base64,
 // no padding).

@@ -83,18 +83,11 @@ type Tracker struct {
 // New returns an empty Tracker.
 func New() *Tracker { return &Tracker{parts: map[dirKey]*part{}} }
 
-func dirOf(segment string) string {
-	if i := strings.LastIndexByte(segment, '/'); i >= 0 {
-		return segment[:i]
-	}
-	return "."
-}
-
 // Batch adds one batch of a live segment. Batches of one partition dir
 // must come in offset order.
 func (t *Tracker) Batch(b *analysis.BatchRow) {
 	if t.last == nil || b.Input != t.lastIn || b.Segment != t.lastSeg {
-		k := dirKey{b.Input, dirOf(b.Segment)}
+		k := dirKey{b.Input, analysis.PartitionDir(b.Segment)}
 		p := t.parts[k]
 		if p == nil {
 			p = &part{key: k, topic: b.Topic, partition: b.Partition, open: map[int64]*txn{}}
@@ -449,7 +442,7 @@ func (c Context) latestState() map[stateKey]*analysis.TransactionRow {
 	m := map[stateKey]*analysis.TransactionRow{}
 	for i := range c.TxnState {
 		r := &c.TxnState[i]
-		k := stateKey{c.originOf(r.Input, dirOf(r.Segment)), r.TransactionalID}
+		k := stateKey{c.originOf(r.Input, analysis.PartitionDir(r.Segment)), r.TransactionalID}
 		if cur := m[k]; cur == nil || r.Offset >= cur.Offset {
 			m[k] = r
 		}
@@ -536,7 +529,7 @@ func snapshotEpochs(snaps []analysis.SnapshotRow) map[pidEpoch]analysis.Snapshot
 		if !s.CRCValid {
 			continue
 		}
-		k := pidEpoch{dirKey{s.Input, dirOf(s.File)}, s.ProducerID}
+		k := pidEpoch{dirKey{s.Input, analysis.PartitionDir(s.File)}, s.ProducerID}
 		if cur, ok := m[k]; !ok || s.EndOffset > cur.EndOffset {
 			m[k] = s
 		}

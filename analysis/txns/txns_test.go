@@ -192,7 +192,7 @@ func TestCoordinatorState(t *testing.T) {
 	if a.CoordinatorPartition == nil || *a.CoordinatorPartition != want || a.TxnStatePartitions != 7 || a.PartitionCountFrom != CountFromMetadata {
 		t.Errorf("coordinator partition: %+v", a.PartitionTxnRow)
 	}
-	sev := map[int64]string{}
+	sev := map[int64]finding.Severity{}
 	for _, f := range res.Findings {
 		sev[*f.ProducerID] = f.Severity
 	}

@@ -94,7 +94,7 @@ func TestScanCountsAgree(t *testing.T) {
 		if a.Topic != nil {
 			byPart[*a.Topic+"-"+itoa(int64(*a.Partition))]++
 			byTopic[*a.Topic]++
-			kinds[*a.Topic+"-"+itoa(int64(*a.Partition))+" "+a.Kind] = true
+			kinds[*a.Topic+"-"+itoa(int64(*a.Partition))+" "+string(a.Kind)] = true
 		}
 	}
 	for _, w := range []string{"codecs-0 checkpoint-ahead", "codecs-1 missing-segment"} {

@@ -124,7 +124,7 @@ func TestHostileArchive(t *testing.T) {
 		var out []string
 		for _, a := range anomalies {
 			if a.File == path {
-				out = append(out, a.Kind+": "+a.Message)
+				out = append(out, string(a.Kind)+": "+a.Message)
 			}
 		}
 		return out
@@ -215,7 +215,7 @@ func TestTruncatedArchive(t *testing.T) {
 			batches := readTable[analysis.BatchRow](t, filepath.Join(out, tableBatches))
 			var kinds []string
 			for _, a := range anomalies {
-				kinds = append(kinds, a.File+" "+a.Kind)
+				kinds = append(kinds, a.File+" "+string(a.Kind))
 			}
 			damaged := false
 			for _, a := range anomalies {

@@ -164,7 +164,7 @@ func writeVerifyText(out *bufio.Writer, inputs []*source.Input, res *pipeline.Re
 	checkedKinds := report.Checked(res.Scan.Files, res.Scan.Anomalies)
 	writeChecked(out, checkedKinds)
 	writeSkipped(out, inputs, res.Check.Skipped)
-	counts, notes := map[string]int64{}, map[string]int64{}
+	counts, notes := map[finding.Kind]int64{}, map[finding.Kind]int64{}
 	var nf, nn int64
 	for _, c := range res.Scan.Findings {
 		if finding.Counts(c.Severity) {
@@ -310,7 +310,7 @@ func writeVerifyJSON(out *bufio.Writer, res *pipeline.Result, o *verifyOptions) 
 			return err
 		}
 	}
-	findings, notes := map[string]int64{}, map[string]int64{}
+	findings, notes := map[finding.Kind]int64{}, map[finding.Kind]int64{}
 	var nf, nn int64
 	for _, c := range res.Scan.Findings {
 		if finding.Counts(c.Severity) {
@@ -328,7 +328,7 @@ func writeVerifyJSON(out *bufio.Writer, res *pipeline.Result, o *verifyOptions) 
 }
 
 // byKind renders " (2 crc-mismatch, 1 offset-gap)", kinds sorted by name.
-func byKind(m map[string]int64) string {
+func byKind(m map[finding.Kind]int64) string {
 	if len(m) == 0 {
 		return ""
 	}

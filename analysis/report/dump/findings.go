@@ -53,16 +53,12 @@ func (d *Dumper) row(name string, r analysis.AnomalyRow, length int64, text stri
 	fmt.Fprintf(d.errw, "finding: %s [%s, %s]\n", text, r.Kind, r.Severity)
 }
 
-// decodeFinding reports a record of an internal topic that did not decode.
-// An unknown version or type is a warning (a newer broker); anything else
-// is damage.
+// decodeFinding reports a record of an internal topic that did not decode,
+// graded as every command grades it (finding.DecodeSeverity).
 func (d *Dumper) decodeFinding(name string, b *segment.Batch, r *segment.Record, err error) {
 	d.findings++
 	kind := topics.Kind(err)
-	sev := "error"
-	if kind == "unknown-version" || kind == "unknown-type" {
-		sev = "warning"
-	}
+	sev := finding.DecodeSeverity(kind)
 	f := &topics.Finding{Path: name, Position: b.Position, Offset: r.Offset, Err: err}
 	if d.o.JSON {
 		payloadenc.WriteLine(d.out, map[string]any{
@@ -77,7 +73,7 @@ func (d *Dumper) decodeFinding(name string, b *segment.Batch, r *segment.Record,
 
 // noteFinding reports a finding with a byte position and an offset, each
 // -1 when unknown.
-func (d *Dumper) noteFinding(file, kind, sev string, pos, off int64, msg string) {
+func (d *Dumper) noteFinding(file string, kind finding.Kind, sev finding.Severity, pos, off int64, msg string) {
 	if finding.Counts(sev) {
 		d.findings++
 	}

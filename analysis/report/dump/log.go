@@ -57,10 +57,8 @@ func (d *Dumper) dumpLog(name, kind string) error {
 				cut = true
 				break
 			}
-			if k := fd.Kind(); k != finding.KindZeroTail && k != finding.KindIOError && (k != finding.KindSparseHole || fd.Severity() != finding.Note) {
-				damaged = true
-			}
-			tornStart = tornStart || finding.TornFromStart(fd.Kind(), fd.Offset)
+			damaged = damaged || finding.ReaderDamage(fd)
+			tornStart = tornStart || finding.TornFromStart(finding.ReaderKind(fd), fd.Offset)
 			d.finding(name, fd)
 			continue
 		}

@@ -21,11 +21,14 @@ func WriteAbsent(w io.Writer, as []records.Absent, sources []string) {
 	n := 0
 	for _, a := range as {
 		name := a.Dir
+		if name == "." { // the input itself, a partition dir (analysis.PartitionDir)
+			name = ""
+		}
 		if len(sources) > 1 && int(a.Input) < len(sources) {
 			name = sources[a.Input] + ":" + name
 		}
 		switch {
-		case a.Dir != "":
+		case a.Dir != ".":
 		case a.Partition >= 0:
 			name += fmt.Sprintf("%s-%d", a.Topic, a.Partition)
 		default:

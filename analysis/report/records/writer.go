@@ -7,7 +7,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
@@ -65,10 +64,10 @@ func (w *Writer) ArchiveFindings() []analysis.AnomalyRow { return w.archiveFindi
 // Finding prints a finding.
 func (w *Writer) Finding(r analysis.AnomalyRow) {
 	// As for the other commands, an input not read in full fails the run.
-	if r.Kind == "archive-damaged" || r.Kind == finding.KindIOError {
+	if r.Kind == finding.KindArchiveDamaged || r.Kind == finding.KindIOError {
 		w.incomplete = true
 	}
-	if (strings.HasPrefix(r.Kind, "archive-") || r.Kind == finding.KindIOError) && len(w.archiveFindings) < 3 {
+	if (finding.AboutArchive(r.Kind) || r.Kind == finding.KindIOError) && len(w.archiveFindings) < 3 {
 		w.archiveFindings = append(w.archiveFindings, r)
 	}
 	if r.Source == "" && int(r.Input) < len(w.sources) {
