@@ -82,7 +82,7 @@ func (f *feed) records(all, rows []analysis.PayloadRecordRow) error {
 			f.lastPart = f.det.Partition(r.Input, r.Source, r.Topic, r.Partition, producers.DirOf(r.Segment))
 		}
 		rec := dups.Record{Part: f.lastPart, Offset: r.Offset, Timestamp: -1, ProducerID: r.ProducerID,
-			Epoch: int16(r.ProducerEpoch), Sequence: r.Sequence, Txn: dups.ParseTxnState(r.TxnState),
+			Epoch: int16(r.ProducerEpoch), Sequence: r.Sequence, Txn: analysis.ParseTxnState(r.TxnState),
 			Damaged: r.Damaged}
 		if r.Timestamp != nil {
 			rec.Timestamp = *r.Timestamp
@@ -164,6 +164,17 @@ func (t *attributor) records(rows []analysis.PayloadRecordRow) {
 				Kind: kind, Severity: sev, File: r.Segment, Position: &f.Position, Offset: &f.Offset, Message: f.Err.Error()})
 		}
 	}
+}
+
+// internalTopic reports whether the records of topic carry their key and
+// value in every run: those of __transaction_state, __cluster_metadata and
+// __consumer_offsets, which the attribution and the consumers decode.
+func internalTopic(topic string) bool {
+	switch topics.TopicOf(topic) {
+	case topics.TransactionState, topics.ClusterMetadata, topics.ConsumerOffsets:
+		return true
+	}
+	return false
 }
 
 // metadataHistory reports whether a file's metadata records are the

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/brokerlog"
 	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
@@ -135,6 +136,8 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		f.cons = consumers.New()
 	}
 	cfg := o.Scan
+	cfg.KeepPayload = internalTopic
+	cfg.BrokerLogs = &scan.BrokerLogReader{IsName: brokerlog.IsLogName, Parse: brokerlog.Parse}
 	cfg.Records = cfg.Records || o.Detector != nil || o.Attribution
 	cfg.Payload = cfg.Payload || f.needPayload()
 	if f.needPayload() {
