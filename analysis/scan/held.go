@@ -454,7 +454,9 @@ const entryBytes = 16 + 8 + 8 + 4 + 1 + 1
 
 // entryCodec serializes the batches of entries of Config.Compact.
 var entryCodec = heldCodec[EntryBatch]{
-	size: func(eb *EntryBatch) int64 { return int64(cap(eb.Entries)) * int64(unsafe.Sizeof(analysis.RecordEntry{})) },
+	size: func(eb *EntryBatch) int64 {
+		return int64(cap(eb.Entries)) * int64(unsafe.Sizeof(analysis.RecordEntry{}))
+	},
 	encode: func(b []byte, eb *EntryBatch) []byte {
 		b = binary.AppendVarint(b, int64(eb.Input))
 		b = appendHeldString(b, eb.Source)
