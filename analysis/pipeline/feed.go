@@ -5,6 +5,7 @@ import (
 	"path"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/cluster"
 	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/producers"
@@ -111,11 +112,11 @@ func (f *feed) records(all, rows []analysis.PayloadRecordRow) error {
 // __cluster_metadata and, once finished, names the transactional id and
 // the allocating broker of producer ids.
 type attributor struct {
-	a *topics.Attribution
+	a *cluster.Attribution
 	// configs replays the metadata log's topic configs: a topic with
 	// cleanup.policy=compact explains the gaps of its partitions.
-	configs   *topics.TopicConfigs
-	events    *topics.ClusterEvents
+	configs   *cluster.TopicConfigs
+	events    *cluster.ClusterEvents
 	anomalies []analysis.AnomalyRow
 	// lastTopic caches whether the topic of the previous row is one the
 	// attribution reads: rows come in runs of one topic.
@@ -124,7 +125,7 @@ type attributor struct {
 }
 
 func newAttributor() *attributor {
-	return &attributor{a: topics.NewAttribution(), configs: topics.NewTopicConfigs(), events: topics.NewClusterEvents()}
+	return &attributor{a: cluster.NewAttribution(), configs: cluster.NewTopicConfigs(), events: cluster.NewClusterEvents()}
 }
 
 // records takes streamed record rows; rows of the two internal topics carry

@@ -18,6 +18,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/brokerlog"
 	"github.com/ksleuth/ksleuth/analysis/check"
+	"github.com/ksleuth/ksleuth/analysis/cluster"
 	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/finding"
@@ -27,7 +28,6 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/replicas"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
-	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/analysis/txns"
 )
 
@@ -570,7 +570,7 @@ func (r *Result) ClusterEvents() []analysis.ClusterEventRow {
 			out = append(out, e)
 		}
 	}
-	topics.SortEvents(out)
+	cluster.SortEvents(out)
 	return out
 }
 

@@ -110,8 +110,8 @@ type fileCtx struct {
 	topic     string
 	partition int32
 	done      *fileDone
-	// internal: the topic is one whose records topics.Attribution or
-	// package consumers reads.
+	// internal: the topic is one whose records keep their payload
+	// (Config.KeepPayload).
 	internal bool
 	// dataEnd is where the file's data ends; hole bytes of a hole follow
 	// it to the end of the file, not read (holes.go). holes are the holes
