@@ -43,6 +43,11 @@ type Options struct {
 	// cleanup.policy=compact (from the KRaft metadata), compaction
 	// evidence for their gaps.
 	CompactedTopics map[string]bool
+	// NewProducerState returns an empty producer state as a broker
+	// rebuilds it (package producer's): the checker feeds one per
+	// partition copy in its replay and compares it with the producer
+	// snapshots. Required.
+	NewProducerState func() analysis.ProducerState
 }
 
 func (o Options) withDefaults() Options {

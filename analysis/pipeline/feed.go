@@ -8,7 +8,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/cluster"
 	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
-	"github.com/ksleuth/ksleuth/analysis/producers"
+	"github.com/ksleuth/ksleuth/analysis/producer"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/snapshot"
@@ -17,7 +17,7 @@ import (
 // feed hands the streamed rows of a scan to the producer sessions, the
 // duplicate detector and the attribution of the internal topics.
 type feed struct {
-	tracker *producers.Tracker
+	tracker *producer.Tracker
 	det     *dups.Detector // nil: no duplicate detection
 	hasher  *dups.Hasher
 	attr    *attributor // nil: no attribution
@@ -47,7 +47,7 @@ func (f *feed) entries(bs []scan.EntryBatch) error {
 		}
 		if b.Input != f.lastIn || b.Segment != f.lastSeg {
 			f.lastIn, f.lastSeg = b.Input, b.Segment
-			f.lastPart = f.det.Partition(b.Input, b.Source, b.Topic, b.Partition, producers.DirOf(b.Segment))
+			f.lastPart = f.det.Partition(b.Input, b.Source, b.Topic, b.Partition, producer.DirOf(b.Segment))
 		}
 		if err := f.det.AddBatch(f.lastPart, b.ProducerID, int16(b.ProducerEpoch), b.Damaged, b.Entries); err != nil {
 			return err
@@ -80,7 +80,7 @@ func (f *feed) records(all, rows []analysis.PayloadRecordRow) error {
 		}
 		if r.Input != f.lastIn || r.Segment != f.lastSeg {
 			f.lastIn, f.lastSeg = r.Input, r.Segment
-			f.lastPart = f.det.Partition(r.Input, r.Source, r.Topic, r.Partition, producers.DirOf(r.Segment))
+			f.lastPart = f.det.Partition(r.Input, r.Source, r.Topic, r.Partition, producer.DirOf(r.Segment))
 		}
 		rec := dups.Record{Part: f.lastPart, Offset: r.Offset, Timestamp: -1, ProducerID: r.ProducerID,
 			Epoch: int16(r.ProducerEpoch), Sequence: r.Sequence, Txn: analysis.ParseTxnState(r.TxnState),

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
-	"github.com/ksleuth/ksleuth/analysis/producers"
+	"github.com/ksleuth/ksleuth/analysis/producer"
 )
 
 // Limits on what a Collector keeps, so that the page (and the memory
@@ -125,7 +125,7 @@ func (c *Collector) Batches(rows []analysis.BatchRow) {
 	}
 	for i := range rows {
 		b := &rows[i]
-		if producers.Damaged(b) {
+		if producer.Damaged(b) {
 			if c.nDamaged < maxDamagedRanges {
 				k := segKey{b.Input, b.Segment}
 				c.damaged[k] = append(c.damaged[k], byteRange{b.Position, b.Position + max(b.SizeBytes, 1)})
@@ -136,7 +136,7 @@ func (c *Collector) Batches(rows []analysis.BatchRow) {
 		}
 		if b.IsControl && b.ControlType == "ABORT" && b.ProducerID >= 0 {
 			if c.nMarkers < maxAbortMarkers {
-				k := SessionKey{b.Input, producers.DirOf(b.Segment), b.ProducerID, b.ProducerEpoch}
+				k := SessionKey{b.Input, producer.DirOf(b.Segment), b.ProducerID, b.ProducerEpoch}
 				ts := b.FirstTimestamp
 				if b.MaxTimestamp != nil {
 					ts = b.MaxTimestamp
@@ -161,7 +161,7 @@ func (c *Collector) Records(rows []analysis.PayloadRecordRow) {
 		if r.IsControl || r.ProducerID < 0 {
 			continue
 		}
-		k := SessionKey{r.Input, producers.DirOf(r.Segment), r.ProducerID, r.ProducerEpoch}
+		k := SessionKey{r.Input, producer.DirOf(r.Segment), r.ProducerID, r.ProducerEpoch}
 		if r.TxnState != "aborted" {
 			if c.inAbort[k] {
 				c.inAbort[k] = false

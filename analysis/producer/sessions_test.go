@@ -1,4 +1,4 @@
-package producers
+package producer
 
 import (
 	"math"
@@ -30,7 +30,7 @@ func TestSequenceAnomalies(t *testing.T) {
 	for i := range bs {
 		tr.Batch(&bs[i])
 	}
-	rows, an := tr.Finish([]analysis.SnapshotRow{{File: "t-0/18.snapshot", EndOffset: 18, CRCValid: true, ProducerID: 7, ProducerEpoch: 1, LastSequence: 0, LastOffset: 14}})
+	rows, an := tr.Sessions([]analysis.SnapshotRow{{File: "t-0/18.snapshot", EndOffset: 18, CRCValid: true, ProducerID: 7, ProducerEpoch: 1, LastSequence: 0, LastOffset: 14}})
 	var kinds []string
 	for _, a := range an {
 		kinds = append(kinds, a.Kind)
@@ -61,7 +61,7 @@ func TestCompactedGapsNotListed(t *testing.T) {
 	for i := range bs {
 		tr.Batch(&bs[i])
 	}
-	rows, an := tr.Finish(nil)
+	rows, an := tr.Sessions(nil)
 	if len(an) != 0 || rows[0].SequenceGaps != 1 {
 		t.Errorf("anomalies %v, gaps %d", an, rows[0].SequenceGaps)
 	}
@@ -83,7 +83,7 @@ func TestTransactions(t *testing.T) {
 	for _, b := range []*analysis.BatchRow{&d, &m, &bad, &open} {
 		tr.Batch(b)
 	}
-	rows, an := tr.Finish(nil)
+	rows, an := tr.Sessions(nil)
 	if len(an) != 0 {
 		t.Errorf("anomalies: %v", an)
 	}
