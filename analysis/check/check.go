@@ -124,6 +124,9 @@ type logDirKey struct {
 // New returns a checker for a run over inputs, whose sources name them
 // (scan.Sources).
 func New(inputs []*source.Input, sources []string, o Options) *Checker {
+	if o.NewProducerState == nil {
+		panic("check: Options.NewProducerState is required")
+	}
 	return &Checker{o: o.withDefaults(), inputs: inputs, sources: sources, parts: map[partKey]*partition{},
 		logDirs: map[logDirKey]*logDir{}, omitted: map[[2]string]int64{}}
 }

@@ -167,7 +167,7 @@ const (
 
 	KindSchemaRecord     = "schema-record-invalid"
 	KindPayloadUndecoded = "payload-undecoded"
-	// KindHangingTransaction is package txns' finding.
+	// KindHangingTransaction is package producer's finding.
 	KindHangingTransaction = "hanging-transaction"
 )
 

@@ -63,7 +63,7 @@ type Collector struct {
 	omittedSpans, omittedMarkers, omittedDamaged int
 }
 
-// SessionKey names a producer session the way producers.Tracker does:
+// SessionKey names a producer session the way producer.Tracker does:
 // partition dir within an input, producer id and epoch.
 type SessionKey struct {
 	Input int32
