@@ -71,7 +71,8 @@ func TestAttribution(t *testing.T) {
 		t.Errorf("timeline %v, want %v", changes, want)
 	}
 	rows := a.Transactions()
-	if len(rows) != 7 || rows[4].PreviousProducerID == nil || *rows[4].PreviousProducerID != 4000 || rows[4].PreviousState != "Empty" || rows[4].State != "CompleteCommit" {
+	if len(rows) != 7 || rows[4].PreviousProducerID == nil || *rows[4].PreviousProducerID != 4000 || rows[4].PreviousState != "Empty" ||
+		rows[4].State != "CompleteCommit" {
 		t.Errorf("rows %+v", rows)
 	}
 	for pid, want := range map[int64]string{4000: "payments-app", 5000: "payments-app", 4001: "ledger", 4002: ""} {

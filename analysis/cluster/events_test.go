@@ -42,7 +42,8 @@ func TestClusterEvents(t *testing.T) {
 	e := cluster.NewClusterEvents()
 	for copy := range int32(2) {
 		// The snapshot comes first and names the topic; it is no event.
-		e.Add(copy, "__cluster_metadata-0/00000000000000000000-0000000001.checkpoint", 0, nil, &topics.MetadataRecord{Data: &topics.TopicRecord{Name: "orders", TopicID: id}})
+		e.Add(copy, "__cluster_metadata-0/00000000000000000000-0000000001.checkpoint", 0, nil,
+			&topics.MetadataRecord{Data: &topics.TopicRecord{Name: "orders", TopicID: id}})
 		for i, d := range log {
 			ts := int64(1000 + i)
 			e.Add(copy, "__cluster_metadata-0/00000000000000000000.log", int64(i), &ts, &topics.MetadataRecord{Data: d})

@@ -98,11 +98,13 @@ func (c TxnContext) latestOf(latest map[stateKey]*analysis.TransactionRow, r *an
 // asks the live coordinator.
 func judge(r *analysis.PartitionTxnRow, s *analysis.TransactionRow, complete bool) (string, string) {
 	if r.TransactionalID == "" && complete {
-		return analysis.CoordinatorHanging, "no record of __transaction_state, whose every partition the inputs of this cluster hold, names this producer id: no coordinator " +
-			"knows the transaction, so none will write its marker (find-hanging's \"transactional id not found\" case)"
+		return analysis.CoordinatorHanging,
+			"no record of __transaction_state, whose every partition the inputs of this cluster hold, names this producer id: no coordinator " +
+				"knows the transaction, so none will write its marker (find-hanging's \"transactional id not found\" case)"
 	}
 	if r.TransactionalID == "" || strings.Contains(r.TransactionalID, ",") {
-		return analysis.CoordinatorUnknown, "no __transaction_state record in the input names this producer id; whether its coordinator still tracks the transaction is unknown"
+		return analysis.CoordinatorUnknown,
+			"no __transaction_state record in the input names this producer id; whether its coordinator still tracks the transaction is unknown"
 	}
 	if s == nil {
 		return analysis.CoordinatorUnknown, "the input's __transaction_state names no state for " + strconv.Quote(r.TransactionalID)
@@ -120,8 +122,8 @@ func judge(r *analysis.PartitionTxnRow, s *analysis.TransactionRow, complete boo
 	switch s.State {
 	case "Ongoing", "PrepareCommit", "PrepareAbort", "PrepareEpochFence":
 		if pidOK && listed {
-			return analysis.CoordinatorOngoing, fmt.Sprintf("the coordinator's last state is %s with %s in the transaction (%s): it will write the marker, or abort at the transaction timeout",
-				s.State, tp, at)
+			return analysis.CoordinatorOngoing, fmt.Sprintf("the coordinator's last state is %s with %s in the transaction (%s): "+
+				"it will write the marker, or abort at the transaction timeout", s.State, tp, at)
 		}
 	}
 	what := fmt.Sprintf("the coordinator's last state for %q is %s", r.TransactionalID, s.State)
@@ -130,7 +132,8 @@ func judge(r *analysis.PartitionTxnRow, s *analysis.TransactionRow, complete boo
 	} else if !listed {
 		what += " without " + tp
 	}
-	return analysis.CoordinatorHanging, what + " (" + at + "): no marker will come for this partition, unless the partition's copy was taken before the marker was written"
+	return analysis.CoordinatorHanging,
+		what + " (" + at + "): no marker will come for this partition, unless the partition's copy was taken before the marker was written"
 }
 
 // dirPID is a producer id in a partition dir.
@@ -168,7 +171,8 @@ func coordinatorEpoch(p *dirState, r *analysis.PartitionTxnRow, snaps map[dirPID
 	if s, ok := snaps[dirPID{p.key, r.ProducerID}]; ok && s.CoordinatorEpoch >= 0 {
 		return s.CoordinatorEpoch, "the producer's entry in " + s.File
 	}
-	return -1, "no marker of this producer in the partition and no snapshot entry with one: the broker holds -1 for it, unless a marker older than the input's data set more"
+	return -1, "no marker of this producer in the partition and no snapshot entry with one: " +
+		"the broker holds -1 for it, unless a marker older than the input's data set more"
 }
 
 // commands are the kafka-transactions.sh lines an operator would run.
@@ -179,8 +183,8 @@ func commands(r *analysis.PartitionTxnRow, broker, epoch int32) (string, string)
 	} else {
 		find += fmt.Sprintf(" --topic %s --partition %d", r.Topic, r.Partition)
 	}
-	abort := fmt.Sprintf("kafka-transactions.sh --bootstrap-server HOST:PORT abort --topic %s --partition %d --producer-id %d --producer-epoch %d --coordinator-epoch %d",
-		r.Topic, r.Partition, r.ProducerID, r.ProducerEpoch, epoch)
+	abort := fmt.Sprintf("kafka-transactions.sh --bootstrap-server HOST:PORT abort --topic %s --partition %d "+
+		"--producer-id %d --producer-epoch %d --coordinator-epoch %d", r.Topic, r.Partition, r.ProducerID, r.ProducerEpoch, epoch)
 	return find, abort
 }
 

@@ -15,8 +15,10 @@ func TestRebuildRules(t *testing.T) {
 		t.Fatalf("len %d end %d", s.Len(), s.MapEndOffset)
 	}
 	// A transactional batch opens a transaction at its base offset.
-	s.Apply(analysis.ProducerBatch{BaseOffset: 2, LastOffset: 4, Magic: 2, ProducerID: 7, ProducerEpoch: 0, BaseSequence: 0, LastSequence: 2, MaxTimestamp: 100, Transactional: true})
-	s.Apply(analysis.ProducerBatch{BaseOffset: 5, LastOffset: 5, Magic: 2, ProducerID: 7, ProducerEpoch: 0, BaseSequence: 3, LastSequence: 3, MaxTimestamp: 90, Transactional: true})
+	s.Apply(analysis.ProducerBatch{BaseOffset: 2, LastOffset: 4, Magic: 2, ProducerID: 7, ProducerEpoch: 0, BaseSequence: 0, LastSequence: 2,
+		MaxTimestamp: 100, Transactional: true})
+	s.Apply(analysis.ProducerBatch{BaseOffset: 5, LastOffset: 5, Magic: 2, ProducerID: 7, ProducerEpoch: 0, BaseSequence: 3, LastSequence: 3,
+		MaxTimestamp: 90, Transactional: true})
 	e := s.Get(7)
 	if e.CurrentTxnFirstOffset != 2 || e.LastSequence != 3 || e.LastOffset != 5 || e.OffsetDelta != 0 || e.Timestamp != 90 {
 		t.Fatalf("after data: %+v", e)
@@ -33,11 +35,13 @@ func TestRebuildRules(t *testing.T) {
 		t.Fatalf("completed %+v", done)
 	}
 	e = s.Get(7)
-	if e.Epoch != 1 || e.LastSequence != -1 || e.LastOffset != -1 || e.OffsetDelta != 0 || e.CoordinatorEpoch != 5 || e.Timestamp != 120 || e.CurrentTxnFirstOffset != -1 {
+	if e.Epoch != 1 || e.LastSequence != -1 || e.LastOffset != -1 || e.OffsetDelta != 0 || e.CoordinatorEpoch != 5 ||
+		e.Timestamp != 120 || e.CurrentTxnFirstOffset != -1 {
 		t.Fatalf("after abort: %+v", e)
 	}
 	// A lower epoch is applied anyway (REPLICATION origin).
-	s.Apply(analysis.ProducerBatch{BaseOffset: 8, LastOffset: 9, Magic: 2, ProducerID: 7, ProducerEpoch: 0, BaseSequence: 10, LastSequence: 11, MaxTimestamp: 130})
+	s.Apply(analysis.ProducerBatch{BaseOffset: 8, LastOffset: 9, Magic: 2, ProducerID: 7, ProducerEpoch: 0, BaseSequence: 10, LastSequence: 11,
+		MaxTimestamp: 130})
 	if e = s.Get(7); e.Epoch != 0 || e.LastSequence != 11 || e.OffsetDelta != 1 || e.CoordinatorEpoch != 5 {
 		t.Fatalf("after lower epoch: %+v", e)
 	}

@@ -139,7 +139,8 @@ func (t *Tracker) session(d *dirState, b *analysis.BatchRow) {
 		case b.BaseSequence == want:
 		case b.BaseSequence > want && (want != 0 || s.lastSeq < math.MaxInt32):
 			r.SequenceGaps++
-			t.anomaly(d, b, KindSequenceGap, fmt.Sprintf("producer %d epoch %d: batch at offset %d starts at sequence %d, expected %d (%d missing; compaction or retention may have removed them)",
+			t.anomaly(d, b, KindSequenceGap, fmt.Sprintf("producer %d epoch %d: batch at offset %d starts at sequence %d, expected %d "+
+				"(%d missing; compaction or retention may have removed them)",
 				b.ProducerID, b.ProducerEpoch, b.BaseOffset, b.BaseSequence, want, int64(b.BaseSequence)-int64(want)))
 		default:
 			r.SequenceRegressions++

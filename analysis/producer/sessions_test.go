@@ -2,6 +2,7 @@ package producer
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -30,19 +31,21 @@ func TestSequenceAnomalies(t *testing.T) {
 	for i := range bs {
 		tr.Batch(&bs[i])
 	}
-	rows, an := tr.Sessions([]analysis.SnapshotRow{{File: "t-0/18.snapshot", EndOffset: 18, CRCValid: true, ProducerID: 7, ProducerEpoch: 1, LastSequence: 0, LastOffset: 14}})
+	rows, an := tr.Sessions([]analysis.SnapshotRow{{File: "t-0/18.snapshot", EndOffset: 18, CRCValid: true, ProducerID: 7, ProducerEpoch: 1,
+		LastSequence: 0, LastOffset: 14}})
 	var kinds []string
 	for _, a := range an {
 		kinds = append(kinds, a.Kind)
 	}
-	if want := []string{KindSequenceGap, KindSequenceRegression, KindEpochRegression}; len(kinds) != 3 || kinds[0] != want[0] || kinds[1] != want[1] || kinds[2] != want[2] {
+	if want := []string{KindSequenceGap, KindSequenceRegression, KindEpochRegression}; !slices.Equal(kinds, want) {
 		t.Fatalf("anomalies %v, want %v", kinds, want)
 	}
 	if len(rows) != 3 {
 		t.Fatalf("%d sessions, want 3", len(rows))
 	}
 	s := rows[0] // pid 7 epoch 0
-	if s.ProducerID != 7 || s.ProducerEpoch != 0 || s.SequenceGaps != 1 || s.SequenceRegressions != 1 || s.Batches != 5 || s.Records != 15 || s.SnapshotLastSequence != nil {
+	if s.ProducerID != 7 || s.ProducerEpoch != 0 || s.SequenceGaps != 1 || s.SequenceRegressions != 1 || s.Batches != 5 ||
+		s.Records != 15 || s.SnapshotLastSequence != nil {
 		t.Errorf("pid 7 epoch 0: %+v", s)
 	}
 	if e1 := rows[1]; e1.ProducerEpoch != 1 || e1.SnapshotLastOffset == nil || *e1.SnapshotLastOffset != 14 {

@@ -276,8 +276,8 @@ func (t *Tracker) Transactions(c TxnContext) *TxnResult {
 			if cp := r.CoordinatorPartition; h.CoordinatorEpoch < 0 && cp != nil {
 				if tp := coordParts[coordKey{c.originOf(r.Input, r.Dir), *cp}]; tp != nil && tp.leaderEpoch >= 0 {
 					h.CoordinatorEpoch = tp.leaderEpoch
-					h.EpochFrom = fmt.Sprintf("no marker of this producer in the partition (the broker holds -1 for it); the leader epoch of the last batch of %s, "+
-						"the epoch its coordinator writes markers with", tp.key.dir)
+					h.EpochFrom = fmt.Sprintf("no marker of this producer in the partition (the broker holds -1 for it); "+
+						"the leader epoch of the last batch of %s, the epoch its coordinator writes markers with", tp.key.dir)
 				}
 			}
 			broker := int32(-1)

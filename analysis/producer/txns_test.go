@@ -139,7 +139,8 @@ func TestTransactionsAndLSO(t *testing.T) {
 			h10 = h
 		}
 	}
-	if h10.CoordinatorEpoch != 4 || !strings.HasSuffix(h10.Abort, "abort --topic orders --partition 0 --producer-id 10 --producer-epoch 0 --coordinator-epoch 4") {
+	if h10.CoordinatorEpoch != 4 || !strings.HasSuffix(h10.Abort,
+		"abort --topic orders --partition 0 --producer-id 10 --producer-epoch 0 --coordinator-epoch 4") {
 		t.Errorf("abort for PID 10: %d %q", h10.CoordinatorEpoch, h10.Abort)
 	}
 	if *h10.OpenForMillis != 5006-2100 {
@@ -165,7 +166,8 @@ func TestLSOCappedByHighWatermark(t *testing.T) {
 func TestCoordinatorState(t *testing.T) {
 	pid13, pid10 := int64(13), int64(10)
 	state := []analysis.TransactionRow{
-		{TransactionalID: "app-a", Offset: 1, ProducerID: &pid13, State: "Ongoing", Partitions: "orders-0,orders-1", Segment: "__transaction_state-3/00000000000000000000.log"},
+		{TransactionalID: "app-a", Offset: 1, ProducerID: &pid13, State: "Ongoing", Partitions: "orders-0,orders-1",
+			Segment: "__transaction_state-3/00000000000000000000.log"},
 		{TransactionalID: "app-b", Offset: 2, ProducerID: &pid10, State: "Ongoing", Partitions: "orders-0"},
 		// app-b's transaction was completed without a marker here.
 		{TransactionalID: "app-b", Offset: 5, ProducerID: &pid10, State: "CompleteCommit", Partitions: ""},
@@ -222,7 +224,8 @@ func TestCoordinatorEpochFromSnapshotAndCoordinatorLeaderEpoch(t *testing.T) {
 	for _, h := range res.Open {
 		switch h.ProducerID {
 		case 13:
-			if h.CoordinatorEpoch != 6 || *h.CoordinatorPartition != 34 || h.PartitionCountFrom != CountFromDefault || h.CoordinatorState != analysis.CoordinatorUnknown {
+			if h.CoordinatorEpoch != 6 || *h.CoordinatorPartition != 34 || h.PartitionCountFrom != CountFromDefault ||
+				h.CoordinatorState != analysis.CoordinatorUnknown {
 				t.Errorf("PID 13: %+v", h)
 			}
 			if h.FindHanging != "kafka-transactions.sh --bootstrap-server HOST:PORT find-hanging --broker-id 2" {
@@ -305,7 +308,8 @@ func TestCoordinatorStateOfOwnCluster(t *testing.T) {
 func TestCoordinatorStateOfOwnLogDirCluster(t *testing.T) {
 	pid := int64(13)
 	states := []analysis.TransactionRow{
-		{Input: 0, TransactionalID: "app", State: "Ongoing", Partitions: "orders-0", ProducerID: &pid, Offset: 5, Segment: "prod-2/__transaction_state-7/0.log"},
+		{Input: 0, TransactionalID: "app", State: "Ongoing", Partitions: "orders-0", ProducerID: &pid, Offset: 5,
+			Segment: "prod-2/__transaction_state-7/0.log"},
 		{Input: 0, TransactionalID: "app", State: "CompleteCommit", ProducerID: &pid, Offset: 50, Segment: "dr-1/__transaction_state-7/0.log"},
 	}
 	logDir := func(dir string) string { return strings.SplitN(dir, "/", 2)[0] }
