@@ -17,7 +17,6 @@ package brokerlog
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -72,14 +71,6 @@ func IsLogName(name string) bool {
 // rotation matches the tail of a rotated name: a count or a date.
 var rotation = regexp.MustCompile(`^(\d{1,4}|\d{4}-\d{2}-\d{2}(-\d{2})?(-\d{1,4})?)$`)
 
-// Stats count a file's lines.
-type Stats struct {
-	Lines, Entries, Continuations, Unparsed int64
-	// Long counts lines longer than the reader keeps (their rest is
-	// skipped).
-	Long int64
-}
-
 // maxLine bounds what is kept of a line; a longer one is cut there.
 const maxLine = 64 << 10
 
@@ -126,9 +117,9 @@ var (
 // Parse reads one log file and returns its events: one row per entry that
 // matches an event rule. input and file name the row's evidence (File,
 // Line).
-func Parse(r io.Reader, input int32, file string) ([]analysis.ClusterEventRow, Stats, error) {
+func Parse(r io.Reader, input int32, file string) ([]analysis.ClusterEventRow, analysis.LogLineStats, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	var st Stats
+	var st analysis.LogLineStats
 	var out []analysis.ClusterEventRow
 	inEntry := false
 	self := int32(-1)
@@ -287,9 +278,4 @@ func clip(s string) string {
 		n--
 	}
 	return s[:n] + "…"
-}
-
-// String sums the stats up.
-func (s Stats) String() string {
-	return fmt.Sprintf("%d lines: %d entries, %d continuation lines, %d unparsed", s.Lines, s.Entries, s.Continuations, s.Unparsed)
 }

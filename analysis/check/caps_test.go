@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/producer"
 )
 
 // TestCapRowsKeepSeverity: past the per-file cap of one kind, the row
@@ -12,7 +13,7 @@ import (
 // a kind whose findings were warnings is not summed up as errors, nor
 // counted as such.
 func TestCapRowsKeepSeverity(t *testing.T) {
-	c := New(nil, nil, Options{MaxFindingsPerFile: 2})
+	c := New(nil, nil, Options{MaxFindingsPerFile: 2, NewProducerState: producer.NewProducerState})
 	p := newPartition(c, partKey{0, "t-0"}, "t", 0)
 	w := p.where("t-0/00000000000000000000.index")
 	for range 2 {

@@ -43,6 +43,11 @@ type Options struct {
 	// cleanup.policy=compact (from the KRaft metadata), compaction
 	// evidence for their gaps.
 	CompactedTopics map[string]bool
+	// NewProducerState returns an empty producer state as a broker
+	// rebuilds it (package producer's): the checker feeds one per
+	// partition copy in its replay and compares it with the producer
+	// snapshots. Required.
+	NewProducerState func() analysis.ProducerState
 }
 
 func (o Options) withDefaults() Options {
@@ -119,6 +124,9 @@ type logDirKey struct {
 // New returns a checker for a run over inputs, whose sources name them
 // (scan.Sources).
 func New(inputs []*source.Input, sources []string, o Options) *Checker {
+	if o.NewProducerState == nil {
+		panic("check: Options.NewProducerState is required")
+	}
 	return &Checker{o: o.withDefaults(), inputs: inputs, sources: sources, parts: map[partKey]*partition{},
 		logDirs: map[logDirKey]*logDir{}, omitted: finding.Tally{}}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
-	"github.com/ksleuth/ksleuth/analysis/pstate"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
@@ -120,9 +119,9 @@ type partition struct {
 	// capped counts the findings past the cap by file, kind and severity.
 	capped map[capKey]int
 
-	st        *pstate.State
-	atStart   *pstate.State // the state before the current segment's batches
-	startBase int64         // that segment's name offset
+	st        analysis.ProducerState
+	atStart   analysis.ProducerState // the state before the current segment's batches
+	startBase int64                  // that segment's name offset
 	snaps     []*snapshot.File
 	// since are the batches applied since the current segment began that
 	// change producer state. A snapshot whose end offset lies inside the
@@ -167,7 +166,7 @@ type truncRef struct {
 }
 
 func newPartition(c *Checker, k partKey, topic string, part int32) *partition {
-	return &partition{c: c, key: k, topic: topic, part: part, caps: map[capKey]int{}, st: pstate.New(),
+	return &partition{c: c, key: k, topic: topic, part: part, caps: map[capKey]int{}, st: c.o.NewProducerState(),
 		prevLast: -1, segLast: -1, maxTs: -1, stash: map[int64][]sideFile{}, firstSegBase: -1, startBase: -1, logStartSeen: -1}
 }
 
@@ -290,7 +289,7 @@ func (p *partition) batch(file string, b *batchInfo) {
 			s.gaps = append(s.gaps, fmt.Sprintf("%d is followed by %d", p.prevLast, b.base))
 		}
 	}
-	pb := pstate.Batch{BaseOffset: b.base, LastOffset: b.last, Magic: b.magic, ProducerID: b.pid, ProducerEpoch: b.epoch,
+	pb := analysis.ProducerBatch{BaseOffset: b.base, LastOffset: b.last, Magic: b.magic, ProducerID: b.pid, ProducerEpoch: b.epoch,
 		BaseSequence: b.baseSeq, LastSequence: b.lastSequence(), MaxTimestamp: b.maxTs, Transactional: b.txn, Control: b.control,
 		HasRecord: b.hasMarker, ControlType: b.markerType, CoordinatorEpoch: b.markerEpoch, RecordTimestamp: b.markerTs}
 	// Snapshots whose end offset this batch is not below are complete.

@@ -3,7 +3,7 @@ package check
 import (
 	"sync"
 
-	"github.com/ksleuth/ksleuth/analysis/pstate"
+	"github.com/ksleuth/ksleuth/analysis"
 )
 
 // batchLog holds the producer batches of the segment being replayed, for
@@ -13,18 +13,18 @@ import (
 // fresh memory, whose page faults made keeping them a seventh of the CPU
 // of replicas over three copies of a 1 GiB segment.
 type batchLog struct {
-	chunks [][]pstate.Batch
+	chunks [][]analysis.ProducerBatch
 	n      int
 }
 
 // logChunk is the batches of one chunk (256 KiB).
 const logChunk = 4096
 
-var logChunks = sync.Pool{New: func() any { return new([logChunk]pstate.Batch) }}
+var logChunks = sync.Pool{New: func() any { return new([logChunk]analysis.ProducerBatch) }}
 
-func (l *batchLog) add(b pstate.Batch) {
+func (l *batchLog) add(b analysis.ProducerBatch) {
 	if l.n%logChunk == 0 {
-		l.chunks = append(l.chunks, logChunks.Get().(*[logChunk]pstate.Batch)[:0])
+		l.chunks = append(l.chunks, logChunks.Get().(*[logChunk]analysis.ProducerBatch)[:0])
 	}
 	c := &l.chunks[len(l.chunks)-1]
 	*c = append(*c, b)
@@ -35,7 +35,7 @@ func (l *batchLog) len() int { return l.n }
 
 // each calls fn with the batches in the order added, until it returns
 // false.
-func (l *batchLog) each(fn func(*pstate.Batch) bool) {
+func (l *batchLog) each(fn func(*analysis.ProducerBatch) bool) {
 	for _, c := range l.chunks {
 		for i := range c {
 			if !fn(&c[i]) {
@@ -48,7 +48,7 @@ func (l *batchLog) each(fn func(*pstate.Batch) bool) {
 // reset empties the log and gives its chunks back for reuse.
 func (l *batchLog) reset() {
 	for _, c := range l.chunks {
-		logChunks.Put((*[logChunk]pstate.Batch)(c[:logChunk]))
+		logChunks.Put((*[logChunk]analysis.ProducerBatch)(c[:logChunk]))
 	}
 	l.chunks, l.n = l.chunks[:0], 0
 }

@@ -3,7 +3,7 @@ package check
 import (
 	"testing"
 
-	"github.com/ksleuth/ksleuth/analysis/pstate"
+	"github.com/ksleuth/ksleuth/analysis"
 )
 
 // TestBatchLog: the batches come back in the order added, across chunk
@@ -12,13 +12,13 @@ func TestBatchLog(t *testing.T) {
 	var l batchLog
 	for round, n := range []int{2*logChunk + 7, logChunk, 3} {
 		for i := range n {
-			l.add(pstate.Batch{BaseOffset: int64(i), LastOffset: int64(round)})
+			l.add(analysis.ProducerBatch{BaseOffset: int64(i), LastOffset: int64(round)})
 		}
 		if l.len() != n {
 			t.Fatalf("round %d: %d batches, want %d", round, l.len(), n)
 		}
 		next := 0
-		l.each(func(b *pstate.Batch) bool {
+		l.each(func(b *analysis.ProducerBatch) bool {
 			if b.BaseOffset != int64(next) || b.LastOffset != int64(round) {
 				t.Fatalf("round %d: batch %d is %+v", round, next, b)
 			}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
-	"github.com/ksleuth/ksleuth/analysis/pstate"
 	"github.com/ksleuth/ksleuth/snapshot"
 )
 
@@ -58,10 +58,10 @@ const maxSince = 1 << 18
 // stateAt is the producer state below offset end, inside the segment just
 // read: atStart with the segment's batches below end applied; nil when a
 // batch spans end.
-func (p *partition) stateAt(end int64) *pstate.State {
+func (p *partition) stateAt(end int64) analysis.ProducerState {
 	st := p.atStart.Clone()
 	spans := false
-	p.since.each(func(b *pstate.Batch) bool {
+	p.since.each(func(b *analysis.ProducerBatch) bool {
 		if b.LastOffset >= end {
 			spans = b.BaseOffset < end
 			return false
@@ -72,7 +72,7 @@ func (p *partition) stateAt(end int64) *pstate.State {
 	if spans {
 		return nil
 	}
-	st.MapEndOffset = end
+	st.SetMapEndOffset(end)
 	return st
 }
 
@@ -101,7 +101,7 @@ func (p *partition) compactedHere() bool {
 // compareSnapshot compares snapshot f with st, the producer state rebuilt
 // from the batches below its end offset. logEnd ≥ 0 when called after the
 // last batch (the log end offset), -1 otherwise.
-func (p *partition) compareSnapshot(f *snapshot.File, st *pstate.State, logEnd int64) {
+func (p *partition) compareSnapshot(f *snapshot.File, st analysis.ProducerState, logEnd int64) {
 	file := f.Path
 	end := f.EndOffset
 	w := p.where(file)

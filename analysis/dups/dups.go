@@ -37,6 +37,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ksleuth/ksleuth/analysis"
 )
 
 // Parts selects what the fingerprint covers (--match).
@@ -72,35 +74,6 @@ const (
 	ClassTxnRetry      = "txn-retry"
 	ClassRepeat        = "repeat"
 )
-
-// TxnState of a record.
-type TxnState uint8
-
-const (
-	TxnNone TxnState = iota
-	TxnCommitted
-	TxnAborted
-	TxnOpen
-)
-
-var txnNames = [...]string{"none", "committed", "aborted", "open"}
-
-func (s TxnState) String() string {
-	if int(s) < len(txnNames) {
-		return txnNames[s]
-	}
-	return "unknown"
-}
-
-// ParseTxnState is the inverse of String; unknown names are TxnOpen.
-func ParseTxnState(s string) TxnState {
-	for i, n := range txnNames {
-		if n == s {
-			return TxnState(i)
-		}
-	}
-	return TxnOpen
-}
 
 // Options configure a Detector. The zero value is the documented default
 // (docs/duplicates.md).
@@ -144,7 +117,7 @@ type Record struct {
 	ProducerID  int64
 	Epoch       int16
 	Sequence    int32
-	Txn         TxnState
+	Txn         analysis.TxnState
 	Damaged     bool // read from a damaged batch
 	Fingerprint [16]byte
 }
@@ -177,9 +150,9 @@ const (
 	flagDamaged = 4
 )
 
-func (r *rec) txn() TxnState        { return TxnState(r.flags & 3) }
-func (r *rec) damaged() bool        { return r.flags&flagDamaged != 0 }
-func (r *rec) writerEq(o *rec) bool { return r.pid == o.pid }
+func (r *rec) txn() analysis.TxnState { return analysis.TxnState(r.flags & 3) }
+func (r *rec) damaged() bool          { return r.flags&flagDamaged != 0 }
+func (r *rec) writerEq(o *rec) bool   { return r.pid == o.pid }
 
 type spanKey struct {
 	part  uint32
@@ -317,20 +290,10 @@ func (d *Detector) Add(r *Record) error {
 	return nil
 }
 
-// Entry is one record of a batch, as AddBatch takes it.
-type Entry struct {
-	Fingerprint [16]byte
-	Offset      int64
-	Timestamp   int64 // -1 when unknown
-	Sequence    int32
-	Txn         TxnState
-	Control     bool // a control record: AddBatch skips it
-}
-
 // AddBatch adds the data records of one batch written by pid and epoch
 // into part; damaged marks them as read from a damaged batch. It is Add
 // for each non-control entry, with the writer's spans updated once.
-func (d *Detector) AddBatch(part PartID, pid int64, epoch int16, damaged bool, es []Entry) error {
+func (d *Detector) AddBatch(part PartID, pid int64, epoch int16, damaged bool, es []analysis.RecordEntry) error {
 	if err := d.check(part); err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func synthOn(t *testing.T, d *Detector, n int) ([][]analysis.DuplicateRow, Stats
 		}
 		p := rng.IntN(len(parts))
 		r := Record{Part: parts[p], Offset: offs[p], Timestamp: 1_000_000 + int64(i)*10, ProducerID: int64(100 + i/500),
-			Sequence: int32(i % 500), Txn: TxnState(rng.IntN(3)), Fingerprint: fp}
+			Sequence: int32(i % 500), Txn: analysis.TxnState(rng.IntN(3)), Fingerprint: fp}
 		offs[p]++
 		if err := d.Add(&r); err != nil {
 			t.Fatal(err)
@@ -144,7 +144,7 @@ func TestOrderIndependent(t *testing.T) {
 	for i := range 3000 {
 		fp := repeatingFP(rng, &fps)
 		p := rng.IntN(3)
-		r := Record{Offset: int64(i), Timestamp: 1_000_000 + int64(i/3)*10, ProducerID: int64(100 + i/400), Txn: TxnState(rng.IntN(3)), Fingerprint: fp}
+		r := Record{Offset: int64(i), Timestamp: 1_000_000 + int64(i/3)*10, ProducerID: int64(100 + i/400), Txn: analysis.TxnState(rng.IntN(3)), Fingerprint: fp}
 		adds = append(adds, add{p, r})
 		if p == 0 && rng.IntN(2) == 0 { // broker b2's replica of a-0
 			adds = append(adds, add{3, r})
@@ -329,7 +329,7 @@ func TestAddBatchEqualsAdd(t *testing.T) {
 		pid     int64
 		epoch   int16
 		damaged bool
-		es      []Entry
+		es      []analysis.RecordEntry
 	}
 	rng := rand.New(rand.NewPCG(11, 5))
 	var batches []batch
@@ -341,7 +341,7 @@ func TestAddBatchEqualsAdd(t *testing.T) {
 		for range 1 + rng.IntN(12) {
 			fp := repeatingFP(rng, &fps)
 			ts += int64(rng.IntN(30_000))
-			e := Entry{Fingerprint: fp, Offset: offs[b.part], Timestamp: ts, Sequence: int32(i), Txn: TxnState(rng.IntN(4))}
+			e := analysis.RecordEntry{Fingerprint: fp, Offset: offs[b.part], Timestamp: ts, Sequence: int32(i), Txn: analysis.TxnState(rng.IntN(4))}
 			if rng.IntN(10) == 0 {
 				e.Timestamp = -1
 			}
@@ -515,7 +515,7 @@ func TestLargeGroupMatchesMemory(t *testing.T) {
 				binary.BigEndian.PutUint64(fp[8:], rng.Uint64()) // unique
 			}
 			r := Record{Part: parts[p], Offset: offs[p], Timestamp: 1_000_000 + int64(i)*10, ProducerID: int64(100 + i/700),
-				Epoch: int16(i / 5000), Sequence: int32(i % 700), Txn: TxnState(rng.IntN(4)), Damaged: rng.IntN(50) == 0, Fingerprint: fp}
+				Epoch: int16(i / 5000), Sequence: int32(i % 700), Txn: analysis.TxnState(rng.IntN(4)), Damaged: rng.IntN(50) == 0, Fingerprint: fp}
 			if i%3000 == 2999 {
 				r.ProducerID = -1
 			}

@@ -25,19 +25,19 @@ func resendChain(t *testing.T, d *Detector) ([][]analysis.DuplicateRow, Stats) {
 	var offA, offB int64
 	for s := range 60 {
 		pid, ts := int64(1000+s), int64(1_700_000_000_000)+int64(s)*1000
-		var es []Entry
+		var es []analysis.RecordEntry
 		for i := range 10 {
 			n := s*5 + i - 5 // the first five repeat the last five of session s-1
 			if s == 0 {
 				n = i - 5
 			}
-			es = append(es, Entry{Fingerprint: fp('a', n+5), Offset: offA, Timestamp: ts + int64(i), Sequence: int32(i)})
+			es = append(es, analysis.RecordEntry{Fingerprint: fp('a', n+5), Offset: offA, Timestamp: ts + int64(i), Sequence: int32(i)})
 			offA++
 		}
 		if err := d.AddBatch(pa, pid, 0, false, es); err != nil {
 			t.Fatal(err)
 		}
-		if err := d.AddBatch(pb, pid, 0, false, []Entry{{Fingerprint: fp('b', 0), Offset: offB, Timestamp: ts + 20}}); err != nil {
+		if err := d.AddBatch(pb, pid, 0, false, []analysis.RecordEntry{{Fingerprint: fp('b', 0), Offset: offB, Timestamp: ts + 20}}); err != nil {
 			t.Fatal(err)
 		}
 		offB++

@@ -3,6 +3,8 @@ package dups
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/ksleuth/ksleuth/analysis"
 )
 
 func (d *Detector) name(r *rec) string {
@@ -81,7 +83,7 @@ func copyGap(m, ref *rec) *int64 {
 }
 
 func (d *Detector) judge(m, ref *rec) verdict {
-	if ref.txn() == TxnAborted {
+	if ref.txn() == analysis.TxnAborted {
 		return verdict{class: ClassTxnRetry, gap: copyGap(m, ref), reason: reasonAborted}
 	}
 	v := d.timing(m, ref)
@@ -213,9 +215,9 @@ func (d *Detector) explain(m, ref *rec, v *verdict, evidence, reasons string) st
 		tail += "; the earlier copy is in a damaged batch (content unverified)"
 	}
 	switch m.txn() {
-	case TxnAborted:
+	case analysis.TxnAborted:
 		tail += "; this copy was aborted (invisible to read_committed consumers)"
-	case TxnOpen:
+	case analysis.TxnOpen:
 		tail += "; this copy's transaction has no marker in the input"
 	}
 	switch evidence {

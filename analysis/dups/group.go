@@ -203,7 +203,7 @@ type sessionCount struct {
 
 func (s *groupStats) add(m *rec) {
 	s.count(m)
-	if m.txn() == TxnAborted {
+	if m.txn() == analysis.TxnAborted {
 		s.aborted = true
 	} else if s.aborted {
 		s.retried = true
@@ -295,7 +295,7 @@ func (w *groupRows) row(m *rec) *tapeRow {
 	} else {
 		ref := &w.lastA
 		switch a := &w.lastA; {
-		case a.writerEq(m) && a.epoch == m.epoch && m.pid >= 0 && a.txn() != TxnAborted:
+		case a.writerEq(m) && a.epoch == m.epoch && m.pid >= 0 && a.txn() != analysis.TxnAborted:
 			// m's session wrote this content already: a restarted
 			// producer resends a record once, so this copy is the
 			// session's own repeat (a heartbeat), not a resend of

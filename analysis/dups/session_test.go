@@ -32,10 +32,10 @@ func content(n int) (f [16]byte) {
 func (w *writer) write(p PartID, pid int64, n int, ts int64) {
 	w.t.Helper()
 	k := [2]int64{pid, int64(p)}
-	e := Entry{Fingerprint: content(n), Offset: w.offs[p], Timestamp: ts, Sequence: w.seqs[k]}
+	e := analysis.RecordEntry{Fingerprint: content(n), Offset: w.offs[p], Timestamp: ts, Sequence: w.seqs[k]}
 	w.offs[p]++
 	w.seqs[k]++
-	if err := w.d.AddBatch(p, pid, 0, false, []Entry{e}); err != nil {
+	if err := w.d.AddBatch(p, pid, 0, false, []analysis.RecordEntry{e}); err != nil {
 		w.t.Fatal(err)
 	}
 }
@@ -258,20 +258,20 @@ func TestEvidenceTxnRetryAfterOtherWrites(t *testing.T) {
 	d, _ := New(Options{})
 	defer d.Close()
 	p0, p1 := d.Partition(0, "in", "pay", 0, "pay-0"), d.Partition(0, "in", "pay", 1, "pay-1")
-	add := func(p PartID, epoch int16, off int64, seq int32, n int, ts int64, txn TxnState) {
-		e := Entry{Fingerprint: content(n), Offset: off, Timestamp: ts, Sequence: seq, Txn: txn}
-		if err := d.AddBatch(p, 400, epoch, false, []Entry{e}); err != nil {
+	add := func(p PartID, epoch int16, off int64, seq int32, n int, ts int64, txn analysis.TxnState) {
+		e := analysis.RecordEntry{Fingerprint: content(n), Offset: off, Timestamp: ts, Sequence: seq, Txn: txn}
+		if err := d.AddBatch(p, 400, epoch, false, []analysis.RecordEntry{e}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := range 3 {
-		add(p0, 0, int64(i), int32(i), i, t0+int64(i), TxnAborted)
+		add(p0, 0, int64(i), int32(i), i, t0+int64(i), analysis.TxnAborted)
 	}
 	for i := range 30 {
-		add(p1, 0, int64(i), int32(i), 100+i, t0+10_000+int64(i)*10_000, TxnCommitted)
+		add(p1, 0, int64(i), int32(i), 100+i, t0+10_000+int64(i)*10_000, analysis.TxnCommitted)
 	}
 	for i := range 3 {
-		add(p0, 1, int64(4+i), int32(i), i, t0+400_000+int64(i), TxnCommitted)
+		add(p0, 1, int64(4+i), int32(i), i, t0+400_000+int64(i), analysis.TxnCommitted)
 	}
 	rows, _ := finish(t, d)
 	n := 0

@@ -21,7 +21,7 @@ const (
 	PIDBlocks    = "pid_blocks.parquet"
 	Replicas     = "replicas.parquet"
 	Events       = "cluster_events.parquet"
-	// PartitionTxns holds the transactions per partition (package txns).
+	// PartitionTxns holds the transactions per partition (package producer).
 	PartitionTxns = "partition_txns.parquet"
 	// Commits and Groups hold the offset commits and the classic groups'
 	// metadata of __consumer_offsets (package consumers).

@@ -5,10 +5,11 @@ import (
 	"path"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/cluster"
 	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/finding"
-	"github.com/ksleuth/ksleuth/analysis/producers"
+	"github.com/ksleuth/ksleuth/analysis/producer"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/snapshot"
@@ -17,7 +18,7 @@ import (
 // feed hands the streamed rows of a scan to the producer sessions, the
 // duplicate detector and the attribution of the internal topics.
 type feed struct {
-	tracker *producers.Tracker
+	tracker *producer.Tracker
 	det     *dups.Detector // nil: no duplicate detection
 	hasher  *dups.Hasher
 	attr    *attributor // nil: no attribution
@@ -83,7 +84,7 @@ func (f *feed) records(all, rows []analysis.PayloadRecordRow) error {
 			f.lastPart = f.det.Partition(r.Input, r.Source, r.Topic, r.Partition, analysis.PartitionDir(r.Segment))
 		}
 		rec := dups.Record{Part: f.lastPart, Offset: r.Offset, Timestamp: -1, ProducerID: r.ProducerID,
-			Epoch: int16(r.ProducerEpoch), Sequence: r.Sequence, Txn: dups.ParseTxnState(r.TxnState),
+			Epoch: int16(r.ProducerEpoch), Sequence: r.Sequence, Txn: analysis.ParseTxnState(r.TxnState),
 			Damaged: r.Damaged}
 		if r.Timestamp != nil {
 			rec.Timestamp = *r.Timestamp
@@ -112,11 +113,11 @@ func (f *feed) records(all, rows []analysis.PayloadRecordRow) error {
 // __cluster_metadata and, once finished, names the transactional id and
 // the allocating broker of producer ids.
 type attributor struct {
-	a *topics.Attribution
+	a *cluster.Attribution
 	// configs replays the metadata log's topic configs: a topic with
 	// cleanup.policy=compact explains the gaps of its partitions.
-	configs   *topics.TopicConfigs
-	events    *topics.ClusterEvents
+	configs   *cluster.TopicConfigs
+	events    *cluster.ClusterEvents
 	anomalies []analysis.AnomalyRow
 	// lastTopic caches whether the topic of the previous row is one the
 	// attribution reads: rows come in runs of one topic.
@@ -125,7 +126,7 @@ type attributor struct {
 }
 
 func newAttributor() *attributor {
-	return &attributor{a: topics.NewAttribution(), configs: topics.NewTopicConfigs(), events: topics.NewClusterEvents()}
+	return &attributor{a: cluster.NewAttribution(), configs: cluster.NewTopicConfigs(), events: cluster.NewClusterEvents()}
 }
 
 // records takes streamed record rows; rows of the two internal topics carry
@@ -159,6 +160,17 @@ func (t *attributor) records(rows []analysis.PayloadRecordRow) {
 			t.anomalies = append(t.anomalies, finding.FromDecode(w, f.Kind(), f.Position, f.Offset, f.Err))
 		}
 	}
+}
+
+// internalTopic reports whether the records of topic carry their key and
+// value in every run: those of __transaction_state, __cluster_metadata and
+// __consumer_offsets, which the attribution and the consumers decode.
+func internalTopic(topic string) bool {
+	switch topics.TopicOf(topic) {
+	case topics.TransactionState, topics.ClusterMetadata, topics.ConsumerOffsets:
+		return true
+	}
+	return false
 }
 
 // metadataHistory reports whether a file's metadata records are the

@@ -164,7 +164,7 @@ func addShard(ctx context.Context, det *dups.Detector, s *Shard, topic *regexp.R
 				return fmt.Errorf("dups --from-tables: %s: %w", p, err)
 			}
 			rec := dups.Record{Part: id, Offset: r.Offset, Timestamp: -1, ProducerID: r.ProducerID, Epoch: int16(r.ProducerEpoch),
-				Sequence: r.Sequence, Txn: dups.ParseTxnState(r.TxnState), Damaged: r.Damaged, Fingerprint: fp}
+				Sequence: r.Sequence, Txn: analysis.ParseTxnState(r.TxnState), Damaged: r.Damaged, Fingerprint: fp}
 			if r.Timestamp != nil {
 				rec.Timestamp = *r.Timestamp
 			}

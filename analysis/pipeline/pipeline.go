@@ -1,10 +1,11 @@
 // Package pipeline runs ksleuth's one analysis for every command: the
 // inputs are scanned (package scan), every partition is checked and its
-// losses are classified (package check), producer sessions are rebuilt
-// (package producers), producer ids are attributed from the internal
-// topics (package topics), and records are fed to the duplicate detector
-// (package dups) when one is given. Commands differ only in what they ask
-// for and what they print or write: verify is scan without tables.
+// losses are classified (package check), producer sessions and
+// transactions are rebuilt (package producer), producer ids are
+// attributed from the internal topics (package cluster), and records are
+// fed to the duplicate detector (package dups) when one is given. Commands
+// differ only in what they ask for and what they print or write: verify is
+// scan without tables.
 package pipeline
 
 import (
@@ -16,18 +17,18 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/brokerlog"
 	"github.com/ksleuth/ksleuth/analysis/check"
+	"github.com/ksleuth/ksleuth/analysis/cluster"
 	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/payload"
-	"github.com/ksleuth/ksleuth/analysis/producers"
+	"github.com/ksleuth/ksleuth/analysis/producer"
 	"github.com/ksleuth/ksleuth/analysis/recovery"
 	"github.com/ksleuth/ksleuth/analysis/replicas"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
-	"github.com/ksleuth/ksleuth/analysis/topics"
-	"github.com/ksleuth/ksleuth/analysis/txns"
 )
 
 // Options say what one run computes.
@@ -83,7 +84,7 @@ type Result struct {
 	BrokerLogs BrokerLogStats
 	// Txns are the transactions per partition, the last stable offsets
 	// and the transactions open at the end of the input.
-	Txns *txns.Result
+	Txns *producer.TxnResult
 	// Recovery is the log loader's predicted work per partition dir (with
 	// Options.Recovery).
 	Recovery []recovery.Partition
@@ -115,19 +116,19 @@ func (o *Options) NeedPayload() bool { return o.Detector != nil && !o.Hasher.Def
 // Run runs the analysis over inputs.
 func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*Result, error) {
 	sources := scan.Sources(inputs)
-	chk := check.New(inputs, sources, o.Check)
-	f := &feed{tracker: producers.New(), det: o.Detector, hasher: o.Hasher, lastIn: -1}
+	copts := o.Check
+	copts.NewProducerState = producer.NewProducerState
+	chk := check.New(inputs, sources, copts)
+	f := &feed{tracker: producer.New(), det: o.Detector, hasher: o.Hasher, lastIn: -1}
 	// Producer sessions and transactions are rebuilt, and the copies of a
 	// partition compared, in the checker's order: offset order within a
 	// partition, archives included.
 	reps := replicas.New(sources)
 	reps.OneCluster = o.OneCluster
-	tx := txns.New()
 	var logs BrokerLogStats
 	var logEvents []analysis.ClusterEventRow
 	chk.OnBatch = func(b *analysis.BatchRow) {
 		f.tracker.Batch(b)
-		tx.Batch(b)
 		reps.Batch(b)
 	}
 	if o.Attribution {
@@ -135,6 +136,8 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		f.cons = consumers.New()
 	}
 	cfg := o.Scan
+	cfg.KeepPayload = internalTopic
+	cfg.BrokerLogs = &scan.BrokerLogReader{IsName: brokerlog.IsLogName, Parse: brokerlog.Parse}
 	cfg.Records = cfg.Records || o.Detector != nil || o.Attribution
 	cfg.Payload = cfg.Payload || f.needPayload()
 	if f.needPayload() {
@@ -215,7 +218,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	cr.AddLosses(rep.Gaps)
 	r := &Result{Scan: res, Check: cr, Replicas: rep, attr: f.attr, BrokerLogs: logs, events: logEvents,
 		cons: f.cons, sources: sources, clusters: newClusterMemo(reps.ClusterOf)}
-	sessions, sessionFindings := f.tracker.Finish(res.Snapshots)
+	sessions, sessionFindings := f.tracker.Sessions(res.Snapshots)
 	all := append(res.Anomalies, cr.Findings...)
 	all = append(all, rep.Findings...)
 	all = append(all, sessionFindings...)
@@ -236,7 +239,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	for i := range sessions {
 		sessions[i].Source = sources[sessions[i].Input]
 	}
-	r.Txns = tx.Finish(txnContext(res, chk, f.attr, sources, r.ClusterOf))
+	r.Txns = f.tracker.Transactions(txnContext(res, chk, f.attr, sources, r.ClusterOf))
 	all = append(all, r.Txns.Findings...)
 	all = append(all, emptyInputs(inputs, res.Files)...)
 	all = append(all, values.findings()...)
@@ -264,8 +267,8 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 // transactional ids and __transaction_state records, that topic's
 // partition count, the checkpointed high watermarks, the snapshots and the
 // log dirs' broker ids.
-func txnContext(res *scan.Result, chk *check.Checker, attr *attributor, sources []string, cluster func(int32, string) string) txns.Context {
-	c := txns.Context{HighWatermark: chk.HighWatermark, Snapshots: res.Snapshots, Cluster: cluster,
+func txnContext(res *scan.Result, chk *check.Checker, attr *attributor, sources []string, cluster func(int32, string) string) producer.TxnContext {
+	c := producer.TxnContext{HighWatermark: chk.HighWatermark, Snapshots: res.Snapshots, Cluster: cluster,
 		Source: func(in int32) string {
 			if int(in) < len(sources) {
 				return sources[in]
@@ -303,13 +306,13 @@ func txnContext(res *scan.Result, chk *check.Checker, attr *attributor, sources 
 		return -1
 	}
 	if dirCount > 0 {
-		c.TxnStatePartitions, c.CountFrom = dirCount, txns.CountFromDirs
+		c.TxnStatePartitions, c.CountFrom = dirCount, producer.CountFromDirs
 	}
 	if attr != nil {
 		c.TransactionalID = attr.a.TransactionalID
 		c.TxnState = attr.a.Transactions()
 		if n := attr.configs.Partitions("__transaction_state"); n > 0 {
-			c.TxnStatePartitions, c.CountFrom = n, txns.CountFromMetadata
+			c.TxnStatePartitions, c.CountFrom = n, producer.CountFromMetadata
 			c.TxnStateComplete = txnStateComplete(stateDirs, cluster, n)
 		}
 	}
@@ -560,7 +563,7 @@ func (r *Result) ClusterEvents() []analysis.ClusterEventRow {
 			out = append(out, e)
 		}
 	}
-	topics.SortEvents(out)
+	cluster.SortEvents(out)
 	return out
 }
 

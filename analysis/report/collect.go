@@ -9,7 +9,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
-	"github.com/ksleuth/ksleuth/analysis/producers"
+	"github.com/ksleuth/ksleuth/analysis/producer"
 )
 
 // Limits on what a Collector keeps, so that the page (and the memory
@@ -63,7 +63,7 @@ type Collector struct {
 	omittedSpans, omittedMarkers, omittedDamaged int
 }
 
-// SessionKey names a producer session the way producers.Tracker does:
+// SessionKey names a producer session the way producer.Tracker does:
 // partition dir within an input, producer id and epoch.
 type SessionKey struct {
 	Input int32
@@ -125,7 +125,7 @@ func (c *Collector) Batches(rows []analysis.BatchRow) {
 	}
 	for i := range rows {
 		b := &rows[i]
-		if producers.Damaged(b) {
+		if producer.Damaged(b) {
 			if c.nDamaged < maxDamagedRanges {
 				k := segKey{b.Input, b.Segment}
 				c.damaged[k] = append(c.damaged[k], byteRange{b.Position, b.Position + max(b.SizeBytes, 1)})

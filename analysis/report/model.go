@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/ksleuth/ksleuth/analysis/txns"
 	"regexp"
 	"slices"
 	"strconv"
@@ -72,7 +71,7 @@ type Run struct {
 	// hold none): each run says who committed past its copies.
 	Consumers *consumers.Index
 	// OpenTxns are the transactions open at the end of the input.
-	OpenTxns []txns.Hanging
+	OpenTxns []analysis.OpenTxn
 }
 
 // Model is the page's data section (<script id="ksleuth-data">), from
@@ -113,11 +112,11 @@ type Model struct {
 	Sessions int `json:"producer_sessions"`
 	// OpenTransactions hold back the last stable offset of their
 	// partitions; Hanging counts those no coordinator is known to end.
-	OpenTransactions []txns.Hanging `json:"open_transactions"`
-	Hanging          int            `json:"hanging_transactions"`
-	Timelines        []Timeline     `json:"timelines"`
-	DuplicateGroups  int64          `json:"duplicate_groups"`
-	Duplicates       int64          `json:"duplicates"`
+	OpenTransactions []analysis.OpenTxn `json:"open_transactions"`
+	Hanging          int                `json:"hanging_transactions"`
+	Timelines        []Timeline         `json:"timelines"`
+	DuplicateGroups  int64              `json:"duplicate_groups"`
+	Duplicates       int64              `json:"duplicates"`
 	// Strong and Possible count the restart-resend and txn-retry copies
 	// graded strong and weak.
 	Strong      int64        `json:"strong_resends"`
@@ -337,10 +336,10 @@ func Build(r *Run) *Model {
 
 	m.OpenTransactions = r.OpenTxns
 	if m.OpenTransactions == nil {
-		m.OpenTransactions = []txns.Hanging{}
+		m.OpenTransactions = []analysis.OpenTxn{}
 	}
 	for _, h := range r.OpenTxns {
-		if h.CoordinatorState != txns.StateOngoing {
+		if h.CoordinatorState != analysis.CoordinatorOngoing {
 			m.Hanging++
 		}
 	}

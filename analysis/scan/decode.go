@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/segment"
 )
 
@@ -170,9 +169,9 @@ func (j *decodeJob) decodeEntries(it *segment.RecordIter, b *segment.Batch, fp *
 			if txn {
 				switch rec.ControlType {
 				case segment.ControlCommit:
-					e.Txn = dups.TxnCommitted
+					e.Txn = analysis.TxnCommitted
 				case segment.ControlAbort:
-					e.Txn = dups.TxnAborted
+					e.Txn = analysis.TxnAborted
 				}
 			}
 		} else {
@@ -236,7 +235,7 @@ var (
 	rowSlices = slicePool[analysis.PayloadRecordRow]{minCap: 64, maxCap: maxPrealloc, clearOld: true}
 	// Entries of batches (Config.Compact), put back once Output.Entries
 	// has taken them.
-	entrySlices = slicePool[Entry]{minCap: 64, maxCap: maxPrealloc}
+	entrySlices = slicePool[analysis.RecordEntry]{minCap: 64, maxCap: maxPrealloc}
 	// Batch rows of chunks, half of what a scan allocated before.
 	batchSlices = slicePool[analysis.BatchRow]{minCap: 256, maxCap: 4096, clearOld: true}
 	// The entry batches of chunks.

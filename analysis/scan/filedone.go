@@ -2,7 +2,6 @@ package scan
 
 import (
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/brokerlog"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
@@ -31,7 +30,7 @@ type fileDone struct {
 	data    []byte // index, snapshot and state files: the bytes read
 	// events and logStats are a broker log's (KindBrokerLog).
 	events   []analysis.ClusterEventRow
-	logStats brokerlog.Stats
+	logStats analysis.LogLineStats
 }
 
 // KindBrokerLog is the files.parquet kind of a broker's own log file

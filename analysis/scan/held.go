@@ -11,7 +11,6 @@ import (
 	"unsafe"
 
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
@@ -450,12 +449,14 @@ var rowCodec = heldCodec[analysis.PayloadRecordRow]{
 	},
 }
 
-// entryBytes is the encoded size of one dups.Entry.
+// entryBytes is the encoded size of one analysis.RecordEntry.
 const entryBytes = 16 + 8 + 8 + 4 + 1 + 1
 
 // entryCodec serializes the batches of entries of Config.Compact.
 var entryCodec = heldCodec[EntryBatch]{
-	size: func(eb *EntryBatch) int64 { return int64(cap(eb.Entries)) * int64(unsafe.Sizeof(Entry{})) },
+	size: func(eb *EntryBatch) int64 {
+		return int64(cap(eb.Entries)) * int64(unsafe.Sizeof(analysis.RecordEntry{}))
+	},
 	encode: func(b []byte, eb *EntryBatch) []byte {
 		b = binary.AppendVarint(b, int64(eb.Input))
 		b = appendHeldString(b, eb.Source)
@@ -511,8 +512,8 @@ var entryCodec = heldCodec[EntryBatch]{
 			e.Offset = int64(binary.LittleEndian.Uint64(p[16:]))
 			e.Timestamp = int64(binary.LittleEndian.Uint64(p[24:]))
 			e.Sequence = int32(binary.LittleEndian.Uint32(p[32:]))
-			e.Txn = dups.TxnState(p[36])
-			if p[36] > byte(dups.TxnOpen) || p[37] > 1 {
+			e.Txn = analysis.TxnState(p[36])
+			if p[36] > byte(analysis.TxnOpen) || p[37] > 1 {
 				d.fail()
 			}
 			e.Control = p[37] == 1

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
@@ -52,7 +51,7 @@ func heldEntryBatches() []EntryBatch {
 		b := EntryBatch{Input: int32(i), Source: "s", Topic: "t", Partition: int32(i), Segment: "t-1/x.log", BatchPosition: int64(i) << 40,
 			ProducerID: int64(i) - 3, ProducerEpoch: int32(i) - 1, Damaged: i%3 == 0, SoleCopy: i%4 == 1, pending: i%2 == 0}
 		for j := range i {
-			e := dups.Entry{Offset: int64(j) - 1, Timestamp: -1, Sequence: int32(j) * -7, Txn: dups.TxnState(j % 4), Control: j%3 == 1}
+			e := analysis.RecordEntry{Offset: int64(j) - 1, Timestamp: -1, Sequence: int32(j) * -7, Txn: analysis.TxnState(j % 4), Control: j%3 == 1}
 			e.Fingerprint[j%16] = byte(j + 1)
 			b.Entries = append(b.Entries, e)
 		}
@@ -254,7 +253,7 @@ func TestScanHeldSpillSameOutput(t *testing.T) {
 			},
 			Entries: func(bs []EntryBatch) error {
 				for _, b := range bs {
-					b.Entries = append([]Entry(nil), b.Entries...) // reused after return
+					b.Entries = append([]analysis.RecordEntry(nil), b.Entries...) // reused after return
 					b.pending = false
 					o.entries = append(o.entries, b)
 				}

@@ -37,8 +37,6 @@ import (
 	"sync/atomic"
 
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/brokerlog"
-	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment"
@@ -55,9 +53,17 @@ type Config struct {
 	// Compact hands data records to Output.Entries as compact entries
 	// (what the duplicate detector needs) instead of Output.Records rows:
 	// no 272-byte row built, copied and cleared per record. Records of the
-	// internal topics whose keys and values attribution reads still come
-	// as rows. Set it when no records table is written.
+	// topics KeepPayload names still come as rows. Set it when no records
+	// table is written.
 	Compact bool
+	// KeepPayload, when set, names the topics whose record rows carry
+	// their key and value even without Payload: the internal topics,
+	// whose records later passes decode (the pipeline sets it).
+	KeepPayload func(topic string) bool
+	// BrokerLogs, when set, reads the brokers' own log files (server.log,
+	// ...) for the cluster timeline; without it they are files of no known
+	// kind. The pipeline sets it.
+	BrokerLogs *BrokerLogReader
 	// Hash computes the SHA-256 of every input file (files.parquet
 	// sha256, the report's input hashes); without it the column is empty.
 	Hash bool
@@ -127,14 +133,8 @@ type FileEvent struct {
 	// Events are a broker log's events (source broker-log), LogStats
 	// its line counts.
 	Events   []analysis.ClusterEventRow
-	LogStats brokerlog.Stats
+	LogStats analysis.LogLineStats
 }
-
-// Entry is one record as the duplicate detector needs it (Config.Compact):
-// offset, timestamp, sequence, fingerprint (zero for control records) and
-// final transaction state. A control record's Txn is committed or aborted
-// for a commit or abort marker of a transactional batch, else none.
-type Entry = dups.Entry
 
 // EntryBatch is the entries of one batch with what they share.
 type EntryBatch struct {
@@ -155,7 +155,7 @@ type EntryBatch struct {
 	// pending: a transactional data batch, held by the collector until
 	// its producer's marker gives its entries their state.
 	pending bool
-	Entries []Entry
+	Entries []analysis.RecordEntry // the compact records (Config.Compact)
 }
 
 // PartitionSummary is one line of the human summary.
@@ -522,7 +522,7 @@ func (s *scanner) collectEntries(eb EntryBatch) error {
 		return s.pendingEntries.add(txnKey{analysis.PartitionOf(eb.Input, eb.Segment), eb.ProducerID}, eb)
 	case first.Control:
 		for _, e := range eb.Entries {
-			if e.Control && (e.Txn == dups.TxnCommitted || e.Txn == dups.TxnAborted) {
+			if e.Control && (e.Txn == analysis.TxnCommitted || e.Txn == analysis.TxnAborted) {
 				if err := s.endEntries(txnKey{analysis.PartitionOf(eb.Input, eb.Segment), eb.ProducerID}, e.Txn); err != nil {
 					return err
 				}
@@ -536,7 +536,7 @@ func (s *scanner) collectEntries(eb EntryBatch) error {
 
 // endEntries gives the held entries of a transaction their final state
 // and queues them for output.
-func (s *scanner) endEntries(key txnKey, state dups.TxnState) error {
+func (s *scanner) endEntries(key txnKey, state analysis.TxnState) error {
 	return s.pendingEntries.take(key, s.entriesEnded(state))
 }
 
@@ -548,7 +548,7 @@ func (s *scanner) endRows(key txnKey, state string) error {
 // entriesEnded returns what queues a held batch of entries with state,
 // flushing as the queue fills: a transaction may hold more than fits in
 // memory.
-func (s *scanner) entriesEnded(state dups.TxnState) func(*EntryBatch) error {
+func (s *scanner) entriesEnded(state analysis.TxnState) func(*EntryBatch) error {
 	return func(held *EntryBatch) error {
 		for i := range held.Entries {
 			held.Entries[i].Txn = state
@@ -576,7 +576,7 @@ func (s *scanner) rowsEnded(state string) func(*analysis.PayloadRecordRow) error
 // flushOpenTxns writes the records of transactions that never ended in the
 // input, in the order their transactions were first seen.
 func (s *scanner) flushOpenTxns() error {
-	if err := s.pendingEntries.takeOpen(s.entriesEnded(dups.TxnOpen)); err != nil {
+	if err := s.pendingEntries.takeOpen(s.entriesEnded(analysis.TxnOpen)); err != nil {
 		return err
 	}
 	return s.pending.takeOpen(s.rowsEnded(txnOpen))

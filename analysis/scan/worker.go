@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/ksleuth/ksleuth/analysis/brokerlog"
 	"hash"
 	"io"
 	"maps"
@@ -20,7 +19,6 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/source"
-	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
 )
@@ -113,8 +111,8 @@ type fileCtx struct {
 	topic     string
 	partition int32
 	done      *fileDone
-	// internal: the topic is one whose records topics.Attribution or
-	// package consumers reads.
+	// internal: the topic is one whose records keep their payload
+	// (Config.KeepPayload).
 	internal bool
 	// dataEnd is where the file's data ends; hole bytes of a hole follow
 	// it to the end of the file, not read (holes.go). holes are the holes
@@ -234,10 +232,7 @@ func (w *worker) process(ctx context.Context, e *source.Entry, r io.Reader, emit
 	}
 	if e.Partition != nil {
 		fc.topic, fc.partition = e.Partition.Topic, e.Partition.Partition
-		switch topics.TopicOf(fc.topic) {
-		case topics.TransactionState, topics.ClusterMetadata, topics.ConsumerOffsets:
-			fc.internal = true
-		}
+		fc.internal = w.cfg.KeepPayload != nil && w.cfg.KeepPayload(fc.topic)
 		// The row points at the entry's partition dir, which the entries
 		// of one dir share (package source), not at fc: rows are kept to
 		// the end of the run, and one pointing into fc kept fc and the
@@ -408,10 +403,10 @@ func (w *worker) parse(ctx context.Context, fc *fileCtx, in io.Reader, emit func
 		err = w.producerSnapshot(fc, in)
 	case k.IsText():
 		err = w.stateFile(fc, in)
-	case k == snapshot.KindUnknown && brokerlog.IsLogName(path.Base(e.Path)):
+	case k == snapshot.KindUnknown && w.cfg.BrokerLogs != nil && w.cfg.BrokerLogs.IsName(path.Base(e.Path)):
 		// A broker's own log: its events go on the cluster timeline.
 		fd.row.Kind = KindBrokerLog
-		fd.events, fd.logStats, err = brokerlog.Parse(in, fc.input, e.Path)
+		fd.events, fd.logStats, err = w.cfg.BrokerLogs.Parse(in, fc.input, e.Path)
 	}
 	return err
 }
@@ -578,9 +573,8 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 			continue
 		}
 		b := rd.Batch()
-		// Records of __transaction_state, __cluster_metadata and
-		// __consumer_offsets always carry their key and value: attribution
-		// (package topics) and package consumers decode them.
+		// Records of the internal topics (Config.KeepPayload) always carry
+		// their key and value: the attribution and the consumers decode them.
 		payload := w.cfg.Payload || w.cfg.Records && fc.internal
 		j := w.job() // zeroed; filled field by field, see fillBatchRow
 		j.fc = fc

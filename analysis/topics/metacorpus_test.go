@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ksleuth/ksleuth/analysis/cluster"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
@@ -187,7 +188,7 @@ func TestCorpusTopicConfigs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	tc := topics.NewTopicConfigs()
+	tc := cluster.NewTopicConfigs()
 	topics.ReadSegment(p, f, topics.ClusterMetadata, func(_ *segment.Batch, _ *segment.Record, d *topics.Decoded) {
 		tc.Apply(d.Metadata)
 	})

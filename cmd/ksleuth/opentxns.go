@@ -4,20 +4,21 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ksleuth/ksleuth/analysis/txns"
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/producer"
 )
 
 // writeOpenTxnsText prints the transactions open at the end of the input,
 // before the sessions: they are what keeps read_committed consumers
 // stuck.
-func writeOpenTxnsText(w io.Writer, r *txns.Result, multi bool) error {
+func writeOpenTxnsText(w io.Writer, r *producer.TxnResult, multi bool) error {
 	if r == nil || len(r.Open) == 0 {
 		return nil
 	}
 	ew := &errWriter{w: w}
 	hanging := 0
 	for _, h := range r.Open {
-		if h.CoordinatorState != txns.StateOngoing {
+		if h.CoordinatorState != analysis.CoordinatorOngoing {
 			hanging++
 		}
 	}
@@ -57,7 +58,7 @@ func writeOpenTxnsText(w io.Writer, r *txns.Result, multi bool) error {
 			fmt.Fprintf(ew, "    why: %s\n", h.Why)
 			if h.CoordinatorPartition != nil {
 				note := ""
-				if h.PartitionCountFrom == txns.CountFromDefault {
+				if h.PartitionCountFrom == producer.CountFromDefault {
 					note = ", assuming the default transaction.state.log.num.partitions: the input does not tell the count"
 				}
 				fmt.Fprintf(ew, "    coordinator: __transaction_state-%d (of %d partitions, from %s%s)\n",

@@ -11,7 +11,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
-	"github.com/ksleuth/ksleuth/analysis/producers"
+	"github.com/ksleuth/ksleuth/analysis/producer"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/analysis/topics"
@@ -87,7 +87,7 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 			dirSnaps = append(dirSnaps, sn)
 		}
 	}
-	snapOnly := producers.SnapshotOnly(rows, dirSnaps)
+	snapOnly := producer.SnapshotOnly(rows, dirSnaps)
 	var anomalies []analysis.AnomalyRow
 	for _, a := range res.Scan.Anomalies {
 		if finding.Counts(a.Severity) {

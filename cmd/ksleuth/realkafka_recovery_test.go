@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/recovery"
-	"github.com/ksleuth/ksleuth/analysis/txns"
 	"github.com/ksleuth/ksleuth/cmd/ksleuth-gen/realkafka"
 )
 
@@ -253,7 +253,7 @@ func checkRestarts(t *testing.T, k *realkafka.Kafka, scenario, out string) {
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()
 			var plan []recovery.Partition
-			var open []txns.Hanging
+			var open []analysis.OpenTxn
 			before := map[string][]string{}
 			root := filepath.Join(t.TempDir(), "restart")
 			prepare := func(data string) error {

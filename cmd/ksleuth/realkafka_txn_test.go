@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ksleuth/ksleuth/analysis/txns"
+	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/cmd/ksleuth-gen/realkafka"
 )
 
@@ -37,18 +37,18 @@ func txnTable(t *testing.T, out string) []map[string]string {
 	return rows
 }
 
-func openTxnsOf(t *testing.T, logDir string) []txns.Hanging {
+func openTxnsOf(t *testing.T, logDir string) []analysis.OpenTxn {
 	t.Helper()
 	out, errs, code := scanCmd(t, "producers", "--json", "--progress", "never", logDir)
 	if code != exitOK && code != exitFindings {
 		t.Fatalf("producers: exit %d\n%s", code, errs)
 	}
-	var open []txns.Hanging
+	var open []analysis.OpenTxn
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		if !strings.HasPrefix(line, `{"type":"open_transaction"`) {
 			continue
 		}
-		var h txns.Hanging
+		var h analysis.OpenTxn
 		if err := json.Unmarshal([]byte(line), &h); err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func checkHangingLive(t *testing.T, dir string) {
 		k := key(h.Topic, h.Partition, h.ProducerID, h.ProducerEpoch, h.FirstOffset)
 		got = append(got, k)
 		epochOf[k] = h.CoordinatorEpoch
-		if h.CoordinatorState == txns.StateHanging {
+		if h.CoordinatorState == analysis.CoordinatorHanging {
 			gotHanging = append(gotHanging, k)
 		}
 	}
@@ -164,7 +164,7 @@ func checkHangingLive(t *testing.T, dir string) {
 // dir, the producer state rebuilt from the log holds the hanging
 // transaction again (find-hanging lists it), the abort ksleuth printed
 // for it ends it, and find-hanging lists nothing after.
-func checkAbortOnRestart(t *testing.T, k *realkafka.Kafka, boot string, open []txns.Hanging) {
+func checkAbortOnRestart(t *testing.T, k *realkafka.Kafka, boot string, open []analysis.OpenTxn) {
 	again, err := k.Transactions(boot, "find-hanging", "--broker-id", "1", "--max-transaction-timeout", "0")
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +175,7 @@ func checkAbortOnRestart(t *testing.T, k *realkafka.Kafka, boot string, open []t
 	}
 	aborted := 0
 	for _, h := range open {
-		if h.CoordinatorState != txns.StateHanging {
+		if h.CoordinatorState != analysis.CoordinatorHanging {
 			continue
 		}
 		t.Logf("running ksleuth's %s", h.Abort)

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ksleuth/ksleuth/analysis/txns"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/export"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
+	"github.com/ksleuth/ksleuth/analysis/producer"
 	"github.com/ksleuth/ksleuth/analysis/report"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
@@ -275,7 +275,7 @@ func writeScanReport(ctx context.Context, cmd *cobra.Command, set *settings, arg
 }
 
 // openTxns are a run's open transactions (none without the txns result).
-func openTxns(r *txns.Result) []txns.Hanging {
+func openTxns(r *producer.TxnResult) []analysis.OpenTxn {
 	if r == nil {
 		return nil
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/txns"
+	"github.com/ksleuth/ksleuth/analysis/producer"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
@@ -31,7 +31,7 @@ func TestPartitionTxnsCorpus(t *testing.T) {
 		t.Errorf("transaction: %+v", r)
 	}
 	if r.TransactionalID != "default_" || r.CoordinatorPartition == nil ||
-		*r.CoordinatorPartition != txns.CoordinatorPartition("default_", r.TxnStatePartitions) || r.TxnStatePartitions <= 0 {
+		*r.CoordinatorPartition != producer.CoordinatorPartition("default_", r.TxnStatePartitions) || r.TxnStatePartitions <= 0 {
 		t.Errorf("attribution: %q, coordinator %v of %d (%s)", r.TransactionalID, r.CoordinatorPartition, r.TxnStatePartitions, r.PartitionCountFrom)
 	}
 }
@@ -60,18 +60,18 @@ func TestOpenTxnGenerated(t *testing.T) {
 		t.Errorf("text:\n%s", text)
 	}
 	js, _, _ := runCLI(t, "producers", "--json", "--progress", "never", in)
-	var open []txns.Hanging
-	var lso []txns.Partition
+	var open []analysis.OpenTxn
+	var lso []producer.StableOffset
 	for _, line := range strings.Split(strings.TrimSpace(js), "\n") {
 		switch {
 		case strings.HasPrefix(line, `{"type":"open_transaction"`):
-			var h txns.Hanging
+			var h analysis.OpenTxn
 			if err := json.Unmarshal([]byte(line), &h); err != nil {
 				t.Fatal(err)
 			}
 			open = append(open, h)
 		case strings.HasPrefix(line, `{"type":"lso"`):
-			var p txns.Partition
+			var p producer.StableOffset
 			if err := json.Unmarshal([]byte(line), &p); err != nil {
 				t.Fatal(err)
 			}
@@ -82,8 +82,8 @@ func TestOpenTxnGenerated(t *testing.T) {
 		t.Fatalf("open %d, lso %d:\n%s", len(open), len(lso), js)
 	}
 	h, p := open[0], lso[0]
-	if h.ProducerID != 7000 || h.FirstOffset != 0 || !h.Open || !h.HoldsLSO || h.CoordinatorState != txns.StateUnknown ||
-		h.PartitionCountFrom != txns.CountFromDefault || h.Records != p.LogEndOffset {
+	if h.ProducerID != 7000 || h.FirstOffset != 0 || !h.Open || !h.HoldsLSO || h.CoordinatorState != analysis.CoordinatorUnknown ||
+		h.PartitionCountFrom != producer.CountFromDefault || h.Records != p.LogEndOffset {
 		t.Errorf("open transaction: %+v", h)
 	}
 	if p.LastStableOffset != 0 || p.LSOFrom != "open transaction" || p.Invisible != p.LogEndOffset || p.LogEndOffset < 10 {
@@ -126,10 +126,10 @@ func TestOpenTxnOwnClusterInOneInput(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var open []txns.Hanging
+	var open []analysis.OpenTxn
 	for _, line := range strings.Split(strings.TrimSpace(js), "\n") {
 		if strings.HasPrefix(line, `{"type":"open_transaction"`) {
-			var h txns.Hanging
+			var h analysis.OpenTxn
 			if err := json.Unmarshal([]byte(line), &h); err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +139,7 @@ func TestOpenTxnOwnClusterInOneInput(t *testing.T) {
 	if len(open) != 1 {
 		t.Fatalf("open transactions %+v\n%s", open, js)
 	}
-	if h := open[0]; h.TransactionalID != "ledger-app" || h.CoordinatorState != txns.StateOngoing || !strings.HasSuffix(h.FindHanging, "--broker-id 1") {
+	if h := open[0]; h.TransactionalID != "ledger-app" || h.CoordinatorState != analysis.CoordinatorOngoing || !strings.HasSuffix(h.FindHanging, "--broker-id 1") {
 		t.Errorf("PID 7000: %q %s (%s), %s; want ledger-app ongoing, find-hanging on broker 1", h.TransactionalID, h.CoordinatorState, h.Why, h.FindHanging)
 	}
 }

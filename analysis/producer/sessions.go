@@ -1,16 +1,4 @@
-// Package producers builds producer sessions from the batches of a scan:
-// one session per (partition dir, producer id, producer epoch), with its
-// offsets, times, sequences, transaction markers and the sequence
-// anomalies a healthy broker would not have let through (the rows of
-// producers.parquet).
-//
-//	t := producers.New()
-//	for each batch row, in file order { t.Batch(&row) }
-//	rows, anomalies := t.Finish(snapshotRows)
-//
-// Pure computation: no files, no printing. Memory is one small struct per
-// session.
-package producers
+package producer
 
 import (
 	"cmp"
@@ -33,11 +21,6 @@ const (
 	KindEpochRegression    = finding.KindEpochRegression
 )
 
-type dirKey struct {
-	input int32
-	dir   string
-}
-
 type sessionKey struct {
 	dirKey
 	pidEpoch
@@ -50,11 +33,6 @@ type pidEpoch struct {
 	epoch int32
 }
 
-type pidKey struct {
-	dirKey
-	pid int64
-}
-
 type session struct {
 	row      analysis.ProducerRow
 	hasData  bool
@@ -62,48 +40,9 @@ type session struct {
 	lastBase int64 // base offset of that batch
 }
 
-// Tracker accumulates sessions. Not safe for concurrent use.
-type Tracker struct {
-	dirs      map[dirKey]*dirState
-	openTxn   map[pidKey]*session // the session whose transaction is open
-	anomalies []anomaly
-	// Batches come in runs of one segment, and within it of one producer
-	// session: the last ones are kept to skip the maps for them.
-	lastIn      int32
-	lastSeg     string
-	lastDK      dirKey
-	lastDir     *dirState
-	lastSession *session
-	lastKey     pidEpoch
-}
-
-// dirState is what the tracker keeps per partition dir.
-type dirState struct {
-	sessions map[pidEpoch]*session
-	maxEpoch map[int64]int32 // per producer id
-	// Compaction evidence: offsets skipped between batches or records
-	// missing inside one. The cleaner removes whole batches while keeping
-	// the sequences of the rest, so sequence gaps there are expected and
-	// not reported as anomalies (they still count in sequence_gaps).
-	prevLast  int64 // the greatest last offset so far (at least 0)
-	seen      bool  // a batch was seen
-	compacted bool
-}
-
 type anomaly struct {
-	dk  dirKey
+	d   *dirState
 	row analysis.AnomalyRow
-}
-
-// New returns an empty Tracker.
-func New() *Tracker {
-	return &Tracker{dirs: map[dirKey]*dirState{}, openTxn: map[pidKey]*session{}}
-}
-
-// Damaged reports whether a batch row describes bytes that cannot be
-// trusted: a CRC mismatch, or fewer records decoded than it claims.
-func Damaged(b *analysis.BatchRow) bool {
-	return !b.CRCValid || b.DecodedRecords < b.RecordCount
 }
 
 // incrementSequence is Kafka's DefaultRecordBatch.incrementSequence.
@@ -114,19 +53,8 @@ func incrementSequence(seq, delta int32) int32 {
 	return seq + delta
 }
 
-// Batch adds one batch. Batches of a partition dir must come in file
-// order; batches without a producer id (-1, legacy magic) are ignored.
-func (t *Tracker) Batch(b *analysis.BatchRow) {
-	if t.lastDir == nil || b.Input != t.lastIn || b.Segment != t.lastSeg {
-		dk := dirKey{b.Input, analysis.PartitionDir(b.Segment)}
-		d := t.dirs[dk]
-		if d == nil {
-			d = &dirState{sessions: map[pidEpoch]*session{}, maxEpoch: map[int64]int32{}}
-			t.dirs[dk] = d
-		}
-		t.lastIn, t.lastSeg, t.lastDK, t.lastDir, t.lastSession = b.Input, b.Segment, dk, d, nil
-	}
-	dk, d := t.lastDK, t.lastDir
+// session adds a batch of partition dir d to its producer session.
+func (t *Tracker) session(d *dirState, b *analysis.BatchRow) {
 	if d.seen && b.BaseOffset > d.prevLast+1 {
 		d.compacted = true
 	}
@@ -138,7 +66,7 @@ func (t *Tracker) Batch(b *analysis.BatchRow) {
 		return
 	}
 	if max, ok := d.maxEpoch[b.ProducerID]; ok && b.ProducerEpoch < max {
-		t.anomaly(dk, b, KindEpochRegression, fmt.Sprintf("producer %d: epoch %d after epoch %d at offset %d (a fenced or restored producer)",
+		t.anomaly(d, b, KindEpochRegression, fmt.Sprintf("producer %d: epoch %d after epoch %d at offset %d (a fenced or restored producer)",
 			b.ProducerID, b.ProducerEpoch, max, b.BaseOffset))
 	} else if !ok || b.ProducerEpoch != max {
 		d.maxEpoch[b.ProducerID] = b.ProducerEpoch
@@ -148,7 +76,7 @@ func (t *Tracker) Batch(b *analysis.BatchRow) {
 	if s == nil || k != t.lastKey {
 		s = d.sessions[k]
 		if s == nil {
-			s = &session{row: analysis.ProducerRow{Input: b.Input, Topic: b.Topic, Partition: b.Partition, Dir: dk.dir,
+			s = &session{row: analysis.ProducerRow{Input: b.Input, Topic: b.Topic, Partition: b.Partition, Dir: d.key.dir,
 				ProducerID: b.ProducerID, ProducerEpoch: b.ProducerEpoch, FirstOffset: b.BaseOffset, LastOffset: b.LastOffset,
 				FirstSequence: -1, LastSequence: -1}, lastSeq: -1}
 			d.sessions[k] = s
@@ -166,7 +94,7 @@ func (t *Tracker) Batch(b *analysis.BatchRow) {
 		}
 		// A marker ends the PID's open transaction, whatever its epoch
 		// (a fencing ABORT carries the bumped epoch).
-		delete(t.openTxn, pidKey{dk, b.ProducerID})
+		delete(d.inTxn, b.ProducerID)
 		if !s.hasData {
 			r.LastOffset = max(r.LastOffset, b.LastOffset)
 			r.FirstOffset = min(r.FirstOffset, b.BaseOffset)
@@ -195,7 +123,7 @@ func (t *Tracker) Batch(b *analysis.BatchRow) {
 	r.Records += int64(b.RecordCount)
 	if b.IsTransactional {
 		r.IsTransactional = true
-		t.openTxn[pidKey{dk, b.ProducerID}] = s
+		d.inTxn[b.ProducerID] = s
 	}
 	if damaged {
 		r.DamagedBatches++
@@ -211,7 +139,8 @@ func (t *Tracker) Batch(b *analysis.BatchRow) {
 		case b.BaseSequence == want:
 		case b.BaseSequence > want && (want != 0 || s.lastSeq < math.MaxInt32):
 			r.SequenceGaps++
-			t.anomaly(dk, b, KindSequenceGap, fmt.Sprintf("producer %d epoch %d: batch at offset %d starts at sequence %d, expected %d (%d missing; compaction or retention may have removed them)",
+			t.anomaly(d, b, KindSequenceGap, fmt.Sprintf("producer %d epoch %d: batch at offset %d starts at sequence %d, expected %d "+
+				"(%d missing; compaction or retention may have removed them)",
 				b.ProducerID, b.ProducerEpoch, b.BaseOffset, b.BaseSequence, want, int64(b.BaseSequence)-int64(want)))
 		default:
 			r.SequenceRegressions++
@@ -219,7 +148,7 @@ func (t *Tracker) Batch(b *analysis.BatchRow) {
 			if b.BaseSequence <= s.lastSeq {
 				what = "repeats"
 			}
-			t.anomaly(dk, b, KindSequenceRegression, fmt.Sprintf("producer %d epoch %d: batch at offset %d %s sequence %d after sequence %d at offset %d",
+			t.anomaly(d, b, KindSequenceRegression, fmt.Sprintf("producer %d epoch %d: batch at offset %d %s sequence %d after sequence %d at offset %d",
 				b.ProducerID, b.ProducerEpoch, b.BaseOffset, what, b.BaseSequence, s.lastSeq, s.lastBase))
 		}
 	}
@@ -227,18 +156,18 @@ func (t *Tracker) Batch(b *analysis.BatchRow) {
 	r.LastSequence = last
 }
 
-func (t *Tracker) anomaly(dk dirKey, b *analysis.BatchRow, kind finding.Kind, msg string) {
+func (t *Tracker) anomaly(d *dirState, b *analysis.BatchRow, kind finding.Kind, msg string) {
 	w := finding.Where{Input: b.Input, Topic: b.Topic, Partition: b.Partition, File: b.Segment}
 	a := finding.New(w, kind, b.Position, b.BaseOffset, "%s", msg)
-	t.anomalies = append(t.anomalies, anomaly{dk, finding.WithProducer(a, b.ProducerID)})
+	t.anomalies = append(t.anomalies, anomaly{d, finding.WithProducer(a, b.ProducerID)})
 }
 
-// Finish returns the sessions, sorted by input, topic, partition, dir and
+// Sessions returns the sessions, sorted by input, topic, partition, dir and
 // first offset, with the snapshot view attached from snaps (the newest
 // snapshot of the same partition dir holding the PID at that epoch), and
 // the sequence anomalies in the order found (sequence gaps in partition
 // dirs that show signs of compaction left out).
-func (t *Tracker) Finish(snaps []analysis.SnapshotRow) ([]analysis.ProducerRow, []analysis.AnomalyRow) {
+func (t *Tracker) Sessions(snaps []analysis.SnapshotRow) ([]analysis.ProducerRow, []analysis.AnomalyRow) {
 	type snapKey = sessionKey
 	best := map[snapKey]*analysis.SnapshotRow{}
 	for i := range snaps {
@@ -250,11 +179,11 @@ func (t *Tracker) Finish(snaps []analysis.SnapshotRow) ([]analysis.ProducerRow, 
 		}
 	}
 	open := map[*session]bool{}
-	for _, s := range t.openTxn {
-		open[s] = true
-	}
 	n := 0
 	for _, d := range t.dirs {
+		for _, s := range d.inTxn {
+			open[s] = true
+		}
 		n += len(d.sessions)
 	}
 	rows := make([]analysis.ProducerRow, 0, n)
@@ -278,7 +207,7 @@ func (t *Tracker) Finish(snaps []analysis.SnapshotRow) ([]analysis.ProducerRow, 
 	})
 	var anomalies []analysis.AnomalyRow
 	for _, a := range t.anomalies {
-		if d := t.dirs[a.dk]; a.row.Kind == KindSequenceGap && d != nil && d.compacted {
+		if a.row.Kind == KindSequenceGap && a.d.compacted {
 			continue
 		}
 		anomalies = append(anomalies, a.row)

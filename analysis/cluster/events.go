@@ -1,4 +1,4 @@
-package topics
+package cluster
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/topics"
 )
 
 // Cluster event kinds (cluster_events.parquet).
@@ -43,12 +44,12 @@ type ClusterEvents struct {
 
 // metaState is one copy's replayed state.
 type metaState struct {
-	topics map[UUID]string
+	topics map[topics.UUID]string
 	parts  map[partID]*partState
 }
 
 type partID struct {
-	topic UUID
+	topic topics.UUID
 	part  int32
 }
 
@@ -77,13 +78,13 @@ func NewClusterEvents() *ClusterEvents { return &ClusterEvents{copies: map[int32
 
 // Add takes one decoded record of __cluster_metadata read from segment
 // (a .log or a .checkpoint) of input, at offset, with its timestamp.
-func (e *ClusterEvents) Add(input int32, segment string, offset int64, ts *int64, m *MetadataRecord) {
+func (e *ClusterEvents) Add(input int32, segment string, offset int64, ts *int64, m *topics.MetadataRecord) {
 	if m == nil || m.Data == nil {
 		return
 	}
 	st := e.copies[input]
 	if st == nil {
-		st = &metaState{topics: map[UUID]string{}, parts: map[partID]*partState{}}
+		st = &metaState{topics: map[topics.UUID]string{}, parts: map[partID]*partState{}}
 		e.copies[input] = st
 	}
 	emit := !strings.HasSuffix(path.Base(segment), ".checkpoint")
@@ -103,30 +104,30 @@ func (e *ClusterEvents) Add(input int32, segment string, offset int64, ts *int64
 		e.rows = append(e.rows, row)
 	}
 	switch r := m.Data.(type) {
-	case *TopicRecord:
+	case *topics.TopicRecord:
 		st.topics[r.TopicID] = r.Name
 		add(EventTopicCreated, -1, r.Name, -1, "topic %s created (id %s)", r.Name, r.TopicID)
-	case *RemoveTopicRecord:
+	case *topics.RemoveTopicRecord:
 		name := st.topics[r.TopicID]
 		add(EventTopicDeleted, -1, name, -1, "topic %s deleted (id %s)", orID(name, r.TopicID), r.TopicID)
-	case *PartitionRecord:
+	case *topics.PartitionRecord:
 		st.parts[partID{r.TopicID, r.PartitionID}] = &partState{leader: r.Leader, isr: slices.Clone(r.Isr),
 			elr: elrOf(r.EligibleLeaderReplicas, r.LastKnownElr)}
-	case *PartitionChangeRecord:
+	case *topics.PartitionChangeRecord:
 		st.partitionChange(r, add)
-	case *RegisterBrokerRecord:
+	case *topics.RegisterBrokerRecord:
 		fenced := ""
 		if r.Fenced {
 			fenced = ", fenced"
 		}
 		add(EventBrokerRegistered, r.BrokerID, "", -1, "broker %d registered (broker epoch %d%s)", r.BrokerID, r.BrokerEpoch, fenced)
-	case *UnregisterBrokerRecord:
+	case *topics.UnregisterBrokerRecord:
 		add(EventBrokerUnregistered, r.BrokerID, "", -1, "broker %d unregistered (broker epoch %d)", r.BrokerID, r.BrokerEpoch)
-	case *FenceBrokerRecord:
+	case *topics.FenceBrokerRecord:
 		add(EventBrokerFenced, r.ID, "", -1, "broker %d fenced (broker epoch %d)", r.ID, r.Epoch)
-	case *UnfenceBrokerRecord:
+	case *topics.UnfenceBrokerRecord:
 		add(EventBrokerUnfenced, r.ID, "", -1, "broker %d unfenced (broker epoch %d)", r.ID, r.Epoch)
-	case *BrokerRegistrationChangeRecord:
+	case *topics.BrokerRegistrationChangeRecord:
 		switch r.Fenced {
 		case 1:
 			add(EventBrokerFenced, r.BrokerID, "", -1, "broker %d fenced (broker epoch %d)", r.BrokerID, r.BrokerEpoch)
@@ -136,7 +137,7 @@ func (e *ClusterEvents) Add(input int32, segment string, offset int64, ts *int64
 		if r.InControlledShutdown == 1 {
 			add(EventControlledShutdown, r.BrokerID, "", -1, "broker %d in controlled shutdown (broker epoch %d)", r.BrokerID, r.BrokerEpoch)
 		}
-	case *ConfigRecord:
+	case *topics.ConfigRecord:
 		v := "deleted"
 		if r.Value != nil {
 			v = fmt.Sprintf("= %q", *r.Value)
@@ -153,7 +154,7 @@ func (e *ClusterEvents) Add(input int32, segment string, offset int64, ts *int64
 	}
 }
 
-func orID(name string, id UUID) string {
+func orID(name string, id topics.UUID) string {
 	if name == "" {
 		return id.String()
 	}
@@ -180,7 +181,7 @@ func resourceName(t int8) string {
 // election (a leader recovery state of RECOVERING, or a leader outside the
 // non-empty ISR and the eligible leader replicas it replaces), a leader
 // change, an ISR that shrank or grew.
-func (st *metaState) partitionChange(r *PartitionChangeRecord, add func(string, int32, string, int32, string, ...any)) {
+func (st *metaState) partitionChange(r *topics.PartitionChangeRecord, add func(string, int32, string, int32, string, ...any)) {
 	k := partID{r.TopicID, r.PartitionID}
 	p := st.parts[k]
 	known := p != nil
@@ -196,7 +197,7 @@ func (st *metaState) partitionChange(r *PartitionChangeRecord, add func(string, 
 	}
 	if r.Leader != nil && (*r.Leader != p.leader || !known) {
 		nl := *r.Leader
-		recovering := r.LeaderRecoveryState != nil && *r.LeaderRecoveryState == LeaderRecovering
+		recovering := r.LeaderRecoveryState != nil && *r.LeaderRecoveryState == topics.LeaderRecovering
 		// An empty ISR says nothing (KIP-966 empties it when its last
 		// member is fenced, and elects from the ELR); Kafka marks every
 		// unclean election with RECOVERING.

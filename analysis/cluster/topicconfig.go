@@ -1,6 +1,10 @@
-package topics
+package cluster
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ksleuth/ksleuth/analysis/topics"
+)
 
 // TopicConfigs replays decoded metadata records in log order and keeps the
 // topic-level config overrides in effect after them: TopicRecords map ids
@@ -14,7 +18,7 @@ import "strings"
 // node keeps its own; take the one reaching the highest offset). Call
 // Reset before a snapshot that replaces what came before.
 type TopicConfigs struct {
-	names   map[UUID]string
+	names   map[topics.UUID]string
 	topics  map[string]map[string]string
 	cluster map[string]string
 	// parts is one more than the greatest partition id of each topic's
@@ -31,7 +35,7 @@ func NewTopicConfigs() *TopicConfigs {
 
 // Reset forgets every topic and config.
 func (t *TopicConfigs) Reset() {
-	t.names = map[UUID]string{}
+	t.names = map[topics.UUID]string{}
 	t.topics = map[string]map[string]string{}
 	t.cluster = map[string]string{}
 	t.parts = map[string]int32{}
@@ -39,30 +43,30 @@ func (t *TopicConfigs) Reset() {
 
 // Apply replays one record; records of other types, and records that did
 // not decode (nil Data), change nothing.
-func (t *TopicConfigs) Apply(m *MetadataRecord) {
+func (t *TopicConfigs) Apply(m *topics.MetadataRecord) {
 	if m == nil {
 		return
 	}
 	switch r := m.Data.(type) {
-	case *TopicRecord:
+	case *topics.TopicRecord:
 		t.names[r.TopicID] = r.Name
 		if t.topics[r.Name] == nil {
 			t.topics[r.Name] = map[string]string{}
 		}
-	case *PartitionRecord:
+	case *topics.PartitionRecord:
 		if name, ok := t.names[r.TopicID]; ok && r.PartitionID >= 0 {
 			t.parts[name] = max(t.parts[name], r.PartitionID+1)
 		}
-	case *RemoveTopicRecord:
+	case *topics.RemoveTopicRecord:
 		if name, ok := t.names[r.TopicID]; ok {
 			delete(t.names, r.TopicID)
 			delete(t.topics, name)
 			delete(t.parts, name)
 		}
-	case *ConfigRecord:
+	case *topics.ConfigRecord:
 		var kv map[string]string
 		switch {
-		case r.ResourceType == ConfigResourceTopic:
+		case r.ResourceType == topics.ConfigResourceTopic:
 			kv = t.topics[r.ResourceName]
 			if kv == nil {
 				// A config for a topic whose TopicRecord is not in the
@@ -70,7 +74,7 @@ func (t *TopicConfigs) Apply(m *MetadataRecord) {
 				kv = map[string]string{}
 				t.topics[r.ResourceName] = kv
 			}
-		case r.ResourceType == ConfigResourceBroker && r.ResourceName == "":
+		case r.ResourceType == topics.ConfigResourceBroker && r.ResourceName == "":
 			kv = t.cluster
 		default:
 			return
@@ -136,7 +140,7 @@ func PolicyCompacts(policy string) bool {
 
 // TopicConfigsAt replays recs in order and returns the topic configs in
 // effect after the last one (see TopicConfigs).
-func TopicConfigsAt(recs []*MetadataRecord) map[string]map[string]string {
+func TopicConfigsAt(recs []*topics.MetadataRecord) map[string]map[string]string {
 	t := NewTopicConfigs()
 	for _, m := range recs {
 		t.Apply(m)

@@ -1,9 +1,10 @@
-package topics_test
+package cluster_test
 
 import (
 	"reflect"
 	"testing"
 
+	"github.com/ksleuth/ksleuth/analysis/cluster"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 )
 
@@ -51,7 +52,7 @@ func TestTopicConfigs(t *testing.T) {
 		"audit":  {},
 		"ghost":  {"cleanup.policy": "delete, Compact"},
 	}
-	tc := topics.NewTopicConfigs()
+	tc := cluster.NewTopicConfigs()
 	for _, m := range recs {
 		tc.Apply(m)
 	}
@@ -60,7 +61,7 @@ func TestTopicConfigs(t *testing.T) {
 	if got := tc.Topics(); !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %v\nwant %v", got, want)
 	}
-	if got := topics.TopicConfigsAt(recs); !reflect.DeepEqual(got, want) {
+	if got := cluster.TopicConfigsAt(recs); !reflect.DeepEqual(got, want) {
 		t.Errorf("TopicConfigsAt: %v", got)
 	}
 	if tc.Compacted("orders") || tc.Compacted("audit") || !tc.Compacted("ghost") {
@@ -75,7 +76,7 @@ func TestTopicConfigs(t *testing.T) {
 		t.Errorf("after Reset: %v %v", tc.Topics(), tc.Cluster())
 	}
 	for policy, want := range map[string]bool{"compact": true, "delete": false, "delete,compact": true, " compact ": true, "": false, "compaction": false} {
-		if topics.PolicyCompacts(policy) != want {
+		if cluster.PolicyCompacts(policy) != want {
 			t.Errorf("PolicyCompacts(%q) != %v", policy, want)
 		}
 	}

@@ -1,7 +1,8 @@
-package producers
+package producer
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -31,19 +32,21 @@ func TestSequenceAnomalies(t *testing.T) {
 	for i := range bs {
 		tr.Batch(&bs[i])
 	}
-	rows, an := tr.Finish([]analysis.SnapshotRow{{File: "t-0/18.snapshot", EndOffset: 18, CRCValid: true, ProducerID: 7, ProducerEpoch: 1, LastSequence: 0, LastOffset: 14}})
+	rows, an := tr.Sessions([]analysis.SnapshotRow{{File: "t-0/18.snapshot", EndOffset: 18, CRCValid: true, ProducerID: 7, ProducerEpoch: 1,
+		LastSequence: 0, LastOffset: 14}})
 	var kinds []finding.Kind
 	for _, a := range an {
 		kinds = append(kinds, a.Kind)
 	}
-	if want := []finding.Kind{KindSequenceGap, KindSequenceRegression, KindEpochRegression}; len(kinds) != 3 || kinds[0] != want[0] || kinds[1] != want[1] || kinds[2] != want[2] {
+	if want := []finding.Kind{KindSequenceGap, KindSequenceRegression, KindEpochRegression}; !slices.Equal(kinds, want) {
 		t.Fatalf("anomalies %v, want %v", kinds, want)
 	}
 	if len(rows) != 3 {
 		t.Fatalf("%d sessions, want 3", len(rows))
 	}
 	s := rows[0] // pid 7 epoch 0
-	if s.ProducerID != 7 || s.ProducerEpoch != 0 || s.SequenceGaps != 1 || s.SequenceRegressions != 1 || s.Batches != 5 || s.Records != 15 || s.SnapshotLastSequence != nil {
+	if s.ProducerID != 7 || s.ProducerEpoch != 0 || s.SequenceGaps != 1 || s.SequenceRegressions != 1 || s.Batches != 5 ||
+		s.Records != 15 || s.SnapshotLastSequence != nil {
 		t.Errorf("pid 7 epoch 0: %+v", s)
 	}
 	if e1 := rows[1]; e1.ProducerEpoch != 1 || e1.SnapshotLastOffset == nil || *e1.SnapshotLastOffset != 14 {
@@ -62,7 +65,7 @@ func TestCompactedGapsNotListed(t *testing.T) {
 	for i := range bs {
 		tr.Batch(&bs[i])
 	}
-	rows, an := tr.Finish(nil)
+	rows, an := tr.Sessions(nil)
 	if len(an) != 0 || rows[0].SequenceGaps != 1 {
 		t.Errorf("anomalies %v, gaps %d", an, rows[0].SequenceGaps)
 	}
@@ -84,7 +87,7 @@ func TestTransactions(t *testing.T) {
 	for _, b := range []*analysis.BatchRow{&d, &m, &bad, &open} {
 		tr.Batch(b)
 	}
-	rows, an := tr.Finish(nil)
+	rows, an := tr.Sessions(nil)
 	if len(an) != 0 {
 		t.Errorf("anomalies: %v", an)
 	}

@@ -1,4 +1,4 @@
-package txns
+package producer
 
 import (
 	"strings"
@@ -71,18 +71,18 @@ func partitionBatches() []analysis.BatchRow {
 	}
 }
 
-func run(t *testing.T, c Context) *Result {
+func run(t *testing.T, c TxnContext) *TxnResult {
 	t.Helper()
 	tr := New()
 	rows := partitionBatches()
 	for i := range rows {
 		tr.Batch(&rows[i])
 	}
-	return tr.Finish(c)
+	return tr.Transactions(c)
 }
 
 func TestTransactionsAndLSO(t *testing.T) {
-	res := run(t, Context{})
+	res := run(t, TxnContext{})
 	if len(res.Rows) != 5 {
 		t.Fatalf("%d transactions, want 5: %+v", len(res.Rows), res.Rows)
 	}
@@ -133,13 +133,14 @@ func TestTransactionsAndLSO(t *testing.T) {
 		t.Errorf("message: %s", res.Findings[0].Message)
 	}
 	// PID 10 has a marker (coordinator epoch 4): the abort takes it.
-	var h10 Hanging
+	var h10 analysis.OpenTxn
 	for _, h := range res.Open {
 		if h.ProducerID == 10 {
 			h10 = h
 		}
 	}
-	if h10.CoordinatorEpoch != 4 || !strings.HasSuffix(h10.Abort, "abort --topic orders --partition 0 --producer-id 10 --producer-epoch 0 --coordinator-epoch 4") {
+	if h10.CoordinatorEpoch != 4 || !strings.HasSuffix(h10.Abort,
+		"abort --topic orders --partition 0 --producer-id 10 --producer-epoch 0 --coordinator-epoch 4") {
 		t.Errorf("abort for PID 10: %d %q", h10.CoordinatorEpoch, h10.Abort)
 	}
 	if *h10.OpenForMillis != 5006-2100 {
@@ -148,7 +149,7 @@ func TestTransactionsAndLSO(t *testing.T) {
 }
 
 func TestLSOCappedByHighWatermark(t *testing.T) {
-	res := run(t, Context{HighWatermark: func(int32, string, int32) int64 { return 7 }})
+	res := run(t, TxnContext{HighWatermark: func(int32, string, int32) int64 { return 7 }})
 	p := res.Partitions[0]
 	// The open transactions start at 10 and 14, above the high
 	// watermark: the LSO is the high watermark.
@@ -165,23 +166,24 @@ func TestLSOCappedByHighWatermark(t *testing.T) {
 func TestCoordinatorState(t *testing.T) {
 	pid13, pid10 := int64(13), int64(10)
 	state := []analysis.TransactionRow{
-		{TransactionalID: "app-a", Offset: 1, ProducerID: &pid13, State: "Ongoing", Partitions: "orders-0,orders-1", Segment: "__transaction_state-3/00000000000000000000.log"},
+		{TransactionalID: "app-a", Offset: 1, ProducerID: &pid13, State: "Ongoing", Partitions: "orders-0,orders-1",
+			Segment: "__transaction_state-3/00000000000000000000.log"},
 		{TransactionalID: "app-b", Offset: 2, ProducerID: &pid10, State: "Ongoing", Partitions: "orders-0"},
 		// app-b's transaction was completed without a marker here.
 		{TransactionalID: "app-b", Offset: 5, ProducerID: &pid10, State: "CompleteCommit", Partitions: ""},
 	}
 	names := map[int64]string{13: "app-a", 10: "app-b"}
-	res := run(t, Context{
+	res := run(t, TxnContext{
 		TxnState:           state,
 		TransactionalID:    func(_ int32, _ string, pid int64) string { return names[pid] },
 		TxnStatePartitions: 7, CountFrom: CountFromMetadata,
 	})
-	got := map[int64]Hanging{}
+	got := map[int64]analysis.OpenTxn{}
 	for _, h := range res.Open {
 		got[h.ProducerID] = h
 	}
 	a, b := got[13], got[10]
-	if a.CoordinatorState != StateOngoing || b.CoordinatorState != StateHanging {
+	if a.CoordinatorState != analysis.CoordinatorOngoing || b.CoordinatorState != analysis.CoordinatorHanging {
 		t.Fatalf("states: 13 %s (%s), 10 %s (%s)", a.CoordinatorState, a.Why, b.CoordinatorState, b.Why)
 	}
 	if !strings.Contains(b.Why, "CompleteCommit") {
@@ -217,12 +219,13 @@ func TestCoordinatorEpochFromSnapshotAndCoordinatorLeaderEpoch(t *testing.T) {
 	for i := range rows {
 		tr.Batch(&rows[i])
 	}
-	res := tr.Finish(Context{TransactionalID: func(_ int32, _ string, pid int64) string { return names[pid] }, Snapshots: snaps,
+	res := tr.Transactions(TxnContext{TransactionalID: func(_ int32, _ string, pid int64) string { return names[pid] }, Snapshots: snaps,
 		Broker: func(int32, string) int32 { return 2 }})
 	for _, h := range res.Open {
 		switch h.ProducerID {
 		case 13:
-			if h.CoordinatorEpoch != 6 || *h.CoordinatorPartition != 34 || h.PartitionCountFrom != CountFromDefault || h.CoordinatorState != StateUnknown {
+			if h.CoordinatorEpoch != 6 || *h.CoordinatorPartition != 34 || h.PartitionCountFrom != CountFromDefault ||
+				h.CoordinatorState != analysis.CoordinatorUnknown {
 				t.Errorf("PID 13: %+v", h)
 			}
 			if h.FindHanging != "kafka-transactions.sh --bootstrap-server HOST:PORT find-hanging --broker-id 2" {
@@ -241,10 +244,10 @@ func TestCoordinatorEpochFromSnapshotAndCoordinatorLeaderEpoch(t *testing.T) {
 // of __transaction_state, unknown otherwise.
 func TestUnnamedPIDWithCompleteTxnState(t *testing.T) {
 	for _, complete := range []bool{false, true} {
-		res := run(t, Context{TxnStateComplete: func(int32, string) bool { return complete }})
-		want := StateUnknown
+		res := run(t, TxnContext{TxnStateComplete: func(int32, string) bool { return complete }})
+		want := analysis.CoordinatorUnknown
 		if complete {
-			want = StateHanging
+			want = analysis.CoordinatorHanging
 		}
 		for _, h := range res.Open {
 			if h.CoordinatorState != want {
@@ -278,10 +281,10 @@ func TestCoordinatorStateOfOwnCluster(t *testing.T) {
 		cluster func(int32, string) string
 		want    string
 	}{
-		{func(in int32, _ string) string { return clusters[in] }, StateOngoing},
-		{nil, StateUnknown},
+		{func(in int32, _ string) string { return clusters[in] }, analysis.CoordinatorOngoing},
+		{nil, analysis.CoordinatorUnknown},
 	} {
-		res := run(t, Context{TransactionalID: tid, TxnState: states, Cluster: c.cluster})
+		res := run(t, TxnContext{TransactionalID: tid, TxnState: states, Cluster: c.cluster})
 		found := false
 		for _, h := range res.Open {
 			if h.ProducerID == pid {
@@ -305,11 +308,12 @@ func TestCoordinatorStateOfOwnCluster(t *testing.T) {
 func TestCoordinatorStateOfOwnLogDirCluster(t *testing.T) {
 	pid := int64(13)
 	states := []analysis.TransactionRow{
-		{Input: 0, TransactionalID: "app", State: "Ongoing", Partitions: "orders-0", ProducerID: &pid, Offset: 5, Segment: "prod-2/__transaction_state-7/0.log"},
+		{Input: 0, TransactionalID: "app", State: "Ongoing", Partitions: "orders-0", ProducerID: &pid, Offset: 5,
+			Segment: "prod-2/__transaction_state-7/0.log"},
 		{Input: 0, TransactionalID: "app", State: "CompleteCommit", ProducerID: &pid, Offset: 50, Segment: "dr-1/__transaction_state-7/0.log"},
 	}
 	logDir := func(dir string) string { return strings.SplitN(dir, "/", 2)[0] }
-	c := Context{TxnState: states,
+	c := TxnContext{TxnState: states,
 		TransactionalID: func(_ int32, dir string, p int64) string {
 			if p == pid && logDir(dir) == "prod-1" {
 				return "app"
@@ -325,11 +329,11 @@ func TestCoordinatorStateOfOwnLogDirCluster(t *testing.T) {
 	b := data(10, 4, pid, 1, true, 2000)
 	b.Segment = "prod-1/" + b.Segment
 	tr.Batch(&b)
-	res := tr.Finish(c)
+	res := tr.Transactions(c)
 	if len(res.Open) != 1 {
 		t.Fatalf("open transactions %+v", res.Open)
 	}
-	if h := res.Open[0]; h.CoordinatorState != StateOngoing || !strings.Contains(h.FindHanging, "--broker-id 1") {
+	if h := res.Open[0]; h.CoordinatorState != analysis.CoordinatorOngoing || !strings.Contains(h.FindHanging, "--broker-id 1") {
 		t.Errorf("PID 13 is %s (%s), find-hanging %q; want ongoing on broker 1", h.CoordinatorState, h.Why, h.FindHanging)
 	}
 }

@@ -1,10 +1,11 @@
-package topics
+package cluster
 
 import (
 	"sort"
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
 )
@@ -31,7 +32,7 @@ type Attribution struct {
 	txns   []analysis.TransactionRow
 	blocks []analysis.PIDBlockRow
 	// Findings are records of the internal topics that did not decode.
-	Findings []*Finding
+	Findings []*topics.Finding
 
 	byPID map[int64]map[origin][]string // PID -> origin -> transactional ids, sorted
 	// txnOrigins are the origins of __transaction_state records;
@@ -65,14 +66,14 @@ func NewAttribution() *Attribution { return &Attribution{} }
 // the record's (nil for null).
 func (a *Attribution) Add(input int32, topic string, partition int32, path string, batchPos, offset int64, timestamp *int64,
 	isControl bool, key, value []byte) {
-	t := TopicOf(topic)
-	if t != TransactionState && t != ClusterMetadata || isControl {
+	t := topics.TopicOf(topic)
+	if t != topics.TransactionState && t != topics.ClusterMetadata || isControl {
 		return
 	}
 	rec := &segment.Record{Offset: offset, Key: key, Value: value}
-	d, err := Decode(t, rec)
+	d, err := topics.Decode(t, rec)
 	if err != nil {
-		a.Findings = append(a.Findings, &Finding{Path: path, Position: batchPos, Offset: offset, Err: err})
+		a.Findings = append(a.Findings, &topics.Finding{Path: path, Position: batchPos, Offset: offset, Err: err})
 	}
 	switch {
 	case d.TxnKey != nil && (d.TxnValue != nil || d.Tombstone):
@@ -93,8 +94,8 @@ func (a *Attribution) Add(input int32, topic string, partition int32, path strin
 			}
 		}
 		a.txns = append(a.txns, row)
-	case d.Metadata != nil && d.Metadata.APIKey == APIProducerIds:
-		p, ok := d.Metadata.Data.(*ProducerIdsRecord)
+	case d.Metadata != nil && d.Metadata.APIKey == topics.APIProducerIds:
+		p, ok := d.Metadata.Data.(*topics.ProducerIdsRecord)
 		if !ok {
 			return
 		}
@@ -104,7 +105,7 @@ func (a *Attribution) Add(input int32, topic string, partition int32, path strin
 		}
 		a.blocks = append(a.blocks, analysis.PIDBlockRow{Input: input, File: path, Source: src, Offset: offset, Timestamp: timestamp,
 			BrokerID: p.BrokerID, BrokerEpoch: p.BrokerEpoch, NextProducerID: p.NextProducerID,
-			FirstProducerID: p.NextProducerID - PIDBlockSize, LastProducerID: p.NextProducerID - 1})
+			FirstProducerID: p.NextProducerID - topics.PIDBlockSize, LastProducerID: p.NextProducerID - 1})
 	}
 }
 

@@ -1,4 +1,4 @@
-package topics_test
+package cluster_test
 
 import (
 	"path"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/topics"
+	"github.com/ksleuth/ksleuth/analysis/cluster"
 )
 
 // txnV1 encodes a flexible TransactionLogValue with PreviousProducerId
@@ -29,7 +29,7 @@ func pidsRecord(broker int32, next int64) []byte {
 }
 
 func TestAttribution(t *testing.T) {
-	a := topics.NewAttribution()
+	a := cluster.NewAttribution()
 	key := new(enc).i16(0).str(false, "payments-app").b
 	other := new(enc).i16(0).str(false, "ledger").b
 	ts := int64(1700000000000)
@@ -71,7 +71,8 @@ func TestAttribution(t *testing.T) {
 		t.Errorf("timeline %v, want %v", changes, want)
 	}
 	rows := a.Transactions()
-	if len(rows) != 7 || rows[4].PreviousProducerID == nil || *rows[4].PreviousProducerID != 4000 || rows[4].PreviousState != "Empty" || rows[4].State != "CompleteCommit" {
+	if len(rows) != 7 || rows[4].PreviousProducerID == nil || *rows[4].PreviousProducerID != 4000 || rows[4].PreviousState != "Empty" ||
+		rows[4].State != "CompleteCommit" {
 		t.Errorf("rows %+v", rows)
 	}
 	for pid, want := range map[int64]string{4000: "payments-app", 5000: "payments-app", 4001: "ledger", 4002: ""} {
@@ -135,7 +136,7 @@ func TestAttribution(t *testing.T) {
 // prod's facts only, dr-1 dr's, and old-2 old-1's, the only facts of its
 // input that are of no known cluster.
 func TestAttributionClusterPerLogDir(t *testing.T) {
-	a := topics.NewAttribution()
+	a := cluster.NewAttribution()
 	ts := int64(1700000000000)
 	state := func(logDir, tid string) {
 		a.Add(0, "__transaction_state", 3, logDir+"/__transaction_state-3/00000000000000000000.log", 0, 0, &ts, false,

@@ -1,10 +1,11 @@
-package topics_test
+package cluster_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/ksleuth/ksleuth/analysis/cluster"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 )
 
@@ -38,10 +39,11 @@ func TestClusterEvents(t *testing.T) {
 		&topics.PartitionChangeRecord{PartitionID: 0, TopicID: id, Leader: i32(2)},
 		&topics.RemoveTopicRecord{TopicID: id},
 	}
-	e := topics.NewClusterEvents()
+	e := cluster.NewClusterEvents()
 	for copy := range int32(2) {
 		// The snapshot comes first and names the topic; it is no event.
-		e.Add(copy, "__cluster_metadata-0/00000000000000000000-0000000001.checkpoint", 0, nil, &topics.MetadataRecord{Data: &topics.TopicRecord{Name: "orders", TopicID: id}})
+		e.Add(copy, "__cluster_metadata-0/00000000000000000000-0000000001.checkpoint", 0, nil,
+			&topics.MetadataRecord{Data: &topics.TopicRecord{Name: "orders", TopicID: id}})
 		for i, d := range log {
 			ts := int64(1000 + i)
 			e.Add(copy, "__cluster_metadata-0/00000000000000000000.log", int64(i), &ts, &topics.MetadataRecord{Data: d})

@@ -1,0 +1,83 @@
+package producer
+
+import (
+	"github.com/ksleuth/ksleuth/analysis"
+)
+
+type dirKey struct {
+	input int32
+	dir   string
+}
+
+// Tracker accumulates the sessions and transactions of every partition
+// dir. Not safe for concurrent use.
+type Tracker struct {
+	dirs  map[dirKey]*dirState
+	order []*dirState // in the order first seen
+	// anomalies are the sequence anomalies, in the order found.
+	anomalies []anomaly
+	// Batches come in runs of one segment, and within it of one producer
+	// session: the last ones are kept to skip the maps for them.
+	lastIn      int32
+	lastSeg     string
+	lastDir     *dirState
+	lastSession *session
+	lastKey     pidEpoch
+}
+
+// dirState is what the tracker keeps per partition dir.
+type dirState struct {
+	key       dirKey
+	topic     string
+	partition int32
+
+	sessions map[pidEpoch]*session
+	maxEpoch map[int64]int32 // per producer id
+	// inTxn is, per producer id, the session whose transaction is open.
+	inTxn map[int64]*session
+	// Compaction evidence: offsets skipped between batches or records
+	// missing inside one. The cleaner removes whole batches while keeping
+	// the sequences of the rest, so sequence gaps there are expected and
+	// not reported as anomalies (they still count in sequence_gaps).
+	prevLast  int64 // the greatest last offset so far (at least 0)
+	seen      bool  // a batch was seen
+	compacted bool
+
+	open      map[int64]*txn // the open transaction per producer id
+	txns      []*txn
+	logEnd    int64 // last offset + 1 of the greatest batch so far
+	lastWrite *int64
+	// leaderEpoch is the partition leader epoch of the last batch: of a
+	// __transaction_state partition, the epoch its coordinator writes
+	// markers with.
+	leaderEpoch int32
+}
+
+// New returns an empty Tracker.
+func New() *Tracker { return &Tracker{dirs: map[dirKey]*dirState{}} }
+
+// Damaged reports whether a batch row describes bytes that cannot be
+// trusted: a CRC mismatch, or fewer records decoded than it claims.
+func Damaged(b *analysis.BatchRow) bool {
+	return !b.CRCValid || b.DecodedRecords < b.RecordCount
+}
+
+// Batch adds one batch of a live segment. Batches of a partition dir must
+// come in offset order; batches without a producer id (-1, legacy magic)
+// count only for the partition's offsets.
+func (t *Tracker) Batch(b *analysis.BatchRow) {
+	if t.lastDir == nil || b.Input != t.lastIn || b.Segment != t.lastSeg {
+		k := dirKey{b.Input, analysis.PartitionDir(b.Segment)}
+		d := t.dirs[k]
+		if d == nil {
+			d = &dirState{key: k, topic: b.Topic, partition: b.Partition, sessions: map[pidEpoch]*session{},
+				maxEpoch: map[int64]int32{}, inTxn: map[int64]*session{}, open: map[int64]*txn{}}
+			t.dirs[k] = d
+			t.order = append(t.order, d)
+		}
+		t.lastIn, t.lastSeg, t.lastDir, t.lastSession = b.Input, b.Segment, d, nil
+	}
+	d := t.lastDir
+	t.session(d, b)
+	d.transaction(b)
+}
