@@ -637,3 +637,9 @@ func (r *Result) Incomplete() bool {
 	}
 	return false
 }
+
+// ConsumedText says which consumer groups committed past offsets first..
+// last of a partition copy ("" when none did, or without attribution).
+func (r *Result) ConsumedText(input int32, dir, topic string, partition int32, first, last int64) string {
+	return r.consIdx.Text(input, dir, topic, partition, first, last)
+}

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ksleuth/ksleuth/analysis/txns"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,7 +16,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/export"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
-	"github.com/ksleuth/ksleuth/analysis/report"
+	"github.com/ksleuth/ksleuth/analysis/report/html"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/spf13/cobra"
@@ -26,7 +25,7 @@ import (
 func newReportCmd(set *settings) *cobra.Command {
 	o := commonOptions{set: set}
 	var d dupOptions
-	var html string
+	var page string
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "report PATH... --html FILE",
@@ -48,25 +47,25 @@ FILE is written under a temporary name and renamed when complete. It may
 not be inside an input or next to a file input.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runReport(cmd, args, &o, &d, html, force)
+			return runReport(cmd, args, &o, &d, page, force)
 		},
 	}
 	addCommonFlags(cmd, &o)
 	addDupFlags(cmd.Flags(), &d)
-	cmd.Flags().StringVar(&html, "html", "", "write the report to this file (required)")
+	cmd.Flags().StringVar(&page, "html", "", "write the report to this file (required)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace the file --html names if it exists")
 	return cmd
 }
 
-func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions, html string, force bool) error {
-	if html == "" {
+func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions, page string, force bool) error {
+	if page == "" {
 		return usageError{errors.New("report: --html FILE is required")}
 	}
 	topic, inputs, err := o.prepare("report", args)
 	if err != nil {
 		return err
 	}
-	lock, err := checkHTML(cmd, "report", html, inputs, force)
+	lock, err := checkHTML(cmd, "report", page, inputs, force)
 	if err != nil {
 		return err
 	}
@@ -78,7 +77,7 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	defer det.Close()
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	rc := report.NewCollector(d.tmp)
+	rc := html.NewCollector(d.tmp)
 	defer rc.Close()
 	hashes := hashInputs(ctx, inputs, true)
 	res, err := analyze(ctx, cmd, "report", o, inputs, pipeline.Options{
@@ -102,11 +101,9 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	if err != nil {
 		return err
 	}
-	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: o.set.now(), CommandLine: commandLine(cmd, args),
-		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc,
-		ClusterEvents: res.ClusterEvents(), Replicas: res.Replicas.Rows,
-		OpenTxns: openTxns(res.Txns), Consumers: res.Consumers()})
-	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
+	sum := res.Summarize()
+	m := buildPage(cmd, o.set, args, res, sum, ins, st, rc)
+	if err := writeFileAtomic(page, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	out := cmd.OutOrStdout()
@@ -114,14 +111,13 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 		// One JSON line of type "report": the page's data section.
 		err = json.NewEncoder(out).Encode(struct {
 			Type string `json:"type"`
-			*report.Model
+			*html.Model
 		}{"report", m})
 	} else {
 		// Findings are errors and warnings, notes are said apart: verify's
 		// words, and the page's Integrity counts.
-		nf, nn := res.FindingTotals()
 		_, err = fmt.Fprintf(out, "wrote %s: %d input(s), %d partition(s), %d producer session(s), %d duplicate run(s), %d findings, %d notes\n",
-			html, len(ins), m.Partitions, m.Sessions, m.RunsTotal, nf, nn)
+			page, len(ins), m.Partitions, m.Sessions, m.RunsTotal, sum.Counted, sum.Notes)
 	}
 	if err != nil {
 		return err
@@ -133,30 +129,30 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 // directory of a file input: ksleuth never writes next to its inputs. It
 // locks the file for this run (a second run writing it is refused) and
 // removes the temporary files of killed runs.
-func checkHTML(cmd *cobra.Command, name, html string, inputs []*source.Input, force bool) (*export.Lock, error) {
-	dir := filepath.Dir(html)
+func checkHTML(cmd *cobra.Command, name, page string, inputs []*source.Input, force bool) (*export.Lock, error) {
+	dir := filepath.Dir(page)
 	for _, in := range inputs {
 		switch in.Kind {
 		case source.Dir:
-			if source.Within(in.Abs, html) {
-				return nil, usageError{fmt.Errorf("%s: --html %s is inside the input %s; ksleuth never writes into its inputs", name, html, in.Path)}
+			if source.Within(in.Abs, page) {
+				return nil, usageError{fmt.Errorf("%s: --html %s is inside the input %s; ksleuth never writes into its inputs", name, page, in.Path)}
 			}
 		default:
 			if source.Within(dir, in.Abs) && source.Within(filepath.Dir(in.Abs), dir) {
-				return nil, usageError{fmt.Errorf("%s: --html %s is next to the input %s; ksleuth never writes next to its inputs", name, html, in.Path)}
+				return nil, usageError{fmt.Errorf("%s: --html %s is next to the input %s; ksleuth never writes next to its inputs", name, page, in.Path)}
 			}
 		}
 	}
-	if fi, err := os.Stat(html); err == nil && fi.IsDir() {
-		return nil, usageError{fmt.Errorf("%s: --html %s is a directory", name, html)}
+	if fi, err := os.Stat(page); err == nil && fi.IsDir() {
+		return nil, usageError{fmt.Errorf("%s: --html %s is a directory", name, page)}
 	} else if err == nil && !force {
-		return nil, usageError{fmt.Errorf("%s: --html %s exists; use --force to replace it", name, html)}
+		return nil, usageError{fmt.Errorf("%s: --html %s exists; use --force to replace it", name, page)}
 	}
-	lock, err := export.LockPath(html)
+	lock, err := export.LockPath(page)
 	if err != nil {
 		return nil, fmt.Errorf("%s: --html: %w", name, err)
 	}
-	removed, err := export.RemoveTemps(html)
+	removed, err := export.RemoveTemps(page)
 	noteLeftovers(cmd, name, removed)
 	if err != nil {
 		lock.Release()
@@ -169,12 +165,12 @@ func checkHTML(cmd *cobra.Command, name, html string, inputs []*source.Input, fo
 // get the digest of their file list from the report) while the scan runs,
 // and returns a func that waits for the result. With hash false it only
 // lists them (scan --hash none).
-func hashInputs(ctx context.Context, inputs []*source.Input, hash bool) func() ([]report.Input, error) {
-	out := make([]report.Input, len(inputs))
+func hashInputs(ctx context.Context, inputs []*source.Input, hash bool) func() ([]html.Input, error) {
+	out := make([]html.Input, len(inputs))
 	done := make(chan error, 1)
 	go func() {
 		for i, in := range inputs {
-			out[i] = report.Input{Index: int32(in.Index), Path: in.Path, Kind: in.Kind.String()}
+			out[i] = html.Input{Index: int32(in.Index), Path: in.Path, Kind: in.Kind.String()}
 			if in.Kind == source.Dir || !hash {
 				continue
 			}
@@ -187,7 +183,7 @@ func hashInputs(ctx context.Context, inputs []*source.Input, hash bool) func() (
 		}
 		done <- nil
 	}()
-	return func() ([]report.Input, error) { return out, <-done }
+	return func() ([]html.Input, error) { return out, <-done }
 }
 
 func sha256File(ctx context.Context, path string) (string, error) {
@@ -252,8 +248,8 @@ func writeFileAtomic(path string, fn func(io.Writer) error) (err error) {
 }
 
 // writeScanReport writes the report of scan --html.
-func writeScanReport(ctx context.Context, cmd *cobra.Command, set *settings, args []string, html string, inputs []*source.Input, res *pipeline.Result,
-	st dups.Stats, rc *report.Collector, hash bool) error {
+func writeScanReport(ctx context.Context, cmd *cobra.Command, set *settings, args []string, page string, inputs []*source.Input, res *pipeline.Result,
+	st dups.Stats, rc *html.Collector, hash bool) error {
 	ins, err := hashInputs(ctx, inputs, hash)()
 	if err != nil {
 		return fmt.Errorf("scan: --html: %w", err)
@@ -264,20 +260,18 @@ func writeScanReport(ctx context.Context, cmd *cobra.Command, set *settings, arg
 		}
 		return fmt.Errorf("scan: --html: %w", err)
 	}
-	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: set.now(), CommandLine: commandLine(cmd, args),
-		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc,
-		ClusterEvents: res.ClusterEvents(), Replicas: res.Replicas.Rows,
-		OpenTxns: openTxns(res.Txns), Consumers: res.Consumers()})
-	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
+	m := buildPage(cmd, set, args, res, res.Summarize(), ins, st, rc)
+	if err := writeFileAtomic(page, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
 		return fmt.Errorf("scan: --html: %w", err)
 	}
 	return nil
 }
 
-// openTxns are a run's open transactions (none without the txns result).
-func openTxns(r *txns.Result) []txns.Hanging {
-	if r == nil {
-		return nil
-	}
-	return r.Open
+// buildPage is the page's model of a run.
+func buildPage(cmd *cobra.Command, set *settings, args []string, res *pipeline.Result, sum *pipeline.Summary, ins []html.Input,
+	st dups.Stats, rc *html.Collector) *html.Model {
+	run := html.NewRun(res, sum)
+	run.Version, run.Generated, run.CommandLine, run.Inputs = ksleuthVersion(), set.now(), commandLine(cmd, args), ins
+	run.DupStats, run.Collected = st, rc
+	return html.Build(run)
 }

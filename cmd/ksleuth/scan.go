@@ -17,11 +17,10 @@ import (
 	"time"
 
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/export"
 	"github.com/ksleuth/ksleuth/analysis/payload"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
-	"github.com/ksleuth/ksleuth/analysis/report"
+	"github.com/ksleuth/ksleuth/analysis/report/html"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/schollz/progressbar/v3"
@@ -136,14 +135,14 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 		return err
 	}
 	defer out.Close()
-	var rc *report.Collector // --html; nil ignores everything
+	var rc *html.Collector // --html; nil ignores everything
 	if o.html != "" {
 		lock, err := checkHTML(cmd, "scan", o.html, inputs, o.force)
 		if err != nil {
 			return err
 		}
 		defer lock.Release()
-		rc = report.NewCollector(o.dup.tmp)
+		rc = html.NewCollector(o.dup.tmp)
 		defer rc.Close()
 	}
 	det, hasher, err := o.dup.openDetector("scan", inputs)
@@ -410,33 +409,33 @@ func dirSize(root string) int64 {
 
 // scanSummary is the --json document, and what the text summary prints.
 type scanSummary struct {
-	Type       string                   `json:"type"` // "summary": --json is JSON lines on every command
-	Inputs     []scanInput              `json:"inputs"`
-	Jobs       int                      `json:"jobs"`
-	Seconds    float64                  `json:"seconds"`
-	Files      int                      `json:"files"`
-	Bytes      int64                    `json:"bytes"`
-	Batches    int64                    `json:"batches"`
-	Records    int64                    `json:"records"`
-	Partitions []*scan.PartitionSummary `json:"partitions"`
-	Findings   []scan.FindingCount      `json:"findings"`
-	Errors     int64                    `json:"errors"`
-	Warnings   int64                    `json:"warnings"`
-	Unreadable int64                    `json:"unreadable"`
-	Out        string                   `json:"out"`
+	Type       string                      `json:"type"` // "summary": --json is JSON lines on every command
+	Inputs     []scanInput                 `json:"inputs"`
+	Jobs       int                         `json:"jobs"`
+	Seconds    float64                     `json:"seconds"`
+	Files      int                         `json:"files"`
+	Bytes      int64                       `json:"bytes"`
+	Batches    int64                       `json:"batches"`
+	Records    int64                       `json:"records"`
+	Partitions []analysis.PartitionSummary `json:"partitions"`
+	Findings   []analysis.FindingCount     `json:"findings"`
+	Errors     int64                       `json:"errors"`
+	Warnings   int64                       `json:"warnings"`
+	Unreadable int64                       `json:"unreadable"`
+	Out        string                      `json:"out"`
 	// The loss ledger: partition copies intact, and the verdicts of
 	// those that are not; Unread counts those of them whose every range
 	// is unread (the archive ended before their data); Gaps counts the
 	// rows of gaps.parquet.
-	Intact int             `json:"partitions_intact"`
-	Losses []check.Verdict `json:"losses"`
-	Unread int             `json:"partitions_unread"`
-	Gaps   int             `json:"gaps"`
+	Intact int                `json:"partitions_intact"`
+	Losses []analysis.Verdict `json:"losses"`
+	Unread int                `json:"partitions_unread"`
+	Gaps   int                `json:"gaps"`
 	// Skipped counts the files that are not Kafka files, a few named.
-	Skipped      int                  `json:"skipped_files"`
-	SkippedFiles []string             `json:"skipped_examples"`
-	Checked      []report.CheckedKind `json:"checked"`
-	notes        int64                // the findings' count of severity note
+	Skipped      int                    `json:"skipped_files"`
+	SkippedFiles []string               `json:"skipped_examples"`
+	Checked      []analysis.CheckedKind `json:"checked"`
+	notes        int64                  // the findings' count of severity note
 	// Producer sessions and duplicates (ksleuth producers / dups report
 	// them in full).
 	ProducerSessions int `json:"producer_sessions"`
@@ -468,40 +467,15 @@ type scanTable struct {
 }
 
 func newScanSummary(inputs []*source.Input, o scanOptions, pres *pipeline.Result, ts *export.Set, d time.Duration) *scanSummary {
-	res := pres.Scan
-	s := &scanSummary{Type: "summary", Jobs: o.jobs, Seconds: d.Seconds(), Files: len(res.Files), Bytes: res.Bytes,
-		Batches: res.Batches, Records: res.Records, Partitions: res.Partitions, Findings: res.Findings,
-		Errors: res.Errors, Warnings: pres.Warnings, Unreadable: res.Unreadable, Out: o.out, Unread: pres.UnreadCopies(), Gaps: len(pres.Check.Gaps),
-		ProducerSessions: len(pres.Sessions), Skipped: len(pres.Check.Skipped), Checked: report.Checked(res.Files, res.Anomalies)}
-	_, s.notes = pres.FindingTotals()
-	for i := range pres.Sessions {
-		if pres.Sessions[i].OpenTxn {
-			s.OpenTransactions++
-		}
-	}
-	for _, v := range pres.Check.Partitions {
-		if !v.Intact {
-			s.Losses = append(s.Losses, v)
-		} else {
-			s.Intact++
-		}
-	}
-	s.Replicas = map[string]int{}
-	for _, r := range pres.Replicas.Rows {
-		s.Replicas[r.Verdict]++
-	}
-	s.ClusterEvents, s.BrokerLogs = len(pres.ClusterEvents()), pres.BrokerLogs
-	for _, sk := range pres.Check.Skipped[:min(len(pres.Check.Skipped), 5)] {
+	sum := pres.Summarize()
+	s := &scanSummary{Type: "summary", Jobs: o.jobs, Seconds: d.Seconds(), Files: sum.Files, Bytes: sum.Bytes,
+		Batches: sum.Batches, Records: sum.Records, Partitions: sum.Partitions, Findings: sum.Findings,
+		Errors: sum.Errors, Warnings: sum.Warnings, Unreadable: sum.Unreadable, Out: o.out, Unread: sum.UnreadCopies, Gaps: sum.Gaps,
+		ProducerSessions: sum.Sessions, Skipped: len(sum.Skipped), Checked: sum.Checked, notes: sum.Notes,
+		OpenTransactions: sum.OpenSessions, Intact: sum.Intact, Losses: sum.Losses, Replicas: sum.Replicas,
+		ClusterEvents: sum.ClusterEvents, BrokerLogs: sum.BrokerLogs}
+	for _, sk := range sum.Skipped[:min(len(sum.Skipped), 5)] {
 		s.SkippedFiles = append(s.SkippedFiles, displayPath(inputs, sk.Input, sk.Path))
-	}
-	if s.Partitions == nil {
-		s.Partitions = []*scan.PartitionSummary{}
-	}
-	if s.Findings == nil {
-		s.Findings = []scan.FindingCount{}
-	}
-	if s.Losses == nil {
-		s.Losses = []check.Verdict{}
 	}
 	for _, in := range inputs {
 		s.Inputs = append(s.Inputs, scanInput{in.Index, in.Path, in.Kind.String()})

@@ -11,10 +11,8 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
-	"github.com/ksleuth/ksleuth/analysis/report"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/spf13/cobra"
@@ -155,48 +153,35 @@ func writeVerifyText(out *bufio.Writer, inputs []*source.Input, res *pipeline.Re
 		}
 		fmt.Fprintf(out, "  %s\n", finding.Text(a))
 	}
-	if len(res.Check.Partitions) > 0 {
+	sum := res.Summarize()
+	if len(sum.Verdicts) > 0 {
 		fmt.Fprintln(out, "partitions:")
-		for _, v := range res.Check.Partitions {
+		for _, v := range sum.Verdicts {
 			fmt.Fprintf(out, "  %s: %s\n", displayPath(inputs, v.Input, v.Dir), v.Text)
 		}
 	}
-	checkedKinds := report.Checked(res.Scan.Files, res.Scan.Anomalies)
-	writeChecked(out, checkedKinds)
-	writeSkipped(out, inputs, res.Check.Skipped)
-	counts, notes := map[string]int64{}, map[string]int64{}
-	var nf, nn int64
-	for _, c := range res.Scan.Findings {
-		if finding.Counts(c.Severity) {
-			counts[c.Kind] += c.Count
-			nf += c.Count
-		} else {
-			notes[c.Kind] += c.Count
-			nn += c.Count
-		}
-	}
-	// The live segments read, as the "checked:" line counts them: also
-	// a segment given on its own, outside a partition dir.
-	segments := checkedKinds[0].Files
-	checked := checkedFiles(checkedKinds)
+	writeChecked(out, sum.Checked)
+	writeSkipped(out, inputs, sum.Skipped)
 	status := ""
-	if s := lossStatus(res); s != "" {
+	if s := lossStatus(sum); s != "" {
 		status = "; " + s
 	}
-	if res.Incomplete() {
+	if sum.Incomplete {
 		status += " (INCOMPLETE: some input could not be read in full)"
 	}
+	// Segments are the live segments read, as the "checked:" line counts
+	// them: also a segment given on its own, outside a partition dir.
 	_, err := fmt.Fprintf(out, "verified %d files, %d segments, %d batches, %d records: %d findings%s, %d notes%s%s\n",
-		checked, segments, res.Scan.Batches, res.Scan.Records, nf, byKind(counts), nn, byKind(notes), status)
+		sum.CheckedFiles, sum.Segments, sum.Batches, sum.Records, sum.Counted, byKind(sum.CountedByKind), sum.Notes, byKind(sum.NotesByKind), status)
 	return err
 }
 
 // lossStatus says how many partition copies lost offsets and, apart, how
 // many are only unread (an archive that ended before their data says
 // nothing of whether the broker lost them); "" for none.
-func lossStatus(res *pipeline.Result) string {
-	unread := res.UnreadCopies()
-	lost := res.LossCopies() - unread
+func lossStatus(sum *pipeline.Summary) string {
+	unread := sum.UnreadCopies
+	lost := sum.LossCopies - unread
 	switch {
 	case unread == 0 && lost == 0:
 		return ""
@@ -213,25 +198,13 @@ func unreadWhy(n int) string {
 	return "the archive ended before " + pluralS(int64(n), "its", "their") + " data"
 }
 
-// checkedFiles counts the files the checks read: not those skipped (not
-// Kafka files) or that could not be read.
-func checkedFiles(kinds []report.CheckedKind) int {
-	n := 0
-	for _, c := range kinds {
-		if c.What != "other files" {
-			n += c.Files
-		}
-	}
-	return n
-}
-
-// writeChecked says what the checks read (report.Checked), so that no
+// writeChecked says what the checks read (pipeline.Checked), so that no
 // check is claimed that had nothing to run on, and which files were read
 // only in part.
-func writeChecked(out io.Writer, kinds []report.CheckedKind) {
+func writeChecked(out io.Writer, kinds []analysis.CheckedKind) {
 	var parts []string
 	for _, c := range kinds {
-		if c.What == "other files" {
+		if c.What == analysis.CheckedOther {
 			continue
 		}
 		part := fmt.Sprintf("%d %s", c.Files, c.What)
@@ -247,7 +220,7 @@ func writeChecked(out io.Writer, kinds []report.CheckedKind) {
 }
 
 // writeSkipped lists the files that are not Kafka files, a few by name.
-func writeSkipped(out *bufio.Writer, inputs []*source.Input, sk []check.Skipped) {
+func writeSkipped(out *bufio.Writer, inputs []*source.Input, sk []analysis.SkippedFile) {
 	if len(sk) == 0 {
 		return
 	}
@@ -274,7 +247,7 @@ type gapLine struct {
 
 type verdictLine struct {
 	Type string `json:"type"`
-	check.Verdict
+	analysis.Verdict
 }
 
 type skippedLine struct {
@@ -295,36 +268,27 @@ func writeVerifyJSON(out *bufio.Writer, res *pipeline.Result, o *verifyOptions) 
 			return err
 		}
 	}
+	sum := res.Summarize()
 	for _, g := range res.Check.Gaps {
 		if err := enc.Encode(gapLine{"gap", g}); err != nil {
 			return err
 		}
 	}
-	for _, v := range res.Check.Partitions {
+	for _, v := range sum.Verdicts {
 		if err := enc.Encode(verdictLine{"partition", v}); err != nil {
 			return err
 		}
 	}
-	for _, s := range res.Check.Skipped {
+	for _, s := range sum.Skipped {
 		if err := enc.Encode(skippedLine{"skipped", s.Input, s.Path, s.Reason}); err != nil {
 			return err
 		}
 	}
-	findings, notes := map[string]int64{}, map[string]int64{}
-	var nf, nn int64
-	for _, c := range res.Scan.Findings {
-		if finding.Counts(c.Severity) {
-			findings[c.Kind] += c.Count
-			nf += c.Count
-		} else {
-			notes[c.Kind] += c.Count
-			nn += c.Count
-		}
-	}
-	return enc.Encode(map[string]any{"type": "summary", "files": len(res.Scan.Files), "checked_files": checkedFiles(report.Checked(res.Scan.Files, res.Scan.Anomalies)), "batches": res.Scan.Batches,
-		"records": res.Scan.Records, "bytes": res.Scan.Bytes, "findings": nf, "findings_by_kind": findings, "notes": nn, "notes_by_kind": notes,
-		"errors": res.Scan.Errors, "warnings": res.Warnings, "partitions": len(res.Check.Partitions), "skipped_files": len(res.Check.Skipped),
-		"complete": !res.Incomplete(), "partitions_with_loss": res.LossCopies() - res.UnreadCopies(), "partitions_unread": res.UnreadCopies()})
+	return enc.Encode(map[string]any{"type": "summary", "files": sum.Files, "checked_files": sum.CheckedFiles, "batches": sum.Batches,
+		"records": sum.Records, "bytes": sum.Bytes, "findings": sum.Counted, "findings_by_kind": sum.CountedByKind, "notes": sum.Notes,
+		"notes_by_kind": sum.NotesByKind, "errors": sum.Errors, "warnings": sum.Warnings, "partitions": len(sum.Verdicts),
+		"skipped_files": len(sum.Skipped), "complete": !sum.Incomplete, "partitions_with_loss": sum.LossCopies - sum.UnreadCopies,
+		"partitions_unread": sum.UnreadCopies})
 }
 
 // byKind renders " (2 crc-mismatch, 1 offset-gap)", kinds sorted by name.

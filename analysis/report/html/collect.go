@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"bufio"
@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
-	"github.com/ksleuth/ksleuth/analysis/producers"
 )
 
 // Limits on what a Collector keeps, so that the page (and the memory
@@ -27,12 +27,12 @@ const (
 // of duplicate groups made into runs (dups.RunBuilder: on disk under
 // tmpDir beyond its budget, with their explanations in a file beside).
 //
-//	c := report.NewCollector(tmp)
+//	c := html.NewCollector(tmp)
 //	defer c.Close()
 //	scan.Output{Batches: ... c.Batches(rows) ..., Records: ... c.Records(rows) ...}
 //	det.Finish(ctx, func(g []analysis.DuplicateRow) error { return c.Duplicates(g) })
 //	c.Finish(ctx)
-//	report.Build(&report.Run{..., Collected: c})
+//	html.Build(run) // run.Collected = c
 //
 // Not safe for concurrent use; the scan calls its outputs from one
 // goroutine. A nil *Collector ignores everything.
@@ -125,7 +125,7 @@ func (c *Collector) Batches(rows []analysis.BatchRow) {
 	}
 	for i := range rows {
 		b := &rows[i]
-		if producers.Damaged(b) {
+		if b.Damaged() {
 			if c.nDamaged < maxDamagedRanges {
 				k := segKey{b.Input, b.Segment}
 				c.damaged[k] = append(c.damaged[k], byteRange{b.Position, b.Position + max(b.SizeBytes, 1)})
@@ -136,7 +136,7 @@ func (c *Collector) Batches(rows []analysis.BatchRow) {
 		}
 		if b.IsControl && b.ControlType == "ABORT" && b.ProducerID >= 0 {
 			if c.nMarkers < maxAbortMarkers {
-				k := SessionKey{b.Input, producers.DirOf(b.Segment), b.ProducerID, b.ProducerEpoch}
+				k := SessionKey{b.Input, path.Dir(b.Segment), b.ProducerID, b.ProducerEpoch}
 				ts := b.FirstTimestamp
 				if b.MaxTimestamp != nil {
 					ts = b.MaxTimestamp
@@ -161,7 +161,7 @@ func (c *Collector) Records(rows []analysis.PayloadRecordRow) {
 		if r.IsControl || r.ProducerID < 0 {
 			continue
 		}
-		k := SessionKey{r.Input, producers.DirOf(r.Segment), r.ProducerID, r.ProducerEpoch}
+		k := SessionKey{r.Input, path.Dir(r.Segment), r.ProducerID, r.ProducerEpoch}
 		if r.TxnState != "aborted" {
 			if c.inAbort[k] {
 				c.inAbort[k] = false
