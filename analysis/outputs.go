@@ -104,3 +104,33 @@ type OpenTxn struct {
 // Damaged reports whether a batch row describes bytes that cannot be
 // trusted: a CRC mismatch, or fewer records decoded than it claims.
 func (b *BatchRow) Damaged() bool { return !b.CRCValid || b.DecodedRecords < b.RecordCount }
+
+// PartitionLSO is a partition's last stable offset and what holds it back.
+type PartitionLSO struct {
+	Type      string `json:"type"` // "lso"
+	Input     int32  `json:"input"`
+	Source    string `json:"source"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Dir       string `json:"dir"`
+	// LogEndOffset is one past the last batch; HighWatermark the
+	// checkpointed one (-1 unknown).
+	LogEndOffset  int64 `json:"log_end_offset"`
+	HighWatermark int64 `json:"high_watermark"`
+	// LastStableOffset is what the broker computes; LSOFrom says which
+	// rule gave it.
+	LastStableOffset int64  `json:"last_stable_offset"`
+	LSOFrom          string `json:"lso_from"`
+	// Invisible counts offsets from the LSO to the high watermark (or log
+	// end) that read_committed consumers cannot read until it moves.
+	Invisible int64 `json:"invisible_offsets"`
+	// LastWrite is the greatest batch timestamp of the partition.
+	LastWrite        *int64 `json:"last_write"`
+	OpenTransactions int    `json:"open_transactions"`
+	Transactions     int    `json:"transactions"`
+}
+
+// CountFromDefault is the PartitionTxnRow.PartitionCountFrom of a
+// coordinator partition computed with the broker's default partition
+// count of __transaction_state: the input did not tell it.
+const CountFromDefault = "default"

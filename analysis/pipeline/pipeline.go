@@ -502,10 +502,6 @@ func (r *Result) AnnotateDuplicates(write func([]analysis.DuplicateRow) error) f
 	}
 }
 
-// Consumers is the commits' timeline of every group and partition (empty
-// without attribution).
-func (r *Result) Consumers() *consumers.Index { return r.consIdx }
-
 // ClusterOf returns the cluster of the partition dir dir of input (the
 // dir of its files' paths): the cluster.id of its log dir's
 // meta.properties, else the input's when its log dirs name one and no

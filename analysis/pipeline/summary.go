@@ -6,7 +6,9 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/producers"
 	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/analysis/txns"
 )
 
@@ -50,11 +52,16 @@ type Summary struct {
 	// transactions open at the end of the input.
 	Sessions, OpenSessions int
 	OpenTxns               []analysis.OpenTxn
+	// TxnPartitions are the last stable offsets of the partitions.
+	TxnPartitions []analysis.PartitionLSO
 	// Replicas counts the copies of partitions held by several log dirs
 	// by verdict; ClusterEvents the cluster timeline's events.
 	Replicas      map[string]int
 	ClusterEvents int
 	BrokerLogs    BrokerLogStats
+	// NotDecoded counts the batches whose records were not decoded (the
+	// replicas command compares batch headers).
+	NotDecoded int64
 	// Incomplete: some input could not be read in full.
 	Incomplete bool
 }
@@ -63,7 +70,7 @@ type Summary struct {
 func (r *Result) Summarize() *Summary {
 	res := r.Scan
 	s := &Summary{Files: len(res.Files), Unreadable: res.Unreadable, Bytes: res.Bytes, Batches: res.Batches, Records: res.Records,
-		Errors: res.Errors, Warnings: r.Warnings, Sessions: len(r.Sessions), Incomplete: r.Incomplete(),
+		Errors: res.Errors, Warnings: r.Warnings, Sessions: len(r.Sessions), Incomplete: r.Incomplete(), NotDecoded: res.NotDecoded,
 		CountedByKind: map[string]int64{}, NotesByKind: map[string]int64{}, Replicas: map[string]int{}}
 	s.Partitions = make([]analysis.PartitionSummary, 0, len(res.Partitions))
 	for _, p := range res.Partitions {
@@ -109,6 +116,11 @@ func (r *Result) Summarize() *Summary {
 		}
 	}
 	s.OpenTxns = openTxns(r.Txns)
+	if r.Txns != nil {
+		for _, p := range r.Txns.Partitions {
+			s.TxnPartitions = append(s.TxnPartitions, analysis.PartitionLSO(p))
+		}
+	}
 	if r.Replicas != nil {
 		for _, rp := range r.Replicas.Rows {
 			s.Replicas[rp.Verdict]++
@@ -215,4 +227,18 @@ func checkedKinds(seg, partial, transit, kraft, idx, snap, state, other int) []a
 		out = append(out, analysis.CheckedKind{What: analysis.CheckedOther, Files: other, How: "not Kafka files: hashed and listed, not checked"})
 	}
 	return out
+}
+
+// SnapshotOnly are the producers that snapshots name but no batch on disk
+// shows (see producers.SnapshotOnly). A snapshot given on its own has no
+// log beside it in the input: its producers are not "known only from
+// snapshots".
+func (r *Result) SnapshotOnly(inputs []*source.Input) []analysis.SnapshotRow {
+	var dirSnaps []analysis.SnapshotRow
+	for _, sn := range r.Scan.Snapshots {
+		if int(sn.Input) < len(inputs) && inputs[sn.Input].Kind != source.File {
+			dirSnaps = append(dirSnaps, sn)
+		}
+	}
+	return producers.SnapshotOnly(r.Sessions, dirSnaps)
 }

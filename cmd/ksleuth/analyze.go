@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/spf13/pflag"
 )
 
@@ -42,12 +44,16 @@ func addDupFlags(f *pflag.FlagSet, o *dupOptions) {
 // detectorOptions validates the flags.
 func (o *dupOptions) detectorOptions(cmdName string) (dups.Options, *dups.Hasher, error) {
 	match, err := dups.ParseMatch(o.match)
-	if err != nil {
-		return dups.Options{}, nil, usageError{fmt.Errorf("%s: %w", cmdName, err)}
+	var me *dups.MatchError
+	switch {
+	case errors.As(err, &me) && me.Part == "":
+		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --match: choose at least one of key, value, headers", cmdName)}
+	case errors.As(err, &me):
+		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --match: %q is not key, value or headers", cmdName, me.Part)}
 	}
 	scope, err := dups.ParseScope(o.scope)
 	if err != nil {
-		return dups.Options{}, nil, usageError{fmt.Errorf("%s: %w", cmdName, err)}
+		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --scope must be topic, partition or all, not %q", cmdName, o.scope)}
 	}
 	mem, err := parseSize(o.mem)
 	if err != nil || mem <= 0 {
@@ -85,4 +91,11 @@ func parseSize(s string) (int64, error) {
 		return 0, err
 	}
 	return int64(n * float64(mult)), nil
+}
+
+// The tables say how to print the columns they leave out.
+func init() { text.WideHint = "; --wide prints them" }
+
+func addWideFlag(f *pflag.FlagSet, wide *bool) {
+	f.BoolVar(wide, "wide", false, "print tables with every column and every name whole, however wide (default: fit 120 columns)")
 }

@@ -18,10 +18,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
-	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/spf13/cobra"
 )
@@ -114,11 +113,12 @@ func overlapping(inputs []*source.Input) error {
 // analyze runs the pipeline with a progress bar on stderr. ctx should come
 // from signalContext, so that Ctrl-C unwinds normally (and spill files are
 // removed) instead of killing the process.
-func analyze(ctx context.Context, cmd *cobra.Command, name string, o *commonOptions, inputs []*source.Input, po pipeline.Options, sinks pipeline.Sinks) (*pipeline.Result, error) {
+func analyze(ctx context.Context, cmd *cobra.Command, name string, o *commonOptions, inputs []*source.Input, plan pipeline.Plan,
+	sinks pipeline.Sinks) (*pipeline.Result, error) {
 	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
 	defer prog.finish()
-	po.Scan.Jobs, po.Scan.Progress, po.Scan.HeldBudget = o.jobs, prog.add, o.set.heldBudget
-	res, err := pipeline.Run(ctx, inputs, po, sinks)
+	plan.Jobs, plan.Progress, plan.HeldBudget = o.jobs, prog.add, o.set.heldBudget
+	res, err := pipeline.Run(ctx, inputs, plan.Options(), sinks)
 	prog.finish()
 	if err != nil {
 		return nil, interrupted(ctx, name, err)
@@ -274,14 +274,12 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 	defer det.Close()
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	res, err := analyze(ctx, cmd, "dups", o, inputs, pipeline.Options{
-		Scan:     scan.Config{Compact: true, Topic: topic, TmpDir: d.tmp},
-		Detector: det, Hasher: hasher, Attribution: true,
-	}, pipeline.Sinks{})
+	res, err := analyze(ctx, cmd, "dups", o, inputs, pipeline.Plan{Command: pipeline.Dups, Topic: topic, TmpDir: d.tmp,
+		Detector: det, Hasher: hasher}, pipeline.Sinks{})
 	if err != nil {
 		return err
 	}
-	return reportDups(ctx, cmd, o, det, d.tmp, limit, len(inputs), res.Scan.Errors+res.Warnings, res, res.Consumers())
+	return reportDups(ctx, cmd, o, det, d.tmp, limit, len(inputs), res.Scan.Errors+res.Warnings, res, res.Consumed())
 }
 
 // reportDups finishes the detector and prints the report; findings and
@@ -292,7 +290,7 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 // copies are made into runs by a dups.RunBuilder, on disk under tmp
 // beyond its budget, and the totals are counted as the groups stream by:
 // the report's memory does not grow with the number of duplicates.
-func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, tmp string, limit, inputs int, findings int64, res *pipeline.Result, idx *consumers.Index) (err error) {
+func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, tmp string, limit, inputs int, findings int64, res *pipeline.Result, idx pipeline.Consumed) (err error) {
 	w := cmd.OutOrStdout()
 	enc := json.NewEncoder(w)
 	rb := dups.NewRunBuilder(tmp, o.set.runBudget)
@@ -315,7 +313,7 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 		for i := range rows {
 			r := &rows[i]
 			if res == nil { // from tables: the commits of their commits.parquet
-				r.ConsumedBy = consumers.Groups(idx.ConsumedPast(r.Input, r.Dir, r.Topic, r.Partition, r.Offset))
+				r.ConsumedBy = idx.Groups(r.Input, r.Dir, r.Topic, r.Partition, r.Offset)
 			}
 			if r.GroupID != group {
 				endGroup()
@@ -398,10 +396,10 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 
 // writeDupsText prints the summary and the runs; idx (nil when unknown)
 // says under each run which consumer groups committed past its copies.
-func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.RunBuilder, idx *consumers.Index, limit, inputs int, wide bool) error {
-	ew := &errWriter{w: w}
+func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.RunBuilder, idx pipeline.Consumed, limit, inputs int, wide bool) error {
+	ew := &text.ErrWriter{W: w}
 	fmt.Fprintf(ew, "%d records in %d input(s): %d duplicate group(s), %d later cop%s in %d run(s)\n",
-		s.Records, inputs, s.Groups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"), s.Runs)
+		s.Records, inputs, s.Groups, s.Duplicates, text.Plural(s.Duplicates, "y", "ies"), s.Runs)
 	var strong, possible int64
 	for _, c := range s.ByClass {
 		strong, possible = strong+c.Strong, possible+c.Possible
@@ -422,7 +420,7 @@ func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.Run
 			if c := idx.Text(r.Input, r.Dir, r.Topic, r.Partition, r.First, r.Last); c != "" {
 				fmt.Fprintln(ew, "  "+c)
 			}
-			return ew.err
+			return ew.Err
 		})
 		if err != nil {
 			return err
@@ -449,30 +447,23 @@ func writeDupsText(ctx context.Context, w io.Writer, s *dupSummary, rb *dups.Run
 	tw.Flush()
 	if len(s.ByTopic) > 0 {
 		fmt.Fprintln(ew)
-		tt := &textTable{indent: "  "}
+		tt := &text.Table{Indent: "  "}
 		for _, h := range []string{"TOPIC", "RECORDS", "restart-resend", "txn-retry", "repeat", "STRONG", "POSSIBLE"} {
-			tt.cols = append(tt.cols, column{head: h, right: true})
+			tt.Cols = append(tt.Cols, text.Column{Head: h, Right: true})
 		}
-		tt.cols[0].cut = cutMiddle
+		tt.Cols[0].Cut = text.CutMiddle
 		for _, t := range s.ByTopic {
-			tt.add(t.Topic, itoa(t.Records), itoa(t.ByClass[dups.ClassRestartResend]), itoa(t.ByClass[dups.ClassTxnRetry]),
-				itoa(t.ByClass[dups.ClassRepeat]), itoa(t.Strong), itoa(t.Possible))
+			tt.Add(t.Topic, text.Itoa(t.Records), text.Itoa(t.ByClass[dups.ClassRestartResend]), text.Itoa(t.ByClass[dups.ClassTxnRetry]),
+				text.Itoa(t.ByClass[dups.ClassRepeat]), text.Itoa(t.Strong), text.Itoa(t.Possible))
 		}
-		if err := tt.write(ew, wide); err != nil {
+		if err := tt.Write(ew, wide); err != nil {
 			return err
 		}
 	}
 	if s.SpillFiles > 0 {
 		fmt.Fprintf(ew, "\n(spilled %d bytes to %d temporary file(s), since removed)\n", s.SpillBytes, s.SpillFiles)
 	}
-	return ew.err
-}
-
-func pluralS(n int64, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return ew.Err
 }
 
 // openDetector builds the duplicate detector the dup flags describe, after
@@ -502,7 +493,7 @@ func (o *dupOptions) openDetector(cmdName string, inputs []*source.Input) (*dups
 
 // checkTmp refuses a spill dir inside a directory input.
 func checkTmp(tmp string, inputs []*source.Input) error {
-	if err := scan.TmpOutside(tmp, inputs); err != nil {
+	if err := source.CheckOutput(tmp, source.SpillDir, inputs); err != nil {
 		return usageError{err}
 	}
 	return nil

@@ -11,10 +11,8 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
-	"github.com/ksleuth/ksleuth/analysis/producers"
-	"github.com/ksleuth/ksleuth/analysis/scan"
-	"github.com/ksleuth/ksleuth/analysis/source"
-	"github.com/ksleuth/ksleuth/analysis/topics"
+	jsonl "github.com/ksleuth/ksleuth/analysis/report/json"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/spf13/cobra"
 )
 
@@ -69,25 +67,12 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 	}
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	// Attribution needs the records of the internal topics: skip it when
-	// --topic leaves them out.
-	attr := topic == nil || topic.MatchString(topics.TransactionState.String()) || topic.MatchString(topics.ClusterMetadata.String())
-	res, err := analyze(ctx, cmd, "producers", o, inputs, pipeline.Options{
-		Scan: scan.Config{Compact: true, Topic: topic}, Attribution: attr,
-	}, pipeline.Sinks{})
+	res, err := analyze(ctx, cmd, "producers", o, inputs, pipeline.Plan{Command: pipeline.Producers, Topic: topic}, pipeline.Sinks{})
 	if err != nil {
 		return err
 	}
 	rows := res.Sessions
-	// A snapshot given on its own has no log beside it in the input: its
-	// producers are not "known only from snapshots".
-	var dirSnaps []analysis.SnapshotRow
-	for _, sn := range res.Scan.Snapshots {
-		if int(sn.Input) < len(inputs) && inputs[sn.Input].Kind != source.File {
-			dirSnaps = append(dirSnaps, sn)
-		}
-	}
-	snapOnly := producers.SnapshotOnly(rows, dirSnaps)
+	snapOnly := res.SnapshotOnly(inputs)
 	var anomalies []analysis.AnomalyRow
 	for _, a := range res.Scan.Anomalies {
 		if finding.Counts(a.Severity) {
@@ -95,14 +80,15 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 		}
 	}
 	w := cmd.OutOrStdout()
+	sum := res.Summarize()
 	if o.json {
 		enc := json.NewEncoder(w)
-		for _, h := range res.Txns.Open {
+		for _, h := range sum.OpenTxns {
 			if err := enc.Encode(h); err != nil {
 				return err
 			}
 		}
-		for _, p := range res.Txns.Partitions {
+		for _, p := range sum.TxnPartitions {
 			if err := enc.Encode(p); err != nil {
 				return err
 			}
@@ -118,12 +104,12 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 			}
 		}
 		for _, an := range anomalies {
-			if err := enc.Encode(findingLine{"finding", an}); err != nil {
+			if err := enc.Encode(jsonl.FindingLine{Type: "finding", AnomalyRow: an}); err != nil {
 				return err
 			}
 		}
 	} else {
-		if err := writeOpenTxnsText(w, res.Txns, len(inputs) > 1); err != nil {
+		if err := text.OpenTxns(w, sum.OpenTxns, sum.TxnPartitions, len(inputs) > 1); err != nil {
 			return err
 		}
 		if err := writeProducersText(w, rows, anomalies, len(inputs) > 1, o.wide); err != nil {
@@ -137,7 +123,7 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 }
 
 func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []analysis.AnomalyRow, multi, wide bool) error {
-	ew := &errWriter{w: w}
+	ew := &text.ErrWriter{W: w}
 	// The attribution columns only when something is attributed.
 	attributed := false
 	for i := range rows {
@@ -146,18 +132,18 @@ func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []an
 	// Several brokers' copies of a partition in one input give the same
 	// sessions once per copy: the COPY column names each copy's dir.
 	copies := severalCopies(rows)
-	tt := &textTable{}
+	tt := &text.Table{}
 	for _, h := range []string{"TOPIC", "PART", "PID", "EPOCH", "OFFSETS", "TIME (UTC)", "SEQUENCES", "BATCHES", "RECORDS", "TXN", "COMMITS", "ABORTS", "GAPS", "SNAPSHOT SEQ@OFFSET"} {
-		tt.cols = append(tt.cols, column{head: h})
+		tt.Cols = append(tt.Cols, text.Column{Head: h})
 	}
-	tt.cols[0].cut = cutMiddle
-	tt.cols[5].dates = true
-	tt.cols[6].drop, tt.cols[7].drop, tt.cols[13].drop = 1, 2, 3 // SEQUENCES, BATCHES, SNAPSHOT
+	tt.Cols[0].Cut = text.CutMiddle
+	tt.Cols[5].Dates = true
+	tt.Cols[6].Drop, tt.Cols[7].Drop, tt.Cols[13].Drop = 1, 2, 3 // SEQUENCES, BATCHES, SNAPSHOT
 	if copies {
-		tt.cols = slices.Insert(tt.cols, 2, column{head: "COPY", cut: cutMiddle})
+		tt.Cols = slices.Insert(tt.Cols, 2, text.Column{Head: "COPY", Cut: text.CutMiddle})
 	}
 	if attributed {
-		tt.cols = append(tt.cols, column{head: "TXN ID", cut: cutMiddle}, column{head: "BROKER"})
+		tt.Cols = append(tt.Cols, text.Column{Head: "TXN ID", Cut: text.CutMiddle}, text.Column{Head: "BROKER"})
 	}
 	for _, r := range rows {
 		part := strconv.Itoa(int(r.Partition))
@@ -183,9 +169,9 @@ func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []an
 		if r.SequenceRegressions > 0 {
 			gaps += fmt.Sprintf(" (+%d back)", r.SequenceRegressions)
 		}
-		row := []string{r.Topic, part, itoa(r.ProducerID), itoa(int64(r.ProducerEpoch)), fmt.Sprintf("%d..%d", r.FirstOffset, r.LastOffset),
-			fmtTimeRange(r.FirstTimestamp, r.LastTimestamp, wide), seqs, itoa(int64(r.Batches)), itoa(int64(r.Records)),
-			txn, itoa(int64(r.Commits)), itoa(int64(r.Aborts)), gaps, snap}
+		row := []string{r.Topic, part, text.Itoa(r.ProducerID), text.Itoa(int64(r.ProducerEpoch)), fmt.Sprintf("%d..%d", r.FirstOffset, r.LastOffset),
+			text.TimeRange(r.FirstTimestamp, r.LastTimestamp, wide), seqs, text.Itoa(int64(r.Batches)), text.Itoa(int64(r.Records)),
+			txn, text.Itoa(int64(r.Commits)), text.Itoa(int64(r.Aborts)), gaps, snap}
 		if copies {
 			row = slices.Insert(row, 2, path.Dir(r.Dir))
 		}
@@ -199,16 +185,16 @@ func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []an
 			}
 			row = append(row, tid, broker)
 		}
-		tt.add(row...)
+		tt.Add(row...)
 	}
-	if err := tt.write(ew, wide); err != nil {
+	if err := tt.Write(ew, wide); err != nil {
 		return err
 	}
 	fmt.Fprintf(ew, "\n%d session(s)", len(rows))
 	if len(anomalies) == 0 {
 		fmt.Fprintln(ew, "; no sequence or epoch anomalies")
 	} else {
-		fmt.Fprintf(ew, "; %d anomal%s:\n", len(anomalies), pluralS(int64(len(anomalies)), "y", "ies"))
+		fmt.Fprintf(ew, "; %d anomal%s:\n", len(anomalies), text.Plural(int64(len(anomalies)), "y", "ies"))
 		for _, a := range anomalies {
 			// Findings about a whole file (a snapshot past the log end)
 			// have no byte, and those of text files a line instead.
@@ -222,7 +208,7 @@ func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []an
 			fmt.Fprintf(ew, "  %s %s%s: %s\n", a.Kind, a.File, where, a.Message)
 		}
 	}
-	return ew.err
+	return ew.Err
 }
 
 // severalCopies reports whether rows hold sessions of one partition from
@@ -259,7 +245,7 @@ func writeSnapshotOnly(w io.Writer, rows []analysis.SnapshotRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	ew := &errWriter{w: w}
+	ew := &text.ErrWriter{W: w}
 	fmt.Fprintf(ew, "\n%d producer(s) known only from snapshots (no batch of theirs on disk: retention removed it, or the log was not copied):\n", len(rows))
 	const shown = 20
 	for _, r := range rows[:min(len(rows), shown)] {
@@ -269,5 +255,5 @@ func writeSnapshotOnly(w io.Writer, rows []analysis.SnapshotRow) error {
 	if len(rows) > shown {
 		fmt.Fprintf(ew, "  … (%d in all; --json lists them)\n", len(rows))
 	}
-	return ew.err
+	return ew.Err
 }

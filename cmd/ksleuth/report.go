@@ -1,23 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/export"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report/html"
-	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/spf13/cobra"
 )
@@ -80,10 +75,8 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	rc := html.NewCollector(d.tmp)
 	defer rc.Close()
 	hashes := hashInputs(ctx, inputs, true)
-	res, err := analyze(ctx, cmd, "report", o, inputs, pipeline.Options{
-		Scan:     scan.Config{Records: true, Hash: true, Topic: topic, TmpDir: d.tmp},
-		Detector: det, Hasher: hasher, Attribution: true,
-	}, pipeline.Sinks{
+	res, err := analyze(ctx, cmd, "report", o, inputs, pipeline.Plan{Command: pipeline.Report, Topic: topic, TmpDir: d.tmp,
+		Detector: det, Hasher: hasher}, pipeline.Sinks{
 		Batches: func(rows []analysis.BatchRow) error { rc.Batches(rows); return nil },
 		Records: func(rows []analysis.PayloadRecordRow) error { rc.Records(rows); return nil },
 	})
@@ -103,7 +96,7 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	}
 	sum := res.Summarize()
 	m := buildPage(cmd, o.set, args, res, sum, ins, st, rc)
-	if err := writeFileAtomic(page, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
+	if err := export.WriteFileAtomic(page, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	out := cmd.OutOrStdout()
@@ -130,18 +123,8 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 // locks the file for this run (a second run writing it is refused) and
 // removes the temporary files of killed runs.
 func checkHTML(cmd *cobra.Command, name, page string, inputs []*source.Input, force bool) (*export.Lock, error) {
-	dir := filepath.Dir(page)
-	for _, in := range inputs {
-		switch in.Kind {
-		case source.Dir:
-			if source.Within(in.Abs, page) {
-				return nil, usageError{fmt.Errorf("%s: --html %s is inside the input %s; ksleuth never writes into its inputs", name, page, in.Path)}
-			}
-		default:
-			if source.Within(dir, in.Abs) && source.Within(filepath.Dir(in.Abs), dir) {
-				return nil, usageError{fmt.Errorf("%s: --html %s is next to the input %s; ksleuth never writes next to its inputs", name, page, in.Path)}
-			}
-		}
+	if err := source.CheckOutput(page, source.OutputFile, inputs); err != nil {
+		return nil, usageError{fmt.Errorf("%s: --html %w", name, err)}
 	}
 	if fi, err := os.Stat(page); err == nil && fi.IsDir() {
 		return nil, usageError{fmt.Errorf("%s: --html %s is a directory", name, page)}
@@ -166,85 +149,21 @@ func checkHTML(cmd *cobra.Command, name, page string, inputs []*source.Input, fo
 // and returns a func that waits for the result. With hash false it only
 // lists them (scan --hash none).
 func hashInputs(ctx context.Context, inputs []*source.Input, hash bool) func() ([]html.Input, error) {
-	out := make([]html.Input, len(inputs))
-	done := make(chan error, 1)
-	go func() {
+	paths := make([]string, len(inputs))
+	for i, in := range inputs {
+		if in.Kind != source.Dir && hash {
+			paths[i] = in.Abs
+		}
+	}
+	sums := export.HashFiles(ctx, paths)
+	return func() ([]html.Input, error) {
+		digests, err := sums()
+		out := make([]html.Input, len(inputs))
 		for i, in := range inputs {
-			out[i] = html.Input{Index: int32(in.Index), Path: in.Path, Kind: in.Kind.String()}
-			if in.Kind == source.Dir || !hash {
-				continue
-			}
-			sum, err := sha256File(ctx, in.Abs)
-			if err != nil {
-				done <- err
-				return
-			}
-			out[i].SHA256 = sum
+			out[i] = html.Input{Index: int32(in.Index), Path: in.Path, Kind: in.Kind.String(), SHA256: digests[i]}
 		}
-		done <- nil
-	}()
-	return func() ([]html.Input, error) { return out, <-done }
-}
-
-func sha256File(ctx context.Context, path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
+		return out, err
 	}
-	defer f.Close()
-	h := sha256.New()
-	buf := make([]byte, 1<<20)
-	for {
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		n, err := f.Read(buf)
-		h.Write(buf[:n])
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return "", err
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// writeFileAtomic writes path through a temporary file in the same
-// directory, renamed over path only when fn and the close succeeded, so
-// that a report that is not complete never looks complete.
-func writeFileAtomic(path string, fn func(io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 256<<10)
-	if err = fn(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 // writeScanReport writes the report of scan --html.
@@ -261,7 +180,7 @@ func writeScanReport(ctx context.Context, cmd *cobra.Command, set *settings, arg
 		return fmt.Errorf("scan: --html: %w", err)
 	}
 	m := buildPage(cmd, set, args, res, res.Summarize(), ins, st, rc)
-	if err := writeFileAtomic(page, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
+	if err := export.WriteFileAtomic(page, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
 		return fmt.Errorf("scan: --html: %w", err)
 	}
 	return nil

@@ -21,7 +21,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/payload"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report/html"
-	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -156,21 +156,15 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	defer stop()
 	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
 	defer prog.finish()
-	po := pipeline.Options{
-		Scan: scan.Config{Jobs: o.jobs, Records: true, Payload: o.payload, HexFingerprints: o.records || o.payload, Hash: o.hash == "sha256",
-			// Without a records table or the report, records only feed the
-			// duplicate detector: compact entries, not rows.
-			Compact: !o.records && !o.payload && o.html == "",
-			Topic:   topic, Progress: prog.add, TmpDir: o.dup.tmp, HeldBudget: o.set.heldBudget},
-		Detector: det, Hasher: hasher, Attribution: true,
-	}
+	plan := pipeline.Plan{Command: pipeline.Scan, Jobs: o.jobs, Records: o.records, Payload: o.payload, Hash: o.hash == "sha256", Page: o.html != "",
+		Topic: topic, Progress: prog.add, TmpDir: o.dup.tmp, HeldBudget: o.set.heldBudget, Detector: det, Hasher: hasher}
 	if o.payload && o.decodeValues == "auto" {
-		if po.Values, err = payload.Load(ctx, inputs); err != nil {
+		if plan.Values, err = payload.Load(ctx, inputs); err != nil {
 			return err
 		}
 	}
 	if fd := o.set.fileDone; fd != nil {
-		po.Scan.FileDone = func(p string) { fd(ctx, p) }
+		plan.FileDone = func(p string) { fd(ctx, p) }
 	}
 	to := pipeline.TableOptions{Out: out, Version: ksleuthVersion(), Meta: meta, Records: o.records, Payload: o.payload}
 	if rc != nil {
@@ -180,7 +174,7 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 		}
 		to.AlsoDuplicates = rc.Duplicates
 	}
-	tables, err := pipeline.WriteTables(ctx, inputs, po, to)
+	tables, err := pipeline.WriteTables(ctx, inputs, plan.Options(), to)
 	prog.finish()
 	if err != nil {
 		return interrupted(ctx, "scan", err)
@@ -245,24 +239,12 @@ func (o *scanOptions) validate() (*regexp.Regexp, error) {
 
 // scanMetadata is the footer metadata of every table of a scan.
 func scanMetadata(cmd *cobra.Command, args []string, inputs []*source.Input, o *scanOptions, start time.Time) *export.Metadata {
-	meta := &export.Metadata{}
-	meta.Set("ksleuth.version", ksleuthVersion())
-	meta.Set("ksleuth.command_line", commandLine(cmd, args))
-	roots := make([]map[string]string, len(inputs))
+	roots := make([]export.RunInput, len(inputs))
 	for i, in := range inputs {
-		roots[i] = map[string]string{"path": in.Path, "abs": in.Abs, "kind": in.Kind.String()}
+		roots[i] = export.RunInput{Path: in.Path, Abs: in.Abs, Kind: in.Kind.String()}
 	}
-	rootsJSON, _ := json.Marshal(roots)
-	meta.Set("ksleuth.inputs", string(rootsJSON))
-	sources := scan.Sources(inputs)
-	sourcesJSON, _ := json.Marshal(sources)
-	meta.Set(metaSources, string(sourcesJSON))
-	fpJSON, _ := json.Marshal(pipeline.NewFingerprintMeta(o.dup.match, o.dup.ignoreHeaders))
-	meta.Set(metaFingerprint, string(fpJSON))
-	meta.Set("ksleuth.run_start", start.UTC().Format(time.RFC3339Nano))
-	meta.Set("ksleuth.run_end", "")
-
-	return meta
+	return export.NewRunMetadata(export.RunFooter{Version: ksleuthVersion(), CommandLine: commandLine(cmd, args), Inputs: roots,
+		Sources: pipeline.Sources(inputs), Fingerprint: pipeline.NewFingerprintMeta(o.dup.match, o.dup.ignoreHeaders), Start: start})
 }
 
 // checkOut refuses an output dir inside a directory input, the
@@ -272,17 +254,8 @@ func checkOut(o scanOptions, inputs []*source.Input) error {
 	if o.html != "" && source.Within(o.out, o.html) {
 		return usageError{fmt.Errorf("scan: --html %s is inside --out %s, whose table set the next scan replaces as a whole; write the page beside it", o.html, o.out)}
 	}
-	for _, in := range inputs {
-		switch in.Kind {
-		case source.Dir:
-			if source.Within(in.Abs, o.out) {
-				return usageError{fmt.Errorf("scan: --out %s is inside the input %s; ksleuth never writes into its inputs", o.out, in.Path)}
-			}
-		default:
-			if source.Within(o.out, in.Abs) && source.Within(filepath.Dir(in.Abs), o.out) {
-				return usageError{fmt.Errorf("scan: --out %s is the directory of the input %s; ksleuth never writes next to its inputs", o.out, in.Path)}
-			}
-		}
+	if err := source.CheckOutput(o.out, source.OutputDir, inputs); err != nil {
+		return usageError{fmt.Errorf("scan: --out %w", err)}
 	}
 	return nil
 }
@@ -340,8 +313,8 @@ type progress struct {
 
 func newProgress(w io.Writer, mode string, total int64, inputs []*source.Input) *progress {
 	p := &progress{}
-	if t, ok := w.(*termSafe); ok {
-		w = t.w // the bar draws with carriage returns and escapes of its own
+	if t, ok := w.(*text.SafeWriter); ok {
+		w = t.W // the bar draws with carriage returns and escapes of its own
 	}
 	show := mode == "always"
 	if mode == "auto" {
@@ -475,7 +448,7 @@ func newScanSummary(inputs []*source.Input, o scanOptions, pres *pipeline.Result
 		OpenTransactions: sum.OpenSessions, Intact: sum.Intact, Losses: sum.Losses, Replicas: sum.Replicas,
 		ClusterEvents: sum.ClusterEvents, BrokerLogs: sum.BrokerLogs}
 	for _, sk := range sum.Skipped[:min(len(sum.Skipped), 5)] {
-		s.SkippedFiles = append(s.SkippedFiles, displayPath(inputs, sk.Input, sk.Path))
+		s.SkippedFiles = append(s.SkippedFiles, text.DisplayPath(inputs, sk.Input, sk.Path))
 	}
 	for _, in := range inputs {
 		s.Inputs = append(s.Inputs, scanInput{in.Index, in.Path, in.Kind.String()})
@@ -486,24 +459,8 @@ func newScanSummary(inputs []*source.Input, o scanOptions, pres *pipeline.Result
 	return s
 }
 
-func fmtTime(ms *int64) string {
-	if ms == nil {
-		return "-"
-	}
-	return time.UnixMilli(*ms).UTC().Format("2006-01-02T15:04:05Z")
-}
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-func fmtRange(a, b *int64) string {
-	if a == nil || b == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%d..%d", *a, *b)
-}
-
 func (s *scanSummary) writeText(w io.Writer, wide bool) error {
-	ew := &errWriter{w: w}
+	ew := &text.ErrWriter{W: w}
 	fmt.Fprintf(ew, "scanned %d input(s): %d files, %d bytes, %d batches, %d records in %.2fs (jobs %d)\n\n",
 		len(s.Inputs), s.Files, s.Bytes, s.Batches, s.Records, s.Seconds, s.Jobs)
 	multi := len(s.Inputs) > 1
@@ -514,11 +471,11 @@ func (s *scanSummary) writeText(w io.Writer, wide bool) error {
 	for _, p := range s.Partitions {
 		showDir = showDir || multi || p.DirState != "" || p.Dir != fmt.Sprintf("%s-%d", p.Topic, p.Partition)
 	}
-	tt := &textTable{cols: []column{{head: "TOPIC", cut: cutMiddle}, {head: "PART"}, {head: "DIR", cut: cutMiddle}, {head: "BROKER"},
-		{head: "SEGMENTS", drop: 3}, {head: "BYTES", drop: 4}, {head: "BATCHES"}, {head: "RECORDS"}, {head: "OFFSETS"}, {head: "TIME (UTC)", dates: true},
-		{head: "CODECS"}, {head: "PRODUCERS", drop: 1}, {head: "FINDINGS"}}}
+	tt := &text.Table{Cols: []text.Column{{Head: "TOPIC", Cut: text.CutMiddle}, {Head: "PART"}, {Head: "DIR", Cut: text.CutMiddle}, {Head: "BROKER"},
+		{Head: "SEGMENTS", Drop: 3}, {Head: "BYTES", Drop: 4}, {Head: "BATCHES"}, {Head: "RECORDS"}, {Head: "OFFSETS"}, {Head: "TIME (UTC)", Dates: true},
+		{Head: "CODECS"}, {Head: "PRODUCERS", Drop: 1}, {Head: "FINDINGS"}}}
 	if !showDir {
-		tt.cols = slices.Delete(tt.cols, 2, 3)
+		tt.Cols = slices.Delete(tt.Cols, 2, 3)
 	}
 	empty := map[string]int{}
 	for _, p := range s.Partitions {
@@ -541,24 +498,24 @@ func (s *scanSummary) writeText(w io.Writer, wide bool) error {
 		if codecs == "" {
 			codecs = "-"
 		}
-		row := []string{p.Topic, itoa(int64(p.Partition)), dir, broker, itoa(int64(p.Segments)), itoa(p.Bytes), itoa(p.Batches), itoa(p.Records),
-			fmtRange(p.First, p.Last), fmtTimeRange(p.FirstTime, p.LastTime, wide), codecs, itoa(int64(p.Producers)), itoa(int64(p.Findings))}
+		row := []string{p.Topic, text.Itoa(int64(p.Partition)), dir, broker, text.Itoa(int64(p.Segments)), text.Itoa(p.Bytes), text.Itoa(p.Batches), text.Itoa(p.Records),
+			text.Range(p.First, p.Last), text.TimeRange(p.FirstTime, p.LastTime, wide), codecs, text.Itoa(int64(p.Producers)), text.Itoa(int64(p.Findings))}
 		if !showDir {
 			row = slices.Delete(row, 2, 3)
 		}
-		tt.add(row...)
+		tt.Add(row...)
 	}
 	// BROKER may go when it says the same on every line.
-	brokerCol := slices.IndexFunc(tt.cols, func(c column) bool { return c.head == "BROKER" })
-	if same := len(tt.rows) > 0; brokerCol >= 0 {
-		for _, r := range tt.rows {
-			same = same && r[brokerCol] == tt.rows[0][brokerCol]
+	brokerCol := slices.IndexFunc(tt.Cols, func(c text.Column) bool { return c.Head == "BROKER" })
+	if same := len(tt.Rows) > 0; brokerCol >= 0 {
+		for _, r := range tt.Rows {
+			same = same && r[brokerCol] == tt.Rows[0][brokerCol]
 		}
 		if same {
-			tt.cols[brokerCol].drop = 2
+			tt.Cols[brokerCol].Drop = 2
 		}
 	}
-	if err := tt.write(ew, wide); err != nil {
+	if err := tt.Write(ew, wide); err != nil {
 		return err
 	}
 	if len(empty) > 0 {
@@ -575,24 +532,24 @@ func (s *scanSummary) writeText(w io.Writer, wide bool) error {
 	}
 	fmt.Fprintln(ew)
 	if len(s.Losses) == 0 {
-		fmt.Fprintf(ew, "losses: none; %d partition cop%s intact\n", s.Intact, pluralS(int64(s.Intact), "y", "ies"))
+		fmt.Fprintf(ew, "losses: none; %d partition cop%s intact\n", s.Intact, text.Plural(int64(s.Intact), "y", "ies"))
 	} else {
 		// Copies only unread are said apart: the archive ended before
 		// their data, which says nothing of whether the broker lost it.
 		lost := len(s.Losses) - s.Unread
-		head := fmt.Sprintf("losses in %d partition cop%s", lost, pluralS(int64(lost), "y", "ies"))
+		head := fmt.Sprintf("losses in %d partition cop%s", lost, text.Plural(int64(lost), "y", "ies"))
 		switch {
 		case s.Unread > 0 && lost == 0:
-			head = fmt.Sprintf("unread in %d partition cop%s: %s", s.Unread, pluralS(int64(s.Unread), "y", "ies"), unreadWhy(s.Unread))
+			head = fmt.Sprintf("unread in %d partition cop%s: %s", s.Unread, text.Plural(int64(s.Unread), "y", "ies"), text.UnreadWhy(s.Unread))
 		case s.Unread > 0:
-			head += fmt.Sprintf(", and %d unread: %s", s.Unread, unreadWhy(s.Unread))
+			head += fmt.Sprintf(", and %d unread: %s", s.Unread, text.UnreadWhy(s.Unread))
 		}
 		fmt.Fprintf(ew, "%s (%d intact; gaps.parquet has every range):\n", head, s.Intact)
 		for _, v := range s.Losses {
 			fmt.Fprintf(ew, "  %s: %s\n", v.Dir, v.Text)
 		}
 	}
-	writeChecked(ew, s.Checked)
+	text.Checked(ew, s.Checked)
 	if s.Skipped > 0 {
 		more := ""
 		if s.Skipped > len(s.SkippedFiles) {
@@ -618,7 +575,7 @@ func (s *scanSummary) writeText(w io.Writer, wide bool) error {
 		open = fmt.Sprintf(", %d with a transaction still open at the end of the input (ksleuth producers)", s.OpenTransactions)
 	}
 	fmt.Fprintf(ew, "producer sessions: %d%s; duplicates: %d group(s), %d later cop%s (ksleuth dups for the report)\n",
-		s.ProducerSessions, open, s.DuplicateGroups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"))
+		s.ProducerSessions, open, s.DuplicateGroups, s.Duplicates, text.Plural(s.Duplicates, "y", "ies"))
 	if n := len(s.Replicas); n > 0 {
 		var parts []string
 		for _, v := range []string{"reference", "in-sync", "damaged", "lagging", "diverged", "ahead"} {
@@ -636,27 +593,12 @@ func (s *scanSummary) writeText(w io.Writer, wide bool) error {
 		fmt.Fprintln(ew)
 	}
 	fmt.Fprintf(ew, "\ntables in %s:\n", s.Out)
-	tables := &textTable{cols: []column{{cut: cutMiddle}, {}}, indent: "  ", noHead: true}
+	tables := &text.Table{Cols: []text.Column{{Cut: text.CutMiddle}, {}}, Indent: "  ", NoHead: true}
 	for _, t := range s.Tables {
-		tables.add(t.Path, fmt.Sprintf("%d rows", t.Rows))
+		tables.Add(t.Path, fmt.Sprintf("%d rows", t.Rows))
 	}
-	if err := tables.write(ew, wide); err != nil {
+	if err := tables.Write(ew, wide); err != nil {
 		return err
 	}
-	return ew.err
-}
-
-// errWriter keeps the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
+	return ew.Err
 }
