@@ -93,8 +93,8 @@ func parseSize(s string) (int64, error) {
 	return int64(n * float64(mult)), nil
 }
 
-// The tables say how to print the columns they leave out.
-func init() { text.WideHint = "; --wide prints them" }
+// The text says how to print what it leaves out.
+func init() { text.WideHint, text.JSONHint = "; --wide prints them", "; --json lists them" }
 
 func addWideFlag(f *pflag.FlagSet, wide *bool) {
 	f.BoolVar(wide, "wide", false, "print tables with every column and every name whole, however wide (default: fit 120 columns)")

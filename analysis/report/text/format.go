@@ -9,13 +9,10 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
 // Time is a time in milliseconds since the epoch, in UTC to the second
@@ -60,22 +57,6 @@ func (e *ErrWriter) Write(p []byte) (int, error) {
 	n, err := e.W.Write(p)
 	e.Err = err
 	return n, err
-}
-
-// DisplayPath names a finding's file the way the user can find it: below
-// the input as given, or inside the archive.
-func DisplayPath(inputs []*source.Input, input int32, file string) string {
-	if int(input) >= len(inputs) || file == "" {
-		return file
-	}
-	in := inputs[input]
-	switch in.Kind {
-	case source.Dir:
-		return filepath.ToSlash(filepath.Join(in.Path, file))
-	case source.Archive:
-		return in.Path + ":" + file
-	}
-	return in.Path
 }
 
 // ByKind renders " (2 crc-mismatch, 1 offset-gap)", kinds sorted by name.

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/ksleuth/ksleuth/analysis/recovery"
+	"github.com/ksleuth/ksleuth/analysis/report"
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
@@ -23,7 +24,7 @@ func Recovery(out io.Writer, inputs []*source.Input, ps []recovery.Partition) er
 		if p.Clean {
 			start = "clean start (.kafka_cleanshutdown present: no recovery past the sanity checks)"
 		}
-		fmt.Fprintf(out, "\n%s: %s, recovery point %d, log start checkpoint %d\n", DisplayPath(inputs, p.Input, p.Dir), start, p.RecoveryPoint, p.LogStartCheckpoint)
+		fmt.Fprintf(out, "\n%s: %s, recovery point %d, log start checkpoint %d\n", report.DisplayPath(inputs, p.Input, p.Dir), start, p.RecoveryPoint, p.LogStartCheckpoint)
 		if len(p.Actions) == 0 {
 			fmt.Fprintln(out, "  nothing to do")
 		}
@@ -32,7 +33,7 @@ func Recovery(out io.Writer, inputs []*source.Input, ps []recovery.Partition) er
 			if a.Action == recovery.ActTruncate {
 				what = fmt.Sprintf("truncate %d bytes, log end %d", a.Bytes, a.Offset)
 			}
-			fmt.Fprintf(out, "  %s %s\n    because %s\n", what, DisplayPath(inputs, p.Input, a.File), a.Rule)
+			fmt.Fprintf(out, "  %s %s\n    because %s\n", what, report.DisplayPath(inputs, p.Input, a.File), a.Rule)
 		}
 		fmt.Fprintf(out, "  after: log start %d, log end %d, high watermark %d, segments %v, snapshots %v\n",
 			p.LogStartOffset, p.LogEndOffset, p.HighWatermark, p.Segments, p.Snapshots)

@@ -8,6 +8,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
+	"github.com/ksleuth/ksleuth/analysis/report"
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
@@ -21,7 +22,7 @@ func Verify(out io.Writer, inputs []*source.Input, res *pipeline.Result, sum *pi
 		if noNotes && !finding.Counts(a.Severity) {
 			continue
 		}
-		if p := DisplayPath(inputs, a.Input, a.File); p != last {
+		if p := report.DisplayPath(inputs, a.Input, a.File); p != last {
 			fmt.Fprintf(out, "%s\n", p)
 			last = p
 		}
@@ -30,7 +31,7 @@ func Verify(out io.Writer, inputs []*source.Input, res *pipeline.Result, sum *pi
 	if len(sum.Verdicts) > 0 {
 		fmt.Fprintln(out, "partitions:")
 		for _, v := range sum.Verdicts {
-			fmt.Fprintf(out, "  %s: %s\n", DisplayPath(inputs, v.Input, v.Dir), v.Text)
+			fmt.Fprintf(out, "  %s: %s\n", report.DisplayPath(inputs, v.Input, v.Dir), v.Text)
 		}
 	}
 	Checked(out, sum.Checked)
@@ -99,7 +100,7 @@ func writeSkipped(out io.Writer, inputs []*source.Input, sk []analysis.SkippedFi
 	}
 	names := make([]string, 0, 5)
 	for _, s := range sk[:min(len(sk), 5)] {
-		names = append(names, DisplayPath(inputs, s.Input, s.Path))
+		names = append(names, report.DisplayPath(inputs, s.Input, s.Path))
 	}
 	more := ""
 	if len(sk) > 5 {
