@@ -74,7 +74,7 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	defer stop()
 	rc := html.NewCollector(d.tmp)
 	defer rc.Close()
-	hashes := hashInputs(ctx, inputs, true)
+	hashes := html.HashInputs(ctx, inputs, true)
 	res, err := analyze(ctx, cmd, "report", o, inputs, pipeline.Plan{Command: pipeline.Report, Topic: topic, TmpDir: d.tmp,
 		Detector: det, Hasher: hasher}, pipeline.Sinks{
 		Batches: func(rows []analysis.BatchRow) error { rc.Batches(rows); return nil },
@@ -144,32 +144,10 @@ func checkHTML(cmd *cobra.Command, name, page string, inputs []*source.Input, fo
 	return lock, nil
 }
 
-// hashInputs starts hashing the file and archive inputs (directory inputs
-// get the digest of their file list from the report) while the scan runs,
-// and returns a func that waits for the result. With hash false it only
-// lists them (scan --hash none).
-func hashInputs(ctx context.Context, inputs []*source.Input, hash bool) func() ([]html.Input, error) {
-	paths := make([]string, len(inputs))
-	for i, in := range inputs {
-		if in.Kind != source.Dir && hash {
-			paths[i] = in.Abs
-		}
-	}
-	sums := export.HashFiles(ctx, paths)
-	return func() ([]html.Input, error) {
-		digests, err := sums()
-		out := make([]html.Input, len(inputs))
-		for i, in := range inputs {
-			out[i] = html.Input{Index: int32(in.Index), Path: in.Path, Kind: in.Kind.String(), SHA256: digests[i]}
-		}
-		return out, err
-	}
-}
-
 // writeScanReport writes the report of scan --html.
 func writeScanReport(ctx context.Context, cmd *cobra.Command, set *settings, args []string, page string, inputs []*source.Input, res *pipeline.Result,
 	st dups.Stats, rc *html.Collector, hash bool) error {
-	ins, err := hashInputs(ctx, inputs, hash)()
+	ins, err := html.HashInputs(ctx, inputs, hash)()
 	if err != nil {
 		return fmt.Errorf("scan: --html: %w", err)
 	}
