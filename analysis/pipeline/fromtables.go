@@ -206,7 +206,8 @@ func OpenShards(dirs []string, want *FingerprintMeta) ([]*Shard, int32, error) {
 			return nil, 0, err
 		}
 		if len(shards) > 0 && s.fp.Probe != shards[0].fp.Probe {
-			return nil, 0, &ShardError{fmt.Errorf("%s and %s were fingerprinted by different ksleuth versions (different hash functions); scan all shards with one version", shards[0].dir, dir)}
+			return nil, 0, &ShardError{fmt.Errorf("%s and %s were fingerprinted by different ksleuth versions (different hash functions); "+
+				"scan all shards with one version", shards[0].dir, dir)}
 		}
 		if len(shards) > 0 && describeFP(s.fp) != describeFP(shards[0].fp) {
 			return nil, 0, &ShardError{fmt.Errorf("%s was scanned with %s but %s with %s; scan all shards with the same "+OptionMatch+" and "+OptionIgnoreHeaders,
@@ -214,7 +215,8 @@ func OpenShards(dirs []string, want *FingerprintMeta) ([]*Shard, int32, error) {
 		}
 		for _, src := range s.sources {
 			if prev, ok := seen[src]; ok {
-				return nil, 0, &ShardError{fmt.Errorf("input %q appears in both %s and %s; the same input scanned twice, or two inputs with one name (give each shard's inputs distinct paths)", src, prev, dir)}
+				return nil, 0, &ShardError{fmt.Errorf("input %q appears in both %s and %s; the same input scanned twice, "+
+					"or two inputs with one name (give each shard's inputs distinct paths)", src, prev, dir)}
 			}
 			seen[src] = dir
 		}

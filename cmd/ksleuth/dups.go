@@ -98,7 +98,8 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 // copies are made into runs by a dups.RunBuilder, on disk under tmp
 // beyond its budget, and the totals are counted as the groups stream by:
 // the report's memory does not grow with the number of duplicates.
-func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, tmp string, limit, inputs int, findings int64, res *pipeline.Result, idx pipeline.Consumed) (err error) {
+func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, tmp string, limit, inputs int, findings int64,
+	res *pipeline.Result, idx pipeline.Consumed) (err error) {
 	w := cmd.OutOrStdout()
 	enc := json.NewEncoder(w)
 	rb := dups.NewRunBuilder(tmp, o.set.runBudget)

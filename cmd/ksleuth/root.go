@@ -129,7 +129,8 @@ producer ID. Inputs are only ever opened read-only.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newVersionCmd(), newDumpCmd(), newRecordsCmd(), newScanCmd(set), newVerifyCmd(set), newDupsCmd(set), newProducersCmd(set), newConsumersCmd(set), newReplicasCmd(set), newReportCmd(set))
+	root.AddCommand(newVersionCmd(), newDumpCmd(), newRecordsCmd(), newScanCmd(set), newVerifyCmd(set), newDupsCmd(set), newProducersCmd(set),
+		newConsumersCmd(set), newReplicasCmd(set), newReportCmd(set))
 	return root
 }
 

@@ -189,7 +189,8 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 		return err
 	}
 	if res.Unreadable > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: scan: %d input file(s) could not be read (status unreadable in %s)\n", res.Unreadable, filepath.Join(o.out, tableFiles))
+		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: scan: %d input file(s) could not be read (status unreadable in %s)\n", res.Unreadable,
+			filepath.Join(o.out, tableFiles))
 	}
 	return exitStatus(pres, o.failOnFindings)
 }
@@ -243,7 +244,8 @@ func scanMetadata(cmd *cobra.Command, args []string, inputs []*source.Input, o *
 // page (the set is replaced as a whole, and the page is not part of it).
 func checkOut(o scanOptions, inputs []*source.Input) error {
 	if o.html != "" && source.Within(o.out, o.html) {
-		return usageError{fmt.Errorf("scan: --html %s is inside --out %s, whose table set the next scan replaces as a whole; write the page beside it", o.html, o.out)}
+		return usageError{fmt.Errorf("scan: --html %s is inside --out %s, whose table set the next scan replaces as a whole; "+
+			"write the page beside it", o.html, o.out)}
 	}
 	if err := source.CheckOutput(o.out, source.OutputDir, inputs); err != nil {
 		return usageError{fmt.Errorf("scan: --out %w", err)}

@@ -68,7 +68,8 @@ func Replicas(w io.Writer, rows []analysis.ReplicaRow) error {
 		if err := enc.Encode(divergenceLine{Type: "divergence", Topic: r.Topic, Partition: r.Partition, Broker: r.Broker, Source: r.Source, Dir: r.Dir,
 			ReferenceBroker: r.ReferenceBroker, ReferenceSource: r.ReferenceSource, ReferenceDir: r.ReferenceDir,
 			FirstDivergentOffset: r.FirstDivergentOffset, Epoch: r.Epoch, ReferenceEpoch: r.ReferenceEpoch,
-			MissingRanges: r.MissingRanges, ExtraRanges: r.ExtraRanges, CleanerDifferences: r.CleanerDifferences, Verdict: r.Verdict, Explanation: r.Explanation}); err != nil {
+			MissingRanges: r.MissingRanges, ExtraRanges: r.ExtraRanges, CleanerDifferences: r.CleanerDifferences, Verdict: r.Verdict,
+			Explanation: r.Explanation}); err != nil {
 			return err
 		}
 	}

@@ -30,7 +30,8 @@ func Dups(ctx context.Context, w io.Writer, s *pipeline.DupSummary, rb *dups.Run
 			strong, possible)
 	}
 	if s.Findings > 0 {
-		fmt.Fprintf(ew, "note: the inputs hold %d finding(s) of severity error or warning; records of damaged batches are marked \"damaged\" (ksleuth verify PATH for details)\n", s.Findings)
+		fmt.Fprintf(ew, "note: the inputs hold %d finding(s) of severity error or warning; "+
+			"records of damaged batches are marked \"damaged\" (ksleuth verify PATH for details)\n", s.Findings)
 	}
 	if s.Runs > 0 {
 		fmt.Fprintln(ew)

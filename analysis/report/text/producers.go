@@ -46,7 +46,8 @@ func writeSessions(w io.Writer, rows []analysis.ProducerRow, anomalies []analysi
 	// sessions once per copy: the COPY column names each copy's dir.
 	copies := severalCopies(rows)
 	tt := &Table{}
-	for _, h := range []string{"TOPIC", "PART", "PID", "EPOCH", "OFFSETS", "TIME (UTC)", "SEQUENCES", "BATCHES", "RECORDS", "TXN", "COMMITS", "ABORTS", "GAPS", "SNAPSHOT SEQ@OFFSET"} {
+	for _, h := range []string{"TOPIC", "PART", "PID", "EPOCH", "OFFSETS", "TIME (UTC)", "SEQUENCES", "BATCHES", "RECORDS", "TXN",
+		"COMMITS", "ABORTS", "GAPS", "SNAPSHOT SEQ@OFFSET"} {
 		tt.Cols = append(tt.Cols, Column{Head: h})
 	}
 	tt.Cols[0].Cut = CutMiddle

@@ -24,7 +24,8 @@ func Recovery(out io.Writer, inputs []*source.Input, ps []recovery.Partition) er
 		if p.Clean {
 			start = "clean start (.kafka_cleanshutdown present: no recovery past the sanity checks)"
 		}
-		fmt.Fprintf(out, "\n%s: %s, recovery point %d, log start checkpoint %d\n", report.DisplayPath(inputs, p.Input, p.Dir), start, p.RecoveryPoint, p.LogStartCheckpoint)
+		fmt.Fprintf(out, "\n%s: %s, recovery point %d, log start checkpoint %d\n", report.DisplayPath(inputs, p.Input, p.Dir), start,
+			p.RecoveryPoint, p.LogStartCheckpoint)
 		if len(p.Actions) == 0 {
 			fmt.Fprintln(out, "  nothing to do")
 		}

@@ -40,7 +40,8 @@ func Replicas(w io.Writer, rows []analysis.ReplicaRow, sum *pipeline.Summary) er
 	}
 	switch {
 	case notDecoded > 0 && len(rows) > 0:
-		fmt.Fprintf(ew, "batches compared by offsets, leader epoch and CRC (each CRC checked); the records of %d batch(es) not decoded: ksleuth verify decodes them\n", notDecoded)
+		fmt.Fprintf(ew, "batches compared by offsets, leader epoch and CRC (each CRC checked); "+
+			"the records of %d batch(es) not decoded: ksleuth verify decodes them\n", notDecoded)
 	case notDecoded > 0:
 		fmt.Fprintf(ew, "batch headers and CRCs checked; the records of %d batch(es) not decoded: ksleuth verify decodes them\n", notDecoded)
 	}
@@ -74,7 +75,8 @@ func writeReplicaCopies(ew *ErrWriter, rows []analysis.ReplicaRow) {
 		i = j
 	}
 	var parts []string
-	for _, v := range []string{replicas.VerdictInSync, replicas.VerdictDamaged, replicas.VerdictLagging, replicas.VerdictDiverged, replicas.VerdictAhead, replicas.VerdictUnread} {
+	for _, v := range []string{replicas.VerdictInSync, replicas.VerdictDamaged, replicas.VerdictLagging, replicas.VerdictDiverged,
+		replicas.VerdictAhead, replicas.VerdictUnread} {
 		if counts[v] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
 		}
