@@ -68,8 +68,26 @@ func ParseFingerprint(s string) ([16]byte, error) {
 	return fp, err
 }
 
-// ParseMatch parses --match: a comma-separated subset of key, value,
-// headers.
+// MatchError is a list of record parts that is not one: Part is the
+// word that is not a part, "" when no part was chosen.
+type MatchError struct{ Part string }
+
+func (e *MatchError) Error() string {
+	if e.Part == "" {
+		return "the fingerprint covers no record part: choose at least one of key, value, headers"
+	}
+	return fmt.Sprintf("%q is not a record part: key, value or headers", e.Part)
+}
+
+// ScopeError is a scope of the duplicate search that is not one.
+type ScopeError struct{ Scope string }
+
+func (e *ScopeError) Error() string {
+	return fmt.Sprintf("the scope of the duplicate search must be topic, partition or all, not %q", e.Scope)
+}
+
+// ParseMatch parses the record parts the fingerprint covers: a
+// comma-separated subset of key, value, headers (a *MatchError if not).
 func ParseMatch(s string) (Parts, error) {
 	var p Parts
 	for _, f := range strings.Split(s, ",") {
@@ -82,16 +100,17 @@ func ParseMatch(s string) (Parts, error) {
 			p |= MatchHeaders
 		case "":
 		default:
-			return 0, fmt.Errorf("--match: %q is not key, value or headers", f)
+			return 0, &MatchError{Part: f}
 		}
 	}
 	if p == 0 {
-		return 0, fmt.Errorf("--match: choose at least one of key, value, headers")
+		return 0, &MatchError{}
 	}
 	return p, nil
 }
 
-// ParseScope parses --scope.
+// ParseScope parses the scope of the duplicate search (a *ScopeError if
+// it is none).
 func ParseScope(s string) (Scope, error) {
 	switch s {
 	case "topic", "":
@@ -101,5 +120,5 @@ func ParseScope(s string) (Scope, error) {
 	case "all":
 		return ScopeAll, nil
 	}
-	return 0, fmt.Errorf("--scope must be topic, partition or all, not %q", s)
+	return 0, &ScopeError{Scope: s}
 }

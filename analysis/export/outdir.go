@@ -64,10 +64,31 @@ func (e *BusyError) Error() string {
 	return fmt.Sprintf("another ksleuth run is writing %s; wait for it to end, or choose another path", e.Path)
 }
 
-// RefusedError is an output dir a run will not replace.
-type RefusedError struct{ msg string }
+// RefusedError is an output dir a run will not replace. Its message names
+// no command-line flag: Why tells the caller which option would change
+// the outcome.
+type RefusedError struct {
+	Why  Refusal
+	Dir  string // the output dir
+	Name string // the table it holds (HoldsTables), or the file that is not one (Foreign)
+	msg  string
+}
 
 func (e *RefusedError) Error() string { return e.msg }
+
+// Refusal says why an output dir is refused.
+type Refusal int
+
+const (
+	// NotUsable: not a directory, or a mount point.
+	NotUsable Refusal = iota
+	// HoldsTables: it holds tables, and the run was not told to replace
+	// them.
+	HoldsTables
+	// Foreign: it holds a file that is not a ksleuth table; another
+	// output dir must be chosen, or the file moved away.
+	Foreign
+)
 
 // Lock is an exclusive lock on a path that a run writes: the file
 // .NAME.ksleuth-lock beside it. The file is left in place when the lock is
@@ -232,10 +253,10 @@ func (o *Out) prepare(force bool) error {
 	case err != nil:
 		return err
 	case !fi.IsDir():
-		return &RefusedError{fmt.Sprintf("%s is not a directory", o.Dir)}
+		return &RefusedError{Dir: o.Dir, msg: fmt.Sprintf("%s is not a directory", o.Dir)}
 	}
 	if pi, err := os.Stat(o.parent); err == nil && !sameDevice(fi, pi) {
-		return &RefusedError{fmt.Sprintf("%s is a mount point; a set is replaced by renames beside it, within one file system: choose a dir inside it", o.Dir)}
+		return &RefusedError{Dir: o.Dir, msg: fmt.Sprintf("%s is a mount point; a set is replaced by renames beside it, within one file system: choose a dir inside it", o.Dir)}
 	}
 	temps, err := removeDirTemps(o.Dir)
 	o.Removed = append(o.Removed, temps...)
@@ -247,7 +268,8 @@ func (o *Out) prepare(force bool) error {
 		return err
 	}
 	if len(tables) > 0 && !force {
-		return &RefusedError{fmt.Sprintf("%s already holds %s; use --force to replace the tables", o.Dir, tables[0])}
+		return &RefusedError{Why: HoldsTables, Dir: o.Dir, Name: tables[0],
+			msg: fmt.Sprintf("%s already holds %s, and replacing the tables was not asked for", o.Dir, tables[0])}
 	}
 	return nil
 }
@@ -300,17 +322,13 @@ func (o *Out) contents() ([]string, error) {
 			}
 		case ownedName(n) && e.Type().IsRegular():
 		default:
-			return nil, &RefusedError{fmt.Sprintf("%s holds %s, which is not a ksleuth table; %s", o.Dir, n, replaceRule)}
+			return nil, &RefusedError{Why: Foreign, Dir: o.Dir, Name: n, msg: fmt.Sprintf("%s holds %s, which is not a ksleuth table; %s", o.Dir, n, replaceRule)}
 		}
 		tables = append(tables, n)
 	}
 	sort.Strings(tables)
 	return tables, nil
 }
-
-// replaceRule ends the refusal of an output dir holding a file ksleuth did
-// not write: why it refuses, and what to do.
-const replaceRule = "a scan replaces the whole dir and never deletes files it did not write: move it away, or choose another --out"
 
 // onlyParts refuses a records dir holding anything but dirs and Parquet
 // files.
@@ -320,7 +338,7 @@ func onlyParts(dir string) error {
 			return err
 		}
 		if !e.IsDir() && (!e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".parquet")) {
-			return &RefusedError{fmt.Sprintf("%s is not a ksleuth table; %s", p, replaceRule)}
+			return &RefusedError{Why: Foreign, Dir: dir, Name: p, msg: fmt.Sprintf("%s is not a ksleuth table; %s", p, replaceRule)}
 		}
 		return nil
 	})
@@ -374,3 +392,8 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
+
+// replaceRule ends the refusal of an output dir holding a file ksleuth did
+// not write; it names the output dir by its meaning, and the command line
+// names its flag (RefusedError).
+const replaceRule = "a scan replaces the whole dir and never deletes files it did not write: move it away, or choose another output dir"

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 )
 
@@ -69,17 +68,4 @@ func (f *copyFinder) find(a *analysis.AnomalyRow) *scan.PartitionSummary {
 		return p
 	}
 	return nil
-}
-
-// FindingTotals counts the run's findings the way every command's summary
-// says them: findings are errors and warnings, notes are counted apart.
-func (r *Result) FindingTotals() (findings, notes int64) {
-	for _, c := range r.Scan.Findings {
-		if finding.Counts(c.Severity) {
-			findings += c.Count
-		} else {
-			notes += c.Count
-		}
-	}
-	return findings, notes
 }

@@ -24,6 +24,21 @@ type ShardError struct{ Err error }
 func (e *ShardError) Error() string { return e.Err.Error() }
 func (e *ShardError) Unwrap() error { return e.Err }
 
+// TablesError is an error reading the tables of earlier scans that is
+// not the user's (a table that does not decode).
+type TablesError struct{ Err error }
+
+func (e *TablesError) Error() string { return e.Err.Error() }
+func (e *TablesError) Unwrap() error { return e.Err }
+
+// The options of a scan that the errors about its tables name by their
+// meaning; the command line says them as its flags.
+const (
+	OptionRecords       = "the records table"
+	OptionMatch         = "fingerprinted parts"
+	OptionIgnoreHeaders = "ignored headers"
+)
+
 // FingerprintMeta records how records.fingerprint was computed. Probe is
 // the fingerprint of an empty record (null key and value, no headers):
 // tables whose probes differ were fingerprinted by different hash
@@ -89,14 +104,14 @@ type Shard struct {
 func OpenShard(dir string) (*Shard, error) {
 	files := filepath.Join(dir, export.Files)
 	if _, err := os.Stat(files); err != nil {
-		return nil, &ShardError{fmt.Errorf("dups --from-tables: %s has no %s: not the output of a completed ksleuth scan", dir, export.Files)}
+		return nil, &ShardError{fmt.Errorf("%s has no %s: not the output of a completed ksleuth scan", dir, export.Files)}
 	}
 	recDir := filepath.Join(dir, export.Records)
 	if fi, err := os.Stat(recDir); err != nil || !fi.IsDir() {
 		if _, err := os.Stat(filepath.Join(dir, export.RecordsV1)); err == nil {
-			return nil, &ShardError{fmt.Errorf("dups --from-tables: %s holds %s from an older ksleuth; rescan with this version and --records", dir, export.RecordsV1)}
+			return nil, &ShardError{fmt.Errorf("%s holds %s from an older ksleuth; rescan with this version and "+OptionRecords, dir, export.RecordsV1)}
 		}
-		return nil, &ShardError{fmt.Errorf("dups --from-tables: %s has no records table; run ksleuth scan with --records", dir)}
+		return nil, &ShardError{fmt.Errorf("%s has no records table; run ksleuth scan with "+OptionRecords, dir)}
 	}
 	s := &Shard{dir: dir}
 	err := filepath.WalkDir(recDir, func(p string, e os.DirEntry, err error) error {
@@ -119,13 +134,13 @@ func OpenShard(dir string) (*Shard, error) {
 	src, ok1 := kv[export.MetaSources]
 	fp, ok2 := kv[export.MetaFingerprint]
 	if !ok1 || !ok2 {
-		return nil, &ShardError{fmt.Errorf("dups --from-tables: %s was written by an older ksleuth (no %s metadata); rescan with this version", dir, export.MetaFingerprint)}
+		return nil, &ShardError{fmt.Errorf("%s was written by an older ksleuth (no %s metadata); rescan with this version", dir, export.MetaFingerprint)}
 	}
 	if err := json.Unmarshal([]byte(src), &s.sources); err != nil {
-		return nil, fmt.Errorf("dups --from-tables: %s: %s metadata: %w", files, export.MetaSources, err)
+		return nil, &TablesError{fmt.Errorf("%s: %s metadata: %w", files, export.MetaSources, err)}
 	}
 	if err := json.Unmarshal([]byte(fp), &s.fp); err != nil {
-		return nil, fmt.Errorf("dups --from-tables: %s: %s metadata: %w", files, export.MetaFingerprint, err)
+		return nil, &TablesError{fmt.Errorf("%s: %s metadata: %w", files, export.MetaFingerprint, err)}
 	}
 	return s, nil
 }
@@ -135,7 +150,7 @@ func describeFP(m FingerprintMeta) string {
 	if len(m.IgnoreHeaders) > 0 {
 		ig = strings.Join(m.IgnoreHeaders, ",")
 	}
-	return fmt.Sprintf("--match %s, --ignore-header %s", m.Match, ig)
+	return fmt.Sprintf("%s %s, %s %s", OptionMatch, m.Match, OptionIgnoreHeaders, ig)
 }
 
 // addShard adds the data records of one shard's records table.
@@ -151,7 +166,7 @@ func addShard(ctx context.Context, det *dups.Detector, s *Shard, topic *regexp.R
 				return nil
 			}
 			if r.Input < 0 || int(r.Input) >= len(s.sources) {
-				return fmt.Errorf("dups --from-tables: %s: input %d, but the scan had %d input(s)", p, r.Input, len(s.sources))
+				return &TablesError{fmt.Errorf("%s: input %d, but the scan had %d input(s)", p, r.Input, len(s.sources))}
 			}
 			k := partKey{r.Input, r.Dir}
 			id, ok := ids[k]
@@ -161,7 +176,7 @@ func addShard(ctx context.Context, det *dups.Detector, s *Shard, topic *regexp.R
 			}
 			fp, err := dups.ParseFingerprint(r.Fingerprint)
 			if err != nil {
-				return fmt.Errorf("dups --from-tables: %s: %w", p, err)
+				return &TablesError{fmt.Errorf("%s: %w", p, err)}
 			}
 			rec := dups.Record{Part: id, Offset: r.Offset, Timestamp: -1, ProducerID: r.ProducerID, Epoch: int16(r.ProducerEpoch),
 				Sequence: r.Sequence, Txn: analysis.ParseTxnState(r.TxnState), Damaged: r.Damaged, Fingerprint: fp}
@@ -192,15 +207,17 @@ func OpenShards(dirs []string, want *FingerprintMeta) ([]*Shard, int32, error) {
 			return nil, 0, err
 		}
 		if len(shards) > 0 && s.fp.Probe != shards[0].fp.Probe {
-			return nil, 0, &ShardError{fmt.Errorf("dups --from-tables: %s and %s were fingerprinted by different ksleuth versions (different hash functions); scan all shards with one version", shards[0].dir, dir)}
+			return nil, 0, &ShardError{fmt.Errorf("%s and %s were fingerprinted by different ksleuth versions (different hash functions); "+
+				"scan all shards with one version", shards[0].dir, dir)}
 		}
 		if len(shards) > 0 && describeFP(s.fp) != describeFP(shards[0].fp) {
-			return nil, 0, &ShardError{fmt.Errorf("dups --from-tables: %s was scanned with %s but %s with %s; scan all shards with the same --match and --ignore-header",
+			return nil, 0, &ShardError{fmt.Errorf("%s was scanned with %s but %s with %s; scan all shards with the same "+OptionMatch+" and "+OptionIgnoreHeaders,
 				shards[0].dir, describeFP(shards[0].fp), dir, describeFP(s.fp))}
 		}
 		for _, src := range s.sources {
 			if prev, ok := seen[src]; ok {
-				return nil, 0, &ShardError{fmt.Errorf("dups --from-tables: input %q appears in both %s and %s; the same input scanned twice, or two inputs with one name (give each shard's inputs distinct paths)", src, prev, dir)}
+				return nil, 0, &ShardError{fmt.Errorf("input %q appears in both %s and %s; the same input scanned twice, "+
+					"or two inputs with one name (give each shard's inputs distinct paths)", src, prev, dir)}
 			}
 			seen[src] = dir
 		}
@@ -212,7 +229,8 @@ func OpenShards(dirs []string, want *FingerprintMeta) ([]*Shard, int32, error) {
 		w := *want
 		w.Probe = shards[0].fp.Probe
 		if describeFP(w) != describeFP(shards[0].fp) {
-			return nil, 0, &ShardError{fmt.Errorf("dups --from-tables: %s differs from the scans' %s: the fingerprints in the records tables were computed at scan time; drop the flags, or rescan with them",
+			return nil, 0, &ShardError{fmt.Errorf("%s differs from the scans' %s: the fingerprints in the records tables were computed at scan time; "+
+				"drop the options, or rescan with them",
 				describeFP(w), describeFP(shards[0].fp))}
 		}
 	}
@@ -259,7 +277,7 @@ func FeedShards(ctx context.Context, det *dups.Detector, shards []*Shard, topic 
 // ShardCommits reads the commits.parquet of every shard that has one
 // (scans before it have none) into one commit index, for the consumed_by
 // of the merged duplicates.
-func ShardCommits(ctx context.Context, shards []*Shard) (*consumers.Index, error) {
+func ShardCommits(ctx context.Context, shards []*Shard) (Consumed, error) {
 	var rows []analysis.CommitRow
 	for _, s := range shards {
 		path := filepath.Join(s.dir, export.Commits)
@@ -273,8 +291,8 @@ func ShardCommits(ctx context.Context, shards []*Shard) (*consumers.Index, error
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return Consumed{}, err
 		}
 	}
-	return consumers.NewIndex(rows, nil), nil
+	return Consumed{consumers.NewIndex(rows, nil)}, nil
 }

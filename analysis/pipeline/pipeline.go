@@ -498,10 +498,6 @@ func (r *Result) AnnotateDuplicates(write func([]analysis.DuplicateRow) error) f
 	}
 }
 
-// Consumers is the commits' timeline of every group and partition (empty
-// without attribution).
-func (r *Result) Consumers() *consumers.Index { return r.consIdx }
-
 // ClusterOf returns the cluster of the partition dir dir of input (the
 // dir of its files' paths): the cluster.id of its log dir's
 // meta.properties, else the input's when its log dirs name one and no
@@ -632,4 +628,10 @@ func (r *Result) Incomplete() bool {
 		}
 	}
 	return false
+}
+
+// ConsumedText says which consumer groups committed past offsets first..
+// last of a partition copy ("" when none did, or without attribution).
+func (r *Result) ConsumedText(input int32, dir, topic string, partition int32, first, last int64) string {
+	return r.consIdx.Text(input, dir, topic, partition, first, last)
 }

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"time"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
@@ -126,7 +125,7 @@ func WriteTables(ctx context.Context, inputs []*source.Input, o Options, t Table
 			return nil, err
 		}
 	}
-	t.Meta.Set("ksleuth.run_end", time.Now().UTC().Format(time.RFC3339Nano))
+	t.Meta.SetRunEnd()
 	if err := ts.Commit(); err != nil {
 		return nil, err
 	}

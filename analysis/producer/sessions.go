@@ -84,7 +84,7 @@ func (t *Tracker) session(d *dirState, b *analysis.BatchRow) {
 		t.lastSession, t.lastKey = s, k
 	}
 	r := &s.row
-	damaged := Damaged(b)
+	damaged := b.Damaged()
 	if b.IsControl {
 		switch b.ControlType {
 		case "COMMIT":

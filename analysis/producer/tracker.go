@@ -56,12 +56,6 @@ type dirState struct {
 // New returns an empty Tracker.
 func New() *Tracker { return &Tracker{dirs: map[dirKey]*dirState{}} }
 
-// Damaged reports whether a batch row describes bytes that cannot be
-// trusted: a CRC mismatch, or fewer records decoded than it claims.
-func Damaged(b *analysis.BatchRow) bool {
-	return !b.CRCValid || b.DecodedRecords < b.RecordCount
-}
-
 // Batch adds one batch of a live segment. Batches of a partition dir must
 // come in offset order; batches without a producer id (-1, legacy magic)
 // count only for the partition's offsets.

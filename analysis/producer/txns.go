@@ -17,7 +17,7 @@ const DefaultTxnStatePartitions = 50
 const (
 	CountFromMetadata = "metadata"
 	CountFromDirs     = "partition-dirs"
-	CountFromDefault  = "default"
+	CountFromDefault  = analysis.CountFromDefault
 )
 
 type txn struct {
@@ -150,31 +150,11 @@ type TxnContext struct {
 	Source func(input int32) string
 }
 
-// StableOffset is one partition dir's stable-offset view.
-type StableOffset struct {
-	Type      string `json:"type"` // "lso"
-	Input     int32  `json:"input"`
-	Source    string `json:"source"`
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-	Dir       string `json:"dir"`
-	// LogEndOffset is one past the last batch; HighWatermark the
-	// checkpointed one (-1 unknown).
-	LogEndOffset  int64 `json:"log_end_offset"`
-	HighWatermark int64 `json:"high_watermark"`
-	// LastStableOffset is what the broker computes: the first offset of
-	// the earliest open transaction, capped by the high watermark (or,
-	// without one, the log end). LSOFrom says which rule gave it.
-	LastStableOffset int64  `json:"last_stable_offset"`
-	LSOFrom          string `json:"lso_from"`
-	// Invisible counts offsets from the LSO to the high watermark (or log
-	// end) that read_committed consumers cannot read until it moves.
-	Invisible int64 `json:"invisible_offsets"`
-	// LastWrite is the greatest batch timestamp of the partition.
-	LastWrite        *int64 `json:"last_write"`
-	OpenTransactions int    `json:"open_transactions"`
-	Transactions     int    `json:"transactions"`
-}
+// StableOffset is one partition dir's stable-offset view: the last
+// stable offset the broker computes (the first offset of the earliest open
+// transaction, capped by the high watermark or, without one, the log end)
+// and what holds it back. The outputs read it as the vocabulary's type.
+type StableOffset = analysis.PartitionLSO
 
 // TxnResult is the outcome of Transactions.
 type TxnResult struct {

@@ -10,21 +10,15 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/finding"
 )
 
-// Verdicts of a copy against the reference.
+// Verdicts of a copy against the reference, in the vocabulary's words.
 const (
-	VerdictReference = "reference"
-	VerdictInSync    = "in-sync"
-	VerdictLagging   = "lagging"
-	VerdictDiverged  = "diverged"
-	VerdictAhead     = "ahead"
-	// VerdictUnread: a prefix of the reference whose input (a cut
-	// archive) ended before the rest: what it lacks was not read, which
-	// says nothing of the broker.
-	VerdictUnread = "unread"
-	// VerdictDamaged: the same batches as the reference, but some fail
-	// their CRC, or do not decode, in this copy while the reference's are
-	// intact.
-	VerdictDamaged = "damaged"
+	VerdictReference = analysis.ReplicaReference
+	VerdictInSync    = analysis.ReplicaInSync
+	VerdictLagging   = analysis.ReplicaLagging
+	VerdictDiverged  = analysis.ReplicaDiverged
+	VerdictAhead     = analysis.ReplicaAhead
+	VerdictUnread    = analysis.ReplicaUnread
+	VerdictDamaged   = analysis.ReplicaDamaged
 )
 
 // damagedOnly lists the batches of a that are damaged (CRC, or records

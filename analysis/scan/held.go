@@ -19,17 +19,10 @@ import (
 const DefaultHeldBudget = 64 << 20
 
 // TmpOutside refuses a temporary dir ("" = the system's) inside a
-// directory input: ksleuth never writes into its inputs.
+// directory input: ksleuth never writes into its inputs
+// (source.CheckOutput).
 func TmpOutside(tmp string, inputs []*source.Input) error {
-	if tmp == "" {
-		tmp = os.TempDir()
-	}
-	for _, in := range inputs {
-		if in.Kind == source.Dir && source.Within(in.Abs, tmp) {
-			return fmt.Errorf("the temporary dir %s is inside the input %s, and ksleuth never writes into its inputs: choose another with --tmp or TMPDIR", tmp, in.Path)
-		}
-	}
-	return nil
+	return source.CheckOutput(tmp, source.SpillDir, inputs)
 }
 
 // heldTxns keeps the records of transactions not yet ended, per partition

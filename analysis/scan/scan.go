@@ -183,12 +183,9 @@ type PartitionSummary struct {
 	logDir    string
 }
 
-// FindingCount counts anomalies of one kind and severity.
-type FindingCount struct {
-	Kind     finding.Kind     `json:"kind"`
-	Severity finding.Severity `json:"severity"`
-	Count    int64            `json:"count"`
-}
+// FindingCount counts anomalies of one kind and severity; the outputs
+// read it as the vocabulary's type.
+type FindingCount = analysis.FindingCount
 
 // Result is what a completed scan found, besides the streamed rows.
 type Result struct {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	jsonl "github.com/ksleuth/ksleuth/analysis/report/json"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
@@ -206,7 +207,7 @@ func TestDupsProducersAttribution(t *testing.T) {
 	}
 	seen := 0
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		var s sessionLine
+		var s jsonl.SessionLine
 		if err := json.Unmarshal([]byte(l), &s); err != nil {
 			t.Fatal(err)
 		}

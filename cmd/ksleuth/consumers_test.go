@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/binary"
 	"encoding/json"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"os"
 	"path/filepath"
 	"slices"
@@ -148,12 +149,12 @@ func TestConsumersImpact(t *testing.T) {
 		types[x.Type]++
 		switch x.Type {
 		case "consumed":
-			k := x.What + "@" + itoa(x.FirstOffset) + "-" + itoa(x.LastOffset)
+			k := x.What + "@" + text.Itoa(x.FirstOffset) + "-" + text.Itoa(x.LastOffset)
 			v := x.Group + ":partly@"
 			if x.Complete {
 				v = x.Group + ":complete@"
 			}
-			consumed[k] = append(consumed[k], v+itoa(*x.CommittedOffset))
+			consumed[k] = append(consumed[k], v+text.Itoa(*x.CommittedOffset))
 		case "timeline":
 			if x.Group == "billing" && (x.Resets != 1 || x.Lag == nil || *x.Lag != 7) {
 				t.Errorf("billing's timeline: %s (want one reset, lag 22-15)", l)
@@ -266,7 +267,7 @@ func TestConsumedByFromTables(t *testing.T) {
 				continue
 			}
 			for _, m := range g.Members {
-				b.WriteString(itoa(m.Offset) + ":" + strings.Join(m.ConsumedBy, ",") + " ")
+				b.WriteString(text.Itoa(m.Offset) + ":" + strings.Join(m.ConsumedBy, ",") + " ")
 			}
 		}
 		return b.String()

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -92,9 +93,9 @@ func TestScanCountsAgree(t *testing.T) {
 	kinds := map[string]bool{}
 	for _, a := range readTable[analysis.AnomalyRow](t, filepath.Join(out, tableAnomalies)) {
 		if a.Topic != nil {
-			byPart[*a.Topic+"-"+itoa(int64(*a.Partition))]++
+			byPart[*a.Topic+"-"+text.Itoa(int64(*a.Partition))]++
 			byTopic[*a.Topic]++
-			kinds[*a.Topic+"-"+itoa(int64(*a.Partition))+" "+string(a.Kind)] = true
+			kinds[*a.Topic+"-"+text.Itoa(int64(*a.Partition))+" "+string(a.Kind)] = true
 		}
 	}
 	for _, w := range []string{"codecs-0 checkpoint-ahead", "codecs-1 missing-segment"} {
@@ -103,7 +104,7 @@ func TestScanCountsAgree(t *testing.T) {
 		}
 	}
 	for _, p := range sum.Partitions {
-		name := p.Topic + "-" + itoa(int64(p.Partition))
+		name := p.Topic + "-" + text.Itoa(int64(p.Partition))
 		if p.Findings != byPart[name] {
 			t.Errorf("scan --json: %s has %d findings; anomalies.parquet has %d rows about it", name, p.Findings, byPart[name])
 		}

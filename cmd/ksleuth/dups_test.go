@@ -12,23 +12,25 @@ import (
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
+	jsonl "github.com/ksleuth/ksleuth/analysis/report/json"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
 // dupsJSON runs `ksleuth dups --json` and returns the groups and summary.
-func dupsJSON(t *testing.T, args ...string) ([]dupGroup, dupSummary) {
+func dupsJSON(t *testing.T, args ...string) ([]jsonl.DupGroup, pipeline.DupSummary) {
 	t.Helper()
 	return dupsJSONWith(t, defaultSettings(), args...)
 }
 
-func dupsJSONWith(t *testing.T, set *settings, args ...string) ([]dupGroup, dupSummary) {
+func dupsJSONWith(t *testing.T, set *settings, args ...string) ([]jsonl.DupGroup, pipeline.DupSummary) {
 	t.Helper()
 	out, errs, code := runCLIWith(t, set, append([]string{"dups", "--json", "--progress", "never"}, args...)...)
 	if code != exitOK {
 		t.Fatalf("ksleuth dups %v: exit %d\n%s\n%s", args, code, out, errs)
 	}
-	var groups []dupGroup
-	var sum dupSummary
+	var groups []jsonl.DupGroup
+	var sum pipeline.DupSummary
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
@@ -38,7 +40,7 @@ func dupsJSONWith(t *testing.T, set *settings, args ...string) ([]dupGroup, dupS
 		}
 		switch probe.Type {
 		case "group":
-			var g dupGroup
+			var g jsonl.DupGroup
 			if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
 				t.Fatal(err)
 			}
@@ -309,7 +311,7 @@ func TestDupsHeartbeat(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(part, segtest.SegmentFileName(0)), seg, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	merge := func(groups []dupGroup) map[int64][]analysis.DuplicateRow {
+	merge := func(groups []jsonl.DupGroup) map[int64][]analysis.DuplicateRow {
 		m := map[int64][]analysis.DuplicateRow{}
 		for _, g := range groups {
 			m[g.GroupID] = append(m[g.GroupID], g.Members...)

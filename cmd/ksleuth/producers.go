@@ -1,20 +1,9 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"path"
-	"slices"
-	"strconv"
-
-	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
-	"github.com/ksleuth/ksleuth/analysis/producer"
-	"github.com/ksleuth/ksleuth/analysis/scan"
-	"github.com/ksleuth/ksleuth/analysis/source"
-	"github.com/ksleuth/ksleuth/analysis/topics"
+	jsonl "github.com/ksleuth/ksleuth/analysis/report/json"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/spf13/cobra"
 )
 
@@ -57,11 +46,6 @@ transaction (type "open_transaction") and per partition with transactions
 	return cmd
 }
 
-type sessionLine struct {
-	Type string `json:"type"`
-	analysis.ProducerRow
-}
-
 func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 	topic, inputs, err := o.prepare("producers", args)
 	if err != nil {
@@ -69,205 +53,18 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 	}
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	// Attribution needs the records of the internal topics: skip it when
-	// --topic leaves them out.
-	attr := topic == nil || topic.MatchString(topics.TransactionState.String()) || topic.MatchString(topics.ClusterMetadata.String())
-	res, err := analyze(ctx, cmd, "producers", o, inputs, pipeline.Options{
-		Scan: scan.Config{Compact: true, Topic: topic}, Attribution: attr,
-	}, pipeline.Sinks{})
+	res, err := analyze(ctx, cmd, "producers", o, inputs, pipeline.Plan{Command: pipeline.Producers, Topic: topic}, pipeline.Sinks{})
 	if err != nil {
 		return err
 	}
-	rows := res.Sessions
-	// A snapshot given on its own has no log beside it in the input: its
-	// producers are not "known only from snapshots".
-	var dirSnaps []analysis.SnapshotRow
-	for _, sn := range res.Scan.Snapshots {
-		if int(sn.Input) < len(inputs) && inputs[sn.Input].Kind != source.File {
-			dirSnaps = append(dirSnaps, sn)
-		}
-	}
-	snapOnly := producer.SnapshotOnly(rows, dirSnaps)
-	var anomalies []analysis.AnomalyRow
-	for _, a := range res.Scan.Anomalies {
-		if finding.Counts(a.Severity) {
-			anomalies = append(anomalies, a)
-		}
-	}
-	w := cmd.OutOrStdout()
+	snapOnly := res.SnapshotOnly(inputs)
 	if o.json {
-		enc := json.NewEncoder(w)
-		for _, h := range res.Txns.Open {
-			if err := enc.Encode(h); err != nil {
-				return err
-			}
-		}
-		for _, p := range res.Txns.Partitions {
-			if err := enc.Encode(p); err != nil {
-				return err
-			}
-		}
-		for _, r := range rows {
-			if err := enc.Encode(sessionLine{"session", r}); err != nil {
-				return err
-			}
-		}
-		for _, r := range snapOnly {
-			if err := enc.Encode(snapshotProducerLine{"snapshot_producer", r}); err != nil {
-				return err
-			}
-		}
-		for _, an := range anomalies {
-			if err := enc.Encode(findingLine{"finding", an}); err != nil {
-				return err
-			}
-		}
+		err = jsonl.Producers(cmd.OutOrStdout(), res, res.Summarize(), snapOnly)
 	} else {
-		if err := writeOpenTxnsText(w, res.Txns, len(inputs) > 1); err != nil {
-			return err
-		}
-		if err := writeProducersText(w, rows, anomalies, len(inputs) > 1, o.wide); err != nil {
-			return err
-		}
-		if err := writeSnapshotOnly(w, snapOnly); err != nil {
-			return err
-		}
+		err = text.Producers(cmd.OutOrStdout(), res, res.Summarize(), snapOnly, len(inputs) > 1, o.wide)
 	}
-	return exitStatus(res, o.failOnFindings)
-}
-
-func writeProducersText(w io.Writer, rows []analysis.ProducerRow, anomalies []analysis.AnomalyRow, multi, wide bool) error {
-	ew := &errWriter{w: w}
-	// The attribution columns only when something is attributed.
-	attributed := false
-	for i := range rows {
-		attributed = attributed || rows[i].TransactionalID != "" || rows[i].AllocatedByBroker != nil
-	}
-	// Several brokers' copies of a partition in one input give the same
-	// sessions once per copy: the COPY column names each copy's dir.
-	copies := severalCopies(rows)
-	tt := &textTable{}
-	for _, h := range []string{"TOPIC", "PART", "PID", "EPOCH", "OFFSETS", "TIME (UTC)", "SEQUENCES", "BATCHES", "RECORDS", "TXN", "COMMITS", "ABORTS", "GAPS", "SNAPSHOT SEQ@OFFSET"} {
-		tt.cols = append(tt.cols, column{head: h})
-	}
-	tt.cols[0].cut = cutMiddle
-	tt.cols[5].dates = true
-	tt.cols[6].drop, tt.cols[7].drop, tt.cols[13].drop = 1, 2, 3 // SEQUENCES, BATCHES, SNAPSHOT
-	if copies {
-		tt.cols = slices.Insert(tt.cols, 2, column{head: "COPY", cut: cutMiddle})
-	}
-	if attributed {
-		tt.cols = append(tt.cols, column{head: "TXN ID", cut: cutMiddle}, column{head: "BROKER"})
-	}
-	for _, r := range rows {
-		part := strconv.Itoa(int(r.Partition))
-		if multi {
-			part = fmt.Sprintf("%s (#%d)", part, r.Input)
-		}
-		txn := "-"
-		if r.IsTransactional {
-			txn = "yes"
-			if r.OpenTxn {
-				txn = "open"
-			}
-		}
-		seqs := "-"
-		if r.FirstSequence >= 0 {
-			seqs = fmt.Sprintf("%d..%d", r.FirstSequence, r.LastSequence)
-		}
-		snap := "-"
-		if r.SnapshotLastSequence != nil {
-			snap = fmt.Sprintf("%d@%d", *r.SnapshotLastSequence, *r.SnapshotLastOffset)
-		}
-		gaps := strconv.FormatInt(r.SequenceGaps, 10)
-		if r.SequenceRegressions > 0 {
-			gaps += fmt.Sprintf(" (+%d back)", r.SequenceRegressions)
-		}
-		row := []string{r.Topic, part, itoa(r.ProducerID), itoa(int64(r.ProducerEpoch)), fmt.Sprintf("%d..%d", r.FirstOffset, r.LastOffset),
-			fmtTimeRange(r.FirstTimestamp, r.LastTimestamp, wide), seqs, itoa(int64(r.Batches)), itoa(int64(r.Records)),
-			txn, itoa(int64(r.Commits)), itoa(int64(r.Aborts)), gaps, snap}
-		if copies {
-			row = slices.Insert(row, 2, path.Dir(r.Dir))
-		}
-		if attributed {
-			tid, broker := "-", "-"
-			if r.TransactionalID != "" {
-				tid = r.TransactionalID
-			}
-			if r.AllocatedByBroker != nil {
-				broker = strconv.Itoa(int(*r.AllocatedByBroker))
-			}
-			row = append(row, tid, broker)
-		}
-		tt.add(row...)
-	}
-	if err := tt.write(ew, wide); err != nil {
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(ew, "\n%d session(s)", len(rows))
-	if len(anomalies) == 0 {
-		fmt.Fprintln(ew, "; no sequence or epoch anomalies")
-	} else {
-		fmt.Fprintf(ew, "; %d anomal%s:\n", len(anomalies), pluralS(int64(len(anomalies)), "y", "ies"))
-		for _, a := range anomalies {
-			// Findings about a whole file (a snapshot past the log end)
-			// have no byte, and those of text files a line instead.
-			where := ""
-			switch {
-			case a.Position != nil:
-				where = fmt.Sprintf(" at byte %d", *a.Position)
-			case a.Line != nil:
-				where = fmt.Sprintf(" at line %d", *a.Line)
-			}
-			fmt.Fprintf(ew, "  %s %s%s: %s\n", a.Kind, a.File, where, a.Message)
-		}
-	}
-	return ew.err
-}
-
-// severalCopies reports whether rows hold sessions of one partition from
-// more than one partition dir of the same input: the copies of several
-// brokers' log dirs, or a -future dir beside the live one.
-func severalCopies(rows []analysis.ProducerRow) bool {
-	type part struct {
-		input int32
-		topic string
-		part  int32
-	}
-	dirs := map[part]string{}
-	for i := range rows {
-		r := &rows[i]
-		k := part{r.Input, r.Topic, r.Partition}
-		if d, ok := dirs[k]; ok && d != r.Dir {
-			return true
-		}
-		dirs[k] = r.Dir
-	}
-	return false
-}
-
-// snapshotProducerLine is a producer known only from a snapshot, as a
-// JSON line.
-type snapshotProducerLine struct {
-	Type string `json:"type"`
-	analysis.SnapshotRow
-}
-
-// writeSnapshotOnly lists the producers that snapshots name but no batch
-// on disk shows, a few by name.
-func writeSnapshotOnly(w io.Writer, rows []analysis.SnapshotRow) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "\n%d producer(s) known only from snapshots (no batch of theirs on disk: retention removed it, or the log was not copied):\n", len(rows))
-	const shown = 20
-	for _, r := range rows[:min(len(rows), shown)] {
-		fmt.Fprintf(ew, "  %s-%d PID %d epoch %d: last sequence %d at offset %d, in %s\n",
-			r.Topic, r.Partition, r.ProducerID, r.ProducerEpoch, r.LastSequence, r.LastOffset, r.File)
-	}
-	if len(rows) > shown {
-		fmt.Fprintf(ew, "  … (%d in all; --json lists them)\n", len(rows))
-	}
-	return ew.err
+	return exitStatus(res, o.failOnFindings)
 }

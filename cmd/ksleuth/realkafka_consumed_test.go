@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/ksleuth/ksleuth/cmd/ksleuth-gen/realkafka"
 )
 
@@ -128,12 +130,12 @@ func checkConsumedLost(t *testing.T, truth *realkafka.Truth, logDirs []string) {
 	}
 	listed := map[string]bool{}
 	for _, l := range strings.Split(out, "\n") {
-		var c consumedLine
+		var c pipeline.ConsumedLine
 		if json.Unmarshal([]byte(l), &c) != nil || c.Type != "consumed" || c.Detail != "replica-divergence" {
 			continue
 		}
 		listed[c.Group] = true
-		t.Logf("%s", consumedText(&c))
+		t.Logf("%s", text.ConsumedText(&c))
 	}
 	want, got := slices.Sorted(maps.Keys(readLost)), slices.Sorted(maps.Keys(listed))
 	t.Logf("%s: groups that read lost records %v; committed past them in the new leader's epoch only %v; consumers lists %v",

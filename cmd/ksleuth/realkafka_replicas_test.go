@@ -50,7 +50,11 @@ func checkReplicas(t *testing.T, truth *realkafka.Truth, logDirs []string) {
 		if d.Type != "divergence" {
 			continue
 		}
-		t.Logf("%s-%d broker %s: %s", d.Topic, d.Partition, brokerName(d.Broker), d.Explanation)
+		broker := "?"
+		if d.Broker != nil {
+			broker = fmt.Sprint(*d.Broker)
+		}
+		t.Logf("%s-%d broker %s: %s", d.Topic, d.Partition, broker, d.Explanation)
 		if d.Verdict != "diverged" {
 			continue
 		}

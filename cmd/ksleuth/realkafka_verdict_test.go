@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	jsonl "github.com/ksleuth/ksleuth/analysis/report/json"
 	"github.com/ksleuth/ksleuth/cmd/ksleuth-gen/realkafka"
 )
 
@@ -273,7 +274,7 @@ func checkProducers(t *testing.T, k *realkafka.Kafka, truth *realkafka.Truth, lo
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
-		var row sessionLine
+		var row jsonl.SessionLine
 		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
 			t.Fatal(err)
 		}

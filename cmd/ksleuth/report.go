@@ -1,24 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/export"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
-	"github.com/ksleuth/ksleuth/analysis/producer"
-	"github.com/ksleuth/ksleuth/analysis/report"
-	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/report/html"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/spf13/cobra"
 )
@@ -26,7 +20,7 @@ import (
 func newReportCmd(set *settings) *cobra.Command {
 	o := commonOptions{set: set}
 	var d dupOptions
-	var html string
+	var page string
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "report PATH... --html FILE",
@@ -48,25 +42,25 @@ FILE is written under a temporary name and renamed when complete. It may
 not be inside an input or next to a file input.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runReport(cmd, args, &o, &d, html, force)
+			return runReport(cmd, args, &o, &d, page, force)
 		},
 	}
 	addCommonFlags(cmd, &o)
 	addDupFlags(cmd.Flags(), &d)
-	cmd.Flags().StringVar(&html, "html", "", "write the report to this file (required)")
+	cmd.Flags().StringVar(&page, "html", "", "write the report to this file (required)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace the file --html names if it exists")
 	return cmd
 }
 
-func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions, html string, force bool) error {
-	if html == "" {
+func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions, page string, force bool) error {
+	if page == "" {
 		return usageError{errors.New("report: --html FILE is required")}
 	}
 	topic, inputs, err := o.prepare("report", args)
 	if err != nil {
 		return err
 	}
-	lock, err := checkHTML(cmd, "report", html, inputs, force)
+	lock, err := checkHTML(cmd, "report", page, inputs, force)
 	if err != nil {
 		return err
 	}
@@ -78,13 +72,11 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	defer det.Close()
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	rc := report.NewCollector(d.tmp)
+	rc := html.NewCollector(d.tmp)
 	defer rc.Close()
-	hashes := hashInputs(ctx, inputs, true)
-	res, err := analyze(ctx, cmd, "report", o, inputs, pipeline.Options{
-		Scan:     scan.Config{Records: true, Hash: true, Topic: topic, TmpDir: d.tmp},
-		Detector: det, Hasher: hasher, Attribution: true,
-	}, pipeline.Sinks{
+	hashes := html.HashInputs(ctx, inputs, true)
+	res, err := analyze(ctx, cmd, "report", o, inputs, pipeline.Plan{Command: pipeline.Report, Topic: topic, TmpDir: d.tmp,
+		Detector: det, Hasher: hasher}, pipeline.Sinks{
 		Batches: func(rows []analysis.BatchRow) error { rc.Batches(rows); return nil },
 		Records: func(rows []analysis.PayloadRecordRow) error { rc.Records(rows); return nil },
 	})
@@ -102,11 +94,9 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	if err != nil {
 		return err
 	}
-	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: o.set.now(), CommandLine: commandLine(cmd, args),
-		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc,
-		ClusterEvents: res.ClusterEvents(), Replicas: res.Replicas.Rows,
-		OpenTxns: openTxns(res.Txns), Consumers: res.Consumers()})
-	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
+	sum := res.Summarize()
+	m := buildPage(cmd, o.set, args, res, sum, ins, st, rc)
+	if err := export.WriteFileAtomic(page, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	out := cmd.OutOrStdout()
@@ -114,14 +104,13 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 		// One JSON line of type "report": the page's data section.
 		err = json.NewEncoder(out).Encode(struct {
 			Type string `json:"type"`
-			*report.Model
+			*html.Model
 		}{"report", m})
 	} else {
 		// Findings are errors and warnings, notes are said apart: verify's
 		// words, and the page's Integrity counts.
-		nf, nn := res.FindingTotals()
 		_, err = fmt.Fprintf(out, "wrote %s: %d input(s), %d partition(s), %d producer session(s), %d duplicate run(s), %d findings, %d notes\n",
-			html, len(ins), m.Partitions, m.Sessions, m.RunsTotal, nf, nn)
+			page, len(ins), m.Partitions, m.Sessions, m.RunsTotal, sum.Counted, sum.Notes)
 	}
 	if err != nil {
 		return err
@@ -133,30 +122,20 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 // directory of a file input: ksleuth never writes next to its inputs. It
 // locks the file for this run (a second run writing it is refused) and
 // removes the temporary files of killed runs.
-func checkHTML(cmd *cobra.Command, name, html string, inputs []*source.Input, force bool) (*export.Lock, error) {
-	dir := filepath.Dir(html)
-	for _, in := range inputs {
-		switch in.Kind {
-		case source.Dir:
-			if source.Within(in.Abs, html) {
-				return nil, usageError{fmt.Errorf("%s: --html %s is inside the input %s; ksleuth never writes into its inputs", name, html, in.Path)}
-			}
-		default:
-			if source.Within(dir, in.Abs) && source.Within(filepath.Dir(in.Abs), dir) {
-				return nil, usageError{fmt.Errorf("%s: --html %s is next to the input %s; ksleuth never writes next to its inputs", name, html, in.Path)}
-			}
-		}
+func checkHTML(cmd *cobra.Command, name, page string, inputs []*source.Input, force bool) (*export.Lock, error) {
+	if err := source.CheckOutput(page, source.OutputFile, inputs); err != nil {
+		return nil, usageError{fmt.Errorf("%s: --html %w", name, err)}
 	}
-	if fi, err := os.Stat(html); err == nil && fi.IsDir() {
-		return nil, usageError{fmt.Errorf("%s: --html %s is a directory", name, html)}
+	if fi, err := os.Stat(page); err == nil && fi.IsDir() {
+		return nil, usageError{fmt.Errorf("%s: --html %s is a directory", name, page)}
 	} else if err == nil && !force {
-		return nil, usageError{fmt.Errorf("%s: --html %s exists; use --force to replace it", name, html)}
+		return nil, usageError{fmt.Errorf("%s: --html %s exists; use --force to replace it", name, page)}
 	}
-	lock, err := export.LockPath(html)
+	lock, err := export.LockPath(page)
 	if err != nil {
 		return nil, fmt.Errorf("%s: --html: %w", name, err)
 	}
-	removed, err := export.RemoveTemps(html)
+	removed, err := export.RemoveTemps(page)
 	noteLeftovers(cmd, name, removed)
 	if err != nil {
 		lock.Release()
@@ -165,96 +144,10 @@ func checkHTML(cmd *cobra.Command, name, html string, inputs []*source.Input, fo
 	return lock, nil
 }
 
-// hashInputs starts hashing the file and archive inputs (directory inputs
-// get the digest of their file list from the report) while the scan runs,
-// and returns a func that waits for the result. With hash false it only
-// lists them (scan --hash none).
-func hashInputs(ctx context.Context, inputs []*source.Input, hash bool) func() ([]report.Input, error) {
-	out := make([]report.Input, len(inputs))
-	done := make(chan error, 1)
-	go func() {
-		for i, in := range inputs {
-			out[i] = report.Input{Index: int32(in.Index), Path: in.Path, Kind: in.Kind.String()}
-			if in.Kind == source.Dir || !hash {
-				continue
-			}
-			sum, err := sha256File(ctx, in.Abs)
-			if err != nil {
-				done <- err
-				return
-			}
-			out[i].SHA256 = sum
-		}
-		done <- nil
-	}()
-	return func() ([]report.Input, error) { return out, <-done }
-}
-
-func sha256File(ctx context.Context, path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	buf := make([]byte, 1<<20)
-	for {
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		n, err := f.Read(buf)
-		h.Write(buf[:n])
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return "", err
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// writeFileAtomic writes path through a temporary file in the same
-// directory, renamed over path only when fn and the close succeeded, so
-// that a report that is not complete never looks complete.
-func writeFileAtomic(path string, fn func(io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 256<<10)
-	if err = fn(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
-
 // writeScanReport writes the report of scan --html.
-func writeScanReport(ctx context.Context, cmd *cobra.Command, set *settings, args []string, html string, inputs []*source.Input, res *pipeline.Result,
-	st dups.Stats, rc *report.Collector, hash bool) error {
-	ins, err := hashInputs(ctx, inputs, hash)()
+func writeScanReport(ctx context.Context, cmd *cobra.Command, set *settings, args []string, page string, inputs []*source.Input, res *pipeline.Result,
+	st dups.Stats, rc *html.Collector, hash bool) error {
+	ins, err := html.HashInputs(ctx, inputs, hash)()
 	if err != nil {
 		return fmt.Errorf("scan: --html: %w", err)
 	}
@@ -264,20 +157,18 @@ func writeScanReport(ctx context.Context, cmd *cobra.Command, set *settings, arg
 		}
 		return fmt.Errorf("scan: --html: %w", err)
 	}
-	m := report.Build(&report.Run{Version: ksleuthVersion(), Generated: set.now(), CommandLine: commandLine(cmd, args),
-		Inputs: ins, Result: res.Scan, Sessions: res.Sessions, Gaps: res.Check.Gaps, Verdicts: res.Check.Partitions, DupStats: st, Collected: rc,
-		ClusterEvents: res.ClusterEvents(), Replicas: res.Replicas.Rows,
-		OpenTxns: openTxns(res.Txns), Consumers: res.Consumers()})
-	if err := writeFileAtomic(html, func(w io.Writer) error { return report.Write(w, m) }); err != nil {
+	m := buildPage(cmd, set, args, res, res.Summarize(), ins, st, rc)
+	if err := export.WriteFileAtomic(page, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
 		return fmt.Errorf("scan: --html: %w", err)
 	}
 	return nil
 }
 
-// openTxns are a run's open transactions (none without the txns result).
-func openTxns(r *producer.TxnResult) []analysis.OpenTxn {
-	if r == nil {
-		return nil
-	}
-	return r.Open
+// buildPage is the page's model of a run.
+func buildPage(cmd *cobra.Command, set *settings, args []string, res *pipeline.Result, sum *pipeline.Summary, ins []html.Input,
+	st dups.Stats, rc *html.Collector) *html.Model {
+	run := html.NewRun(res, sum)
+	run.Version, run.Generated, run.CommandLine, run.Inputs = ksleuthVersion(), set.now(), commandLine(cmd, args), ins
+	run.DupStats, run.Collected = st, rc
+	return html.Build(run)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/spf13/cobra"
 )
 
@@ -106,7 +107,7 @@ func isPseudoVersion(v string) bool {
 // report's time or stop a scan midway) without touching a package
 // variable, and run in parallel.
 type settings struct {
-	heldBudget int64 // scan.Config.HeldBudget; 0 is the scan's default
+	heldBudget int64 // pipeline.Plan.HeldBudget; 0 is the scan's default
 	runBudget  int64 // the memory a dups.RunBuilder may hold
 	now        func() time.Time
 	fileDone   func(ctx context.Context, path string) // after each file's rows are written; may be nil
@@ -128,7 +129,8 @@ producer ID. Inputs are only ever opened read-only.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newVersionCmd(), newDumpCmd(), newRecordsCmd(), newScanCmd(set), newVerifyCmd(set), newDupsCmd(set), newProducersCmd(set), newConsumersCmd(set), newReplicasCmd(set), newReportCmd(set))
+	root.AddCommand(newVersionCmd(), newDumpCmd(), newRecordsCmd(), newScanCmd(set), newVerifyCmd(set), newDupsCmd(set), newProducersCmd(set),
+		newConsumersCmd(set), newReplicasCmd(set), newReportCmd(set))
 	return root
 }
 
@@ -141,12 +143,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 func runWith(set *settings, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(set)
 	root.SetArgs(args)
-	out := &termSafe{w: stdout}
+	out := &text.SafeWriter{W: stdout}
 	root.SetOut(out)
-	root.SetErr(&termSafe{w: stderr})
+	root.SetErr(&text.SafeWriter{W: stderr})
 	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
 		if f := cmd.Flags().Lookup("json"); f != nil && f.Value.String() == "true" {
-			out.raw = true
+			out.Raw = true
 		}
 	}
 	err := root.Execute()
@@ -156,7 +158,7 @@ func runWith(set *settings, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errFindings):
 		return exitFindings
 	}
-	fmt.Fprintf(root.ErrOrStderr(), "ksleuth: %v\n", err)
+	fmt.Fprintf(root.ErrOrStderr(), "ksleuth: %s\n", flagged(err))
 	if errors.Is(err, errInterrupted) {
 		return exitInterrupted
 	}

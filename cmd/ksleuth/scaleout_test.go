@@ -14,6 +14,8 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/export"
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
+	jsonl "github.com/ksleuth/ksleuth/analysis/report/json"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
@@ -65,7 +67,7 @@ func runOK(t *testing.T, args ...string) string {
 
 // groupLines are the --json group lines of a dups run (the summary's
 // spill figures depend on --mem, so it is compared separately).
-func groupLines(t *testing.T, out string) (groups []string, summary dupSummary) {
+func groupLines(t *testing.T, out string) (groups []string, summary pipeline.DupSummary) {
 	t.Helper()
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		if strings.HasPrefix(l, `{"type":"summary"`) {
@@ -117,7 +119,7 @@ func TestDupsFromTablesShards(t *testing.T) {
 	var group []analysis.DuplicateRow
 	flush := func() {
 		if len(group) > 0 {
-			b, _ := json.Marshal(dupGroup{Type: "group", GroupID: group[0].GroupID, Fingerprint: group[0].Fingerprint, Members: group})
+			b, _ := json.Marshal(jsonl.DupGroup{Type: "group", GroupID: group[0].GroupID, Fingerprint: group[0].Fingerprint, Members: group})
 			fromTable = append(fromTable, string(b))
 		}
 		group = nil
@@ -311,7 +313,7 @@ func dupsMemberLines(t *testing.T, dirs []string) []string {
 		if strings.HasPrefix(l, `{"type":"summary"`) {
 			continue
 		}
-		var g dupGroup
+		var g jsonl.DupGroup
 		if err := json.Unmarshal([]byte(l), &g); err != nil {
 			t.Fatal(err)
 		}

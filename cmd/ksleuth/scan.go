@@ -1,33 +1,25 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
-	"text/tabwriter"
 	"time"
 
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/export"
 	"github.com/ksleuth/ksleuth/analysis/payload"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report"
-	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/report/html"
+	jsonl "github.com/ksleuth/ksleuth/analysis/report/json"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/ksleuth/ksleuth/analysis/source"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 )
 
 type scanOptions struct {
@@ -136,14 +128,14 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 		return err
 	}
 	defer out.Close()
-	var rc *report.Collector // --html; nil ignores everything
+	var rc *html.Collector // --html; nil ignores everything
 	if o.html != "" {
 		lock, err := checkHTML(cmd, "scan", o.html, inputs, o.force)
 		if err != nil {
 			return err
 		}
 		defer lock.Release()
-		rc = report.NewCollector(o.dup.tmp)
+		rc = html.NewCollector(o.dup.tmp)
 		defer rc.Close()
 	}
 	det, hasher, err := o.dup.openDetector("scan", inputs)
@@ -157,21 +149,15 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	defer stop()
 	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
 	defer prog.finish()
-	po := pipeline.Options{
-		Scan: scan.Config{Jobs: o.jobs, Records: true, Payload: o.payload, HexFingerprints: o.records || o.payload, Hash: o.hash == "sha256",
-			// Without a records table or the report, records only feed the
-			// duplicate detector: compact entries, not rows.
-			Compact: !o.records && !o.payload && o.html == "",
-			Topic:   topic, Progress: prog.add, TmpDir: o.dup.tmp, HeldBudget: o.set.heldBudget},
-		Detector: det, Hasher: hasher, Attribution: true,
-	}
+	plan := pipeline.Plan{Command: pipeline.Scan, Jobs: o.jobs, Records: o.records, Payload: o.payload, Hash: o.hash == "sha256", Page: o.html != "",
+		Topic: topic, Progress: prog.add, TmpDir: o.dup.tmp, HeldBudget: o.set.heldBudget, Detector: det, Hasher: hasher}
 	if o.payload && o.decodeValues == "auto" {
-		if po.Values, err = payload.Load(ctx, inputs); err != nil {
+		if plan.Values, err = payload.Load(ctx, inputs); err != nil {
 			return err
 		}
 	}
 	if fd := o.set.fileDone; fd != nil {
-		po.Scan.FileDone = func(p string) { fd(ctx, p) }
+		plan.FileDone = func(p string) { fd(ctx, p) }
 	}
 	to := pipeline.TableOptions{Out: out, Version: ksleuthVersion(), Meta: meta, Records: o.records, Payload: o.payload}
 	if rc != nil {
@@ -181,7 +167,7 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 		}
 		to.AlsoDuplicates = rc.Duplicates
 	}
-	tables, err := pipeline.WriteTables(ctx, inputs, po, to)
+	tables, err := pipeline.WriteTables(ctx, inputs, plan.Options(), to)
 	prog.finish()
 	if err != nil {
 		return interrupted(ctx, "scan", err)
@@ -193,19 +179,18 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 		}
 	}
 
-	sum := newScanSummary(inputs, *o, pres, ts, end.Sub(start))
-	sum.DuplicateGroups, sum.Duplicates = dst.Groups, dst.Duplicates
-	w := cmd.OutOrStdout()
+	sum := report.NewScanSummary(inputs, o.jobs, o.out, pres, ts, end.Sub(start), dst)
 	if o.json {
-		err = json.NewEncoder(w).Encode(sum)
+		err = jsonl.Scan(cmd.OutOrStdout(), sum)
 	} else {
-		err = sum.writeText(w, o.wide)
+		err = text.Scan(cmd.OutOrStdout(), sum, o.wide)
 	}
 	if err != nil {
 		return err
 	}
 	if res.Unreadable > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: scan: %d input file(s) could not be read (status unreadable in %s)\n", res.Unreadable, filepath.Join(o.out, tableFiles))
+		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: scan: %d input file(s) could not be read (status unreadable in %s)\n", res.Unreadable,
+			filepath.Join(o.out, tableFiles))
 	}
 	return exitStatus(pres, o.failOnFindings)
 }
@@ -246,24 +231,12 @@ func (o *scanOptions) validate() (*regexp.Regexp, error) {
 
 // scanMetadata is the footer metadata of every table of a scan.
 func scanMetadata(cmd *cobra.Command, args []string, inputs []*source.Input, o *scanOptions, start time.Time) *export.Metadata {
-	meta := &export.Metadata{}
-	meta.Set("ksleuth.version", ksleuthVersion())
-	meta.Set("ksleuth.command_line", commandLine(cmd, args))
-	roots := make([]map[string]string, len(inputs))
+	roots := make([]export.RunInput, len(inputs))
 	for i, in := range inputs {
-		roots[i] = map[string]string{"path": in.Path, "abs": in.Abs, "kind": in.Kind.String()}
+		roots[i] = export.RunInput{Path: in.Path, Abs: in.Abs, Kind: in.Kind.String()}
 	}
-	rootsJSON, _ := json.Marshal(roots)
-	meta.Set("ksleuth.inputs", string(rootsJSON))
-	sources := scan.Sources(inputs)
-	sourcesJSON, _ := json.Marshal(sources)
-	meta.Set(metaSources, string(sourcesJSON))
-	fpJSON, _ := json.Marshal(pipeline.NewFingerprintMeta(o.dup.match, o.dup.ignoreHeaders))
-	meta.Set(metaFingerprint, string(fpJSON))
-	meta.Set("ksleuth.run_start", start.UTC().Format(time.RFC3339Nano))
-	meta.Set("ksleuth.run_end", "")
-
-	return meta
+	return export.NewRunMetadata(export.RunFooter{Version: ksleuthVersion(), CommandLine: commandLine(cmd, args), Inputs: roots,
+		Sources: pipeline.Sources(inputs), Fingerprint: pipeline.NewFingerprintMeta(o.dup.match, o.dup.ignoreHeaders), Start: start})
 }
 
 // checkOut refuses an output dir inside a directory input, the
@@ -271,19 +244,11 @@ func scanMetadata(cmd *cobra.Command, args []string, inputs []*source.Input, o *
 // page (the set is replaced as a whole, and the page is not part of it).
 func checkOut(o scanOptions, inputs []*source.Input) error {
 	if o.html != "" && source.Within(o.out, o.html) {
-		return usageError{fmt.Errorf("scan: --html %s is inside --out %s, whose table set the next scan replaces as a whole; write the page beside it", o.html, o.out)}
+		return usageError{fmt.Errorf("scan: --html %s is inside --out %s, whose table set the next scan replaces as a whole; "+
+			"write the page beside it", o.html, o.out)}
 	}
-	for _, in := range inputs {
-		switch in.Kind {
-		case source.Dir:
-			if source.Within(in.Abs, o.out) {
-				return usageError{fmt.Errorf("scan: --out %s is inside the input %s; ksleuth never writes into its inputs", o.out, in.Path)}
-			}
-		default:
-			if source.Within(o.out, in.Abs) && source.Within(filepath.Dir(in.Abs), o.out) {
-				return usageError{fmt.Errorf("scan: --out %s is the directory of the input %s; ksleuth never writes next to its inputs", o.out, in.Path)}
-			}
-		}
+	if err := source.CheckOutput(o.out, source.OutputDir, inputs); err != nil {
+		return usageError{fmt.Errorf("scan: --out %w", err)}
 	}
 	return nil
 }
@@ -328,361 +293,4 @@ func commandLine(cmd *cobra.Command, args []string) string {
 		parts = append(parts, strconv.Quote(a))
 	}
 	return strings.Join(parts, " ")
-}
-
-// progress drives a progress bar on stderr, only when stderr is a terminal
-// (or --progress always).
-type progress struct {
-	bar   *progressbar.ProgressBar
-	n     atomic.Int64
-	stopc chan struct{}
-	donec chan struct{}
-}
-
-func newProgress(w io.Writer, mode string, total int64, inputs []*source.Input) *progress {
-	p := &progress{}
-	if t, ok := w.(*termSafe); ok {
-		w = t.w // the bar draws with carriage returns and escapes of its own
-	}
-	show := mode == "always"
-	if mode == "auto" {
-		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) && os.Getenv("CI") == "" {
-			show = true
-		}
-	}
-	if !show {
-		return p
-	}
-	if total == 0 {
-		for _, in := range inputs {
-			total += dirSize(in.Abs)
-		}
-	}
-	p.bar = progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("scanning"),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
-	p.stopc, p.donec = make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(p.donec)
-		t := time.NewTicker(200 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				_ = p.bar.Set64(p.n.Load())
-			case <-p.stopc:
-				return
-			}
-		}
-	}()
-	return p
-}
-
-func (p *progress) add(n int64) { p.n.Add(n) }
-
-func (p *progress) finish() {
-	if p.bar == nil || p.stopc == nil {
-		return
-	}
-	close(p.stopc)
-	<-p.donec
-	p.stopc = nil
-	_ = p.bar.Finish()
-}
-
-func dirSize(root string) int64 {
-	var n int64
-	_ = filepath.WalkDir(root, func(_ string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
-}
-
-// scanSummary is the --json document, and what the text summary prints.
-type scanSummary struct {
-	Type       string                   `json:"type"` // "summary": --json is JSON lines on every command
-	Inputs     []scanInput              `json:"inputs"`
-	Jobs       int                      `json:"jobs"`
-	Seconds    float64                  `json:"seconds"`
-	Files      int                      `json:"files"`
-	Bytes      int64                    `json:"bytes"`
-	Batches    int64                    `json:"batches"`
-	Records    int64                    `json:"records"`
-	Partitions []*scan.PartitionSummary `json:"partitions"`
-	Findings   []scan.FindingCount      `json:"findings"`
-	Errors     int64                    `json:"errors"`
-	Warnings   int64                    `json:"warnings"`
-	Unreadable int64                    `json:"unreadable"`
-	Out        string                   `json:"out"`
-	// The loss ledger: partition copies intact, and the verdicts of
-	// those that are not; Unread counts those of them whose every range
-	// is unread (the archive ended before their data); Gaps counts the
-	// rows of gaps.parquet.
-	Intact int             `json:"partitions_intact"`
-	Losses []check.Verdict `json:"losses"`
-	Unread int             `json:"partitions_unread"`
-	Gaps   int             `json:"gaps"`
-	// Skipped counts the files that are not Kafka files, a few named.
-	Skipped      int                  `json:"skipped_files"`
-	SkippedFiles []string             `json:"skipped_examples"`
-	Checked      []report.CheckedKind `json:"checked"`
-	notes        int64                // the findings' count of severity note
-	// Producer sessions and duplicates (ksleuth producers / dups report
-	// them in full).
-	ProducerSessions int `json:"producer_sessions"`
-	// OpenTransactions counts sessions whose transaction has no marker in
-	// the input: a hanging transaction holds back read_committed
-	// consumers (its records are txn_state open).
-	OpenTransactions int   `json:"open_transactions"`
-	DuplicateGroups  int64 `json:"duplicate_groups"`
-	Duplicates       int64 `json:"duplicates"`
-	// Replicas counts the copies of partitions held by several log dirs
-	// by verdict (replicas.parquet); ClusterEvents the rows of
-	// cluster_events.parquet, BrokerLogs the broker log files read.
-	Replicas      map[string]int          `json:"replicas"`
-	ClusterEvents int                     `json:"cluster_events"`
-	BrokerLogs    pipeline.BrokerLogStats `json:"broker_logs"`
-	Tables        []scanTable             `json:"tables"`
-}
-
-type scanInput struct {
-	Index int    `json:"index"`
-	Path  string `json:"path"`
-	Kind  string `json:"kind"`
-}
-
-type scanTable struct {
-	Name string `json:"name"`
-	Path string `json:"path"`
-	Rows int64  `json:"rows"`
-}
-
-func newScanSummary(inputs []*source.Input, o scanOptions, pres *pipeline.Result, ts *export.Set, d time.Duration) *scanSummary {
-	res := pres.Scan
-	s := &scanSummary{Type: "summary", Jobs: o.jobs, Seconds: d.Seconds(), Files: len(res.Files), Bytes: res.Bytes,
-		Batches: res.Batches, Records: res.Records, Partitions: res.Partitions, Findings: res.Findings,
-		Errors: res.Errors, Warnings: pres.Warnings, Unreadable: res.Unreadable, Out: o.out, Unread: pres.UnreadCopies(), Gaps: len(pres.Check.Gaps),
-		ProducerSessions: len(pres.Sessions), Skipped: len(pres.Check.Skipped), Checked: report.Checked(res.Files, res.Anomalies)}
-	_, s.notes = pres.FindingTotals()
-	for i := range pres.Sessions {
-		if pres.Sessions[i].OpenTxn {
-			s.OpenTransactions++
-		}
-	}
-	for _, v := range pres.Check.Partitions {
-		if !v.Intact {
-			s.Losses = append(s.Losses, v)
-		} else {
-			s.Intact++
-		}
-	}
-	s.Replicas = map[string]int{}
-	for _, r := range pres.Replicas.Rows {
-		s.Replicas[r.Verdict]++
-	}
-	s.ClusterEvents, s.BrokerLogs = len(pres.ClusterEvents()), pres.BrokerLogs
-	for _, sk := range pres.Check.Skipped[:min(len(pres.Check.Skipped), 5)] {
-		s.SkippedFiles = append(s.SkippedFiles, displayPath(inputs, sk.Input, sk.Path))
-	}
-	if s.Partitions == nil {
-		s.Partitions = []*scan.PartitionSummary{}
-	}
-	if s.Findings == nil {
-		s.Findings = []scan.FindingCount{}
-	}
-	if s.Losses == nil {
-		s.Losses = []check.Verdict{}
-	}
-	for _, in := range inputs {
-		s.Inputs = append(s.Inputs, scanInput{in.Index, in.Path, in.Kind.String()})
-	}
-	for _, n := range ts.Names() {
-		s.Tables = append(s.Tables, scanTable{Name: strings.TrimSuffix(n, ".parquet"), Path: filepath.Join(o.out, n), Rows: ts.Rows(n)})
-	}
-	return s
-}
-
-func fmtTime(ms *int64) string {
-	if ms == nil {
-		return "-"
-	}
-	return time.UnixMilli(*ms).UTC().Format("2006-01-02T15:04:05Z")
-}
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-func fmtRange(a, b *int64) string {
-	if a == nil || b == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%d..%d", *a, *b)
-}
-
-func (s *scanSummary) writeText(w io.Writer, wide bool) error {
-	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "scanned %d input(s): %d files, %d bytes, %d batches, %d records in %.2fs (jobs %d)\n\n",
-		len(s.Inputs), s.Files, s.Bytes, s.Batches, s.Records, s.Seconds, s.Jobs)
-	multi := len(s.Inputs) > 1
-	// DIR says something only when a partition dir is not named
-	// TOPIC-PART (several inputs, a dir state, a renamed copy); without
-	// --wide it is left out otherwise.
-	showDir := wide
-	for _, p := range s.Partitions {
-		showDir = showDir || multi || p.DirState != "" || p.Dir != fmt.Sprintf("%s-%d", p.Topic, p.Partition)
-	}
-	tt := &textTable{cols: []column{{head: "TOPIC", cut: cutMiddle}, {head: "PART"}, {head: "DIR", cut: cutMiddle}, {head: "BROKER"},
-		{head: "SEGMENTS", drop: 3}, {head: "BYTES", drop: 4}, {head: "BATCHES"}, {head: "RECORDS"}, {head: "OFFSETS"}, {head: "TIME (UTC)", dates: true},
-		{head: "CODECS"}, {head: "PRODUCERS", drop: 1}, {head: "FINDINGS"}}}
-	if !showDir {
-		tt.cols = slices.Delete(tt.cols, 2, 3)
-	}
-	empty := map[string]int{}
-	for _, p := range s.Partitions {
-		if p.Batches == 0 && p.Findings == 0 {
-			empty[p.Topic]++
-			continue
-		}
-		dir := p.Dir
-		if multi {
-			dir = fmt.Sprintf("#%d:%s", p.Input, dir)
-		}
-		broker := "-"
-		if p.BrokerID != nil {
-			broker = strconv.Itoa(int(*p.BrokerID))
-		}
-		if p.DirState != "" {
-			dir += " (" + p.DirState + ")"
-		}
-		codecs := strings.Join(p.Codecs, ",")
-		if codecs == "" {
-			codecs = "-"
-		}
-		row := []string{p.Topic, itoa(int64(p.Partition)), dir, broker, itoa(int64(p.Segments)), itoa(p.Bytes), itoa(p.Batches), itoa(p.Records),
-			fmtRange(p.First, p.Last), fmtTimeRange(p.FirstTime, p.LastTime, wide), codecs, itoa(int64(p.Producers)), itoa(int64(p.Findings))}
-		if !showDir {
-			row = slices.Delete(row, 2, 3)
-		}
-		tt.add(row...)
-	}
-	// BROKER may go when it says the same on every line.
-	brokerCol := slices.IndexFunc(tt.cols, func(c column) bool { return c.head == "BROKER" })
-	if same := len(tt.rows) > 0; brokerCol >= 0 {
-		for _, r := range tt.rows {
-			same = same && r[brokerCol] == tt.rows[0][brokerCol]
-		}
-		if same {
-			tt.cols[brokerCol].drop = 2
-		}
-	}
-	if err := tt.write(ew, wide); err != nil {
-		return err
-	}
-	if len(empty) > 0 {
-		n, topics := 0, make([]string, 0, len(empty))
-		for t, c := range empty {
-			n += c
-			topics = append(topics, t)
-		}
-		sort.Strings(topics)
-		if len(topics) > 8 {
-			topics = append(topics[:8], "...")
-		}
-		fmt.Fprintf(ew, "(%d more partition(s) with no batches: %s)\n", n, strings.Join(topics, ", "))
-	}
-	fmt.Fprintln(ew)
-	if len(s.Losses) == 0 {
-		fmt.Fprintf(ew, "losses: none; %d partition cop%s intact\n", s.Intact, pluralS(int64(s.Intact), "y", "ies"))
-	} else {
-		// Copies only unread are said apart: the archive ended before
-		// their data, which says nothing of whether the broker lost it.
-		lost := len(s.Losses) - s.Unread
-		head := fmt.Sprintf("losses in %d partition cop%s", lost, pluralS(int64(lost), "y", "ies"))
-		switch {
-		case s.Unread > 0 && lost == 0:
-			head = fmt.Sprintf("unread in %d partition cop%s: %s", s.Unread, pluralS(int64(s.Unread), "y", "ies"), unreadWhy(s.Unread))
-		case s.Unread > 0:
-			head += fmt.Sprintf(", and %d unread: %s", s.Unread, unreadWhy(s.Unread))
-		}
-		fmt.Fprintf(ew, "%s (%d intact; gaps.parquet has every range):\n", head, s.Intact)
-		for _, v := range s.Losses {
-			fmt.Fprintf(ew, "  %s: %s\n", v.Dir, v.Text)
-		}
-	}
-	writeChecked(ew, s.Checked)
-	if s.Skipped > 0 {
-		more := ""
-		if s.Skipped > len(s.SkippedFiles) {
-			more = ", …"
-		}
-		fmt.Fprintf(ew, "skipped %d file(s) that are not Kafka files: %s%s\n", s.Skipped, strings.Join(s.SkippedFiles, ", "), more)
-	}
-	if len(s.Findings) == 0 {
-		fmt.Fprintln(ew, "findings: none")
-	} else {
-		fmt.Fprintf(ew, "findings: %d error(s), %d warning(s); %d notes\n", s.Errors, s.Warnings, s.notes)
-		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		for _, f := range s.Findings {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\n", f.Severity, f.Kind, f.Count)
-		}
-		tw.Flush()
-	}
-	if s.Unreadable > 0 {
-		fmt.Fprintf(ew, "unreadable files: %d\n", s.Unreadable)
-	}
-	open := ""
-	if s.OpenTransactions > 0 {
-		open = fmt.Sprintf(", %d with a transaction still open at the end of the input (ksleuth producers)", s.OpenTransactions)
-	}
-	fmt.Fprintf(ew, "producer sessions: %d%s; duplicates: %d group(s), %d later cop%s (ksleuth dups for the report)\n",
-		s.ProducerSessions, open, s.DuplicateGroups, s.Duplicates, pluralS(s.Duplicates, "y", "ies"))
-	if n := len(s.Replicas); n > 0 {
-		var parts []string
-		for _, v := range []string{"reference", "in-sync", "damaged", "lagging", "diverged", "ahead"} {
-			if s.Replicas[v] > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", s.Replicas[v], v))
-			}
-		}
-		fmt.Fprintf(ew, "partition copies on several brokers: %s (ksleuth replicas for the comparison)\n", strings.Join(parts, ", "))
-	}
-	if s.ClusterEvents > 0 || s.BrokerLogs.Files > 0 {
-		fmt.Fprintf(ew, "cluster events: %d", s.ClusterEvents)
-		if b := s.BrokerLogs; b.Files > 0 {
-			fmt.Fprintf(ew, " (%d from %d broker log file(s), %d lines, %d unparsed)", b.Events, b.Files, b.Lines, b.Unparsed)
-		}
-		fmt.Fprintln(ew)
-	}
-	fmt.Fprintf(ew, "\ntables in %s:\n", s.Out)
-	tables := &textTable{cols: []column{{cut: cutMiddle}, {}}, indent: "  ", noHead: true}
-	for _, t := range s.Tables {
-		tables.add(t.Path, fmt.Sprintf("%d rows", t.Rows))
-	}
-	if err := tables.write(ew, wide); err != nil {
-		return err
-	}
-	return ew.err
-}
-
-// errWriter keeps the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
 }

@@ -1,72 +1,18 @@
 package main
 
 import (
+	"unicode/utf8"
+
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-func TestShorten(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		in   string
-		n    int
-		how  cut
-		want string
-	}{
-		{"orders.eu-west-1.v2", 40, cutMiddle, "orders.eu-west-1.v2"},
-		{"orders.eu-west-1.v2", 11, cutMiddle, "order…-1.v2"},
-		{"orders.eu-west-1.v2", 11, cutEnd, "orders.eu-…"},
-		{"orders.eu-west-1.v2", 11, keepWhole, "orders.eu-west-1.v2"},
-		{"ümläut-topic-name", 8, cutMiddle, "ümlä…ame"},
-	} {
-		if got := shorten(c.in, c.n, c.how); got != c.want || (c.how != keepWhole && width(got) > c.n) {
-			t.Errorf("shorten(%q, %d, %d) = %q, want %q", c.in, c.n, c.how, got, c.want)
-		}
-	}
-}
-
-// TestTextTableFits: a name column gives up its width, the widest first,
-// down to minNameWidth, until the table fits terminalWidth; the other
-// columns keep theirs; wide keeps everything.
-func TestTextTableFits(t *testing.T) {
-	t.Parallel()
-	tt := &textTable{cols: []column{{head: "TOPIC", cut: cutMiddle}, {head: "N", right: true}, {head: "PATH", cut: cutMiddle}}}
-	tt.add(strings.Repeat("t", 100), "7", "/a/"+strings.Repeat("p", 100)+"/z.log")
-	tt.add("short", "12345", "x")
-	var b strings.Builder
-	if err := tt.write(&b, false); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	for _, l := range lines {
-		if width(l) > terminalWidth {
-			t.Errorf("line of %d columns: %q", width(l), l)
-		}
-	}
-	if !strings.HasSuffix(lines[1], "/z.log") || !strings.Contains(lines[1], "…") || !strings.Contains(lines[2], "12345") {
-		t.Errorf("table:\n%s", b.String())
-	}
-	if ws := tt.widths(false); ws[0]+ws[1]+ws[2]+4 != terminalWidth || ws[1] != 5 {
-		t.Errorf("widths %v", ws)
-	}
-	b.Reset()
-	tt.write(&b, true)
-	if !strings.Contains(b.String(), strings.Repeat("t", 100)+"  ") {
-		t.Errorf("--wide cut a name:\n%s", b.String())
-	}
-	// Only columns that are never cut: the table stays as wide as it is.
-	wideNums := &textTable{cols: []column{{head: "A"}, {head: "B"}}}
-	wideNums.add(strings.Repeat("1", 80), strings.Repeat("2", 80))
-	if ws := wideNums.widths(false); ws[0] != 80 || ws[1] != 80 {
-		t.Errorf("numbers cut: %v", ws)
-	}
-}
-
 // TestLongTopicTables: a topic name of 200 characters widens the tables
 // of scan, producers and dups no further than 120 columns or what a name
-// of minNameWidth characters takes, is shortened in the middle, and
+// of text.MinNameWidth characters takes, is shortened in the middle, and
 // --wide prints it whole.
 func TestLongTopicTables(t *testing.T) {
 	t.Parallel()
@@ -78,7 +24,7 @@ func TestLongTopicTables(t *testing.T) {
 		}
 		return dir
 	}
-	longDir, shortDir := logDir(long), logDir(strings.Repeat("s", minNameWidth))
+	longDir, shortDir := logDir(long), logDir(strings.Repeat("s", text.MinNameWidth))
 	widest := func(out string) int {
 		n := 0
 		for _, l := range strings.Split(out, "\n") {
@@ -86,7 +32,7 @@ func TestLongTopicTables(t *testing.T) {
 				if strings.Contains(l, ": PID ") {
 					continue // a run's sentence, not a table
 				}
-				n = max(n, width(l))
+				n = max(n, utf8.RuneCountInString(l))
 			}
 		}
 		return n
@@ -104,8 +50,8 @@ func TestLongTopicTables(t *testing.T) {
 			return out
 		}
 		got, short, wide := run(longDir), run(shortDir), run(longDir, "--wide")
-		if w, ws := widest(got), widest(short); w > max(terminalWidth, ws) || ws == 0 {
-			t.Errorf("%s: tables %d columns wide with a long topic, %d with one of %d characters:\n%s", cmd, w, ws, minNameWidth, got)
+		if w, ws := widest(got), widest(short); w > max(text.TerminalWidth, ws) || ws == 0 {
+			t.Errorf("%s: tables %d columns wide with a long topic, %d with one of %d characters:\n%s", cmd, w, ws, text.MinNameWidth, got)
 		}
 		if !strings.Contains(got, "orders.x") || !strings.Contains(got, ".events") || !strings.Contains(got, "…") {
 			t.Errorf("%s: the long topic is not shortened in the middle:\n%s", cmd, got)
@@ -128,8 +74,8 @@ func TestScanLongOutPath(t *testing.T) {
 		t.Fatalf("tables list:\n%s", after)
 	}
 	for _, l := range lines {
-		if width(l) > terminalWidth || !strings.Contains(l, "…") || !strings.Contains(l, ".parquet ") {
-			t.Errorf("table line of %d columns: %q", width(l), l)
+		if utf8.RuneCountInString(l) > text.TerminalWidth || !strings.Contains(l, "…") || !strings.Contains(l, ".parquet ") {
+			t.Errorf("table line of %d columns: %q", utf8.RuneCountInString(l), l)
 		}
 	}
 }
@@ -148,8 +94,8 @@ func TestSampleTablesFit120(t *testing.T) {
 	} {
 		out := mustScan(t, c.args...)
 		for _, l := range strings.Split(out, "\n") {
-			if width(l) > terminalWidth {
-				t.Errorf("%s: line of %d columns: %q", c.args[0], width(l), l)
+			if utf8.RuneCountInString(l) > text.TerminalWidth {
+				t.Errorf("%s: line of %d columns: %q", c.args[0], utf8.RuneCountInString(l), l)
 			}
 		}
 		if !strings.Contains(out, "TIME (UTC, 2023-11-15)") || !strings.Contains(out, "(left out to fit 120 columns: "+c.dropped+"; --wide prints them)") {

@@ -2,21 +2,10 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
-	"fmt"
-	"io"
-	"maps"
-	"path/filepath"
-	"slices"
-	"strings"
 
-	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/check"
-	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
-	"github.com/ksleuth/ksleuth/analysis/report"
-	"github.com/ksleuth/ksleuth/analysis/scan"
-	"github.com/ksleuth/ksleuth/analysis/source"
+	jsonl "github.com/ksleuth/ksleuth/analysis/report/json"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/spf13/cobra"
 )
 
@@ -87,10 +76,8 @@ func runVerify(cmd *cobra.Command, args []string, o *verifyOptions) error {
 	defer stop()
 	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
 	defer prog.finish()
-	res, err := pipeline.Run(ctx, inputs, pipeline.Options{
-		Scan:        scan.Config{Jobs: o.jobs, Records: true, Compact: true, Topic: topic, Progress: prog.add, HeldBudget: o.set.heldBudget},
-		Attribution: true, Recovery: o.recovery,
-	}, pipeline.Sinks{})
+	plan := pipeline.Plan{Command: pipeline.Verify, Jobs: o.jobs, Topic: topic, Progress: prog.add, HeldBudget: o.set.heldBudget, Recovery: o.recovery}
+	res, err := pipeline.Run(ctx, inputs, plan.Options(), pipeline.Sinks{})
 	prog.finish()
 	if err != nil {
 		return interrupted(ctx, "verify", err)
@@ -99,13 +86,13 @@ func runVerify(cmd *cobra.Command, args []string, o *verifyOptions) error {
 	defer out.Flush()
 	switch {
 	case o.recovery && o.json:
-		err = writeRecoveryJSON(out, res.Recovery)
+		err = jsonl.Recovery(out, res.Recovery)
 	case o.recovery:
-		err = writeRecoveryText(out, inputs, res.Recovery)
+		err = text.Recovery(out, inputs, res.Recovery)
 	case o.json:
-		err = writeVerifyJSON(out, res, o)
+		err = jsonl.Verify(out, res, res.Summarize(), o.noNotes)
 	default:
-		err = writeVerifyText(out, inputs, res, o)
+		err = text.Verify(out, inputs, res, res.Summarize(), o.noNotes)
 	}
 	if err == nil {
 		err = out.Flush()
@@ -124,217 +111,4 @@ func exitStatus(res *pipeline.Result, fail bool) error {
 		return errFindings
 	}
 	return nil
-}
-
-// displayPath names a finding's file the way the user can find it: below
-// the input as given, or inside the archive.
-func displayPath(inputs []*source.Input, input int32, file string) string {
-	if int(input) >= len(inputs) || file == "" {
-		return file
-	}
-	in := inputs[input]
-	switch in.Kind {
-	case source.Dir:
-		return filepath.ToSlash(filepath.Join(in.Path, file))
-	case source.Archive:
-		return in.Path + ":" + file
-	}
-	return in.Path
-}
-
-func writeVerifyText(out *bufio.Writer, inputs []*source.Input, res *pipeline.Result, o *verifyOptions) error {
-	last := ""
-	for i := range res.Scan.Anomalies {
-		a := &res.Scan.Anomalies[i]
-		if o.noNotes && !finding.Counts(a.Severity) {
-			continue
-		}
-		if p := displayPath(inputs, a.Input, a.File); p != last {
-			fmt.Fprintf(out, "%s\n", p)
-			last = p
-		}
-		fmt.Fprintf(out, "  %s\n", finding.Text(a))
-	}
-	if len(res.Check.Partitions) > 0 {
-		fmt.Fprintln(out, "partitions:")
-		for _, v := range res.Check.Partitions {
-			fmt.Fprintf(out, "  %s: %s\n", displayPath(inputs, v.Input, v.Dir), v.Text)
-		}
-	}
-	checkedKinds := report.Checked(res.Scan.Files, res.Scan.Anomalies)
-	writeChecked(out, checkedKinds)
-	writeSkipped(out, inputs, res.Check.Skipped)
-	counts, notes := map[finding.Kind]int64{}, map[finding.Kind]int64{}
-	var nf, nn int64
-	for _, c := range res.Scan.Findings {
-		if finding.Counts(c.Severity) {
-			counts[c.Kind] += c.Count
-			nf += c.Count
-		} else {
-			notes[c.Kind] += c.Count
-			nn += c.Count
-		}
-	}
-	// The live segments read, as the "checked:" line counts them: also
-	// a segment given on its own, outside a partition dir.
-	segments := checkedKinds[0].Files
-	checked := checkedFiles(checkedKinds)
-	status := ""
-	if s := lossStatus(res); s != "" {
-		status = "; " + s
-	}
-	if res.Incomplete() {
-		status += " (INCOMPLETE: some input could not be read in full)"
-	}
-	_, err := fmt.Fprintf(out, "verified %d files, %d segments, %d batches, %d records: %d findings%s, %d notes%s%s\n",
-		checked, segments, res.Scan.Batches, res.Scan.Records, nf, byKind(counts), nn, byKind(notes), status)
-	return err
-}
-
-// lossStatus says how many partition copies lost offsets and, apart, how
-// many are only unread (an archive that ended before their data says
-// nothing of whether the broker lost them); "" for none.
-func lossStatus(res *pipeline.Result) string {
-	unread := res.UnreadCopies()
-	lost := res.LossCopies() - unread
-	switch {
-	case unread == 0 && lost == 0:
-		return ""
-	case unread == 0:
-		return fmt.Sprintf("%d partition copy(ies) lost offsets", lost)
-	case lost == 0:
-		return fmt.Sprintf("%d partition copy(ies) unread: %s", unread, unreadWhy(unread))
-	}
-	return fmt.Sprintf("%d partition copy(ies) lost offsets, %d unread: %s", lost, unread, unreadWhy(unread))
-}
-
-// unreadWhy says why n partition copies are unread.
-func unreadWhy(n int) string {
-	return "the archive ended before " + pluralS(int64(n), "its", "their") + " data"
-}
-
-// checkedFiles counts the files the checks read: not those skipped (not
-// Kafka files) or that could not be read.
-func checkedFiles(kinds []report.CheckedKind) int {
-	n := 0
-	for _, c := range kinds {
-		if c.What != "other files" {
-			n += c.Files
-		}
-	}
-	return n
-}
-
-// writeChecked says what the checks read (report.Checked), so that no
-// check is claimed that had nothing to run on, and which files were read
-// only in part.
-func writeChecked(out io.Writer, kinds []report.CheckedKind) {
-	var parts []string
-	for _, c := range kinds {
-		if c.What == "other files" {
-			continue
-		}
-		part := fmt.Sprintf("%d %s", c.Files, c.What)
-		if c.Partial > 0 {
-			part += fmt.Sprintf(" (%d read only in part: the input failed inside it)", c.Partial)
-			if c.Partial > 1 {
-				part = strings.Replace(part, "inside it)", "inside them)", 1)
-			}
-		}
-		parts = append(parts, part)
-	}
-	fmt.Fprintf(out, "checked: %s\n", strings.Join(parts, ", "))
-}
-
-// writeSkipped lists the files that are not Kafka files, a few by name.
-func writeSkipped(out *bufio.Writer, inputs []*source.Input, sk []check.Skipped) {
-	if len(sk) == 0 {
-		return
-	}
-	names := make([]string, 0, 5)
-	for _, s := range sk[:min(len(sk), 5)] {
-		names = append(names, displayPath(inputs, s.Input, s.Path))
-	}
-	more := ""
-	if len(sk) > 5 {
-		more = fmt.Sprintf(", … (%d in all)", len(sk))
-	}
-	fmt.Fprintf(out, "skipped %d file(s) that are not Kafka files: %s%s\n", len(sk), strings.Join(names, ", "), more)
-}
-
-type findingLine struct {
-	Type string `json:"type"`
-	analysis.AnomalyRow
-}
-
-type gapLine struct {
-	Type string `json:"type"`
-	analysis.GapRow
-}
-
-type verdictLine struct {
-	Type string `json:"type"`
-	check.Verdict
-}
-
-type skippedLine struct {
-	Type   string `json:"type"`
-	Input  int32  `json:"input"`
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-}
-
-func writeVerifyJSON(out *bufio.Writer, res *pipeline.Result, o *verifyOptions) error {
-	enc := json.NewEncoder(out)
-	for i := range res.Scan.Anomalies {
-		a := res.Scan.Anomalies[i]
-		if o.noNotes && !finding.Counts(a.Severity) {
-			continue
-		}
-		if err := enc.Encode(findingLine{"finding", a}); err != nil {
-			return err
-		}
-	}
-	for _, g := range res.Check.Gaps {
-		if err := enc.Encode(gapLine{"gap", g}); err != nil {
-			return err
-		}
-	}
-	for _, v := range res.Check.Partitions {
-		if err := enc.Encode(verdictLine{"partition", v}); err != nil {
-			return err
-		}
-	}
-	for _, s := range res.Check.Skipped {
-		if err := enc.Encode(skippedLine{"skipped", s.Input, s.Path, s.Reason}); err != nil {
-			return err
-		}
-	}
-	findings, notes := map[finding.Kind]int64{}, map[finding.Kind]int64{}
-	var nf, nn int64
-	for _, c := range res.Scan.Findings {
-		if finding.Counts(c.Severity) {
-			findings[c.Kind] += c.Count
-			nf += c.Count
-		} else {
-			notes[c.Kind] += c.Count
-			nn += c.Count
-		}
-	}
-	return enc.Encode(map[string]any{"type": "summary", "files": len(res.Scan.Files), "checked_files": checkedFiles(report.Checked(res.Scan.Files, res.Scan.Anomalies)), "batches": res.Scan.Batches,
-		"records": res.Scan.Records, "bytes": res.Scan.Bytes, "findings": nf, "findings_by_kind": findings, "notes": nn, "notes_by_kind": notes,
-		"errors": res.Scan.Errors, "warnings": res.Warnings, "partitions": len(res.Check.Partitions), "skipped_files": len(res.Check.Skipped),
-		"complete": !res.Incomplete(), "partitions_with_loss": res.LossCopies() - res.UnreadCopies(), "partitions_unread": res.UnreadCopies()})
-}
-
-// byKind renders " (2 crc-mismatch, 1 offset-gap)", kinds sorted by name.
-func byKind(m map[finding.Kind]int64) string {
-	if len(m) == 0 {
-		return ""
-	}
-	parts := make([]string, 0, len(m))
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
 }

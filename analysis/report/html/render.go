@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"embed"
@@ -152,7 +152,33 @@ func panel(m *Model, tl *Timeline) *panelView {
 	if len(m.Inputs) > 1 {
 		p.Title += fmt.Sprintf(" (input #%d)", tl.Input)
 	}
-	// Domains.
+	g := newPanelGeom(m, tl, p)
+	for i := range tl.Sessions {
+		p.Lanes = append(p.Lanes, g.sessionLane(tl, i))
+	}
+	p.LaneRows = g.extraLanes(m, tl, p)
+	p.H = axisH + float64(max(p.LaneRows, 1))*g.rh + padBot
+	for _, i := range tl.Runs {
+		p.Links = append(p.Links, g.link(&m.Runs[i], tl, p))
+	}
+	for _, t := range niceTicks(float64(g.o0), float64(g.o1)) {
+		p.Ticks = append(p.Ticks, tick{X: g.x(int64(t)), Label: strconv.FormatInt(int64(t), 10)})
+	}
+	return p
+}
+
+// panelGeom places a timeline's lanes: the offset domain on the x axis,
+// a lane's row height, and rows shared by sessions when collapsed.
+type panelGeom struct {
+	o0, o1    int64
+	collapsed bool
+	rh        float64
+	maxRow    int
+}
+
+// newPanelGeom finds the panel's offset and time domains (set on p) from
+// the partition, its sessions and the runs written into it.
+func newPanelGeom(m *Model, tl *Timeline, p *panelView) *panelGeom {
 	o0, o1 := int64(math.MaxInt64), int64(math.MinInt64)
 	var t0, t1 *int64
 	widen := func(a, b int64) { o0, o1 = min(o0, a), max(o1, b+1) }
@@ -181,69 +207,79 @@ func panel(m *Model, tl *Timeline) *panelView {
 	if t0 != nil {
 		p.T0, p.T1 = strconv.FormatInt(*t0, 10), strconv.FormatInt(max(*t1, *t0+1), 10)
 	}
-	x := func(v int64) float64 { return plotX + float64(v-o0)/float64(o1-o0)*plotW }
-	collapsed := tl.Collapsed
-	rh := rowH
-	if collapsed {
-		rh = rowHC
+	g := &panelGeom{o0: o0, o1: o1, collapsed: tl.Collapsed, rh: rowH, maxRow: -1}
+	if g.collapsed {
+		g.rh = rowHC
 	}
-	maxRow := -1
 	for _, s := range tl.Sessions {
-		maxRow = max(maxRow, s.Row)
+		g.maxRow = max(g.maxRow, s.Row)
 	}
-	laneTop := func(idx, row int) float64 {
-		if collapsed {
-			return axisH + float64(row)*rh
-		}
-		return axisH + float64(idx)*rh
+	return g
+}
+
+func (g *panelGeom) x(v int64) float64 { return plotX + float64(v-g.o0)/float64(g.o1-g.o0)*plotW }
+
+// laneTop is the top of lane idx, or of row when the lanes share rows.
+func (g *panelGeom) laneTop(idx, row int) float64 {
+	if g.collapsed {
+		return axisH + float64(row)*g.rh
 	}
-	rect := func(top float64, a, b int64, ta, tb *int64, bar bool) rectView {
-		r := rectView{O0: a, O1: b + 1, T0: msAttr(ta), T1: msAttr(tb)}
-		r.X = x(a)
-		r.W = max(x(b+1)-r.X, 1.5)
-		r.Y, r.H = top+4, rh-8
-		if collapsed {
-			r.Y, r.H = top+1, rh-2
-		}
-		if !bar {
-			r.Y, r.H = top+1, rh-2
-		}
-		return r
+	return axisH + float64(idx)*g.rh
+}
+
+// rect is the box of offsets a..b on the lane at top: a bar, or a thin
+// mark.
+func (g *panelGeom) rect(top float64, a, b int64, ta, tb *int64, bar bool) rectView {
+	r := rectView{O0: a, O1: b + 1, T0: msAttr(ta), T1: msAttr(tb)}
+	r.X = g.x(a)
+	r.W = max(g.x(b+1)-r.X, 1.5)
+	r.Y, r.H = top+4, g.rh-8
+	if g.collapsed || !bar {
+		r.Y, r.H = top+1, g.rh-2
 	}
-	for i, s := range tl.Sessions {
-		top := laneTop(i, s.Row)
-		lv := laneView{ID: fmt.Sprintf("%s-l%d", tl.ID, i), Class: "lane", Idx: i, Row: s.Row, Y: top, LabelY: top + rh/2 + 4,
-			Label: fmt.Sprintf("PID %d e%d", s.ProducerID, s.ProducerEpoch), HasBar: true, Transacted: s.IsTransactional}
-		if s.IsTransactional {
-			lv.Class += " txn"
-		}
-		if id := []rune(s.TransactionalID); len(id) > 0 {
-			if len(id) > 9 {
-				id = append(id[:8], '…')
-			}
-			lv.Label += " " + string(id)
-		}
-		lv.Title = sessionTitle(&s)
-		lv.Bar = rect(top, s.FirstOffset, s.LastOffset, s.FirstTimestamp, s.LastTimestamp, true)
-		for _, a := range s.AbortedSpans {
-			r := rect(top, a.FirstOffset, a.LastOffset, a.FirstTimestamp, a.LastTimestamp, true)
-			r.Title = fmt.Sprintf("aborted transaction: offsets %d–%d", a.FirstOffset, a.LastOffset)
-			lv.Aborted = append(lv.Aborted, r)
-		}
-		for _, mk := range s.AbortMarkers {
-			r := rect(top, mk.Offset, mk.Offset, mk.Timestamp, mk.Timestamp, false)
-			r.X, r.W = x(mk.Offset)-1, 3
-			r.Title = fmt.Sprintf("ABORT marker at offset %d", mk.Offset)
-			if mk.Timestamp != nil {
-				r.Title += " (" + fmtMillis(*mk.Timestamp) + ")"
-			}
-			lv.Markers = append(lv.Markers, r)
-		}
-		p.Lanes = append(p.Lanes, lv)
+	return r
+}
+
+// sessionLane is session i's lane: its bar, aborted spans and markers.
+func (g *panelGeom) sessionLane(tl *Timeline, i int) laneView {
+	s := &tl.Sessions[i]
+	top := g.laneTop(i, s.Row)
+	lv := laneView{ID: fmt.Sprintf("%s-l%d", tl.ID, i), Class: "lane", Idx: i, Row: s.Row, Y: top, LabelY: top + g.rh/2 + 4,
+		Label: fmt.Sprintf("PID %d e%d", s.ProducerID, s.ProducerEpoch), HasBar: true, Transacted: s.IsTransactional}
+	if s.IsTransactional {
+		lv.Class += " txn"
 	}
+	if id := []rune(s.TransactionalID); len(id) > 0 {
+		if len(id) > 9 {
+			id = append(id[:8], '…')
+		}
+		lv.Label += " " + string(id)
+	}
+	lv.Title = sessionTitle(s)
+	lv.Bar = g.rect(top, s.FirstOffset, s.LastOffset, s.FirstTimestamp, s.LastTimestamp, true)
+	for _, a := range s.AbortedSpans {
+		r := g.rect(top, a.FirstOffset, a.LastOffset, a.FirstTimestamp, a.LastTimestamp, true)
+		r.Title = fmt.Sprintf("aborted transaction: offsets %d–%d", a.FirstOffset, a.LastOffset)
+		lv.Aborted = append(lv.Aborted, r)
+	}
+	for _, mk := range s.AbortMarkers {
+		r := g.rect(top, mk.Offset, mk.Offset, mk.Timestamp, mk.Timestamp, false)
+		r.X, r.W = g.x(mk.Offset)-1, 3
+		r.Title = fmt.Sprintf("ABORT marker at offset %d", mk.Offset)
+		if mk.Timestamp != nil {
+			r.Title += " (" + fmtMillis(*mk.Timestamp) + ")"
+		}
+		lv.Markers = append(lv.Markers, r)
+	}
+	return lv
+}
+
+// extraLanes adds the lane of writers without a session and the lane of
+// absent offsets when there are any, and returns the rows drawn.
+func (g *panelGeom) extraLanes(m *Model, tl *Timeline, p *panelView) int {
 	rows := len(tl.Sessions)
-	if collapsed {
-		rows = maxRow + 1
+	if g.collapsed {
+		rows = g.maxRow + 1
 	}
 	// Writers without a session (PID -1) share one extra lane.
 	anon := false
@@ -253,36 +289,39 @@ func panel(m *Model, tl *Timeline) *panelView {
 		}
 	}
 	if anon {
-		idx, row := len(tl.Sessions), maxRow+1
-		top := laneTop(idx, row)
-		p.Lanes = append(p.Lanes, laneView{ID: tl.ID + "-anon", Class: "lane-anon", Idx: idx, Row: row, Y: top, LabelY: top + rh/2 + 4,
+		idx, row := len(tl.Sessions), g.maxRow+1
+		top := g.laneTop(idx, row)
+		p.Lanes = append(p.Lanes, laneView{ID: tl.ID + "-anon", Class: "lane-anon", Idx: idx, Row: row, Y: top, LabelY: top + g.rh/2 + 4,
 			Label: "PID -1", Title: "records written without a producer id (not idempotent)"})
 		rows++
 	}
 	if len(tl.Gaps) > 0 {
 		// The partition's absent offsets, on a lane of their own.
-		idx, row := len(p.Lanes), maxRow+1
+		idx, row := len(p.Lanes), g.maxRow+1
 		if anon {
 			row++
 		}
-		top := laneTop(idx, row)
-		lv := laneView{ID: tl.ID + "-gaps", Class: "lane-anon lane-gaps", Idx: idx, Row: row, Y: top, LabelY: top + rh/2 + 4,
+		top := g.laneTop(idx, row)
+		lv := laneView{ID: tl.ID + "-gaps", Class: "lane-anon lane-gaps", Idx: idx, Row: row, Y: top, LabelY: top + g.rh/2 + 4,
 			Label: "not readable", Title: "offsets that cannot be read (see Losses)"}
-		for _, g := range tl.Gaps {
-			r := rect(top, g.First, g.Last, nil, nil, true)
-			r.Class = "gap sev-" + g.Severity
-			r.Title = fmt.Sprintf("offsets %d–%d: %s (%s)", g.First, g.Last, g.Cause, g.Severity)
+		for _, gp := range tl.Gaps {
+			r := g.rect(top, gp.First, gp.Last, nil, nil, true)
+			r.Class = "gap sev-" + gp.Severity
+			r.Title = fmt.Sprintf("offsets %d–%d: %s (%s)", gp.First, gp.Last, gp.Cause, gp.Severity)
 			lv.Gaps = append(lv.Gaps, r)
 		}
 		p.Lanes = append(p.Lanes, lv)
 		rows++
 	}
-	p.LaneRows = rows
-	p.H = axisH + float64(max(rows, 1))*rh + padBot
+	return rows
+}
+
+// link is the ribbon of run r from the copies it repeats to its own.
+func (g *panelGeom) link(r *RunInfo, tl *Timeline, p *panelView) linkView {
 	mid := func(id string) float64 {
 		for _, l := range p.Lanes {
 			if l.ID == id {
-				return l.Y + rh/2
+				return l.Y + g.rh/2
 			}
 		}
 		return axisH
@@ -293,38 +332,31 @@ func panel(m *Model, tl *Timeline) *panelView {
 		}
 		return fmt.Sprintf("%s-l%d", tl.ID, lane)
 	}
-	for _, i := range tl.Runs {
-		r := &m.Runs[i]
-		lk := linkView{Run: r.ID, Class: r.Class, LB: laneID(r.Lane), Title: r.Text, Visible: true}
-		if r.ConsumedBy != "" {
-			lk.Title += "\n" + r.ConsumedBy
-		}
-		if r.Explanation != "" {
-			lk.Title += "\n" + r.Explanation
-		}
-		a0, a1 := r.RefFirst, r.RefLast
-		ta0, ta1 := r.RefFirstTimestamp, r.RefLastTimestamp
-		if r.RefTimeline == tl.ID {
-			lk.LA = laneID(r.RefLane)
-		} else {
-			lk.Ext = true
-			a0, a1, ta0, ta1 = r.First, r.Last, r.FirstTimestamp, r.LastTimestamp
-		}
-		lk.O = fmt.Sprintf("%d %d %d %d", a0, a1+1, r.First, r.Last+1)
-		if ta0 != nil && ta1 != nil && r.FirstTimestamp != nil && r.LastTimestamp != nil {
-			lk.T = fmt.Sprintf("%d %d %d %d", *ta0, *ta1, *r.FirstTimestamp, *r.LastTimestamp)
-		}
-		ya := axisH
-		if !lk.Ext {
-			ya = mid(lk.LA)
-		}
-		lk.D = ribbon(x(a0), x(a1+1), ya, x(r.First), x(r.Last+1), mid(lk.LB), lk.Ext)
-		p.Links = append(p.Links, lk)
+	lk := linkView{Run: r.ID, Class: r.Class, LB: laneID(r.Lane), Title: r.Text, Visible: true}
+	if r.ConsumedBy != "" {
+		lk.Title += "\n" + r.ConsumedBy
 	}
-	for _, t := range niceTicks(float64(o0), float64(o1)) {
-		p.Ticks = append(p.Ticks, tick{X: x(int64(t)), Label: strconv.FormatInt(int64(t), 10)})
+	if r.Explanation != "" {
+		lk.Title += "\n" + r.Explanation
 	}
-	return p
+	a0, a1 := r.RefFirst, r.RefLast
+	ta0, ta1 := r.RefFirstTimestamp, r.RefLastTimestamp
+	if r.RefTimeline == tl.ID {
+		lk.LA = laneID(r.RefLane)
+	} else {
+		lk.Ext = true
+		a0, a1, ta0, ta1 = r.First, r.Last, r.FirstTimestamp, r.LastTimestamp
+	}
+	lk.O = fmt.Sprintf("%d %d %d %d", a0, a1+1, r.First, r.Last+1)
+	if ta0 != nil && ta1 != nil && r.FirstTimestamp != nil && r.LastTimestamp != nil {
+		lk.T = fmt.Sprintf("%d %d %d %d", *ta0, *ta1, *r.FirstTimestamp, *r.LastTimestamp)
+	}
+	ya := axisH
+	if !lk.Ext {
+		ya = mid(lk.LA)
+	}
+	lk.D = ribbon(g.x(a0), g.x(a1+1), ya, g.x(r.First), g.x(r.Last+1), mid(lk.LB), lk.Ext)
+	return lk
 }
 
 // ribbon is the SVG path of a link from [xa0,xa1] at height ya to

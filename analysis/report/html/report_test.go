@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
-	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
 )
 
 var dataRE = regexp.MustCompile(`(?s)<script type="application/json" id="ksleuth-data">(.*?)</script>`)
@@ -52,8 +52,8 @@ func manySessionsBudget(t *testing.T, n int, topic string, runBudget int64) *Run
 	if err := c.Finish(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	res := &scan.Result{Partitions: []*scan.PartitionSummary{{Topic: topic, Dir: dir, First: ptr(int64(0)), Last: ptr(int64(n*10 - 1))}}}
-	return &Run{Version: "test", Generated: time.Unix(0, 0), Inputs: []Input{{Path: "in", Kind: "dir"}}, Result: res,
+	res := &pipeline.Summary{Partitions: []analysis.PartitionSummary{{Topic: topic, Dir: dir, First: ptr(int64(0)), Last: ptr(int64(n*10 - 1))}}}
+	return &Run{Version: "test", Generated: time.Unix(0, 0), Inputs: []Input{{Path: "in", Kind: "dir"}}, Summary: res,
 		Sessions: sessions, DupStats: dups.Stats{Groups: int64(n - 1), Duplicates: int64(n - 1)}, Collected: c}
 }
 
@@ -102,7 +102,7 @@ func TestManySessions(t *testing.T) {
 func TestHostileNames(t *testing.T) {
 	evil := `x</script><script>alert(1)</script><img src=x onerror=alert(2)>`
 	r := manySessions(t, 3, evil)
-	r.Result.Anomalies = []analysis.AnomalyRow{{Kind: "crc-mismatch", Severity: "error", File: evil + "/0.log", Position: ptr(int64(0)), Message: evil}}
+	r.Anomalies = []analysis.AnomalyRow{{Kind: "crc-mismatch", Severity: "error", File: evil + "/0.log", Position: ptr(int64(0)), Message: evil}}
 	page, _ := render(t, r)
 	if strings.Contains(page, "<script>alert") || strings.Contains(page, "<img src=x") {
 		t.Fatal("unescaped input in the page")
@@ -243,8 +243,8 @@ func TestEvidenceShown(t *testing.T) {
 	if err := c.Finish(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	res := &scan.Result{Partitions: []*scan.PartitionSummary{{Topic: topic, Dir: topic + "-0", First: ptr(int64(0)), Last: ptr(int64(49))}}}
-	page, m := render(t, &Run{Version: "test", Generated: time.Unix(0, 0), Inputs: []Input{{Path: "in", Kind: "dir"}}, Result: res,
+	res := &pipeline.Summary{Partitions: []analysis.PartitionSummary{{Topic: topic, Dir: topic + "-0", First: ptr(int64(0)), Last: ptr(int64(49))}}}
+	page, m := render(t, &Run{Version: "test", Generated: time.Unix(0, 0), Inputs: []Input{{Path: "in", Kind: "dir"}}, Summary: res,
 		DupStats: dups.Stats{Groups: 3, Duplicates: 3}, Collected: c})
 	if m.Strong != 2 || m.Possible != 1 {
 		t.Errorf("model: %d strong, %d possible; want 2 and 1", m.Strong, m.Possible)

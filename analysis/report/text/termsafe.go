@@ -1,4 +1,4 @@
-package main
+package text
 
 import (
 	"fmt"
@@ -15,20 +15,20 @@ import (
 // itself uses, stay. JSON lines are left alone: encoding/json escapes the
 // C0 controls itself, and a script reads the exact value.
 
-// termSafe writes text with the control characters made visible; raw
-// turns it into a plain writer (--json).
-type termSafe struct {
-	w   io.Writer
-	raw bool
+// SafeWriter writes text with the control characters made visible to W;
+// Raw turns it into a plain writer (JSON lines).
+type SafeWriter struct {
+	W   io.Writer
+	Raw bool
 	buf []byte
 }
 
-func (t *termSafe) Write(p []byte) (int, error) {
-	if t.raw || !needsEscape(p) {
-		return t.w.Write(p)
+func (t *SafeWriter) Write(p []byte) (int, error) {
+	if t.Raw || !needsEscape(p) {
+		return t.W.Write(p)
 	}
 	t.buf = escapeControls(t.buf[:0], p)
-	if _, err := t.w.Write(t.buf); err != nil {
+	if _, err := t.W.Write(t.buf); err != nil {
 		return 0, err
 	}
 	return len(p), nil

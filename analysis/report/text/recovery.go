@@ -1,27 +1,17 @@
-package main
+package text
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
+	"io"
 
-	"github.com/ksleuth/ksleuth/analysis/recovery"
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/report"
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
-func writeRecoveryJSON(out *bufio.Writer, ps []recovery.Partition) error {
-	enc := json.NewEncoder(out)
-	for _, p := range ps {
-		if err := enc.Encode(p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeRecoveryText prints the repair plan: per partition dir how the
+// Recovery prints the repair plan: per partition dir how the
 // broker starts, each step with the rule it follows, and the state after.
-func writeRecoveryText(out *bufio.Writer, inputs []*source.Input, ps []recovery.Partition) error {
+func Recovery(out io.Writer, inputs []*source.Input, ps []analysis.RecoveryPartition) error {
 	changing := 0
 	for _, p := range ps {
 		if len(p.Actions) > 0 {
@@ -34,16 +24,17 @@ func writeRecoveryText(out *bufio.Writer, inputs []*source.Input, ps []recovery.
 		if p.Clean {
 			start = "clean start (.kafka_cleanshutdown present: no recovery past the sanity checks)"
 		}
-		fmt.Fprintf(out, "\n%s: %s, recovery point %d, log start checkpoint %d\n", displayPath(inputs, p.Input, p.Dir), start, p.RecoveryPoint, p.LogStartCheckpoint)
+		fmt.Fprintf(out, "\n%s: %s, recovery point %d, log start checkpoint %d\n", report.DisplayPath(inputs, p.Input, p.Dir), start,
+			p.RecoveryPoint, p.LogStartCheckpoint)
 		if len(p.Actions) == 0 {
 			fmt.Fprintln(out, "  nothing to do")
 		}
 		for _, a := range p.Actions {
 			what := a.Action
-			if a.Action == recovery.ActTruncate {
+			if a.Action == analysis.ActTruncate {
 				what = fmt.Sprintf("truncate %d bytes, log end %d", a.Bytes, a.Offset)
 			}
-			fmt.Fprintf(out, "  %s %s\n    because %s\n", what, displayPath(inputs, p.Input, a.File), a.Rule)
+			fmt.Fprintf(out, "  %s %s\n    because %s\n", what, report.DisplayPath(inputs, p.Input, a.File), a.Rule)
 		}
 		fmt.Fprintf(out, "  after: log start %d, log end %d, high watermark %d, segments %v, snapshots %v\n",
 			p.LogStartOffset, p.LogEndOffset, p.HighWatermark, p.Segments, p.Snapshots)

@@ -1,29 +1,28 @@
-package main
+package text
 
 import (
 	"fmt"
 	"io"
 
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/producer"
 )
 
-// writeOpenTxnsText prints the transactions open at the end of the input,
-// before the sessions: they are what keeps read_committed consumers
-// stuck.
-func writeOpenTxnsText(w io.Writer, r *producer.TxnResult, multi bool) error {
-	if r == nil || len(r.Open) == 0 {
+// OpenTxns prints the transactions open at the end of the input (with
+// the last stable offsets of their partitions), before the sessions: they
+// are what keeps read_committed consumers stuck.
+func OpenTxns(w io.Writer, open []analysis.OpenTxn, parts []analysis.PartitionLSO, multi bool) error {
+	if len(open) == 0 {
 		return nil
 	}
-	ew := &errWriter{w: w}
+	ew := &ErrWriter{W: w}
 	hanging := 0
-	for _, h := range r.Open {
+	for _, h := range open {
 		if h.CoordinatorState != analysis.CoordinatorOngoing {
 			hanging++
 		}
 	}
-	fmt.Fprintf(ew, "OPEN TRANSACTIONS: %d at the end of the input, %d not known to be in progress (hanging or unknown)\n", len(r.Open), hanging)
-	for _, p := range r.Partitions {
+	fmt.Fprintf(ew, "OPEN TRANSACTIONS: %d at the end of the input, %d not known to be in progress (hanging or unknown)\n", len(open), hanging)
+	for _, p := range parts {
 		if p.OpenTransactions == 0 {
 			continue
 		}
@@ -37,7 +36,7 @@ func writeOpenTxnsText(w io.Writer, r *producer.TxnResult, multi bool) error {
 		}
 		fmt.Fprintf(ew, "\n%s: last stable offset %d (%s); high watermark %s, log end %d: %d offsets invisible to read_committed consumers\n",
 			where, p.LastStableOffset, p.LSOFrom, hw, p.LogEndOffset, p.Invisible)
-		for _, h := range r.Open {
+		for _, h := range open {
 			if h.Input != p.Input || h.Dir != p.Dir {
 				continue
 			}
@@ -58,7 +57,7 @@ func writeOpenTxnsText(w io.Writer, r *producer.TxnResult, multi bool) error {
 			fmt.Fprintf(ew, "    why: %s\n", h.Why)
 			if h.CoordinatorPartition != nil {
 				note := ""
-				if h.PartitionCountFrom == producer.CountFromDefault {
+				if h.PartitionCountFrom == analysis.CountFromDefault {
 					note = ", assuming the default transaction.state.log.num.partitions: the input does not tell the count"
 				}
 				fmt.Fprintf(ew, "    coordinator: __transaction_state-%d (of %d partitions, from %s%s)\n",
@@ -71,5 +70,5 @@ func writeOpenTxnsText(w io.Writer, r *producer.TxnResult, multi bool) error {
 	}
 	fmt.Fprintln(ew, "\n(ksleuth never runs these commands; abort only a transaction find-hanging lists on the live cluster.)")
 	fmt.Fprintln(ew)
-	return ew.err
+	return ew.Err
 }

@@ -1,15 +1,15 @@
-// Package report renders the post-mortem page of `ksleuth report` and
+// Package html renders the post-mortem page of `ksleuth report` and
 // `ksleuth scan --html`: one self-contained HTML file (inline CSS, inline
 // SVG, a small inline script, no external assets, a Content-Security-Policy
 // that forbids any network access) with what was analysed, the integrity
 // findings, the producer timeline per partition, the duplicate runs and
 // per-topic totals.
 //
-//	c := report.NewCollector()
+//	c := html.NewCollector()
 //	// feed c.Batches, c.Records from the scan and c.Duplicates from
 //	// dups.Detector.Finish, then:
-//	m := report.Build(&report.Run{Result: res, Sessions: rows, Collected: c, ...})
-//	err := report.Write(w, m)
+//	m := html.Build(html.NewRun(res, sum)) // with Collected: c
+//	err := html.Write(w, m)
 //
 // The page draws itself from Model, which is also embedded in the page as
 // JSON (<script type="application/json" id="ksleuth-data">, the data
@@ -23,4 +23,4 @@
 // sessions that do not overlap in offsets share a row.
 //
 // Pure computation: no files, no clock (the caller passes the time).
-package report
+package html

@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"cmp"
@@ -11,11 +11,9 @@ import (
 	"time"
 
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/check"
-	"github.com/ksleuth/ksleuth/analysis/consumers"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/finding"
-	"github.com/ksleuth/ksleuth/analysis/scan"
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
 )
 
 // Limits on the page; what is beyond them is counted in the page and is
@@ -53,13 +51,16 @@ type Run struct {
 	Generated   time.Time
 	CommandLine string
 	Inputs      []Input
-	Result      *scan.Result
-	// Sessions are the producer sessions; Result.Anomalies holds every
-	// finding of the run, theirs included.
+	// Summary is what the run counted (its verdicts, partitions, finding
+	// counts, open transactions); nil for an empty run.
+	Summary *pipeline.Summary
+	// Files are the file rows; Anomalies every finding of the run.
+	Files     []analysis.FileRow
+	Anomalies []analysis.AnomalyRow
+	// Sessions are the producer sessions.
 	Sessions []analysis.ProducerRow
-	// Gaps and Verdicts are the loss ledger and its one-line answers.
+	// Gaps are the loss ledger (Summary.Verdicts its one-line answers).
 	Gaps     []analysis.GapRow
-	Verdicts []check.Verdict
 	DupStats dups.Stats
 	// ClusterEvents (cluster_events.parquet) and Replicas (replicas.
 	// parquet) go on the cluster timeline.
@@ -67,11 +68,17 @@ type Run struct {
 	Replicas      []analysis.ReplicaRow
 	// Collected holds what the Collector gathered from the stream.
 	Collected *Collector
-	// Consumers are the consumer groups' commits (nil when the inputs
-	// hold none): each run says who committed past its copies.
-	Consumers *consumers.Index
-	// OpenTxns are the transactions open at the end of the input.
-	OpenTxns []analysis.OpenTxn
+	// ConsumedBy says which consumer groups committed past offsets first..
+	// last of a partition copy ("" none; nil when the inputs hold no
+	// commits): each run says who committed past its copies.
+	ConsumedBy func(input int32, dir, topic string, partition int32, first, last int64) string
+}
+
+// NewRun is the Run of a pipeline result with its summary; the caller
+// adds the page's header, the inputs and what the Collector gathered.
+func NewRun(res *pipeline.Result, sum *pipeline.Summary) *Run {
+	return &Run{Summary: sum, Files: res.Scan.Files, Anomalies: res.Scan.Anomalies, Sessions: res.Sessions, Gaps: res.Check.Gaps,
+		ClusterEvents: res.ClusterEvents(), Replicas: res.Replicas.Rows, ConsumedBy: res.ConsumedText}
 }
 
 // Model is the page's data section (<script id="ksleuth-data">), from
@@ -96,18 +103,18 @@ type Model struct {
 
 	// Checked says what the checks read, so the page never claims one
 	// that did not run.
-	Checked          []CheckedKind         `json:"checked"`
-	Verdicts         []check.Verdict       `json:"partition_verdicts"`
-	VerdictsOmitted  int                   `json:"partition_verdicts_omitted"`
-	Lost             int                   `json:"partitions_with_loss"`
-	Unread           int                   `json:"partitions_unread"`
-	Gaps             []analysis.GapRow     `json:"gaps"`
-	GapsOmitted      int                   `json:"gaps_omitted"`
-	Findings         []scan.FindingCount   `json:"findings"`
-	Anomalies        []analysis.AnomalyRow `json:"anomalies"`
-	AnomaliesOmitted int                   `json:"anomalies_omitted"`
-	Segments         []SegmentDamage       `json:"damaged_segments"`
-	SegmentsOmitted  int                   `json:"damaged_segments_omitted"`
+	Checked          []analysis.CheckedKind  `json:"checked"`
+	Verdicts         []analysis.Verdict      `json:"partition_verdicts"`
+	VerdictsOmitted  int                     `json:"partition_verdicts_omitted"`
+	Lost             int                     `json:"partitions_with_loss"`
+	Unread           int                     `json:"partitions_unread"`
+	Gaps             []analysis.GapRow       `json:"gaps"`
+	GapsOmitted      int                     `json:"gaps_omitted"`
+	Findings         []analysis.FindingCount `json:"findings"`
+	Anomalies        []analysis.AnomalyRow   `json:"anomalies"`
+	AnomaliesOmitted int                     `json:"anomalies_omitted"`
+	Segments         []SegmentDamage         `json:"damaged_segments"`
+	SegmentsOmitted  int                     `json:"damaged_segments_omitted"`
 
 	Sessions int `json:"producer_sessions"`
 	// OpenTransactions hold back the last stable offset of their
@@ -140,89 +147,11 @@ type GapSpan struct {
 	Severity string `json:"severity"`
 }
 
-// CheckedKind is how many files of one kind the checks read, and what
-// was checked of them.
-type CheckedKind struct {
-	What  string `json:"what"`
-	Files int    `json:"files"`
-	// Partial counts those of them read only in part: the input failed
-	// inside them (an archive cut short, an I/O error part way).
-	Partial int    `json:"partial,omitempty"`
-	How     string `json:"how"`
-}
-
 // Caps on the rows of the page's loss section; the tables hold them all.
 const (
 	maxVerdicts = 2000
 	maxGaps     = 2000
 )
-
-// Checked counts the files the checks read, by kind, from the run's file
-// rows and findings. A segment read only in part counts among the
-// segments read and says so: its batches before the failure are checked
-// like any other's, and the batch count has them. It is one opened
-// whose reading failed (an io-error with the byte where reading stopped)
-// or one that delivered batches before it failed; a file never opened
-// (no permission, a link to nothing) is not read at all.
-func Checked(files []analysis.FileRow, findings []analysis.AnomalyRow) []CheckedKind {
-	type fileKey struct {
-		input int32
-		path  string
-	}
-	stopped := map[fileKey]bool{}
-	for _, a := range findings {
-		if a.Kind == finding.KindIOError && a.Position != nil {
-			stopped[fileKey{a.Input, a.File}] = true
-		}
-	}
-	var seg, partial, transit, kraft, idx, snap, state, other int
-	for _, f := range files {
-		if f.Status == "unreadable" && f.Kind == "log" && f.Suffix == "" && (f.Batches > 0 || stopped[fileKey{f.Input, f.Path}]) {
-			seg++
-			partial++
-			continue
-		}
-		if f.Status == "skipped" || f.Status == "unreadable" {
-			continue // not read: listed as skipped, or an io-error finding
-		}
-		if f.Suffix != "" {
-			transit++
-			continue
-		}
-		switch f.Kind {
-		case "log":
-			seg++
-		case "kraft-snapshot":
-			kraft++
-		case "index", "timeindex", "txnindex":
-			idx++
-		case "snapshot":
-			snap++
-		case "unknown":
-			other++
-		default:
-			state++
-		}
-	}
-	out := []CheckedKind{{What: "segments", Files: seg, Partial: partial, How: "framing, CRCs and every record decoded; offsets within and across segments"}}
-	if partial > 0 {
-		out[0].How += fmt.Sprintf("; %d of them only up to where the input failed inside them", partial)
-	}
-	if transit > 0 {
-		out = append(out, CheckedKind{What: "files in transit", Files: transit, How: "read like files of their kind (.deleted, .cleaned, .swap, .tmp): what retention, the cleaner or a write in progress was replacing"})
-	}
-	if kraft > 0 {
-		out = append(out, CheckedKind{What: "KRaft snapshots", Files: kraft, How: "framing, CRCs and every metadata record decoded"})
-	}
-	out = append(out,
-		CheckedKind{What: "index files", Files: idx, How: "every entry against the batches of its segment"},
-		CheckedKind{What: "producer snapshots", Files: snap, How: "against the producer state rebuilt from the log"},
-		CheckedKind{What: "checkpoint and state files", Files: state, How: "parsed; offset checkpoints against the data on disk"})
-	if other > 0 {
-		out = append(out, CheckedKind{What: "other files", Files: other, How: "not Kafka files: hashed and listed, not checked"})
-	}
-	return out
-}
 
 // SegmentDamage is one file with findings that have a byte position,
 // drawn as a bar of its size.
@@ -321,29 +250,29 @@ const gradeKey = "evidence:"
 
 // Build turns a run into the page model.
 func Build(r *Run) *Model {
-	res := r.Result
+	res := r.Summary
 	if res == nil {
-		res = &scan.Result{}
+		res = &pipeline.Summary{}
 	}
 	c := r.Collected
 	if c == nil {
 		c = NewCollector("")
 	}
 	m := &Model{Schema: 1, Version: r.Version, Generated: r.Generated.UTC().Format(time.RFC3339), CommandLine: r.CommandLine,
-		Files: len(res.Files), Bytes: res.Bytes, Batches: res.Batches, Records: res.Records,
+		Files: len(r.Files), Bytes: res.Bytes, Batches: res.Batches, Records: res.Records,
 		Sessions: len(r.Sessions), DuplicateGroups: r.DupStats.Groups, Duplicates: r.DupStats.Duplicates,
 		Omitted: map[string]int{"aborted_spans": c.omittedSpans, "abort_markers": c.omittedMarkers, "damaged_batches": c.omittedDamaged}}
 
-	m.OpenTransactions = r.OpenTxns
+	m.OpenTransactions = res.OpenTxns
 	if m.OpenTransactions == nil {
 		m.OpenTransactions = []analysis.OpenTxn{}
 	}
-	for _, h := range r.OpenTxns {
+	for _, h := range res.OpenTxns {
 		if h.CoordinatorState != analysis.CoordinatorOngoing {
 			m.Hanging++
 		}
 	}
-	m.Inputs = buildInputs(r.Inputs, res.Files)
+	m.Inputs = buildInputs(r.Inputs, r.Files)
 	brokers := map[int32]bool{}
 	topics := map[string]*TopicTotal{}
 	topic := func(name string) *TopicTotal {
@@ -368,7 +297,7 @@ func Build(r *Run) *Model {
 		m.FirstTimestamp = minPtr(m.FirstTimestamp, p.FirstTime)
 		m.LastTimestamp = maxPtr(m.LastTimestamp, p.LastTime)
 	}
-	for _, f := range res.Files {
+	for _, f := range r.Files {
 		if f.BrokerID != nil {
 			brokers[*f.BrokerID] = true
 		}
@@ -380,8 +309,8 @@ func Build(r *Run) *Model {
 	m.Topics, m.Partitions = len(topics), len(res.Partitions)
 
 	m.Findings = findingCounts(res.Findings, nil)
-	m.Checked = Checked(res.Files, res.Anomalies)
-	for _, v := range r.Verdicts {
+	m.Checked = res.Checked
+	for _, v := range res.Verdicts {
 		switch {
 		case v.Unread:
 			m.Unread++
@@ -389,9 +318,9 @@ func Build(r *Run) *Model {
 			m.Lost++
 		}
 	}
-	m.Verdicts = slices.Clone(r.Verdicts)
+	m.Verdicts = slices.Clone(res.Verdicts)
 	// Partitions with losses first.
-	slices.SortStableFunc(m.Verdicts, func(a, b check.Verdict) int {
+	slices.SortStableFunc(m.Verdicts, func(a, b analysis.Verdict) int {
 		if a.Intact != b.Intact {
 			if !a.Intact {
 				return -1
@@ -407,7 +336,7 @@ func Build(r *Run) *Model {
 	if len(m.Gaps) > maxGaps {
 		m.GapsOmitted, m.Gaps = len(m.Gaps)-maxGaps, m.Gaps[:maxGaps]
 	}
-	anomalies := slices.Clone(res.Anomalies)
+	anomalies := slices.Clone(r.Anomalies)
 	slices.SortStableFunc(anomalies, func(a, b analysis.AnomalyRow) int {
 		return cmp.Or(cmp.Compare(finding.Rank(a.Severity), finding.Rank(b.Severity)), cmp.Compare(a.Input, b.Input),
 			cmp.Compare(a.File, b.File), cmp.Compare(derefOr(a.Position, -1), derefOr(b.Position, -1)))
@@ -417,7 +346,7 @@ func Build(r *Run) *Model {
 		anomalies = anomalies[:maxAnomalies]
 	}
 	m.Anomalies = anomalies
-	m.Segments, m.SegmentsOmitted = buildSegments(res, c)
+	m.Segments, m.SegmentsOmitted = buildSegments(r, c)
 
 	m.Timelines = buildTimelines(res.Partitions, r.Sessions, c)
 	addGaps(m.Timelines, r.Gaps)
@@ -440,7 +369,7 @@ func Build(r *Run) *Model {
 			}
 		}
 	}
-	m.Runs, m.RunsTotal = buildRuns(c, m.Timelines, r.Consumers)
+	m.Runs, m.RunsTotal = buildRuns(c, m.Timelines, r.ConsumedBy)
 	m.Cluster = buildCluster(r, m.Runs)
 	for i := range m.Runs {
 		for j := range m.Timelines {
@@ -496,17 +425,17 @@ func buildInputs(in []Input, files []analysis.FileRow) []Input {
 	return out
 }
 
-func findingCounts(fc []scan.FindingCount, extra []analysis.AnomalyRow) []scan.FindingCount {
+func findingCounts(fc []analysis.FindingCount, extra []analysis.AnomalyRow) []analysis.FindingCount {
 	out := slices.Clone(fc)
 	for _, a := range extra {
-		i := slices.IndexFunc(out, func(f scan.FindingCount) bool { return f.Kind == a.Kind && f.Severity == a.Severity })
+		i := slices.IndexFunc(out, func(f analysis.FindingCount) bool { return f.Kind == a.Kind && f.Severity == a.Severity })
 		if i < 0 {
-			out = append(out, scan.FindingCount{Kind: a.Kind, Severity: a.Severity})
+			out = append(out, analysis.FindingCount{Kind: a.Kind, Severity: a.Severity})
 			i = len(out) - 1
 		}
 		out[i].Count++
 	}
-	slices.SortFunc(out, func(a, b scan.FindingCount) int {
+	slices.SortFunc(out, func(a, b analysis.FindingCount) int {
 		return cmp.Or(cmp.Compare(finding.Rank(a.Severity), finding.Rank(b.Severity)), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Kind, b.Kind))
 	})
 	return out
@@ -519,7 +448,7 @@ var tailKinds = map[finding.Kind]bool{finding.KindTruncated: true, finding.KindZ
 // bytes skipped to the next valid batch at byte 974)").
 var skipped = regexp.MustCompile(`\((\d+) bytes skipped`)
 
-func buildSegments(res *scan.Result, c *Collector) ([]SegmentDamage, int) {
+func buildSegments(res *Run, c *Collector) ([]SegmentDamage, int) {
 	sizes := map[segKey]int64{}
 	for _, f := range res.Files {
 		sizes[segKey{f.Input, f.Path}] = f.Size
@@ -569,7 +498,7 @@ func buildSegments(res *scan.Result, c *Collector) ([]SegmentDamage, int) {
 	return out, 0
 }
 
-func buildTimelines(parts []*scan.PartitionSummary, sessions []analysis.ProducerRow, c *Collector) []Timeline {
+func buildTimelines(parts []analysis.PartitionSummary, sessions []analysis.ProducerRow, c *Collector) []Timeline {
 	type dirKey struct {
 		input int32
 		dir   string
@@ -658,13 +587,15 @@ func packRows(lanes []SessionLane) {
 	}
 }
 
-func buildRuns(c *Collector, tls []Timeline, idx *consumers.Index) ([]RunInfo, int) {
+func buildRuns(c *Collector, tls []Timeline, consumedBy func(int32, string, string, int32, int64, int64) string) ([]RunInfo, int) {
 	out := make([]RunInfo, len(c.topRuns))
 	for i, d := range c.topRuns {
 		u := d.Run
 		ri := RunInfo{Run: u, ID: i, Text: u.String(), Explanation: d.Explanation, Lane: -1, RefLane: -1,
-			ConsumedBy:     idx.Text(u.Input, u.Dir, u.Topic, u.Partition, u.First, u.Last),
 			FirstTimestamp: u.Times.First, LastTimestamp: u.Times.Last, RefFirstTimestamp: u.Times.RefFirst, RefLastTimestamp: u.Times.RefLast}
+		if consumedBy != nil {
+			ri.ConsumedBy = consumedBy(u.Input, u.Dir, u.Topic, u.Partition, u.First, u.Last)
+		}
 		ri.Timeline, ri.Lane = findLane(tls, u.Input, u.Topic, u.Partition, u.ProducerID, u.Epoch, u.First)
 		// The original copies: same input first, then any (scope topic
 		// or all may reach across inputs).

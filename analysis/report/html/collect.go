@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"bufio"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
-	"github.com/ksleuth/ksleuth/analysis/producer"
 )
 
 // Limits on what a Collector keeps, so that the page (and the memory
@@ -27,12 +26,12 @@ const (
 // of duplicate groups made into runs (dups.RunBuilder: on disk under
 // tmpDir beyond its budget, with their explanations in a file beside).
 //
-//	c := report.NewCollector(tmp)
+//	c := html.NewCollector(tmp)
 //	defer c.Close()
 //	scan.Output{Batches: ... c.Batches(rows) ..., Records: ... c.Records(rows) ...}
 //	det.Finish(ctx, func(g []analysis.DuplicateRow) error { return c.Duplicates(g) })
 //	c.Finish(ctx)
-//	report.Build(&report.Run{..., Collected: c})
+//	html.Build(run) // run.Collected = c
 //
 // Not safe for concurrent use; the scan calls its outputs from one
 // goroutine. A nil *Collector ignores everything.
@@ -125,7 +124,7 @@ func (c *Collector) Batches(rows []analysis.BatchRow) {
 	}
 	for i := range rows {
 		b := &rows[i]
-		if producer.Damaged(b) {
+		if b.Damaged() {
 			if c.nDamaged < maxDamagedRanges {
 				k := segKey{b.Input, b.Segment}
 				c.damaged[k] = append(c.damaged[k], byteRange{b.Position, b.Position + max(b.SizeBytes, 1)})
