@@ -629,13 +629,6 @@ func (w *worker) segment(ctx context.Context, fc *fileCtx, in io.Reader, emit fu
 	return send()
 }
 
-func nonNeg(v int64) *int64 {
-	if v < 0 {
-		return nil
-	}
-	return &v
-}
-
 // batchDone adds a decoded batch to the file's output and aggregates.
 func (w *worker) batchDone(fc *fileCtx, j *decodeJob, out *chunk) {
 	fd := fc.done
