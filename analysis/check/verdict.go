@@ -31,6 +31,9 @@ type Verdict struct {
 	// cut archive): the verdict says UNREAD, not LOST.
 	Unread bool   `json:"unread"`
 	Text   string `json:"verdict"`
+	// State is the copy's state judged alone: intact, lost or unread, in
+	// the words every command uses for a copy (analysis.CopyState).
+	State analysis.CopyState `json:"state"`
 
 	// gaps and span are what the text is judged from, kept so that losses
 	// found outside the checker (AddLosses) can join them.
@@ -95,6 +98,7 @@ func (v *Verdict) judge() {
 	v.Lost = unionSize(lostRanges)
 	span := v.span
 	if v.Intact {
+		v.State = analysis.CopyIntact
 		v.Text = "intact: " + span
 		if len(notes) > 0 {
 			var ns []string
@@ -114,10 +118,11 @@ func (v *Verdict) judge() {
 	case v.Unbounded:
 		lost = "at least " + lost
 	}
-	head := "LOST"
+	v.State = analysis.CopyLost
 	if v.Unread = unreadOnly; v.Unread {
-		head = "UNREAD"
+		v.State = analysis.CopyUnread
 	}
+	head := strings.ToUpper(string(v.State))
 	v.Text = fmt.Sprintf("%s %s: %s; on disk: %s", head, lost, strings.Join(bad, ", "), strings.TrimSuffix(span, " on disk"))
 }
 
