@@ -34,6 +34,11 @@ type Verdict struct {
 	// State is the copy's state judged alone: intact, lost or unread, in
 	// the words every command uses for a copy (analysis.CopyState).
 	State analysis.CopyState `json:"state"`
+	// Crashed: the copy's broker did not shut it down cleanly (it
+	// crashed, or ran while the copy was taken); CrashSigns say why. Its
+	// log is recovered from the recovery point when the broker starts.
+	Crashed    bool     `json:"crashed,omitempty"`
+	CrashSigns []string `json:"crash_signs,omitempty"`
 
 	// gaps and span are what the text is judged from, kept so that losses
 	// found outside the checker (AddLosses) can join them.
@@ -59,6 +64,8 @@ func (p *partition) verdict(gaps []analysis.GapRow) (Verdict, bool) {
 	if v.FirstOffset >= 0 {
 		v.span = fmt.Sprintf("offsets %d..%d", v.FirstOffset, v.LogEndOffset-1)
 	}
+	v.CrashSigns = p.crashSigns()
+	v.Crashed = len(v.CrashSigns) > 0
 	v.judge()
 	return v, true
 }
@@ -97,6 +104,9 @@ func (v *Verdict) judge() {
 	// and also missing from the reference's): each offset is lost once.
 	v.Lost = unionSize(lostRanges)
 	span := v.span
+	if v.Crashed {
+		span += " (" + crashedPhrase + ")"
+	}
 	if v.Intact {
 		v.State = analysis.CopyIntact
 		v.Text = "intact: " + span
