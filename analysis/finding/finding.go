@@ -322,3 +322,11 @@ func Text(r *analysis.AnomalyRow) string {
 	}
 	return s + ": " + r.Message
 }
+
+// Follows marks row as following from cause: it names cause in its
+// caused_by column, so that summaries can fold it under the cause while
+// the tables still count it.
+func Follows(row analysis.AnomalyRow, cause *analysis.AnomalyRow) analysis.AnomalyRow {
+	row.CausedBy = analysis.FindingRef(cause)
+	return row
+}
