@@ -7,8 +7,10 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/brokerlog"
 	"github.com/ksleuth/ksleuth/analysis/check"
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/topics"
 )
 
 // ClusterFacts are what the cluster verdicts are judged from: the copies'
@@ -93,15 +95,16 @@ func ClusterVerdicts(f ClusterFacts) []analysis.ClusterVerdict {
 }
 
 // partitionEvents are the events of the partition that bear on a loss:
-// an unclean election, a leader recovering or elected from the eligible
-// leader replicas.
+// an unclean election (a leader from outside the ISR and the eligible
+// leader replicas, or in leader recovery state RECOVERING, from the KRaft
+// metadata log or a broker's log) and a broker's log truncation.
 func partitionEvents(events []analysis.ClusterEventRow, k partitionKey) []analysis.ClusterEventRow {
 	out := []analysis.ClusterEventRow{}
 	for _, e := range events {
 		if e.Topic == nil || *e.Topic != k.topic || e.Partition == nil || *e.Partition != k.part {
 			continue
 		}
-		if e.Kind == "unclean-election" || strings.Contains(e.Details, "RECOVERING") || strings.Contains(e.Details, "ELR") {
+		if e.Kind == topics.EventUncleanElection || e.Kind == brokerlog.KindTruncation || strings.Contains(e.Details, "RECOVERING") {
 			out = append(out, e)
 		}
 	}
@@ -325,7 +328,7 @@ func clusterText(cv *analysis.ClusterVerdict) string {
 		}
 	}
 	if n := len(cv.Events); n > 0 {
-		fmt.Fprintf(&b, "; %d unclean-election or leader-recovery event(s)", n)
+		fmt.Fprintf(&b, "; %d unclean election(s) or truncation(s) in the cluster's history", n)
 	}
 	return b.String()
 }

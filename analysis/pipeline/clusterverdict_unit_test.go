@@ -85,3 +85,23 @@ func TestClusterVerdictIntactAndUnread(t *testing.T) {
 		t.Errorf("unread: %+v", cv)
 	}
 }
+
+// TestClusterVerdictCitesElections: the partition's unclean election and
+// a broker's truncation of it are cited; another partition's, and a clean
+// leader change, are not.
+func TestClusterVerdictCitesElections(t *testing.T) {
+	topic, other := "t", "u"
+	p0, p1 := int32(0), int32(1)
+	events := []analysis.ClusterEventRow{
+		{Topic: &topic, Partition: &p0, Kind: "unclean-election", Details: "t-0: broker 2 elected leader from outside the ISR [1]"},
+		{Topic: &topic, Partition: &p0, Kind: "leader-change", Details: "t-0: leader 1 -> 2"},
+		{Topic: &topic, Partition: &p0, Kind: "truncation", Details: "truncating t-0 to 40"},
+		{Topic: &topic, Partition: &p1, Kind: "unclean-election"},
+		{Topic: &other, Partition: &p0, Kind: "unclean-election"},
+	}
+	copies := []check.Verdict{{Input: 0, Topic: "t", Partition: 0, Dir: "t-0", FirstOffset: 0, LogEndOffset: 50, State: analysis.CopyIntact}}
+	cv := pipeline.ClusterVerdicts(pipeline.ClusterFacts{Copies: copies, Events: events})[0]
+	if len(cv.Events) != 2 || cv.Events[0].Kind != "unclean-election" || cv.Events[1].Kind != "truncation" {
+		t.Errorf("events %+v", cv.Events)
+	}
+}
