@@ -64,17 +64,17 @@ func FoldFindings(rows []AnomalyRow) []FindingCause {
 	at := map[key]int{}
 	var out []FindingCause
 	for i := range rows {
-		if rows[i].CausedBy == "" {
+		if rows[i].CausedBy == nil {
 			at[key{rows[i].Input, FindingRef(&rows[i])}] = len(out)
 			out = append(out, FindingCause{Finding: rows[i], Followers: map[string]int64{}})
 		}
 	}
 	for i := range rows {
 		a := &rows[i]
-		if a.CausedBy == "" {
+		if a.CausedBy == nil {
 			continue
 		}
-		if j, ok := at[key{a.Input, a.CausedBy}]; ok {
+		if j, ok := at[key{a.Input, *a.CausedBy}]; ok {
 			out[j].Followers[a.Kind] += a.Stands()
 			continue
 		}

@@ -7,7 +7,11 @@ import (
 )
 
 func row(input int32, kind, file string, pos int64, causedBy string) analysis.AnomalyRow {
-	return analysis.AnomalyRow{Input: input, Kind: kind, File: file, Position: &pos, CausedBy: causedBy}
+	a := analysis.AnomalyRow{Input: input, Kind: kind, File: file, Position: &pos}
+	if causedBy != "" {
+		a.CausedBy = &causedBy
+	}
+	return a
 }
 
 // TestFoldFindings: followers fold under their cause by kind, each

@@ -48,7 +48,7 @@ func linkCauses(findings []analysis.AnomalyRow, gaps []analysis.GapRow) {
 	}
 	for i := range findings {
 		f := &findings[i]
-		if isCause[i] || !followerKinds[f.Kind] || f.Offset == nil || f.Topic == nil || f.Partition == nil || f.CausedBy != "" {
+		if isCause[i] || !followerKinds[f.Kind] || f.Offset == nil || f.Topic == nil || f.Partition == nil || f.CausedBy != nil {
 			continue
 		}
 		best := -1

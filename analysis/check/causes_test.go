@@ -37,8 +37,12 @@ func TestLinkCauses(t *testing.T) {
 	linkCauses(fs, gaps)
 	want := []string{"", "", "truncated-batch t-0/70.log@408", "", "missing-segment t-0/95.log@0", "truncated-batch t-0/70.log@408", ""}
 	for i, f := range fs {
-		if f.CausedBy != want[i] {
-			t.Errorf("%s (%s): caused_by %q, want %q", f.Kind, f.Message, f.CausedBy, want[i])
+		got := ""
+		if f.CausedBy != nil {
+			got = *f.CausedBy
+		}
+		if got != want[i] {
+			t.Errorf("%s (%s): caused_by %q, want %q", f.Kind, f.Message, got, want[i])
 		}
 	}
 }

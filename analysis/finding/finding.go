@@ -327,6 +327,7 @@ func Text(r *analysis.AnomalyRow) string {
 // caused_by column, so that summaries can fold it under the cause while
 // the tables still count it.
 func Follows(row analysis.AnomalyRow, cause *analysis.AnomalyRow) analysis.AnomalyRow {
-	row.CausedBy = analysis.FindingRef(cause)
+	ref := analysis.FindingRef(cause)
+	row.CausedBy = &ref
 	return row
 }
