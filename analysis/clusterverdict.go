@@ -54,8 +54,10 @@ type ClusterCopy struct {
 	State        CopyState `json:"state"`
 	FirstOffset  int64     `json:"first_offset"`
 	LogEndOffset int64     `json:"log_end_offset"`
-	// Held counts the offsets the copy holds intact.
-	Held int64 `json:"held_offsets"`
+	// Held counts the offsets the copy holds intact; Lacks are the
+	// offsets another copy holds that this one does not.
+	Held  int64         `json:"held_offsets"`
+	Lacks []OffsetRange `json:"lacks"`
 	// Crashed: the copy's log dir was not shut down cleanly (a broker
 	// that crashed or still ran when it was copied).
 	Crashed bool `json:"crashed"`

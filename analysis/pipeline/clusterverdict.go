@@ -198,6 +198,13 @@ func judgeCluster(cv *analysis.ClusterVerdict, held [][]analysis.OffsetRange, lo
 	default:
 		cv.Verdict = analysis.CopyLost
 	}
+	for i := range cv.Copies {
+		lacks := mergeRanges(all)
+		for _, h := range held[i] {
+			lacks = subtract(lacks, h)
+		}
+		cv.Copies[i].Lacks = append([]analysis.OffsetRange{}, lacks...)
+	}
 	best := -1
 	for i, c := range cv.Copies {
 		if best < 0 || c.Held > cv.Copies[best].Held ||
@@ -267,6 +274,21 @@ func lastPtr(last int64) *int64 {
 	return &last
 }
 
+// mergeRanges is the union of the ranges as sorted, disjoint ranges.
+func mergeRanges(rs []analysis.OffsetRange) []analysis.OffsetRange {
+	rs = slices.Clone(rs)
+	slices.SortFunc(rs, func(a, b analysis.OffsetRange) int { return cmp.Compare(a.First, b.First) })
+	var out []analysis.OffsetRange
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.First <= out[n-1].Last+1 {
+			out[n-1].Last = max(out[n-1].Last, r.Last)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // unionSize counts the offsets the ranges cover together.
 func unionSize(rs []analysis.OffsetRange) int64 {
 	rs = slices.Clone(rs)
@@ -322,6 +344,13 @@ func clusterText(cv *analysis.ClusterVerdict) string {
 		case analysis.CopyIntact, analysis.CopyReference, analysis.CopyInSync:
 		default:
 			fmt.Fprintf(&b, "; %s %s", clusterCopyName(c), c.State)
+			for i, r := range c.Lacks {
+				if i == 3 {
+					b.WriteString(" …")
+					break
+				}
+				fmt.Fprintf(&b, " %d..%d", r.First, r.Last)
+			}
 		}
 		if c.Crashed {
 			fmt.Fprintf(&b, "; %s not shut down cleanly", clusterCopyName(c))

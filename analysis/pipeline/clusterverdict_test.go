@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,6 +79,7 @@ func TestClusterVerdictThreeBrokers(t *testing.T) {
 	if idem == nil {
 		t.Fatal("no verdict for idempotent-0")
 	}
+	t.Logf("idempotent-0: %s", idem.Text)
 	if idem.Verdict != analysis.CopyIntact || len(idem.LostRanges) != 0 || idem.Lost != 0 {
 		t.Errorf("idempotent-0: %s, lost %v; want intact", idem.Text, idem.LostRanges)
 	}
@@ -85,8 +87,14 @@ func TestClusterVerdictThreeBrokers(t *testing.T) {
 		t.Errorf("idempotent-0: best copy %+v (full %v), want broker 1 holding every offset", b, idem.Full)
 	}
 	states := map[int32]analysis.CopyState{}
+	lacks := map[int32][]analysis.OffsetRange{}
 	for _, c := range idem.Copies {
 		states[*c.Broker] = c.State
+		lacks[*c.Broker] = c.Lacks
+	}
+	if len(lacks[1]) != 0 || !slices.Equal(lacks[2], []analysis.OffsetRange{{First: 75, Last: 84}}) ||
+		!slices.Equal(lacks[3], []analysis.OffsetRange{{First: 70, Last: 84}}) {
+		t.Errorf("what each copy lacks: %v", lacks)
 	}
 	if states[2] != analysis.CopyLost || states[3] != analysis.CopyLost {
 		t.Errorf("copy states %v, want brokers 2 and 3 lost", states)
