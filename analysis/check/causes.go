@@ -25,8 +25,11 @@ type causeOf struct {
 
 // linkCauses sets caused_by on each finding that follows from a loss of
 // its partition copy: the cause is the finding that is the evidence of
-// the gap with the highest first offset at or below the finding's offset.
-// A finding that is the evidence of a gap is a cause itself.
+// the gap with the highest first offset at or below the finding's offset,
+// when the offset is inside the gap or just past it (a checkpoint or a
+// snapshot names the end of what was lost); a gap of unknown end reaches
+// every later offset. A finding that is the evidence of a gap is a cause
+// itself.
 func linkCauses(findings []analysis.AnomalyRow, gaps []analysis.GapRow) {
 	byPart := map[partName]map[int32][]causeOf{}
 	isCause := map[int]bool{}
@@ -54,7 +57,8 @@ func linkCauses(findings []analysis.AnomalyRow, gaps []analysis.GapRow) {
 		best := -1
 		var first int64
 		for _, c := range byPart[partName{*f.Topic, *f.Partition}][f.Input] {
-			if c.gap.FirstOffset <= *f.Offset && (best < 0 || c.gap.FirstOffset > first) {
+			reaches := c.gap.LastOffset == nil || *f.Offset <= *c.gap.LastOffset+1
+			if c.gap.FirstOffset <= *f.Offset && reaches && (best < 0 || c.gap.FirstOffset > first) {
 				best, first = c.at, c.gap.FirstOffset
 			}
 		}
@@ -73,12 +77,19 @@ type evidenceKey struct {
 	kind, file string
 }
 
+// anyKind stands for every kind in the index: a damaged batch's gap is
+// evidenced by whatever finding its reader made there (a CRC mismatch, a
+// record that does not decode).
+const anyKind = ""
+
 func indexEvidence(findings []analysis.AnomalyRow) evidence {
 	e := evidence{}
 	for i := range findings {
 		f := &findings[i]
-		k := evidenceKey{f.Input, f.Kind, f.File}
-		e[k] = append(e[k], i)
+		for _, kind := range []string{f.Kind, anyKind} {
+			k := evidenceKey{f.Input, kind, f.File}
+			e[k] = append(e[k], i)
+		}
 	}
 	return e
 }
@@ -87,8 +98,18 @@ func indexEvidence(findings []analysis.AnomalyRow) evidence {
 // is the gap's cause, in the gap's file, at its position), -1 when none
 // is.
 func (e evidence) of(findings []analysis.AnomalyRow, g *analysis.GapRow) int {
-	for _, i := range e[evidenceKey{g.Input, g.Cause, g.File}] {
+	kind := g.Cause
+	if kind == CauseDamaged {
+		if g.Position == nil {
+			return -1
+		}
+		kind = anyKind
+	}
+	for _, i := range e[evidenceKey{g.Input, kind, g.File}] {
 		f := &findings[i]
+		if kind == anyKind && (!finding.Counts(f.Severity) || f.Position == nil) {
+			continue
+		}
 		if f.Topic != nil && (*f.Topic != g.Topic || f.Partition == nil || *f.Partition != g.Partition) {
 			continue
 		}

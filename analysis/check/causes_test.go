@@ -46,3 +46,21 @@ func TestLinkCauses(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkCausesDamagedBatch: a damaged batch's gap is evidenced by the
+// reader's finding at its byte, whatever its kind, and an index entry
+// inside the lost offsets follows from it.
+func TestLinkCausesDamagedBatch(t *testing.T) {
+	w := finding.Where{Input: 0, Topic: "t", Partition: 0, File: "t-0/0.log"}
+	crc := finding.New(w, "crc-mismatch", 120, 10, "crc")
+	w.File = "t-0/0.index"
+	index := finding.New(w, finding.KindIndexMismatch, 16, 12, "entry in the damaged batch")
+	past := finding.New(w, finding.KindIndexMismatch, 32, 40, "entry far past the damaged batch")
+	fs := []analysis.AnomalyRow{crc, index, past}
+	pos, last := int64(120), int64(14)
+	linkCauses(fs, []analysis.GapRow{{Input: 0, Topic: "t", Partition: 0, Dir: "t-0", FirstOffset: 10, LastOffset: &last,
+		Cause: CauseDamaged, Severity: finding.Error, File: "t-0/0.log", Position: &pos}})
+	if fs[0].CausedBy != nil || fs[1].CausedBy == nil || *fs[1].CausedBy != "crc-mismatch t-0/0.log@120" || fs[2].CausedBy != nil {
+		t.Errorf("caused_by %v, %v, %v", fs[0].CausedBy, fs[1].CausedBy, fs[2].CausedBy)
+	}
+}
