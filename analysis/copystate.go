@@ -96,6 +96,6 @@ func (h HeldFacts) Held() (end int64, what string) {
 // LostPhrase is the wording of a copy in state CopyLost: what it lacks
 // and the evidence that it held it.
 func LostPhrase(first, last, heldEnd int64, what string) string {
-	return fmt.Sprintf("lost %d–%d, which it held (its %s is %d): its copy of them is gone, not yet to be fetched",
+	return fmt.Sprintf("lost %d–%d, which it held (its %s is %d): its own copy of them is gone, it is not behind",
 		first, last, what, heldEnd)
 }
