@@ -53,6 +53,14 @@ type Verdict struct {
 	// cut archive): the verdict says UNREAD, not LOST.
 	Unread bool   `json:"unread"`
 	Text   string `json:"verdict"`
+	// State is the copy's state judged alone: intact, lost or unread, in
+	// the words every command uses for a copy (CopyState).
+	State CopyState `json:"state"`
+	// Crashed: the copy's broker did not shut it down cleanly (it
+	// crashed, or ran while the copy was taken); CrashSigns say why. Its
+	// log is recovered from the recovery point when the broker starts.
+	Crashed    bool     `json:"crashed,omitempty"`
+	CrashSigns []string `json:"crash_signs,omitempty"`
 }
 
 // SkippedFile is a file of the inputs that is not a Kafka file.

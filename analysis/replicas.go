@@ -133,20 +133,3 @@ type ClusterEventRow struct {
 	Offset *int64 `parquet:"offset,optional" json:"offset"`
 	Line   *int32 `parquet:"line,optional" json:"line"`
 }
-
-// Verdicts of a partition copy against the reference copy (replicas.parquet).
-const (
-	ReplicaReference = "reference"
-	ReplicaInSync    = "in-sync"
-	ReplicaLagging   = "lagging"
-	ReplicaDiverged  = "diverged"
-	ReplicaAhead     = "ahead"
-	// ReplicaUnread: a prefix of the reference whose input (a cut
-	// archive) ended before the rest: what it lacks was not read, which
-	// says nothing of the broker.
-	ReplicaUnread = "unread"
-	// ReplicaDamaged: the same batches as the reference, but some fail
-	// their CRC, or do not decode, in this copy while the reference's are
-	// intact.
-	ReplicaDamaged = "damaged"
-)

@@ -215,6 +215,11 @@ type AnomalyRow struct {
 	// and the JSON finding lines hold it, so a count made from them alone
 	// (dups --from-tables) is exact too.
 	Omitted *int64 `parquet:"omitted,optional" json:"omitted"`
+	// CausedBy names the finding this one follows from (FindingRef of
+	// it): an index entry or a snapshot past a cut, a checkpoint ahead of
+	// a truncation; null for a finding that follows from none. Every
+	// follower still counts; FoldFindings groups them under their cause.
+	CausedBy *string `parquet:"caused_by,optional,dict" json:"caused_by"`
 }
 
 // Stands is how many findings row a counts for: the findings it stands

@@ -26,6 +26,7 @@ type plainAnomalyRow struct {
 	ProducerID *int64  `parquet:"producer_id,optional" json:"producer_id"`
 	Message    string  `parquet:"message" json:"message"`
 	Omitted    *int64  `parquet:"omitted,optional" json:"omitted"`
+	CausedBy   *string `parquet:"caused_by,optional,dict" json:"caused_by"`
 }
 
 // TestTypedVocabularyKeepsTables: typing AnomalyRow's Kind and Severity

@@ -371,6 +371,7 @@ func (c *Checker) Finish() *Result {
 	for i := range res.Gaps {
 		res.Gaps[i].Source = c.source(res.Gaps[i].Input)
 	}
+	linkCauses(c.findings, res.Gaps)
 	SortFindings(c.findings)
 	res.Findings = c.findings
 	return res

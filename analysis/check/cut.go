@@ -217,8 +217,8 @@ func (l *logDir) unreachedVerdict(n partName) Verdict {
 	g.Explanation = fmt.Sprintf("no entry of the partition dir %s was read: the archive ended before it (cut short or damaged), "+
 		"so offsets from %d on were not verified; %s",
 		path.Base(dir), from, reach)
-	v := Verdict{Input: l.key.input, Source: src, Topic: n.topic, Partition: n.part, Dir: dir, FirstOffset: -1, LogEndOffset: -1,
-		gaps: []analysis.GapRow{g}, span: "nothing read (the archive ended before it)"}
+	v := Verdict{Verdict: analysis.Verdict{Input: l.key.input, Source: src, Topic: n.topic, Partition: n.part, Dir: dir,
+		FirstOffset: -1, LogEndOffset: -1}, gaps: []analysis.GapRow{g}, span: "nothing read (the archive ended before it)"}
 	v.judge()
 	return v
 }

@@ -575,7 +575,7 @@ func (g *gapLedger) beforeSegment(s *segSummary, w segWalk) {
 	to := s.firstIntact - 1
 	switch {
 	case prev != nil && prev.tail != nil:
-		g.damaged(from, to, prev.path, prev.tail, true)
+		g.cutThenMissing(from, to, prev, s)
 	case s.lead != nil:
 		g.damaged(from, to, s.path, s.lead, true)
 	case lost != nil:

@@ -753,3 +753,38 @@ func TestLedgerNoSegmentFileCheckpointsAhead(t *testing.T) {
 		t.Errorf("verdict %+v", v)
 	}
 }
+
+// TestLedgerCutThenMissingSegment: a rolled segment cut inside its last
+// batch and the segment after it gone, its producer snapshot left: the
+// cut takes its batch's offsets up to where the next segment began, and
+// that segment's range is a missing segment of its own, not the cut's.
+func TestLedgerCutThenMissingSegment(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-0")
+	if len(p.Segments) < 4 {
+		t.Fatalf("%d segments, want 4 or more", len(p.Segments))
+	}
+	seg, mid, next := p.Segments[0], p.Segments[1], p.Segments[2]
+	lastB := seg.Batches[len(seg.Batches)-1]
+	mfs[seg.File].Data = mfs[seg.File].Data[:len(mfs[seg.File].Data)-37]
+	dropSegment(mfs, mid.File)
+	snap := strings.TrimSuffix(mid.File, ".log") + ".snapshot"
+	if _, ok := mfs[snap]; !ok {
+		t.Fatalf("no snapshot %s beside the segments", snap)
+	}
+	rep := verifyFS(t, mfs)
+	gs := gapsOf(rep, "codecs-0")
+	midBase, nextFirst := mid.Batches[0].BaseOffset, next.Batches[0].BaseOffset
+	if len(gs) != 2 {
+		t.Fatalf("gaps %+v, want the cut's and the missing segment's", gs)
+	}
+	if gs[0].Cause != check.CauseTruncated || gs[0].FirstOffset != lastB.BaseOffset || lastOf(gs[0]) != midBase-1 {
+		t.Errorf("cut gap %+v, want %d..%d", gs[0], lastB.BaseOffset, midBase-1)
+	}
+	if gs[1].Cause != check.CauseMissingSegment || gs[1].FirstOffset != midBase || lastOf(gs[1]) != nextFirst-1 || gs[1].File != snap {
+		t.Errorf("missing gap %+v, want %d..%d naming %s", gs[1], midBase, nextFirst-1, snap)
+	}
+	if v := verdictOf(t, rep, "codecs-0"); v.Lost != nextFirst-lastB.BaseOffset || !strings.Contains(v.Text, "missing-segment") {
+		t.Errorf("verdict %+v", v)
+	}
+}

@@ -20,6 +20,10 @@ type logDir struct {
 	// rootFiles counts its files other than .lock: a dir named like a
 	// partition dir is taken for a log dir's root by them (bare.go).
 	rootFiles int
+	// lock and clean: the root holds .lock (a broker has the dir open,
+	// or died with it open) and .kafka_cleanshutdown (it shut down
+	// cleanly), the evidence of a crashed or running copy (crashed.go).
+	lock, clean bool
 	// unreached are the partitions its checkpoints name of which a cut
 	// archive delivered no entry (cut.go), in the order first named.
 	unreached []partName
@@ -42,6 +46,8 @@ func (l *logDir) file(ev *scan.FileEvent) {
 	if n.Kind != snapshot.KindLock {
 		l.rootFiles++
 	}
+	l.lock = l.lock || n.Kind == snapshot.KindLock && !n.Leftover && n.Suffix == ""
+	l.clean = l.clean || n.Kind == snapshot.KindCleanShutdown && !n.Leftover && n.Suffix == ""
 	w := l.where(e.Path)
 	switch {
 	case n.Leftover || n.Suffix != "":

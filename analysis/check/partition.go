@@ -144,6 +144,9 @@ type partition struct {
 	segs      []*segSummary
 	orphans   []orphanIndex
 	deleted   []int64 // name offsets of .log.deleted segments: retention at work
+	// starts are offsets where a segment began, as files other than live
+	// segments show them (split.go).
+	starts []segmentStart
 	// truncated indexes the truncated-batch findings of live segments in
 	// findings, graded once the active segment is known.
 	truncated    []truncRef
@@ -535,6 +538,7 @@ func (p *partition) leftover(ev *scan.FileEvent) {
 	}
 	if n.Suffix == snapshot.SuffixDeleted && n.Kind == snapshot.KindLog {
 		p.deleted = append(p.deleted, n.Offset)
+		p.starts = append(p.starts, segmentStart{off: n.Offset, file: file, why: "its .deleted file remains"})
 	}
 	if n.Suffix == snapshot.SuffixCleaned || n.Suffix == snapshot.SuffixSwap {
 		p.addEvidence(fmt.Sprintf("the log cleaner's %s file %s", n.Suffix, path.Base(file)))

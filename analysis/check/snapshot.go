@@ -24,6 +24,9 @@ func (p *partition) snapshotFile(file string, data []byte) {
 	if f == nil || err != nil {
 		return
 	}
+	if f.EndOffset > 0 {
+		p.starts = append(p.starts, segmentStart{off: f.EndOffset, file: file, why: "its producer snapshot, written when a segment rolls, remains"})
+	}
 	switch end := f.EndOffset; {
 	case p.prevLast < end:
 		p.snaps = append(p.snaps, f)

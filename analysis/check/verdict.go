@@ -13,24 +13,7 @@ import (
 // Verdict is the one-line answer for a partition copy: intact, or which
 // offsets are lost and why.
 type Verdict struct {
-	Input     int32  `json:"input"`
-	Source    string `json:"source"`
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-	Dir       string `json:"dir"`
-	// FirstOffset and LogEndOffset bound the data on disk (-1: none).
-	FirstOffset  int64 `json:"first_offset"`
-	LogEndOffset int64 `json:"log_end_offset"`
-	// Intact: no gap worse than a note.
-	Intact bool `json:"intact"`
-	// Lost counts the offsets in gaps worse than a note whose end is
-	// known, unread ones included; Unbounded says some gap's end is not.
-	Lost      int64 `json:"lost_offsets"`
-	Unbounded bool  `json:"lost_unbounded"`
-	// Unread: every range counted is one the input failed to deliver (a
-	// cut archive): the verdict says UNREAD, not LOST.
-	Unread bool   `json:"unread"`
-	Text   string `json:"verdict"`
+	analysis.Verdict
 
 	// gaps and span are what the text is judged from, kept so that losses
 	// found outside the checker (AddLosses) can join them.
@@ -44,8 +27,8 @@ func (p *partition) verdict(gaps []analysis.GapRow) (Verdict, bool) {
 	if len(p.segs) == 0 && len(gaps) == 0 {
 		return Verdict{}, false
 	}
-	v := Verdict{Input: p.key.input, Source: p.c.source(p.key.input), Topic: p.topic, Partition: p.part, Dir: p.key.dir,
-		FirstOffset: p.firstOffset(), LogEndOffset: p.logEnd(), gaps: gaps}
+	v := Verdict{Verdict: analysis.Verdict{Input: p.key.input, Source: p.c.source(p.key.input), Topic: p.topic, Partition: p.part,
+		Dir: p.key.dir, FirstOffset: p.firstOffset(), LogEndOffset: p.logEnd()}, gaps: gaps}
 	v.span = "no batches"
 	switch {
 	case p.bare == bareEmpty:
@@ -56,6 +39,8 @@ func (p *partition) verdict(gaps []analysis.GapRow) (Verdict, bool) {
 	if v.FirstOffset >= 0 {
 		v.span = fmt.Sprintf("offsets %d..%d", v.FirstOffset, v.LogEndOffset-1)
 	}
+	v.CrashSigns = p.crashSigns()
+	v.Crashed = len(v.CrashSigns) > 0
 	v.judge()
 	return v, true
 }
@@ -94,7 +79,11 @@ func (v *Verdict) judge() {
 	// and also missing from the reference's): each offset is lost once.
 	v.Lost = unionSize(lostRanges)
 	span := v.span
+	if v.Crashed {
+		span += " (" + crashedPhrase + ")"
+	}
 	if v.Intact {
+		v.State = analysis.CopyIntact
 		v.Text = "intact: " + span
 		if len(notes) > 0 {
 			var ns []string
@@ -114,10 +103,11 @@ func (v *Verdict) judge() {
 	case v.Unbounded:
 		lost = "at least " + lost
 	}
-	head := "LOST"
+	v.State = analysis.CopyLost
 	if v.Unread = unreadOnly; v.Unread {
-		head = "UNREAD"
+		v.State = analysis.CopyUnread
 	}
+	head := strings.ToUpper(string(v.State))
 	v.Text = fmt.Sprintf("%s %s: %s; on disk: %s", head, lost, strings.Join(bad, ", "), strings.TrimSuffix(span, " on disk"))
 }
 

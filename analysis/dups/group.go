@@ -113,6 +113,7 @@ func (g *grouper) process(rs []rec) error {
 // group handles one run of entries sharing fingerprint and scope, in
 // memory.
 func (g *grouper) group(ms []rec) error {
+	g.d.inPartitionOrder(ms)
 	var st groupStats
 	f := memberFilter{d: g.d}
 	for k := range ms {

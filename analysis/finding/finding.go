@@ -205,3 +205,12 @@ func WithOmitted(r analysis.AnomalyRow, n int64) analysis.AnomalyRow {
 	r.Omitted = &n
 	return r
 }
+
+// Follows marks row as following from cause: it names cause in its
+// caused_by column, so that summaries can fold it under the cause while
+// the tables still count it.
+func Follows(row analysis.AnomalyRow, cause *analysis.AnomalyRow) analysis.AnomalyRow {
+	ref := analysis.FindingRef(cause)
+	row.CausedBy = &ref
+	return row
+}

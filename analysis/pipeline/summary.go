@@ -135,11 +135,7 @@ func partitionSummary(p *scan.PartitionSummary) analysis.PartitionSummary {
 		FirstTime: p.FirstTime, LastTime: p.LastTime, Codecs: p.Codecs, Producers: p.Producers, Findings: p.Findings}
 }
 
-func verdict(v *check.Verdict) analysis.Verdict {
-	return analysis.Verdict{Input: v.Input, Source: v.Source, Topic: v.Topic, Partition: v.Partition, Dir: v.Dir,
-		FirstOffset: v.FirstOffset, LogEndOffset: v.LogEndOffset, Intact: v.Intact, Lost: v.Lost, Unbounded: v.Unbounded,
-		Unread: v.Unread, Text: v.Text}
-}
+func verdict(v *check.Verdict) analysis.Verdict { return v.Verdict }
 
 // openTxns are the transactions open at the end of the input (none
 // without the transactions' result).

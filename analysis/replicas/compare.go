@@ -10,15 +10,25 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/finding"
 )
 
-// Verdicts of a copy against the reference, in the vocabulary's words.
+// Verdicts of a copy against the reference: the copy states of package
+// analysis, whose wording every command shares.
 const (
-	VerdictReference = analysis.ReplicaReference
-	VerdictInSync    = analysis.ReplicaInSync
-	VerdictLagging   = analysis.ReplicaLagging
-	VerdictDiverged  = analysis.ReplicaDiverged
-	VerdictAhead     = analysis.ReplicaAhead
-	VerdictUnread    = analysis.ReplicaUnread
-	VerdictDamaged   = analysis.ReplicaDamaged
+	VerdictReference = string(analysis.CopyReference)
+	VerdictInSync    = string(analysis.CopyInSync)
+	VerdictLagging   = string(analysis.CopyLagging)
+	VerdictDiverged  = string(analysis.CopyDiverged)
+	VerdictAhead     = string(analysis.CopyAhead)
+	// VerdictUnread: a prefix of the reference whose input (a cut
+	// archive) ended before the rest: what it lacks was not read, which
+	// says nothing of the broker.
+	VerdictUnread = string(analysis.CopyUnread)
+	// VerdictDamaged: the same batches as the reference, but some fail
+	// their CRC, or do not decode, in this copy while the reference's are
+	// intact.
+	VerdictDamaged = string(analysis.CopyDamaged)
+	// VerdictLost: a prefix of the reference whose own checkpoints say it
+	// held more: it lost its tail, it is not behind.
+	VerdictLost = string(analysis.CopyLost)
 )
 
 // damagedOnly lists the batches of a that are damaged (CRC, or records
@@ -463,6 +473,8 @@ func (c *Collector) compare(res *Result, v, ref *view) {
 		row.Explanation = fmt.Sprintf("%s ends %d offset(s) short of %s, at %d: "+
 			"the archive it was read from ended before the rest, so %d–%d were not read (not a lag of the broker)",
 			v.name, ref.leo-v.leo, ref.name, v.leo, v.leo, ref.leo-1)
+	case !diverges && c.heldPast(v):
+		c.lostTail(&row, v, ref)
 	case !diverges:
 		row.Verdict = VerdictLagging
 		row.MissingRanges = append(row.MissingRanges, analysis.OffsetRange{First: v.leo, Last: ref.leo - 1})

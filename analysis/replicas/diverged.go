@@ -88,3 +88,40 @@ func (c *Collector) diverged(res *Result, row *analysis.ReplicaRow, v, ref *view
 	}
 	res.Findings = append(res.Findings, finding.New(w, KindDivergence, pos, at, "%s", row.Explanation))
 }
+
+// held is what the copy's own state files say it held: the log dir's
+// high watermark and recovery point, the start of the last epoch of its
+// leader-epoch-checkpoint.
+func (c *Collector) held(v *view) analysis.HeldFacts {
+	t := tp{v.r.topic, v.r.part}
+	h := analysis.HeldFacts{HighWatermark: -1, RecoveryPoint: -1, LastEpochStart: -1}
+	if hw, ok := v.ld.hw[t]; ok {
+		h.HighWatermark = hw
+	}
+	if rp, ok := v.ld.rp[t]; ok {
+		h.RecoveryPoint = rp
+	}
+	if n := len(v.r.ckpt); n > 0 {
+		h.LastEpochStart = v.r.ckpt[n-1].StartOffset
+	}
+	return h
+}
+
+// heldPast reports whether the copy's own state files show it held
+// offsets past its end.
+func (c *Collector) heldPast(v *view) bool {
+	end, _ := c.held(v).Held()
+	return end > v.leo
+}
+
+// lostTail judges a prefix of the reference that held more than it has:
+// lost, as its own verdict says, not lagging. The loss ledger holds its
+// cause already (a torn batch, a checkpoint ahead), so no finding is
+// added here.
+func (c *Collector) lostTail(row *analysis.ReplicaRow, v, ref *view) {
+	end, what := c.held(v).Held()
+	row.Verdict = VerdictLost
+	row.MissingRanges = append(row.MissingRanges, analysis.OffsetRange{First: v.leo, Last: ref.leo - 1})
+	row.Explanation = fmt.Sprintf("%s %s; %s holds %s", v.name, analysis.LostPhrase(v.leo, min(end, ref.leo)-1, end, what),
+		ref.name, offsets(v.leo, ref.leo))
+}

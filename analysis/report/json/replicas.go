@@ -56,12 +56,12 @@ func Replicas(w io.Writer, rows []analysis.ReplicaRow) error {
 		if err := enc.Encode(replicaLine{Type: "replica", Topic: r.Topic, Partition: r.Partition, Broker: r.Broker, Source: r.Source, Dir: r.Dir,
 			LogStartOffset: r.LogStartOffset, LogEndOffset: r.LogEndOffset, HighWatermark: r.HighWatermark, RecoveryPoint: r.RecoveryPoint,
 			AboveHW: r.AboveHighWatermark, LeaderEpochs: r.LeaderEpochs, LastEpoch: r.LastEpoch, Verdict: r.Verdict,
-			Reference: r.Verdict == analysis.ReplicaReference}); err != nil {
+			Reference: r.Verdict == string(analysis.CopyReference)}); err != nil {
 			return err
 		}
 	}
 	for _, r := range rows {
-		if r.Verdict == analysis.ReplicaReference {
+		if r.Verdict == string(analysis.CopyReference) {
 			continue
 		}
 		if err := enc.Encode(divergenceLine{Type: "divergence", Topic: r.Topic, Partition: r.Partition, Broker: r.Broker, Source: r.Source, Dir: r.Dir,

@@ -74,13 +74,14 @@ func writeReplicaCopies(ew *ErrWriter, rows []analysis.ReplicaRow) {
 		i = j
 	}
 	var parts []string
-	for _, v := range []string{analysis.ReplicaInSync, analysis.ReplicaDamaged, analysis.ReplicaLagging, analysis.ReplicaDiverged,
-		analysis.ReplicaAhead, analysis.ReplicaUnread} {
+	for _, st := range []analysis.CopyState{analysis.CopyInSync, analysis.CopyDamaged, analysis.CopyLost, analysis.CopyLagging,
+		analysis.CopyDiverged, analysis.CopyAhead, analysis.CopyUnread} {
+		v := string(st)
 		if counts[v] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
 		}
 	}
-	fmt.Fprintf(ew, "%d partition(s) compared: %s\n", counts[analysis.ReplicaReference], strings.Join(parts, ", "))
+	fmt.Fprintf(ew, "%d partition(s) compared: %s\n", counts[string(analysis.CopyReference)], strings.Join(parts, ", "))
 }
 
 func brokerName(b *int32) string {
