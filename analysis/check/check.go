@@ -97,6 +97,10 @@ type Checker struct {
 	// order the checks replay them: offset order within a partition, also
 	// for archives (the producer sessions are rebuilt from it).
 	OnBatch func(*analysis.BatchRow)
+
+	// indexEnds is the last entry of every offset index read, by input
+	// and segment path (clean.go).
+	indexEnds map[fileKey]indexEnd
 }
 
 // Skipped is a file of the inputs that is not a Kafka file, or was not read.

@@ -21,6 +21,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 	"github.com/ksleuth/ksleuth/snapshot"
 )
@@ -148,10 +149,12 @@ func TestLedgerTruncatedRolledSegment(t *testing.T) {
 	}
 }
 
-// TestLedgerTornActiveTail: the same cut in the active segment is a
-// crash's torn tail: a warning, bounded by the high watermark checkpoint.
+// TestLedgerTornActiveTail: the same cut in the active segment of a
+// crashed broker's copy (no .kafka_cleanshutdown) is a torn tail: a
+// warning, bounded by the high watermark checkpoint.
 func TestLedgerTornActiveTail(t *testing.T) {
 	mfs, m := multiSegment(t)
+	delete(mfs, ".kafka_cleanshutdown")
 	p := partitionOf(t, m, "codecs-0")
 	seg := p.Segments[len(p.Segments)-1]
 	lastB := seg.Batches[len(seg.Batches)-1]
@@ -751,5 +754,51 @@ func TestLedgerNoSegmentFileCheckpointsAhead(t *testing.T) {
 	}
 	if v := verdictOf(t, rep, "codecs-0"); v.Intact || !v.Unbounded || !strings.Contains(v.Text, "LOST at least 50 offset(s)") {
 		t.Errorf("verdict %+v", v)
+	}
+}
+
+// TestLedgerCleanStopCut: the active segment of a cleanly stopped copy
+// cut inside the batch its offset index's last entry names. The tear is
+// a loss after the stop (an error, not a crash's torn tail), and a clean
+// start would take the log end from that entry, find no batch there and
+// fall back to the segment's base: every offset of the segment is lost
+// on restart (issue #42, items 4 and 5).
+func TestLedgerCleanStopCut(t *testing.T) {
+	mfs, m := multiSegment(t)
+	var p segtest.PartitionManifest
+	var seg segtest.SegmentManifest
+	var entry segment.OffsetIndexEntry
+	for _, q := range m.Partitions {
+		s := q.Segments[len(q.Segments)-1]
+		x, _ := segment.ParseOffsetIndex(s.File, mfs[strings.TrimSuffix(s.File, ".log")+".index"].Data, -1)
+		if strings.HasPrefix(q.Dir, "codecs-") && x != nil && len(x.Entries) > 0 && len(s.Batches) > 1 {
+			p, seg, entry = q, s, x.Entries[len(x.Entries)-1]
+			break
+		}
+	}
+	if seg.File == "" {
+		t.Fatal("no active segment with an offset index entry")
+	}
+	mfs[seg.File].Data = mfs[seg.File].Data[:entry.Position+30] // past the batch header, inside the batch
+	rep := verifyFS(t, mfs)
+	if f := want(t, rep, finding.KindTruncated, seg.File, int64(entry.Position), -2, "stopped cleanly"); f.Severity != finding.Error {
+		t.Errorf("torn active tail after a clean stop: severity %s, want error", f.Severity)
+	}
+	gs := gapsOf(rep, p.Dir)
+	first := seg.Batches[0].BaseOffset
+	var reset, tail bool
+	for _, g := range gs {
+		switch {
+		case g.Cause == check.CauseCleanStart:
+			reset = g.Severity == finding.Error && g.FirstOffset == first && lastOf(g) < p.LogEndOffset && strings.Contains(g.Explanation, "falls back")
+		case g.Cause == check.CauseTruncated:
+			tail = g.Severity == finding.Error && lastOf(g) == p.LogEndOffset-1 && strings.Contains(g.Explanation, "after a clean stop")
+		}
+	}
+	if !reset || !tail {
+		t.Fatalf("gaps %+v: want an error %s from %d and an error torn tail to %d", gs, check.CauseCleanStart, first, p.LogEndOffset-1)
+	}
+	if v := verdictOf(t, rep, p.Dir); v.Intact || v.Lost != p.LogEndOffset-first {
+		t.Errorf("verdict %+v, want %d offsets lost", v, p.LogEndOffset-first)
 	}
 }

@@ -23,6 +23,9 @@ type logDir struct {
 	// unreached are the partitions its checkpoints name of which a cut
 	// archive delivered no entry (cut.go), in the order first named.
 	unreached []partName
+	// clean: the root holds .kafka_cleanshutdown, which the broker writes
+	// last when it stops cleanly, after flushing every log and checkpoint.
+	clean bool
 }
 
 type checkpointFile struct {
@@ -41,6 +44,9 @@ func (l *logDir) file(ev *scan.FileEvent) {
 	l.findings = append(l.findings, ev.Anomalies...)
 	if n.Kind != snapshot.KindLock {
 		l.rootFiles++
+	}
+	if n.Kind == snapshot.KindCleanShutdown && n.Suffix == "" && !n.Leftover {
+		l.clean = true
 	}
 	w := l.where(e.Path)
 	switch {

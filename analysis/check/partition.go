@@ -214,7 +214,7 @@ func (p *partition) beginSegment(file string) *segRun {
 	if n := p.c.segBatches[file]; n > 0 {
 		s.batches = make([]placed, 0, n)
 	}
-	s.sum = &segSummary{path: file, base: n.Offset, firstIntact: -1, lastIntact: -1, zeroFrom: -1, stopAt: -1}
+	s.sum = &segSummary{path: file, base: n.Offset, firstIntact: -1, lastIntact: -1, zeroFrom: -1, stopAt: -1, firstTs: -1, size: -1}
 	p.segs = append(p.segs, s.sum)
 	if p.firstSegBase < 0 {
 		p.firstSegBase = n.Offset
@@ -392,7 +392,7 @@ func (p *partition) file(ev *scan.FileEvent) {
 		if s == nil || s.path != file {
 			s = p.beginSegment(file) // a segment without batches
 		}
-		s.size = ev.Row.Size
+		s.size, s.sum.size = ev.Row.Size, ev.Row.Size
 		p.segmentFindings(s, ev)
 		p.endSegment()
 		p.flushStash(s.base, true)
