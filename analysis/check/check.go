@@ -43,6 +43,9 @@ type Options struct {
 	// cleanup.policy=compact (from the KRaft metadata), compaction
 	// evidence for their gaps.
 	CompactedTopics map[string]bool
+	// TopicRetention is each topic's retention settings from the KRaft
+	// metadata, the evidence that weighs a missing log start (retention.go).
+	TopicRetention map[string]Retention
 }
 
 func (o Options) withDefaults() Options {

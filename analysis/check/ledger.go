@@ -514,11 +514,13 @@ func (g *gapLedger) belowFirstSegment(first *segSummary) {
 	lso, known := g.ld.entry(snapshot.KindLogStartCheckpoint, p.topic, p.part)
 	l := first.base - 1
 	if !g.cut || known && lso >= first.base {
-		why := "the oldest segments were deleted by retention (or DeleteRecords), or were not copied"
-		if known {
-			why = fmt.Sprintf("the log start offset checkpoint says %d: deleted by retention or DeleteRecords", lso)
+		// Retention must be shown by the copy, not assumed (retention.go).
+		ev := g.belowStart(first, lso, known)
+		g.gap(0, &l, ev.cause, ev.sev, first.path, -1, "offsets 0..%d are below the first segment on disk (%d): %s", l, first.base, ev.why)
+		if ev.sev != finding.Note {
+			p.add(finding.NewSev(p.where(first.path), finding.KindMissingSegment, ev.sev, -1, 0,
+				"offsets 0..%d are below the first segment (%d) and the copy does not show retention deleted them: %s", l, first.base, ev.why))
 		}
-		g.gap(0, &l, CauseRetention, finding.Note, first.path, -1, "offsets 0..%d are below the first segment on disk (%d): %s", l, first.base, why)
 		return
 	}
 	// The archive ended before all its entries were read: the segment

@@ -287,24 +287,101 @@ func TestLedgerNoReadableBatch(t *testing.T) {
 	}
 }
 
-// TestLedgerRetention: the first segments gone is retention, a note.
+// TestLedgerRetention: the first segment gone, with the leader-epoch
+// checkpoint moved to the new log start as the broker moves it, is
+// retention, a note.
 func TestLedgerRetention(t *testing.T) {
 	mfs, m := multiSegment(t)
 	p := partitionOf(t, m, "codecs-1")
-	prefix := strings.TrimSuffix(p.Segments[0].File, ".log")
-	for name := range mfs {
-		if strings.HasPrefix(name, prefix+".") {
-			delete(mfs, name)
-		}
-	}
+	dropSegment(mfs, p.Segments[0].File)
+	retainTo(t, mfs, "codecs-1", p.Segments[1].BaseOffset)
 	rep := verifyFS(t, mfs)
 	gs := gapsOf(rep, "codecs-1")
 	if len(gs) != 1 || gs[0].Cause != check.CauseRetention || gs[0].Severity != finding.Note || gs[0].FirstOffset != 0 || lastOf(gs[0]) != p.Segments[1].BaseOffset-1 {
 		t.Fatalf("gaps %+v", gs)
 	}
+	if !strings.Contains(gs[0].Explanation, "leader-epoch-checkpoint") {
+		t.Errorf("explanation %q does not name the leader-epoch-checkpoint", gs[0].Explanation)
+	}
 	if v := verdictOf(t, rep, "codecs-1"); !v.Intact {
 		t.Errorf("verdict %+v", v)
 	}
+}
+
+// TestLedgerOldestSegmentRemoved: the first segment removed from a
+// cleanly stopped copy whose leader-epoch checkpoint still starts at 0,
+// and whose records are seconds old against 7 days of retention, is no
+// retention: its offsets are lost (issue #42, item 3).
+func TestLedgerOldestSegmentRemoved(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-1")
+	dropSegment(mfs, p.Segments[0].File)
+	rep := verifyFS(t, mfs)
+	gs := gapsOf(rep, "codecs-1")
+	end := p.Segments[1].BaseOffset - 1
+	if len(gs) != 1 || gs[0].Cause != check.CauseMissingSegment || gs[0].Severity != finding.Error || gs[0].FirstOffset != 0 || lastOf(gs[0]) != end {
+		t.Fatalf("gaps %+v, want one error missing-segment 0..%d", gs, end)
+	}
+	for _, w := range []string{"leader-epoch-checkpoint still says", "retention.ms 604800000"} {
+		if !strings.Contains(gs[0].Explanation, w) {
+			t.Errorf("explanation %q lacks %q", gs[0].Explanation, w)
+		}
+	}
+	if v := verdictOf(t, rep, "codecs-1"); v.Intact || v.Lost != end+1 {
+		t.Errorf("verdict %+v, want %d offsets lost", v, end+1)
+	}
+	want(t, rep, finding.KindMissingSegment, p.Segments[1].File, -1, 0, "does not show retention")
+}
+
+// TestLedgerRetentionByConfig: without a leader-epoch checkpoint, the
+// topic's retention settings and the timestamps weigh: records older
+// than retention.ms are retention, younger ones a warning that says what
+// is missing.
+func TestLedgerRetentionByConfig(t *testing.T) {
+	for _, tc := range []struct {
+		ms   int64
+		sev  string
+		want string
+	}{{1, finding.Note, "past retention.ms 1 (the topic's config)"}, {3_600_000, finding.Warning, "retention is not shown"}} {
+		mfs, m := multiSegment(t)
+		p := partitionOf(t, m, "codecs-1")
+		dropSegment(mfs, p.Segments[0].File)
+		delete(mfs, "codecs-1/leader-epoch-checkpoint")
+		rep := verifyFSWith(t, mfs, map[string]check.Retention{"codecs": {Ms: tc.ms, MsSet: true}})
+		gs := gapsOf(rep, "codecs-1")
+		if len(gs) != 1 || gs[0].Severity != tc.sev || !strings.Contains(gs[0].Explanation, tc.want) {
+			t.Errorf("retention.ms %d: gaps %+v, want one %s naming %q", tc.ms, gs, tc.sev, tc.want)
+		}
+	}
+}
+
+// retainTo moves the leader-epoch checkpoint of dir to start at base, as
+// the broker does when retention deletes the segments below it.
+func retainTo(t *testing.T, mfs fstest.MapFS, dir string, base int64) {
+	t.Helper()
+	name := dir + "/leader-epoch-checkpoint"
+	f := mfs[name]
+	if f == nil {
+		t.Fatalf("no %s", name)
+	}
+	lines := strings.Split(strings.TrimSpace(string(f.Data)), "\n")
+	var kept []string
+	var below string
+	for _, l := range lines[2:] {
+		var epoch, start int64
+		if _, err := fmt.Sscanf(l, "%d %d", &epoch, &start); err != nil {
+			t.Fatalf("%s: %q: %v", name, l, err)
+		}
+		if start <= base {
+			below = fmt.Sprintf("%d %d", epoch, base)
+			continue
+		}
+		kept = append(kept, l)
+	}
+	if below != "" {
+		kept = append([]string{below}, kept...)
+	}
+	f.Data = []byte(fmt.Sprintf("0\n%d\n%s\n", len(kept), strings.Join(kept, "\n")))
 }
 
 // TestLedgerDamagedBatch: a batch whose CRC fails in the middle of a

@@ -145,6 +145,10 @@ type partition struct {
 	// unknown: the oldest KRaft snapshot, or the first leader epoch's
 	// start offset, whichever is higher.
 	logStartSeen int64
+	// epochs is the leader-epoch-checkpoint's first entry, when one was
+	// read: the broker moves it to the log start whenever retention or
+	// DeleteRecords advances that (retention.go).
+	epochs *snapshot.EpochEntry
 }
 
 // orphanIndex is an index file whose segment is absent.
@@ -247,7 +251,7 @@ func (p *partition) batch(file string, b *batchInfo) {
 	sum := s.sum
 	if b.intact {
 		if sum.firstIntact < 0 {
-			sum.firstIntact = b.base
+			sum.firstIntact, sum.firstTs = b.base, b.maxTs
 		}
 		sum.lastIntact = max(sum.lastIntact, b.last)
 	}
@@ -438,6 +442,8 @@ func (p *partition) file(ev *scan.FileEvent) {
 			// when the broker has not truncated it yet.
 			if ck, err := snapshot.ParseLeaderEpochCheckpoint(file, ev.Data); err == nil && ck != nil && len(ck.Entries) > 0 {
 				p.logStartSeen = max(p.logStartSeen, ck.Entries[0].StartOffset)
+				e := ck.Entries[0]
+				p.epochs = &e
 			}
 		}
 	}

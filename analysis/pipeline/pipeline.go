@@ -201,6 +201,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	}
 	if f.attr != nil {
 		chk.AddCompactedTopics(f.attr.configs.CompactedTopics())
+		chk.AddTopicRetention(topicRetention(f.attr.configs))
 		reps.AddCompactedTopics(f.attr.configs.CompactedTopics())
 	}
 	chk.EmptyDirs(res.EmptyDirs)
