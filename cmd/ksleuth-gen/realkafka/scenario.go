@@ -41,7 +41,7 @@ type Session struct {
 func Scenarios() []Scenario {
 	return []Scenario{
 		idempotentRestart, transactional, innocentRepeats, codecs,
-		brokerCrash, liveCopy, segments, uncleanElection, hangingTxn, consumerGroups,
+		brokerCrash, liveCopy, segments, uncleanElection, hangingTxn, consumerGroups, retentionTime,
 	}
 }
 
