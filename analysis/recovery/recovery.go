@@ -18,6 +18,9 @@
 //     invalid batch, after which every later segment is deleted;
 //  4. all segments are deleted when the log ends below the checkpointed
 //     log start; the log start becomes max(checkpoint, first segment base);
+//     on a clean start the log end is read from the active segment's
+//     offset index's last entry on (LogSegment.readNextOffset), the
+//     segment's base offset when no batch is there;
 //  5. producer snapshots not at a segment base offset are deleted (but
 //     the newest when it is at or past the last segment's base), then
 //     those below the log start or past the log end.
