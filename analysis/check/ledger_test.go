@@ -879,3 +879,20 @@ func TestLedgerCleanStopCut(t *testing.T) {
 		t.Errorf("verdict %+v, want %d offsets lost", v, p.LogEndOffset-first)
 	}
 }
+
+// TestLedgerEpochBelowAfterCrash: the leader-epoch checkpoint still below
+// the first segment of a copy without a clean shutdown, whose records are
+// older than retention.ms, is a warning: the broker flushes the moved
+// entry after retention, and a crash may have kept it from the disk.
+func TestLedgerEpochBelowAfterCrash(t *testing.T) {
+	mfs, m := multiSegment(t)
+	delete(mfs, ".kafka_cleanshutdown")
+	p := partitionOf(t, m, "codecs-1")
+	dropSegment(mfs, p.Segments[0].File)
+	rep := verifyFSWith(t, mfs, map[string]check.Retention{"codecs": {Ms: 1, MsSet: true}})
+	gs := gapsOf(rep, "codecs-1")
+	if len(gs) != 1 || gs[0].Cause != check.CauseMissingSegment || gs[0].Severity != finding.Warning ||
+		!strings.Contains(gs[0].Explanation, "without a clean shutdown") {
+		t.Fatalf("gaps %+v, want one missing-segment warning that names the missing clean shutdown", gs)
+	}
+}
