@@ -96,7 +96,9 @@ func (g *gapLedger) belowStart(first *segSummary, lso int64, lsoKnown bool) star
 		why := fmt.Sprintf("the leader-epoch-checkpoint still says epoch %d began at offset %d, below the first segment (%d), "+
 			"but the broker moves that entry to the new log start when retention or DeleteRecords deletes segments; %s",
 			e.Epoch, e.StartOffset, first.base, ageWhy)
-		if g.ld.clean || age == ageYoung {
+		// The broker flushes the moved entry by a task it schedules at
+		// once; only a clean stop vouches that it reached the disk.
+		if g.ld.clean {
 			return startEvidence{CauseMissingSegment, finding.Error, why + ": the segment holding them was removed otherwise (deleted by hand, or not copied)"}
 		}
 		return startEvidence{CauseMissingSegment, finding.Warning,
