@@ -11,6 +11,7 @@ const (
 	ActDeleteSnapshot = "delete-snapshot" // a producer snapshot is deleted
 	ActDeleteDir      = "delete-dir"      // a -delete dir is loaded and deleted
 	ActSkip           = "skip"            // the loader leaves this partition to another component
+	ActResetLogEnd    = "reset-log-end"   // a clean start finds no batch where the offset index ends
 )
 
 // RecoveryAction is one predicted step of the log loader.

@@ -64,12 +64,18 @@ func deref(p *int64) int64 {
 // runPaths runs the whole engine, as verify does, over paths.
 func runPaths(t testing.TB, paths ...string) *Report {
 	t.Helper()
+	return runPathsWith(t, check.Options{}, paths...)
+}
+
+// runPathsWith is runPaths with the checker's options o.
+func runPathsWith(t testing.TB, o check.Options, paths ...string) *Report {
+	t.Helper()
 	inputs, err := source.Classify(paths)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res, err := pipeline.Run(context.Background(), inputs, pipeline.Options{
-		Scan: scan.Config{Jobs: 2, Records: true, Compact: true}, Attribution: true}, pipeline.Sinks{})
+		Scan: scan.Config{Jobs: 2, Records: true, Compact: true}, Attribution: true, Check: o}, pipeline.Sinks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +123,12 @@ func writeFS(t testing.TB, mfs fstest.MapFS, prefix string) string {
 func verifyFS(t testing.TB, mfs fstest.MapFS) *Report {
 	t.Helper()
 	return runPaths(t, writeFS(t, mfs, ""))
+}
+
+// verifyFSWith is verifyFS with the topics' retention settings rs.
+func verifyFSWith(t testing.TB, mfs fstest.MapFS, rs map[string]check.Retention) *Report {
+	t.Helper()
+	return runPathsWith(t, check.Options{TopicRetention: rs}, writeFS(t, mfs, ""))
 }
 
 // verifyPartitionFS runs the engine over one partition dir of mfs (its

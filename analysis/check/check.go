@@ -48,6 +48,9 @@ type Options struct {
 	// partition copy in its replay and compares it with the producer
 	// snapshots. Required.
 	NewProducerState func() analysis.ProducerState
+	// TopicRetention is each topic's retention settings from the KRaft
+	// metadata, the evidence that weighs a missing log start (retention.go).
+	TopicRetention map[string]Retention
 }
 
 func (o Options) withDefaults() Options {
@@ -102,6 +105,10 @@ type Checker struct {
 	// order the checks replay them: offset order within a partition, also
 	// for archives (the producer sessions are rebuilt from it).
 	OnBatch func(*analysis.BatchRow)
+
+	// indexEnds is the last entry of every offset index read, by input
+	// and segment path (clean.go).
+	indexEnds map[fileKey]indexEnd
 }
 
 // Skipped is a file of the inputs that is not a Kafka file, or was not read.

@@ -42,6 +42,8 @@ func (p *partition) checkOffsetIndex(file string, data []byte, s *segRun) {
 	for _, f := range xs {
 		p.add(finding.FromIndex(p.where(file), f))
 	}
+	s.sum.idx = lastIndexEntry(file, s.base, x)
+	p.c.noteIndexEnd(p.key.input, s.path, s.sum.idx)
 	bs := s.batches
 	at, cut := p.archiveCut(s.sum)
 	var past pastCut

@@ -24,6 +24,7 @@ const (
 	CauseMissingSegment = "missing-segment"
 	CauseCheckpointAh   = "checkpoint-ahead"
 	CauseUnread         = "unread"
+	CauseCleanStart     = "lost-on-clean-start"
 	CauseUnknown        = "unknown"
 )
 
@@ -63,6 +64,7 @@ type segSummary struct {
 	base                    int64
 	firstIntact, lastIntact int64
 	firstPos, lastEnd       int64
+	lastPos                 int64 // byte of the last intact batch
 	holes                   []hole
 	damages                 []damage
 	lead, tail              *damage
@@ -76,6 +78,13 @@ type segSummary struct {
 	zeroFrom       int64 // where a zero-filled tail begins, -1 for none
 	gapNote        string
 	gapPos, gapOff int64
+	// firstTs is the max timestamp of its first intact batch (-1 none),
+	// which bounds the age of the segment before it (retention.go).
+	firstTs int64
+	// size is the file's size in bytes (-1 unknown); idx is its offset
+	// index's last entry as a broker opens it (clean.go).
+	size int64
+	idx  *indexEnd
 }
 
 func (s *segSummary) damageIn(from, to int64) *damage {
@@ -116,7 +125,7 @@ func (s *segSummary) computeHoles(bs []placed) {
 		}
 		return
 	}
-	s.lastEnd = prev.pos + prev.size
+	s.lastEnd, s.lastPos = prev.pos+prev.size, prev.pos
 	s.lead = s.damageIn(0, s.firstPos)
 	s.tail = s.damageIn(s.lastEnd, 1<<62)
 }
@@ -231,6 +240,9 @@ func (p *partition) regrade() {
 		place := finding.RolledSegment
 		if t.seg == active {
 			place = p.lastPlace()
+			if place == finding.ActiveSegment && p.cleanStopTear(t, active) {
+				continue
+			}
 		}
 		finding.GradeTruncated(&p.findings[t.idx], place)
 	}
@@ -289,6 +301,7 @@ func (p *partition) ledger() []analysis.GapRow {
 	g.belowFirstSegment(segs[0])
 	w := g.walkSegments(segs)
 	g.pastLastBatch(segs, w)
+	g.cleanStartReset(segs[len(segs)-1])
 	g.deletedRecords(w.prevEnd)
 	slices.SortStableFunc(g.rows, func(a, b analysis.GapRow) int { return cmp.Compare(a.FirstOffset, b.FirstOffset) })
 	return g.rows
@@ -478,6 +491,11 @@ func (g *gapLedger) damaged(first, last int64, file string, d *damage, rolled bo
 	what := "lost"
 	if !rolled && cause == CauseTruncated {
 		what = g.p.tornTail()
+		if rp, ok := g.p.cleanStopCut(first); ok {
+			sev = finding.Error
+			what = fmt.Sprintf("lost after a clean stop (.kafka_cleanshutdown is present and the recovery point %d is past them: "+
+				"the broker had flushed them, so the copy lost them after it stopped)", rp)
+		}
 	}
 	end := "…"
 	if l != nil {
@@ -496,11 +514,13 @@ func (g *gapLedger) belowFirstSegment(first *segSummary) {
 	lso, known := g.ld.entry(snapshot.KindLogStartCheckpoint, p.topic, p.part)
 	l := first.base - 1
 	if !g.cut || known && lso >= first.base {
-		why := "the oldest segments were deleted by retention (or DeleteRecords), or were not copied"
-		if known {
-			why = fmt.Sprintf("the log start offset checkpoint says %d: deleted by retention or DeleteRecords", lso)
+		// Retention must be shown by the copy, not assumed (retention.go).
+		ev := g.belowStart(first, lso, known)
+		g.gap(0, &l, ev.cause, ev.sev, first.path, -1, "offsets 0..%d are below the first segment on disk (%d): %s", l, first.base, ev.why)
+		if ev.sev != finding.Note {
+			p.add(finding.NewSev(p.where(first.path), finding.KindMissingSegment, ev.sev, -1, 0,
+				"offsets 0..%d are below the first segment (%d) and the copy does not show retention deleted them: %s", l, first.base, ev.why))
 		}
-		g.gap(0, &l, CauseRetention, finding.Note, first.path, -1, "offsets 0..%d are below the first segment on disk (%d): %s", l, first.base, why)
 		return
 	}
 	// The archive ended before all its entries were read: the segment

@@ -21,6 +21,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 	"github.com/ksleuth/ksleuth/snapshot"
 )
@@ -148,10 +149,12 @@ func TestLedgerTruncatedRolledSegment(t *testing.T) {
 	}
 }
 
-// TestLedgerTornActiveTail: the same cut in the active segment is a
-// crash's torn tail: a warning, bounded by the high watermark checkpoint.
+// TestLedgerTornActiveTail: the same cut in the active segment of a
+// crashed broker's copy (no .kafka_cleanshutdown) is a torn tail: a
+// warning, bounded by the high watermark checkpoint.
 func TestLedgerTornActiveTail(t *testing.T) {
 	mfs, m := multiSegment(t)
+	delete(mfs, ".kafka_cleanshutdown")
 	p := partitionOf(t, m, "codecs-0")
 	seg := p.Segments[len(p.Segments)-1]
 	lastB := seg.Batches[len(seg.Batches)-1]
@@ -284,24 +287,101 @@ func TestLedgerNoReadableBatch(t *testing.T) {
 	}
 }
 
-// TestLedgerRetention: the first segments gone is retention, a note.
+// TestLedgerRetention: the first segment gone, with the leader-epoch
+// checkpoint moved to the new log start as the broker moves it, is
+// retention, a note.
 func TestLedgerRetention(t *testing.T) {
 	mfs, m := multiSegment(t)
 	p := partitionOf(t, m, "codecs-1")
-	prefix := strings.TrimSuffix(p.Segments[0].File, ".log")
-	for name := range mfs {
-		if strings.HasPrefix(name, prefix+".") {
-			delete(mfs, name)
-		}
-	}
+	dropSegment(mfs, p.Segments[0].File)
+	retainTo(t, mfs, "codecs-1", p.Segments[1].BaseOffset)
 	rep := verifyFS(t, mfs)
 	gs := gapsOf(rep, "codecs-1")
 	if len(gs) != 1 || gs[0].Cause != check.CauseRetention || gs[0].Severity != finding.Note || gs[0].FirstOffset != 0 || lastOf(gs[0]) != p.Segments[1].BaseOffset-1 {
 		t.Fatalf("gaps %+v", gs)
 	}
+	if !strings.Contains(gs[0].Explanation, "leader-epoch-checkpoint") {
+		t.Errorf("explanation %q does not name the leader-epoch-checkpoint", gs[0].Explanation)
+	}
 	if v := verdictOf(t, rep, "codecs-1"); !v.Intact {
 		t.Errorf("verdict %+v", v)
 	}
+}
+
+// TestLedgerOldestSegmentRemoved: the first segment removed from a
+// cleanly stopped copy whose leader-epoch checkpoint still starts at 0,
+// and whose records are seconds old against 7 days of retention, is no
+// retention: its offsets are lost (issue #42, item 3).
+func TestLedgerOldestSegmentRemoved(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-1")
+	dropSegment(mfs, p.Segments[0].File)
+	rep := verifyFS(t, mfs)
+	gs := gapsOf(rep, "codecs-1")
+	end := p.Segments[1].BaseOffset - 1
+	if len(gs) != 1 || gs[0].Cause != check.CauseMissingSegment || gs[0].Severity != finding.Error || gs[0].FirstOffset != 0 || lastOf(gs[0]) != end {
+		t.Fatalf("gaps %+v, want one error missing-segment 0..%d", gs, end)
+	}
+	for _, w := range []string{"leader-epoch-checkpoint still says", "retention.ms 604800000"} {
+		if !strings.Contains(gs[0].Explanation, w) {
+			t.Errorf("explanation %q lacks %q", gs[0].Explanation, w)
+		}
+	}
+	if v := verdictOf(t, rep, "codecs-1"); v.Intact || v.Lost != end+1 {
+		t.Errorf("verdict %+v, want %d offsets lost", v, end+1)
+	}
+	want(t, rep, finding.KindMissingSegment, p.Segments[1].File, -1, 0, "does not show retention")
+}
+
+// TestLedgerRetentionByConfig: without a leader-epoch checkpoint, the
+// topic's retention settings and the timestamps weigh: records older
+// than retention.ms are retention, younger ones a warning that says what
+// is missing.
+func TestLedgerRetentionByConfig(t *testing.T) {
+	for _, tc := range []struct {
+		ms   int64
+		sev  finding.Severity
+		want string
+	}{{1, finding.Note, "past retention.ms 1 (the topic's config)"}, {3_600_000, finding.Warning, "retention is not shown"}} {
+		mfs, m := multiSegment(t)
+		p := partitionOf(t, m, "codecs-1")
+		dropSegment(mfs, p.Segments[0].File)
+		delete(mfs, "codecs-1/leader-epoch-checkpoint")
+		rep := verifyFSWith(t, mfs, map[string]check.Retention{"codecs": {Ms: tc.ms, MsSet: true}})
+		gs := gapsOf(rep, "codecs-1")
+		if len(gs) != 1 || gs[0].Severity != tc.sev || !strings.Contains(gs[0].Explanation, tc.want) {
+			t.Errorf("retention.ms %d: gaps %+v, want one %s naming %q", tc.ms, gs, tc.sev, tc.want)
+		}
+	}
+}
+
+// retainTo moves the leader-epoch checkpoint of dir to start at base, as
+// the broker does when retention deletes the segments below it.
+func retainTo(t *testing.T, mfs fstest.MapFS, dir string, base int64) {
+	t.Helper()
+	name := dir + "/leader-epoch-checkpoint"
+	f := mfs[name]
+	if f == nil {
+		t.Fatalf("no %s", name)
+	}
+	lines := strings.Split(strings.TrimSpace(string(f.Data)), "\n")
+	var kept []string
+	var below string
+	for _, l := range lines[2:] {
+		var epoch, start int64
+		if _, err := fmt.Sscanf(l, "%d %d", &epoch, &start); err != nil {
+			t.Fatalf("%s: %q: %v", name, l, err)
+		}
+		if start <= base {
+			below = fmt.Sprintf("%d %d", epoch, base)
+			continue
+		}
+		kept = append(kept, l)
+	}
+	if below != "" {
+		kept = append([]string{below}, kept...)
+	}
+	f.Data = []byte(fmt.Sprintf("0\n%d\n%s\n", len(kept), strings.Join(kept, "\n")))
 }
 
 // TestLedgerDamagedBatch: a batch whose CRC fails in the middle of a
@@ -786,5 +866,68 @@ func TestLedgerCutThenMissingSegment(t *testing.T) {
 	}
 	if v := verdictOf(t, rep, "codecs-0"); v.Lost != nextFirst-lastB.BaseOffset || !strings.Contains(v.Text, "missing-segment") {
 		t.Errorf("verdict %+v", v)
+	}
+}
+
+// TestLedgerCleanStopCut: the active segment of a cleanly stopped copy
+// cut inside the batch its offset index's last entry names. The tear is
+// a loss after the stop (an error, not a crash's torn tail), and a clean
+// start would take the log end from that entry, find no batch there and
+// fall back to the segment's base: every offset of the segment is lost
+// on restart (issue #42, items 4 and 5).
+func TestLedgerCleanStopCut(t *testing.T) {
+	mfs, m := multiSegment(t)
+	var p segtest.PartitionManifest
+	var seg segtest.SegmentManifest
+	var entry segment.OffsetIndexEntry
+	for _, q := range m.Partitions {
+		s := q.Segments[len(q.Segments)-1]
+		x, _ := segment.ParseOffsetIndex(s.File, mfs[strings.TrimSuffix(s.File, ".log")+".index"].Data, -1)
+		if strings.HasPrefix(q.Dir, "codecs-") && x != nil && len(x.Entries) > 0 && len(s.Batches) > 1 {
+			p, seg, entry = q, s, x.Entries[len(x.Entries)-1]
+			break
+		}
+	}
+	if seg.File == "" {
+		t.Fatal("no active segment with an offset index entry")
+	}
+	mfs[seg.File].Data = mfs[seg.File].Data[:entry.Position+30] // past the batch header, inside the batch
+	rep := verifyFS(t, mfs)
+	if f := want(t, rep, finding.KindTruncated, seg.File, int64(entry.Position), -2, "stopped cleanly"); f.Severity != finding.Error {
+		t.Errorf("torn active tail after a clean stop: severity %s, want error", f.Severity)
+	}
+	gs := gapsOf(rep, p.Dir)
+	first := seg.Batches[0].BaseOffset
+	var reset, tail bool
+	for _, g := range gs {
+		switch {
+		case g.Cause == check.CauseCleanStart:
+			reset = g.Severity == finding.Error && g.FirstOffset == first && lastOf(g) < p.LogEndOffset && strings.Contains(g.Explanation, "falls back")
+		case g.Cause == check.CauseTruncated:
+			tail = g.Severity == finding.Error && lastOf(g) == p.LogEndOffset-1 && strings.Contains(g.Explanation, "after a clean stop")
+		}
+	}
+	if !reset || !tail {
+		t.Fatalf("gaps %+v: want an error %s from %d and an error torn tail to %d", gs, check.CauseCleanStart, first, p.LogEndOffset-1)
+	}
+	if v := verdictOf(t, rep, p.Dir); v.Intact || v.Lost != p.LogEndOffset-first {
+		t.Errorf("verdict %+v, want %d offsets lost", v, p.LogEndOffset-first)
+	}
+}
+
+// TestLedgerEpochBelowAfterCrash: the leader-epoch checkpoint still below
+// the first segment of a copy without a clean shutdown, whose records are
+// older than retention.ms, is a warning: the broker flushes the moved
+// entry after retention, and a crash may have kept it from the disk.
+func TestLedgerEpochBelowAfterCrash(t *testing.T) {
+	mfs, m := multiSegment(t)
+	delete(mfs, ".kafka_cleanshutdown")
+	p := partitionOf(t, m, "codecs-1")
+	dropSegment(mfs, p.Segments[0].File)
+	rep := verifyFSWith(t, mfs, map[string]check.Retention{"codecs": {Ms: 1, MsSet: true}})
+	gs := gapsOf(rep, "codecs-1")
+	if len(gs) != 1 || gs[0].Cause != check.CauseMissingSegment || gs[0].Severity != finding.Warning ||
+		!strings.Contains(gs[0].Explanation, "without a clean shutdown") {
+		t.Fatalf("gaps %+v, want one missing-segment warning that names the missing clean shutdown", gs)
 	}
 }

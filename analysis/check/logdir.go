@@ -21,8 +21,10 @@ type logDir struct {
 	// partition dir is taken for a log dir's root by them (bare.go).
 	rootFiles int
 	// lock and clean: the root holds .lock (a broker has the dir open,
-	// or died with it open) and .kafka_cleanshutdown (it shut down
-	// cleanly), the evidence of a crashed or running copy (crashed.go).
+	// or died with it open) and .kafka_cleanshutdown, which the broker
+	// writes last when it stops cleanly, after flushing every log and
+	// checkpoint: the evidence of a crashed or running copy (crashed.go)
+	// and of a clean stop (clean.go).
 	lock, clean bool
 	// unreached are the partitions its checkpoints name of which a cut
 	// archive delivered no entry (cut.go), in the order first named.

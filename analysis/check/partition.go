@@ -155,6 +155,10 @@ type partition struct {
 	// unknown: the oldest KRaft snapshot, or the first leader epoch's
 	// start offset, whichever is higher.
 	logStartSeen int64
+	// epochs is the leader-epoch-checkpoint's first entry, when one was
+	// read: the broker moves it to the log start whenever retention or
+	// DeleteRecords advances that (retention.go).
+	epochs *snapshot.EpochEntry
 }
 
 // orphanIndex is an index file whose segment is absent.
@@ -223,7 +227,7 @@ func (p *partition) beginSegment(file string) *segRun {
 	if n := p.c.segBatches[file]; n > 0 {
 		s.batches = make([]placed, 0, n)
 	}
-	s.sum = &segSummary{path: file, base: n.Offset, firstIntact: -1, lastIntact: -1, zeroFrom: -1, stopAt: -1}
+	s.sum = &segSummary{path: file, base: n.Offset, firstIntact: -1, lastIntact: -1, zeroFrom: -1, stopAt: -1, firstTs: -1, size: -1}
 	p.segs = append(p.segs, s.sum)
 	if p.firstSegBase < 0 {
 		p.firstSegBase = n.Offset
@@ -256,7 +260,7 @@ func (p *partition) batch(file string, b *batchInfo) {
 	sum := s.sum
 	if b.intact {
 		if sum.firstIntact < 0 {
-			sum.firstIntact = b.base
+			sum.firstIntact, sum.firstTs = b.base, b.maxTs
 		}
 		sum.lastIntact = max(sum.lastIntact, b.last)
 	}
@@ -401,7 +405,7 @@ func (p *partition) file(ev *scan.FileEvent) {
 		if s == nil || s.path != file {
 			s = p.beginSegment(file) // a segment without batches
 		}
-		s.size = ev.Row.Size
+		s.size, s.sum.size = ev.Row.Size, ev.Row.Size
 		p.segmentFindings(s, ev)
 		p.endSegment()
 		p.flushStash(s.base, true)
@@ -447,6 +451,8 @@ func (p *partition) file(ev *scan.FileEvent) {
 			// when the broker has not truncated it yet.
 			if ck, err := snapshot.ParseLeaderEpochCheckpoint(file, ev.Data); err == nil && ck != nil && len(ck.Entries) > 0 {
 				p.logStartSeen = max(p.logStartSeen, ck.Entries[0].StartOffset)
+				e := ck.Entries[0]
+				p.epochs = &e
 			}
 		}
 	}

@@ -166,6 +166,7 @@ func TestSnapshotProducerBeforeLogStart(t *testing.T) {
 	delete(mfs, "idempotent-0/00000000000000000000.log")
 	delete(mfs, "idempotent-0/00000000000000000000.index")
 	delete(mfs, "idempotent-0/00000000000000000000.timeindex")
+	retainTo(t, mfs, "idempotent-0", 70) // as retention leaves it
 	name := "idempotent-0/00000000000000000085.snapshot"
 	rewriteSnapshot(t, mfs, name, func(es []snapshot.Entry) []snapshot.Entry {
 		return append(es, snapshot.Entry{ProducerID: 77, LastSequence: 3, LastOffset: 40, Timestamp: 5, CoordinatorEpoch: -1, CurrentTxnFirstOffset: -1})

@@ -147,3 +147,20 @@ func TopicConfigsAt(recs []*topics.MetadataRecord) map[string]map[string]string 
 	}
 	return t.Topics()
 }
+
+// RetentionKeys are the settings that say when the broker deletes a
+// topic's old segments; each comes from the topic's override, else the
+// cluster-wide dynamic default (log.retention.ms, log.retention.bytes,
+// log.cleanup.policy).
+var RetentionKeys = [...]string{"retention.ms", "retention.bytes", "cleanup.policy"}
+
+// Setting is a topic's value of key (one of RetentionKeys or the like),
+// from its own override or else the cluster-wide "log."-prefixed default;
+// ok is false when neither is set.
+func (t *TopicConfigs) Setting(topic, key string) (string, bool) {
+	if v, ok := t.topics[topic][key]; ok {
+		return v, true
+	}
+	v, ok := t.cluster["log."+key]
+	return v, ok
+}

@@ -81,3 +81,26 @@ func TestTopicConfigs(t *testing.T) {
 		}
 	}
 }
+
+// TestTopicSetting: a retention setting comes from the topic's override,
+// else from the cluster-wide "log."-prefixed default, else is unset.
+func TestTopicSetting(t *testing.T) {
+	recs := decodeAll(t,
+		topicRec("orders", 1),
+		topicRec("audit", 2),
+		configRec(2, "orders", "retention.ms", sp("60000")),
+		configRec(4, "", "log.retention.ms", sp("3600000")),
+	)
+	tc := cluster.NewTopicConfigs()
+	for _, m := range recs {
+		tc.Apply(m)
+	}
+	for _, c := range []struct {
+		topic, key, want string
+		ok               bool
+	}{{"orders", "retention.ms", "60000", true}, {"audit", "retention.ms", "3600000", true}, {"audit", "retention.bytes", "", false}} {
+		if v, ok := tc.Setting(c.topic, c.key); v != c.want || ok != c.ok {
+			t.Errorf("%s %s: %q %v, want %q %v", c.topic, c.key, v, ok, c.want, c.ok)
+		}
+	}
+}

@@ -204,6 +204,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	}
 	if f.attr != nil {
 		chk.AddCompactedTopics(f.attr.configs.CompactedTopics())
+		chk.AddTopicRetention(topicRetention(f.attr.configs))
 		reps.AddCompactedTopics(f.attr.configs.CompactedTopics())
 	}
 	chk.EmptyDirs(res.EmptyDirs)
@@ -249,7 +250,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	check.SortFindings(all)
 	res.Anomalies = all
 	if sim != nil {
-		r.Recovery = sim.Finish(recovery.Inputs{Files: res.Files, Findings: all, Checkpoint: chk.Checkpoint,
+		r.Recovery = sim.Finish(recovery.Inputs{Files: res.Files, Findings: all, Checkpoint: chk.Checkpoint, IndexEnd: chk.OffsetIndexEnd,
 			Source: func(in int32) string { return sources[in] }})
 	}
 	r.Sessions = sessions

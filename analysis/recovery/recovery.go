@@ -18,6 +18,9 @@
 //     invalid batch, after which every later segment is deleted;
 //  4. all segments are deleted when the log ends below the checkpointed
 //     log start; the log start becomes max(checkpoint, first segment base);
+//     on a clean start the log end is read from the active segment's
+//     offset index's last entry on (LogSegment.readNextOffset), the
+//     segment's base offset when no batch is there;
 //  5. producer snapshots not at a segment base offset are deleted (but
 //     the newest when it is at or past the last segment's base), then
 //     those below the log start or past the log end.
@@ -52,6 +55,7 @@ const (
 	ActDeleteSnapshot = analysis.ActDeleteSnapshot
 	ActDeleteDir      = analysis.ActDeleteDir
 	ActSkip           = analysis.ActSkip
+	ActResetLogEnd    = analysis.ActResetLogEnd
 )
 
 type (
@@ -68,6 +72,9 @@ type batchSum struct {
 	// nextAny is the last offset + 1 of the last whole batch, valid or
 	// not: what a segment that is not recovered reads as its next offset.
 	nextAny int64
+	// lastPos and lastOff are the byte and last offset of the last whole
+	// batch: where a clean start's read from the index's last entry ends.
+	lastPos, lastOff int64
 }
 
 // Simulator gathers the batches of every segment. Not safe for concurrent
@@ -93,13 +100,16 @@ func (s *Simulator) Batch(b *analysis.BatchRow) {
 	if s.last == nil || k != s.lastKey {
 		s.last = s.segs[k]
 		if s.last == nil {
-			s.last = &batchSum{nextValid: -1, nextAny: -1}
+			s.last = &batchSum{nextValid: -1, nextAny: -1, lastPos: -1, lastOff: -1}
 			s.segs[k] = s.last
 		}
 		s.lastKey = k
 	}
 	sum := s.last
 	sum.nextAny = max(sum.nextAny, b.LastOffset+1)
+	if b.Position >= sum.lastPos {
+		sum.lastPos, sum.lastOff = b.Position, b.LastOffset
+	}
 	if sum.invalid {
 		return
 	}
@@ -121,7 +131,11 @@ type Inputs struct {
 	// Checkpoint is a partition's entry in an offset checkpoint of the log
 	// dir logDir of input.
 	Checkpoint func(kind snapshot.Kind, input int32, logDir, topic string, part int32) (int64, bool)
-	Source     func(input int32) string
+	// IndexEnd is the last entry (offset, byte) of the offset index of the
+	// segment at path seg of input, as the broker opens it; ok false
+	// when no .index of it was read.
+	IndexEnd func(input int32, seg string) (off, pos int64, ok bool)
+	Source   func(input int32) string
 }
 
 type file struct {
@@ -499,7 +513,7 @@ func (l *load) stateAfter(bases []int64, deleteDir bool) []int64 {
 		case l.recovered[last.base] && last.sum.nextValid >= 0:
 			leo = last.sum.nextValid
 		case !l.recovered[last.base] && last.sum.nextAny >= 0:
-			leo = last.sum.nextAny
+			leo = l.readNextOffset(last, deleteDir)
 		}
 		if !deleteDir && leo < p.LogStartCheckpoint {
 			for _, b := range bases {
@@ -607,4 +621,31 @@ func nonNil(s []int64) []int64 {
 		return []int64{}
 	}
 	return s
+}
+
+// readNextOffset is the log end a start without recovery reads of the
+// active segment sg (LogSegment.readNextOffset): from the byte its offset
+// index's last entry names, the first batch ending at or past that
+// entry's offset, then every whole batch after it; the last one's next
+// offset. With no such batch (the file ends before that byte, or holds
+// none there) it is the segment's base offset. Without its index read,
+// the batches from byte 0 stand for it.
+func (l *load) readNextOffset(sg *seg, deleteDir bool) int64 {
+	sum := sg.sum
+	if l.in.IndexEnd == nil || deleteDir {
+		return sum.nextAny
+	}
+	off, pos, ok := l.in.IndexEnd(l.k.input, sg.file)
+	if !ok || sum.lastPos >= pos && sum.lastOff >= off {
+		return sum.nextAny
+	}
+	where := "where the file holds no whole batch"
+	if pos >= sg.size {
+		where = fmt.Sprintf("past the end of the file (%d bytes)", sg.size)
+	}
+	l.act(ActResetLogEnd, sg.file, sg.base,
+		"a start without recovery reads the active segment's log end from its offset index's last entry (offset %d at byte %d), %s: "+
+			"it finds no batch there and takes the segment's base offset %d as the log end, so offsets %d..%d on disk are past it",
+		off, pos, where, sg.base, sg.base, sum.nextAny-1)
+	return sg.base
 }

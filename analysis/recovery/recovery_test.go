@@ -175,3 +175,45 @@ func TestMissingIndexDropsLaterSnapshots(t *testing.T) {
 		t.Errorf("actions:\n got %s\nwant %s", got, want)
 	}
 }
+
+// A clean start over an active segment cut below the byte its offset
+// index's last entry names: the broker recovers nothing, finds no batch
+// there (LogSegment.readNextOffset) and takes the segment's base offset
+// as the log end, deleting the producer snapshots past it (issue #42,
+// item 5). The same copy with the cut above that byte keeps the batches.
+func TestCleanStartIndexPastCut(t *testing.T) {
+	for _, tc := range []struct {
+		indexPos      int64
+		indexOff      int64
+		leo           int64
+		reset         bool
+		wantSnapshots string
+	}{{indexPos: 700, indexOff: 119, leo: 50, reset: true, wantSnapshots: "[]"}, {indexPos: 300, indexOff: 89, leo: 90, wantSnapshots: "[90]"}} {
+		s := New()
+		l0, n0 := segment(s, 0, 5, -1)
+		l1, n1 := segment(s, 50, 4, -1) // cut: the index's last entry may name byte 700, past its 400 bytes
+		files := []analysis.FileRow{
+			{Path: ".kafka_cleanshutdown", Kind: "clean-shutdown"},
+			fileRow(l0, n0), fileRow("orders-0/00000000000000000000.index", 8), fileRow("orders-0/00000000000000000000.timeindex", 12),
+			fileRow(l1, n1), fileRow("orders-0/00000000000000000050.index", 16), fileRow("orders-0/00000000000000000050.timeindex", 12),
+			fileRow("orders-0/00000000000000000090.snapshot", 50),
+		}
+		idx := func(_ int32, seg string) (int64, int64, bool) {
+			if seg == l1 {
+				return tc.indexOff, tc.indexPos, true
+			}
+			return 0, 0, false
+		}
+		ps := s.Finish(Inputs{Files: files, IndexEnd: idx, Checkpoint: checkpoints{snapshot.KindRecoveryPointCheckpoint: 120}.get})
+		p := ps[0]
+		if !p.Clean || p.LogEndOffset != tc.leo || p.LogStartOffset != 0 {
+			t.Errorf("index at byte %d: clean %v, log %d..%d, want end %d", tc.indexPos, p.Clean, p.LogStartOffset, p.LogEndOffset, tc.leo)
+		}
+		if got := strings.Contains(actions(p), ActResetLogEnd); got != tc.reset {
+			t.Errorf("index at byte %d: actions %q, reset-log-end %v, want %v", tc.indexPos, actions(p), got, tc.reset)
+		}
+		if got := fmt.Sprint(p.Snapshots); got != tc.wantSnapshots {
+			t.Errorf("index at byte %d: snapshots %s, want %s", tc.indexPos, got, tc.wantSnapshots)
+		}
+	}
+}

@@ -168,6 +168,8 @@ type recoveryCase struct {
 	// abort: after the comparison, end the hanging transaction with
 	// ksleuth's abort command.
 	abort bool
+	// verdict, when set, checks verify's verdicts on the (altered) copy.
+	verdict func(t *testing.T, data string)
 }
 
 func mustWrite(t *testing.T, path string, data []byte) {
@@ -199,6 +201,12 @@ func firstLog(t *testing.T, dir string) string {
 
 var recoveryCases = []recoveryCase{
 	{name: "broker-crash", scenario: "broker-crash"},
+	// Issue #42 (realkafka_retention_test.go): real retention by time,
+	// the oldest segment removed, and the active segment of the clean
+	// copy cut below its offset index's last entry.
+	{name: "retention-time", scenario: "retention-time", verdict: retentionVerdicts},
+	{name: "oldest-removed", scenario: "retention-time", alter: removeOldest, verdict: oldestRemovedVerdicts},
+	{name: "clean-cut", scenario: "retention-time", alter: cutActive, verdict: cleanCutVerdicts},
 	{name: "hanging-txn", scenario: "hanging-txn", abort: true},
 	{name: "live-copy", scenario: "live-copy"},
 	// A torn tail of garbage, a stray and a too-new snapshot, a
@@ -259,6 +267,9 @@ func checkRestarts(t *testing.T, k *realkafka.Kafka, scenario, out string) {
 			prepare := func(data string) error {
 				if c.alter != nil {
 					c.alter(t, data)
+				}
+				if c.verdict != nil {
+					c.verdict(t, data)
 				}
 				stdout, errs, code := scanCmd(t, "verify", "--recovery", "--json", "--progress", "never", data)
 				if code != exitOK {

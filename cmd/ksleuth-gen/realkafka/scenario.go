@@ -42,7 +42,7 @@ func Scenarios() []Scenario {
 	return []Scenario{
 		idempotentRestart, transactional, innocentRepeats, codecs,
 		brokerCrash, liveCopy, segments, uncleanElection, hangingTxn, consumerGroups,
-		startupRepublish, shutdownMessage,
+		startupRepublish, shutdownMessage, retentionTime,
 	}
 }
 
