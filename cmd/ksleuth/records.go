@@ -11,7 +11,6 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/records"
 	"github.com/ksleuth/ksleuth/analysis/report/payloadenc"
 	recordsout "github.com/ksleuth/ksleuth/analysis/report/records"
-	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/spf13/cobra"
 )
@@ -177,7 +176,7 @@ func runRecords(cmd *cobra.Command, args []string, o *recordsOptions, ro records
 	if err := overlapping(inputs); err != nil {
 		return usageError{fmt.Errorf("records: %w", err)}
 	}
-	sources := scan.Sources(inputs)
+	sources := pipeline.Sources(inputs)
 	wo := recordsout.Options{JSON: o.json, Format: o.parsed, Encoding: payloadenc.Encoding(o.payloadEnc)}
 	w := recordsout.New(wo, cmd.OutOrStdout(), cmd.ErrOrStderr(), sources)
 	ctx, stop := signalContext(cmd)
