@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -173,33 +172,10 @@ func (o *commonOptions) prepare(name string, args []string) (*regexp.Regexp, []*
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := overlapping(inputs); err != nil {
+	if err := pipeline.Overlapping(inputs); err != nil {
 		return nil, nil, usageError{fmt.Errorf("%s: %w", name, err)}
 	}
 	return topic, inputs, nil
-}
-
-// overlapping refuses inputs that name the same files twice: the same
-// path, or a path inside a dir input. Their records would be counted
-// twice, and compared with themselves as two brokers' copies.
-func overlapping(inputs []*source.Input) error {
-	inside := func(a, b *source.Input) bool {
-		return b.Kind == source.Dir && strings.HasPrefix(a.Abs, b.Abs+string(filepath.Separator))
-	}
-	for i, a := range inputs {
-		for _, b := range inputs[i+1:] {
-			switch {
-			case a.Abs == "-" || b.Abs == "-":
-			case a.Abs == b.Abs:
-				return fmt.Errorf("%s and %s are the same input: give each once", a.Path, b.Path)
-			case inside(b, a):
-				return fmt.Errorf("%s is inside the input %s: its files would be read twice", b.Path, a.Path)
-			case inside(a, b):
-				return fmt.Errorf("%s is inside the input %s: its files would be read twice", a.Path, b.Path)
-			}
-		}
-	}
-	return nil
 }
 
 // analyze runs the pipeline with a progress bar on stderr. ctx should come
@@ -207,7 +183,7 @@ func overlapping(inputs []*source.Input) error {
 // removed) instead of killing the process.
 func analyze(ctx context.Context, cmd *cobra.Command, name string, o *commonOptions, inputs []*source.Input, plan pipeline.Plan,
 	sinks pipeline.Sinks) (*pipeline.Result, error) {
-	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
+	prog := newProgress(cmd.ErrOrStderr(), o.progress, pipeline.ProgressTotal(inputs), inputs)
 	defer prog.finish()
 	plan.Jobs, plan.Progress, plan.HeldBudget = o.jobs, prog.add, o.set.heldBudget
 	res, err := pipeline.Run(ctx, inputs, plan.Options(), sinks)
@@ -216,18 +192,6 @@ func analyze(ctx context.Context, cmd *cobra.Command, name string, o *commonOpti
 		return nil, interrupted(ctx, name, err)
 	}
 	return res, nil
-}
-
-// progressTotal is the bytes the progress bar counts to: unknown (-1) for
-// archives, whose entries are only known as they are read; 0 lets the bar
-// add up the directory inputs.
-func progressTotal(inputs []*source.Input) int64 {
-	for _, in := range inputs {
-		if in.Kind == source.Archive {
-			return -1
-		}
-	}
-	return 0
 }
 
 // signalContext is cmd's context, cancelled by SIGINT and SIGTERM.
@@ -251,27 +215,13 @@ func (o *dupOptions) openDetector(cmdName string, inputs []*source.Input) (*dups
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkTmp(dopts.TmpDir, inputs); err != nil {
-		return nil, nil, err
+	det, err := pipeline.OpenDetector(dopts, inputs)
+	var into *source.IntoInputError
+	if errors.As(err, &into) {
+		return nil, nil, usageError{err}
 	}
-	det, err := dups.New(dopts)
 	if err != nil {
 		return nil, nil, err
 	}
-	// Reserve the detector's entries from the input size: a record rarely
-	// takes less than 256 bytes of segment on disk.
-	var size int64
-	for _, in := range inputs {
-		size += dirSize(in.Abs) // a file's own size for a file or an archive
-	}
-	det.Reserve(int(min(size/256, 1<<30)))
 	return det, hasher, nil
-}
-
-// checkTmp refuses a spill dir inside a directory input.
-func checkTmp(tmp string, inputs []*source.Input) error {
-	if err := source.CheckOutput(tmp, source.SpillDir, inputs); err != nil {
-		return usageError{err}
-	}
-	return nil
 }

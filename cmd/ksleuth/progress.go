@@ -3,10 +3,10 @@ package main
 import (
 	"io"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 	"time"
 
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/schollz/progressbar/v3"
@@ -37,9 +37,7 @@ func newProgress(w io.Writer, mode string, total int64, inputs []*source.Input) 
 		return p
 	}
 	if total == 0 {
-		for _, in := range inputs {
-			total += dirSize(in.Abs)
-		}
+		total = pipeline.InputSize(inputs)
 	}
 	p.bar = progressbar.NewOptions64(total,
 		progressbar.OptionSetWriter(w),
@@ -76,17 +74,4 @@ func (p *progress) finish() {
 	<-p.donec
 	p.stopc = nil
 	_ = p.bar.Finish()
-}
-
-func dirSize(root string) int64 {
-	var n int64
-	_ = filepath.WalkDir(root, func(_ string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }

@@ -173,7 +173,7 @@ func runRecords(cmd *cobra.Command, args []string, o *recordsOptions, ro records
 	if err != nil {
 		return err
 	}
-	if err := overlapping(inputs); err != nil {
+	if err := pipeline.Overlapping(inputs); err != nil {
 		return usageError{fmt.Errorf("records: %w", err)}
 	}
 	sources := pipeline.Sources(inputs)

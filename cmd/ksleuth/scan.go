@@ -117,7 +117,7 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := overlapping(inputs); err != nil {
+	if err := pipeline.Overlapping(inputs); err != nil {
 		return usageError{fmt.Errorf("scan: %w", err)}
 	}
 	if err := checkOut(*o, inputs); err != nil {
@@ -147,7 +147,7 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	meta := scanMetadata(cmd, args, inputs, o, start)
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
+	prog := newProgress(cmd.ErrOrStderr(), o.progress, pipeline.ProgressTotal(inputs), inputs)
 	defer prog.finish()
 	plan := pipeline.Plan{Command: pipeline.Scan, Jobs: o.jobs, Records: o.records, Payload: o.payload, Hash: o.hash == "sha256", Page: o.html != "",
 		Topic: topic, Progress: prog.add, TmpDir: o.dup.tmp, HeldBudget: o.set.heldBudget, Detector: det, Hasher: hasher}

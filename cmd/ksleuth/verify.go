@@ -74,7 +74,7 @@ func runVerify(cmd *cobra.Command, args []string, o *verifyOptions) error {
 	}
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
+	prog := newProgress(cmd.ErrOrStderr(), o.progress, pipeline.ProgressTotal(inputs), inputs)
 	defer prog.finish()
 	plan := pipeline.Plan{Command: pipeline.Verify, Jobs: o.jobs, Topic: topic, Progress: prog.add, HeldBudget: o.set.heldBudget, Recovery: o.recovery}
 	res, err := pipeline.Run(ctx, inputs, plan.Options(), pipeline.Sinks{})
