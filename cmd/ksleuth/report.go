@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
@@ -96,7 +94,7 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	}
 	sum := res.Summarize()
 	m := buildPage(cmd, o.set, args, res, sum, ins, st, rc)
-	if err := export.WriteFileAtomic(page, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
+	if err := html.WriteFile(page, m); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	out := cmd.OutOrStdout()
@@ -126,19 +124,13 @@ func checkHTML(cmd *cobra.Command, name, page string, inputs []*source.Input, fo
 	if err := source.CheckOutput(page, source.OutputFile, inputs); err != nil {
 		return nil, usageError{fmt.Errorf("%s: --html %w", name, err)}
 	}
-	if fi, err := os.Stat(page); err == nil && fi.IsDir() {
-		return nil, usageError{fmt.Errorf("%s: --html %s is a directory", name, page)}
-	} else if err == nil && !force {
-		return nil, usageError{fmt.Errorf("%s: --html %s exists; use --force to replace it", name, page)}
-	}
-	lock, err := export.LockPath(page)
-	if err != nil {
-		return nil, fmt.Errorf("%s: --html: %w", name, err)
-	}
-	removed, err := export.RemoveTemps(page)
+	lock, removed, err := export.OpenFile(page, force)
 	noteLeftovers(cmd, name, removed)
-	if err != nil {
-		lock.Release()
+	var refused *export.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return nil, usageError{fmt.Errorf("%s: --html %w", name, err)}
+	case err != nil:
 		return nil, fmt.Errorf("%s: --html: %w", name, err)
 	}
 	return lock, nil
@@ -158,7 +150,7 @@ func writeScanReport(ctx context.Context, cmd *cobra.Command, set *settings, arg
 		return fmt.Errorf("scan: --html: %w", err)
 	}
 	m := buildPage(cmd, set, args, res, res.Summarize(), ins, st, rc)
-	if err := export.WriteFileAtomic(page, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
+	if err := html.WriteFile(page, m); err != nil {
 		return fmt.Errorf("scan: --html: %w", err)
 	}
 	return nil
