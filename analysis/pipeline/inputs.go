@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis/dups"
@@ -87,4 +88,13 @@ func OpenDetector(o dups.Options, inputs []*source.Input) (*dups.Detector, error
 	// takes less than 256 bytes of segment on disk.
 	det.Reserve(int(min(InputSize(inputs)/256, 1<<30)))
 	return det, nil
+}
+
+// Pattern compiles a filter's regular expression (a topic's, a consumer
+// group's); an empty one keeps everything: nil.
+func Pattern(expr string) (*regexp.Regexp, error) {
+	if expr == "" {
+		return nil, nil
+	}
+	return regexp.Compile(expr)
 }

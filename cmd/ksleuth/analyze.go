@@ -151,22 +151,18 @@ func clampJobs(n int) int {
 
 // prepare validates the common flags and classifies the inputs.
 func (o *commonOptions) prepare(name string, args []string) (*regexp.Regexp, []*source.Input, error) {
-	switch o.progress {
-	case "auto", "always", "never":
-	default:
-		return nil, nil, usageError{fmt.Errorf("%s: --progress must be auto, always or never, not %q", name, o.progress)}
+	if err := o.validate(name); err != nil {
+		return nil, nil, err
 	}
-	if o.jobs < 0 {
-		return nil, nil, usageError{fmt.Errorf("%s: --jobs must be positive", name)}
-	}
-	o.jobs = clampJobs(o.jobs)
-	var topic *regexp.Regexp
-	if o.topic != "" {
-		re, err := regexp.Compile(o.topic)
-		if err != nil {
-			return nil, nil, usageError{fmt.Errorf("%s: --topic: %w", name, err)}
-		}
-		topic = re
+	return o.open(name, args)
+}
+
+// open compiles --topic and classifies the inputs, refusing overlapping
+// ones.
+func (o *commonOptions) open(name string, args []string) (*regexp.Regexp, []*source.Input, error) {
+	topic, err := o.topicFilter(name)
+	if err != nil {
+		return nil, nil, err
 	}
 	inputs, err := source.Classify(args)
 	if err != nil {
@@ -178,20 +174,55 @@ func (o *commonOptions) prepare(name string, args []string) (*regexp.Regexp, []*
 	return topic, inputs, nil
 }
 
+// validate checks --progress and --jobs, and turns --jobs into workers.
+func (o *commonOptions) validate(name string) error {
+	switch o.progress {
+	case "auto", "always", "never":
+	default:
+		return usageError{fmt.Errorf("%s: --progress must be auto, always or never, not %q", name, o.progress)}
+	}
+	if o.jobs < 0 {
+		return usageError{fmt.Errorf("%s: --jobs must be positive", name)}
+	}
+	o.jobs = clampJobs(o.jobs)
+	return nil
+}
+
+// topicFilter is the --topic expression (nil: every topic).
+func (o *commonOptions) topicFilter(name string) (*regexp.Regexp, error) {
+	re, err := pipeline.Pattern(o.topic)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("%s: --topic: %w", name, err)}
+	}
+	return re, nil
+}
+
 // analyze runs the pipeline with a progress bar on stderr. ctx should come
 // from signalContext, so that Ctrl-C unwinds normally (and spill files are
 // removed) instead of killing the process.
 func analyze(ctx context.Context, cmd *cobra.Command, name string, o *commonOptions, inputs []*source.Input, plan pipeline.Plan,
-	sinks pipeline.Sinks) (*pipeline.Result, error) {
+	sinks pipeline.Sinks) (res *pipeline.Result, err error) {
+	err = o.running(ctx, cmd, name, inputs, plan, func(po pipeline.Options) error {
+		res, err = pipeline.Run(ctx, inputs, po, sinks)
+		return err
+	})
+	return res, err
+}
+
+// running calls run with the options of plan given the common flags'
+// workers and a progress bar on stderr, and marks an error of a
+// cancelled run as an interruption.
+func (o *commonOptions) running(ctx context.Context, cmd *cobra.Command, name string, inputs []*source.Input, plan pipeline.Plan,
+	run func(pipeline.Options) error) error {
 	prog := newProgress(cmd.ErrOrStderr(), o.progress, pipeline.ProgressTotal(inputs), inputs)
 	defer prog.finish()
 	plan.Jobs, plan.Progress, plan.HeldBudget = o.jobs, prog.add, o.set.heldBudget
-	res, err := pipeline.Run(ctx, inputs, plan.Options(), sinks)
+	err := run(plan.Options())
 	prog.finish()
 	if err != nil {
-		return nil, interrupted(ctx, name, err)
+		return interrupted(ctx, name, err)
 	}
-	return res, nil
+	return nil
 }
 
 // signalContext is cmd's context, cancelled by SIGINT and SIGTERM.
