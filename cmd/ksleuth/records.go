@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/ksleuth/ksleuth/analysis/payload"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/records"
 	"github.com/ksleuth/ksleuth/analysis/report/payloadenc"
@@ -181,20 +180,8 @@ func runRecords(cmd *cobra.Command, args []string, o *recordsOptions, ro records
 	w := recordsout.New(wo, cmd.OutOrStdout(), cmd.ErrOrStderr(), sources)
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	if o.decodeValues == "auto" && stdins == 0 {
-		reg, err := payload.Load(ctx, inputs)
-		if err != nil {
-			return interrupted(ctx, "records", err)
-		}
-		for _, f := range reg.Findings() {
-			w.Finding(f)
-		}
-		if reg.Len() > 0 {
-			ro.DecodeValue = reg.DecodeText
-			ro.DescribeValue = recordsout.UndecodedFraming(reg)
-		}
-	}
-	st, err := records.Run(ctx, inputs, sources, ro, records.Sink{Record: w.Record, Finding: w.Finding})
+	sink := records.Sink{Record: w.Record, Finding: w.Finding}
+	st, err := pipeline.Records(ctx, inputs, ro, o.decodeValues == "auto", recordsout.UndecodedFraming, sink)
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
