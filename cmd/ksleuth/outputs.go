@@ -19,6 +19,20 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// checkOut refuses an output dir inside a directory input, the
+// directory holding a file input, and one that would hold the --html
+// page (the set is replaced as a whole, and the page is not part of it).
+func checkOut(o scanOptions, inputs []*source.Input) error {
+	if o.html != "" && source.Within(o.out, o.html) {
+		return usageError{fmt.Errorf("scan: --html %s is inside --out %s, whose table set the next scan replaces as a whole; "+
+			"write the page beside it", o.html, o.out)}
+	}
+	if err := source.CheckOutput(o.out, source.OutputDir, inputs); err != nil {
+		return usageError{fmt.Errorf("scan: --out %w", err)}
+	}
+	return nil
+}
+
 // openOut locks --out for this run (a second run into it is refused),
 // says what leftovers of killed runs it removed, and refuses an --out
 // that holds tables (without --force) or files ksleuth did not write.

@@ -13,7 +13,6 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/report/html"
 	jsonl "github.com/ksleuth/ksleuth/analysis/report/json"
 	"github.com/ksleuth/ksleuth/analysis/report/text"
-	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/spf13/cobra"
 )
 
@@ -172,20 +171,6 @@ func (o *scanOptions) check() error {
 	}
 	if o.payload {
 		o.records = true
-	}
-	return nil
-}
-
-// checkOut refuses an output dir inside a directory input, the
-// directory holding a file input, and one that would hold the --html
-// page (the set is replaced as a whole, and the page is not part of it).
-func checkOut(o scanOptions, inputs []*source.Input) error {
-	if o.html != "" && source.Within(o.out, o.html) {
-		return usageError{fmt.Errorf("scan: --html %s is inside --out %s, whose table set the next scan replaces as a whole; "+
-			"write the page beside it", o.html, o.out)}
-	}
-	if err := source.CheckOutput(o.out, source.OutputDir, inputs); err != nil {
-		return usageError{fmt.Errorf("scan: --out %w", err)}
 	}
 	return nil
 }
