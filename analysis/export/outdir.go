@@ -88,6 +88,9 @@ const (
 	// Foreign: it holds a file that is not a ksleuth table; another
 	// output dir must be chosen, or the file moved away.
 	Foreign
+	// Exists: an output file exists, and the run was not told to
+	// replace it (OpenFile).
+	Exists
 )
 
 // Lock is an exclusive lock on a path that a run writes: the file

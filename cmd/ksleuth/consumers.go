@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	jsonl "github.com/ksleuth/ksleuth/analysis/report/json"
@@ -48,13 +47,9 @@ last "summary".`,
 }
 
 func runConsumers(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions, group string) error {
-	var groupRE *regexp.Regexp
-	if group != "" {
-		re, err := regexp.Compile(group)
-		if err != nil {
-			return usageError{fmt.Errorf("consumers: --group: %w", err)}
-		}
-		groupRE = re
+	groupRE, err := pipeline.Pattern(group)
+	if err != nil {
+		return usageError{fmt.Errorf("consumers: --group: %w", err)}
 	}
 	topic, inputs, err := o.prepare("consumers", args)
 	if err != nil {

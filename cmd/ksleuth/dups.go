@@ -90,52 +90,24 @@ func runDups(cmd *cobra.Command, args []string, o *commonOptions, d *dupOptions,
 	return reportDups(ctx, cmd, o, det, d.tmp, limit, len(inputs), res.Scan.Errors+res.Warnings, res, res.Consumed())
 }
 
-// reportDups finishes the detector and prints the report; findings and
-// unreadable count the inputs' damage findings and unreadable files; idx
-// (nil when the inputs hold no commits) names the groups that consumed
-// the copies.
-// attr, when not nil and finished, names the PIDs' owners. The later
-// copies are made into runs by a dups.RunBuilder, on disk under tmp
-// beyond its budget, and the totals are counted as the groups stream by:
-// the report's memory does not grow with the number of duplicates.
+// reportDups finishes the detector and prints the report; findings
+// counts the inputs' damage findings; res is the run that fed the
+// detector, nil when it was fed from tables, whose commits idx holds.
 func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *dups.Detector, tmp string, limit, inputs int, findings int64,
 	res *pipeline.Result, idx pipeline.Consumed) (err error) {
 	w := cmd.OutOrStdout()
 	enc := json.NewEncoder(w)
-	rb := dups.NewRunBuilder(tmp, o.set.runBudget)
-	defer func() { err = errors.Join(err, rb.Close()) }()
-	totals := pipeline.NewDupTotals()
-	emit := func(rows []analysis.DuplicateRow) error {
-		for i := range rows {
-			r := &rows[i]
-			if res == nil { // from tables: the commits of their commits.parquet
-				r.ConsumedBy = idx.Groups(r.Input, r.Dir, r.Topic, r.Partition, r.Offset)
-			}
-			totals.Add(r)
-			if r.Class == "" {
-				continue
-			}
-			if err := rb.Add(r); err != nil {
-				return err
-			}
-		}
-		if o.json {
+	var group func([]analysis.DuplicateRow) error
+	if o.json {
+		group = func(rows []analysis.DuplicateRow) error {
 			return enc.Encode(jsonl.DupGroup{Type: "group", GroupID: rows[0].GroupID, Fingerprint: rows[0].Fingerprint, Members: rows})
 		}
-		return nil
 	}
-	if res != nil {
-		emit = res.AnnotateDuplicates(emit)
-	}
-	st, err := det.Finish(ctx, emit)
+	rb, sum, err := pipeline.DupRuns(ctx, det, res, idx, tmp, o.set.runBudget, findings, group)
 	if err != nil {
 		return interrupted(ctx, "dups", err)
 	}
-	nruns, err := rb.Finish(ctx)
-	if err != nil {
-		return interrupted(ctx, "dups", err)
-	}
-	sum := totals.Summary(st, nruns, rb.SpillFiles(), rb.SpillBytes(), findings)
+	defer func() { err = errors.Join(err, rb.Close()) }()
 	if o.json {
 		err = enc.Encode(sum)
 	} else {

@@ -24,6 +24,8 @@ func flagged(err error) string {
 		switch refused.Why {
 		case export.HoldsTables:
 			msg = strings.Replace(msg, refused.Error(), fmt.Sprintf("%s already holds %s; use --force to replace the tables", refused.Dir, refused.Name), 1)
+		case export.Exists:
+			msg = strings.Replace(msg, refused.Error(), refused.Dir+" exists; use --force to replace it", 1)
 		case export.Foreign:
 			msg = strings.Replace(msg, refused.Error(), strings.TrimSuffix(refused.Error(), "output dir")+"--out", 1)
 		}

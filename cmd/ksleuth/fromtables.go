@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"regexp"
 
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
@@ -13,13 +12,9 @@ import (
 // runDupsFromTables is dups --from-tables DIR...: the detector fed from
 // the records tables of earlier scans instead of the files.
 func runDupsFromTables(cmd *cobra.Command, dirs []string, o *commonOptions, d *dupOptions, limit int) error {
-	var topic *regexp.Regexp
-	if o.topic != "" {
-		re, err := regexp.Compile(o.topic)
-		if err != nil {
-			return usageError{fmt.Errorf("dups: --topic: %w", err)}
-		}
-		topic = re
+	topic, err := o.topicFilter("dups")
+	if err != nil {
+		return err
 	}
 	d.terse = !o.json
 	dopts, _, err := d.detectorOptions("dups")

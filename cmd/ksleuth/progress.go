@@ -1,15 +1,23 @@
 package main
 
+// The progress bar on stderr, and the run of the pipeline it follows,
+// cancelled by Ctrl-C.
+
 import (
+	"context"
+	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+	"os/signal"
 	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
 
@@ -37,9 +45,7 @@ func newProgress(w io.Writer, mode string, total int64, inputs []*source.Input) 
 		return p
 	}
 	if total == 0 {
-		for _, in := range inputs {
-			total += dirSize(in.Abs)
-		}
+		total = pipeline.InputSize(inputs)
 	}
 	p.bar = progressbar.NewOptions64(total,
 		progressbar.OptionSetWriter(w),
@@ -78,15 +84,43 @@ func (p *progress) finish() {
 	_ = p.bar.Finish()
 }
 
-func dirSize(root string) int64 {
-	var n int64
-	_ = filepath.WalkDir(root, func(_ string, d os.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
+// analyze runs the pipeline with a progress bar on stderr. ctx should come
+// from signalContext, so that Ctrl-C unwinds normally (and spill files are
+// removed) instead of killing the process.
+func analyze(ctx context.Context, cmd *cobra.Command, name string, o *commonOptions, inputs []*source.Input, plan pipeline.Plan,
+	sinks pipeline.Sinks) (res *pipeline.Result, err error) {
+	err = o.running(ctx, cmd, name, inputs, plan, func(po pipeline.Options) error {
+		res, err = pipeline.Run(ctx, inputs, po, sinks)
+		return err
 	})
-	return n
+	return res, err
+}
+
+// running calls run with the options of plan given the common flags'
+// workers and a progress bar on stderr, and marks an error of a
+// cancelled run as an interruption.
+func (o *commonOptions) running(ctx context.Context, cmd *cobra.Command, name string, inputs []*source.Input, plan pipeline.Plan,
+	run func(pipeline.Options) error) error {
+	prog := newProgress(cmd.ErrOrStderr(), o.progress, pipeline.ProgressTotal(inputs), inputs)
+	defer prog.finish()
+	plan.Jobs, plan.Progress, plan.HeldBudget = o.jobs, prog.add, o.set.heldBudget
+	err := run(plan.Options())
+	prog.finish()
+	if err != nil {
+		return interrupted(ctx, name, err)
+	}
+	return nil
+}
+
+// signalContext is cmd's context, cancelled by SIGINT and SIGTERM.
+func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+}
+
+// interrupted marks err as the result of a cancelled run, which exits 130.
+func interrupted(ctx context.Context, name string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s interrupted: %w (%w)", name, errInterrupted, context.Cause(ctx))
+	}
+	return err
 }

@@ -6,12 +6,10 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/ksleuth/ksleuth/analysis/payload"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/records"
 	"github.com/ksleuth/ksleuth/analysis/report/payloadenc"
 	recordsout "github.com/ksleuth/ksleuth/analysis/report/records"
-	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/spf13/cobra"
 )
@@ -174,28 +172,16 @@ func runRecords(cmd *cobra.Command, args []string, o *recordsOptions, ro records
 	if err != nil {
 		return err
 	}
-	if err := overlapping(inputs); err != nil {
+	if err := pipeline.Overlapping(inputs); err != nil {
 		return usageError{fmt.Errorf("records: %w", err)}
 	}
-	sources := scan.Sources(inputs)
+	sources := pipeline.Sources(inputs)
 	wo := recordsout.Options{JSON: o.json, Format: o.parsed, Encoding: payloadenc.Encoding(o.payloadEnc)}
 	w := recordsout.New(wo, cmd.OutOrStdout(), cmd.ErrOrStderr(), sources)
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	if o.decodeValues == "auto" && stdins == 0 {
-		reg, err := payload.Load(ctx, inputs)
-		if err != nil {
-			return interrupted(ctx, "records", err)
-		}
-		for _, f := range reg.Findings() {
-			w.Finding(f)
-		}
-		if reg.Len() > 0 {
-			ro.DecodeValue = reg.DecodeText
-			ro.DescribeValue = recordsout.UndecodedFraming(reg)
-		}
-	}
-	st, err := records.Run(ctx, inputs, sources, ro, records.Sink{Record: w.Record, Finding: w.Finding})
+	sink := records.Sink{Record: w.Record, Finding: w.Finding}
+	st, err := pipeline.Records(ctx, inputs, ro, o.decodeValues == "auto", recordsout.UndecodedFraming, sink)
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}

@@ -1,19 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
-	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/dups"
-	"github.com/ksleuth/ksleuth/analysis/export"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report/html"
-	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/spf13/cobra"
 )
 
@@ -76,10 +69,7 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	defer rc.Close()
 	hashes := html.HashInputs(ctx, inputs, true)
 	res, err := analyze(ctx, cmd, "report", o, inputs, pipeline.Plan{Command: pipeline.Report, Topic: topic, TmpDir: d.tmp,
-		Detector: det, Hasher: hasher}, pipeline.Sinks{
-		Batches: func(rows []analysis.BatchRow) error { rc.Batches(rows); return nil },
-		Records: func(rows []analysis.PayloadRecordRow) error { rc.Records(rows); return nil },
-	})
+		Detector: det, Hasher: hasher}, rc.Sinks())
 	if err != nil {
 		return err
 	}
@@ -96,7 +86,7 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	}
 	sum := res.Summarize()
 	m := buildPage(cmd, o.set, args, res, sum, ins, st, rc)
-	if err := export.WriteFileAtomic(page, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
+	if err := html.WriteFile(page, m); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	out := cmd.OutOrStdout()
@@ -116,59 +106,4 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 		return err
 	}
 	return exitStatus(res, o.failOnFindings)
-}
-
-// checkHTML refuses a report file inside a directory input or in the
-// directory of a file input: ksleuth never writes next to its inputs. It
-// locks the file for this run (a second run writing it is refused) and
-// removes the temporary files of killed runs.
-func checkHTML(cmd *cobra.Command, name, page string, inputs []*source.Input, force bool) (*export.Lock, error) {
-	if err := source.CheckOutput(page, source.OutputFile, inputs); err != nil {
-		return nil, usageError{fmt.Errorf("%s: --html %w", name, err)}
-	}
-	if fi, err := os.Stat(page); err == nil && fi.IsDir() {
-		return nil, usageError{fmt.Errorf("%s: --html %s is a directory", name, page)}
-	} else if err == nil && !force {
-		return nil, usageError{fmt.Errorf("%s: --html %s exists; use --force to replace it", name, page)}
-	}
-	lock, err := export.LockPath(page)
-	if err != nil {
-		return nil, fmt.Errorf("%s: --html: %w", name, err)
-	}
-	removed, err := export.RemoveTemps(page)
-	noteLeftovers(cmd, name, removed)
-	if err != nil {
-		lock.Release()
-		return nil, fmt.Errorf("%s: --html: %w", name, err)
-	}
-	return lock, nil
-}
-
-// writeScanReport writes the report of scan --html.
-func writeScanReport(ctx context.Context, cmd *cobra.Command, set *settings, args []string, page string, inputs []*source.Input, res *pipeline.Result,
-	st dups.Stats, rc *html.Collector, hash bool) error {
-	ins, err := html.HashInputs(ctx, inputs, hash)()
-	if err != nil {
-		return fmt.Errorf("scan: --html: %w", err)
-	}
-	if err := rc.Finish(ctx); err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("scan interrupted: %w; tables written, no --html report", context.Cause(ctx))
-		}
-		return fmt.Errorf("scan: --html: %w", err)
-	}
-	m := buildPage(cmd, set, args, res, res.Summarize(), ins, st, rc)
-	if err := export.WriteFileAtomic(page, func(w io.Writer) error { return html.Write(w, m) }); err != nil {
-		return fmt.Errorf("scan: --html: %w", err)
-	}
-	return nil
-}
-
-// buildPage is the page's model of a run.
-func buildPage(cmd *cobra.Command, set *settings, args []string, res *pipeline.Result, sum *pipeline.Summary, ins []html.Input,
-	st dups.Stats, rc *html.Collector) *html.Model {
-	run := html.NewRun(res, sum)
-	run.Version, run.Generated, run.CommandLine, run.Inputs = ksleuthVersion(), set.now(), commandLine(cmd, args), ins
-	run.DupStats, run.Collected = st, rc
-	return html.Build(run)
 }

@@ -74,13 +74,10 @@ func runVerify(cmd *cobra.Command, args []string, o *verifyOptions) error {
 	}
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	prog := newProgress(cmd.ErrOrStderr(), o.progress, progressTotal(inputs), inputs)
-	defer prog.finish()
-	plan := pipeline.Plan{Command: pipeline.Verify, Jobs: o.jobs, Topic: topic, Progress: prog.add, HeldBudget: o.set.heldBudget, Recovery: o.recovery}
-	res, err := pipeline.Run(ctx, inputs, plan.Options(), pipeline.Sinks{})
-	prog.finish()
+	res, err := analyze(ctx, cmd, "verify", &o.commonOptions, inputs, pipeline.Plan{Command: pipeline.Verify, Topic: topic, Recovery: o.recovery},
+		pipeline.Sinks{})
 	if err != nil {
-		return interrupted(ctx, "verify", err)
+		return err
 	}
 	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 	defer out.Flush()
