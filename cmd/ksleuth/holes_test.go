@@ -148,7 +148,7 @@ func TestMiddleHoleCommands(t *testing.T) {
 	}
 	var found []map[string]any
 	for _, a := range readTable[analysis.AnomalyRow](t, filepath.Join(tables, "anomalies.parquet")) {
-		f := map[string]any{"kind": a.Kind, "severity": a.Severity, "message": a.Message, "position": -1.0}
+		f := map[string]any{"kind": string(a.Kind), "severity": string(a.Severity), "message": a.Message, "position": -1.0}
 		if a.Position != nil {
 			f["position"] = float64(*a.Position)
 		}
