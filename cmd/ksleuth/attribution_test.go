@@ -31,6 +31,7 @@ func TestDupsProducersAttributionText(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("dups: exit %d\n%s\n%s", code, out, errs)
 	}
+	t.Logf("ksleuth dups %s:\n%s", dir, out)
 	for _, w := range [][2]string{{rotatedRun, rotatedChange}, {idempotentRun, idempotentChang}} {
 		line := ""
 		for _, l := range strings.Split(out, "\n") {
