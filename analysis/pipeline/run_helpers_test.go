@@ -36,13 +36,22 @@ func runPlan(t *testing.T, plan pipeline.Plan, paths ...string) (*pipeline.Resul
 // flags: records matched by key, value and headers, within a topic.
 func newDetector(t *testing.T) (*dups.Detector, *dups.Hasher) {
 	t.Helper()
+	return newDetectorWith(t, func(*dups.Options) {})
+}
+
+// newDetectorWith is newDetector with options a test turns, as a flag
+// would (--same-pid, --scope).
+func newDetectorWith(t *testing.T, turn func(*dups.Options)) (*dups.Detector, *dups.Hasher) {
+	t.Helper()
 	match, err := dups.ParseMatch("key,value,headers")
 	if err != nil {
 		t.Fatal(err)
 	}
-	det, err := dups.New(dups.Options{Scope: dups.ScopeTopic, RestartWindow: dups.DefaultRestartWindow, TmpDir: t.TempDir(),
+	opts := dups.Options{Scope: dups.ScopeTopic, RestartWindow: dups.DefaultRestartWindow, TmpDir: t.TempDir(),
 		ResendHead: dups.Threshold(dups.DefaultResendHead), ResendTail: dups.Threshold(dups.DefaultResendTail),
-		ResendMinRun: dups.DefaultResendMinRun, ResendInFlight: cmp.Or(dups.DefaultResendInFlight, -1)})
+		ResendMinRun: dups.DefaultResendMinRun, ResendInFlight: cmp.Or(dups.DefaultResendInFlight, -1)}
+	turn(&opts)
+	det, err := dups.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
