@@ -145,7 +145,8 @@ func TestCutInsideMetadataDir(t *testing.T) {
 	arc := filepath.Join(t.TempDir(), "cut.tar")
 	os.WriteFile(arc, tb.Bytes(), 0o644)
 	_, sum := runPlan(t, pipeline.Plan{Command: pipeline.Verify}, arc)
-	if want, got := "UNREAD offsets (how many is unknown): 100..? warning (unread)", verdictText(sum, "broker/__cluster_metadata-0"); !strings.HasPrefix(got, want) {
+	want, got := "UNREAD offsets (how many is unknown): 100..? warning (unread)", verdictText(sum, "broker/__cluster_metadata-0")
+	if !strings.HasPrefix(got, want) {
 		t.Errorf("broker/__cluster_metadata-0: want %q…, got %q\n%+v", want, got, sum.Verdicts)
 	}
 }

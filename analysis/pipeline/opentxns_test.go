@@ -107,7 +107,8 @@ func TestOpenTxnOwnClusterInOneInput(t *testing.T) {
 	if len(sum.OpenTxns) != 1 {
 		t.Fatalf("open transactions %+v", sum.OpenTxns)
 	}
-	if h := sum.OpenTxns[0]; h.TransactionalID != "ledger-app" || h.CoordinatorState != analysis.CoordinatorOngoing || !strings.HasSuffix(h.FindHanging, "--broker-id 1") {
+	h := sum.OpenTxns[0]
+	if h.TransactionalID != "ledger-app" || h.CoordinatorState != analysis.CoordinatorOngoing || !strings.HasSuffix(h.FindHanging, "--broker-id 1") {
 		t.Errorf("PID 7000: %q %s (%s), %s; want ledger-app ongoing, find-hanging on broker 1", h.TransactionalID, h.CoordinatorState, h.Why, h.FindHanging)
 	}
 }
