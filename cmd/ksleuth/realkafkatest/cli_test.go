@@ -7,6 +7,7 @@ package realkafkatest
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis/export"
@@ -22,6 +23,22 @@ const (
 
 // tableEvents is the cluster timeline's table in a scan's --out.
 const tableEvents = export.Events
+
+// sampleDir is the generated sample log dir.
+const sampleDir = "../../../testdata/logdirs/generated"
+
+// corpusPath is a corpus beside the checkout ("" when there is none; CI
+// requires it).
+func corpusPath(t *testing.T, sub string) string {
+	dir := filepath.Join("..", "..", "..", "..", "shared", "corpus", sub)
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("corpus %s missing in CI", dir)
+		}
+		return ""
+	}
+	return dir
+}
 
 // corpusDir holds real brokers' log dirs, beside the checkout.
 const corpusDir = "../../../../shared/corpus/real"
@@ -58,6 +75,13 @@ func readTable[T any](t *testing.T, table string) []T {
 	t.Helper()
 	return clitest.ReadTable[T](t, table)
 }
+
+func runCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	return clitest.Run(t, args...)
+}
+func runOK(t *testing.T, args ...string) string { t.Helper(); return clitest.MustRun(t, args...) }
+func firstDiff(want, got []string) string       { return clitest.FirstDiff(want, got) }
 
 func dupsJSON(t *testing.T, args ...string) ([]jsonl.DupGroup, pipeline.DupSummary) {
 	t.Helper()
