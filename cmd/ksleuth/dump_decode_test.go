@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -27,26 +26,8 @@ func writeInternalSegment(t *testing.T, partDir string, recs []segtest.Record) s
 	return p
 }
 
-func be(vs ...any) []byte {
-	var b []byte
-	for _, v := range vs {
-		switch v := v.(type) {
-		case int8:
-			b = append(b, byte(v))
-		case int16:
-			b = binary.BigEndian.AppendUint16(b, uint16(v))
-		case int32:
-			b = binary.BigEndian.AppendUint32(b, uint32(v))
-		case int64:
-			b = binary.BigEndian.AppendUint64(b, uint64(v))
-		case string:
-			b = append(binary.BigEndian.AppendUint16(b, uint16(len(v))), v...)
-		case []byte:
-			b = append(b, v...)
-		}
-	}
-	return b
-}
+// be encodes the fields of an internal topic's record (segtest.Fields).
+func be(vs ...any) []byte { return segtest.Fields(vs...) }
 
 func TestDumpDecodeTransactionState(t *testing.T) {
 	t.Parallel()

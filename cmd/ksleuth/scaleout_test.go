@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,33 +14,12 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/export"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	jsonl "github.com/ksleuth/ksleuth/analysis/report/json"
+	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/clitest"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
-// dupShards writes the generator's duplicate scenarios and splits their
-// partition dirs into three shards of different inputs; every topic
-// whose records land on several partitions (clicks) spans all three.
-func dupShards(t *testing.T) [3][]string {
-	t.Helper()
-	dir := t.TempDir()
-	if _, err := segtest.GenerateDupScenarios(dir, 1); err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var shards [3][]string
-	for i, e := range ents {
-		shards[i%3] = append(shards[i%3], filepath.Join(dir, e.Name()))
-	}
-	for i, s := range shards {
-		if len(s) == 0 {
-			t.Fatalf("shard %d is empty", i)
-		}
-	}
-	return shards
-}
+// dupShards is clitest.DupShards: the scenarios in three shards.
+func dupShards(t *testing.T) [3][]string { t.Helper(); return clitest.DupShards(t) }
 
 // scanShards scans each shard into its own output dir.
 func scanShards(t *testing.T, shards [3][]string, extra ...string) []string {
@@ -156,21 +133,7 @@ func stripInputs(s string) string {
 	return s
 }
 
-func firstDiff(want, got []string) string {
-	for i := range max(len(want), len(got)) {
-		var w, g string
-		if i < len(want) {
-			w = want[i]
-		}
-		if i < len(got) {
-			g = got[i]
-		}
-		if w != g {
-			return fmt.Sprintf("line %d:\n got %s\nwant %s", i+1, g, w)
-		}
-	}
-	return "(equal)"
-}
+func firstDiff(want, got []string) string { return clitest.FirstDiff(want, got) }
 
 // TestDupsFromTablesFingerprintOptions: the --match/--ignore-header of the
 // scans are read from the tables; other flags, or shards scanned with
@@ -225,127 +188,11 @@ func TestDupsFromTablesFingerprintOptions(t *testing.T) {
 	}
 }
 
-// needDuckDB returns node and the node_modules dir holding
-// @duckdb/node-api. It skips the test, loudly, when they are missing, and
-// fails it in CI (.ci/run sets KSLEUTH_REQUIRE_DUCKDB).
-func needDuckDB(t *testing.T) (node, nodeModules string) {
-	t.Helper()
-	nodeModules, ok := duckDBNodePath()
-	node, err := exec.LookPath("node")
-	if !ok || err != nil {
-		msg := "DuckDB is not available: need node and @duckdb/node-api (run .ci/run, or npm install @duckdb/node-api in a dir and set KSLEUTH_DUCKDB_NODE to it)"
-		if os.Getenv("KSLEUTH_REQUIRE_DUCKDB") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip("SKIPPING THE DUCKDB TEST: " + msg)
-	}
-	return node, nodeModules
-}
+func needDuckDB(t *testing.T) (node, nodeModules string) { t.Helper(); return clitest.NeedDuckDB(t) }
 
-// runNode runs a DuckDB script with node in dir ("" for the test's own)
-// and returns its output lines.
 func runNode(t *testing.T, node, nodeModules, dir string, args ...string) []string {
 	t.Helper()
-	cmd := exec.Command(node, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NODE_PATH="+nodeModules)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return strings.Split(strings.TrimSpace(stdout.String()), "\n")
-}
-
-// duckDBNodePath finds the @duckdb/node-api package: $KSLEUTH_DUCKDB_NODE
-// (a dir holding node_modules), else the cache dir .ci/run installs it
-// into.
-func duckDBNodePath() (string, bool) {
-	var dirs []string
-	if d := os.Getenv("KSLEUTH_DUCKDB_NODE"); d != "" {
-		dirs = append(dirs, d)
-	}
-	if c, err := os.UserCacheDir(); err == nil {
-		dirs = append(dirs, filepath.Join(c, "ksleuth-ci", "duckdb-node"))
-	}
-	for _, d := range dirs {
-		nm := filepath.Join(d, "node_modules")
-		if _, err := os.Stat(filepath.Join(nm, "@duckdb", "node-api", "package.json")); err == nil {
-			return nm, true
-		}
-	}
-	return "", false
-}
-
-// TestDuplicatesSQLDuckDB runs analysis/sql/duplicates.sql on DuckDB over
-// the sharded records tables and compares its groups, members, classes
-// and reference copies with ksleuth's. In CI (.ci/run sets
-// KSLEUTH_REQUIRE_DUCKDB) a missing DuckDB fails the test.
-func TestDuplicatesSQLDuckDB(t *testing.T) {
-	t.Parallel()
-	node, nodeModules := needDuckDB(t)
-	shards := dupShards(t)
-	outs := scanShards(t, shards)
-	for _, opts := range [][]string{nil, {"--ignore-header", "trace-id"}} {
-		dirs := outs
-		if opts != nil {
-			dirs = scanShards(t, shards, opts...)
-		}
-		want := dupsMemberLines(t, dirs)
-		args := []string{filepath.Join("testdata", "duckdb_groups.cjs"), filepath.Join("duplicates.sql")}
-		for _, d := range dirs {
-			args = append(args, filepath.Join(d, tableRecords))
-		}
-		got := runNode(t, node, nodeModules, filepath.Join("..", "..", "analysis", "sql"), args...)
-		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("%v: duplicates.sql on DuckDB differs from ksleuth (%d vs %d rows):\n%s", opts, len(got), len(want), firstDiff(want, got))
-		}
-		t.Logf("%v: %d member rows identical", opts, len(got))
-	}
-}
-
-// dupsMemberLines is `dups --json --from-tables` over dirs, one sqlLine
-// per member of each group, in its order.
-func dupsMemberLines(t *testing.T, dirs []string) []string {
-	t.Helper()
-	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(runOK(t, append([]string{"dups", "--json", "--from-tables"}, dirs...)...)), "\n") {
-		if strings.HasPrefix(l, `{"type":"summary"`) {
-			continue
-		}
-		var g jsonl.DupGroup
-		if err := json.Unmarshal([]byte(l), &g); err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range g.Members {
-			lines = append(lines, sqlLine(&m))
-		}
-	}
-	return lines
-}
-
-// sqlLine renders a member as duckdb_groups.cjs prints it.
-func sqlLine(m *analysis.DuplicateRow) string {
-	opt := func(v any) string {
-		switch p := v.(type) {
-		case *int64:
-			if p != nil {
-				return fmt.Sprint(*p)
-			}
-		case *int32:
-			if p != nil {
-				return fmt.Sprint(*p)
-			}
-		case *string:
-			if p != nil {
-				return *p
-			}
-		}
-		return ""
-	}
-	return strings.Join([]string{fmt.Sprint(m.GroupID), m.Fingerprint, m.Source, m.Topic, fmt.Sprint(m.Partition), fmt.Sprint(m.Offset),
-		fmt.Sprint(m.ProducerID), fmt.Sprint(m.ProducerEpoch), fmt.Sprint(m.Sequence), opt(m.Timestamp), fmt.Sprint(m.Occurrence),
-		m.Class, m.TxnState, fmt.Sprint(m.Damaged), opt(m.RefTopic), opt(m.RefPartition), opt(m.RefOffset), opt(m.RefProducerID)}, "|")
+	return clitest.RunNode(t, node, nodeModules, dir, args...)
 }
 
 // TestBatchesTableDuckDB reads batches.parquet (written column by column:

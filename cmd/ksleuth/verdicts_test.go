@@ -10,13 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/finding"
 )
 
 // copyDir copies a directory tree (the sample) to a new temporary dir.
@@ -127,102 +125,6 @@ func TestTornRolledSegment(t *testing.T) {
 	}
 }
 
-// TestVerifyArchive: verify reads a .tar.zst of a log dir and reports
-// what it reports on the dir.
-func TestVerifyArchive(t *testing.T) {
-	t.Parallel()
-	dir, _, _ := tornSample(t)
-	var buf bytes.Buffer
-	zw, _ := zstd.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(filepath.Dir(dir), p)
-		data, _ := os.ReadFile(p)
-		tw.WriteHeader(&tar.Header{Name: filepath.ToSlash(rel), Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg})
-		tw.Write(data)
-		return nil
-	})
-	tw.Close()
-	zw.Close()
-	arc := filepath.Join(t.TempDir(), "broker.tar.zst")
-	os.WriteFile(arc, buf.Bytes(), 0o644)
-	lines := func(args ...string) []string {
-		out, _, code := runCLI(t, args...)
-		if code != exitFindings {
-			t.Errorf("%v: exit %d", args, code)
-		}
-		var keys []string
-		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-			var m map[string]any
-			json.Unmarshal([]byte(l), &m)
-			if m["type"] == "finding" || m["type"] == "gap" {
-				file := strings.TrimPrefix(fmt.Sprint(m["file"]), filepath.Base(dir)+"/")
-				keys = append(keys, fmt.Sprint(m["type"], m["kind"], m["cause"], m["severity"], file, m["position"], m["offset"], m["first_offset"], m["last_offset"]))
-			}
-		}
-		sort.Strings(keys)
-		return keys
-	}
-	want, got := lines("verify", "--json", dir), lines("verify", "--json", arc)
-	if len(want) == 0 || !slices.Equal(got, want) {
-		t.Errorf("archive:\n%v\ndir:\n%v", got, want)
-	}
-}
-
-// TestScanAnomaliesEqualVerify: on every source of the real corpus, the
-// anomalies table holds exactly what verify prints.
-func TestScanAnomaliesEqualVerify(t *testing.T) {
-	t.Parallel()
-	for _, src := range corpusSources(t) {
-		t.Run(src, func(t *testing.T) {
-			in := filepath.Join(corpusDir, src)
-			out, _, _ := runCLI(t, "verify", "--json", in)
-			var fromVerify []string
-			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-				var a struct {
-					Type string
-					analysis.AnomalyRow
-				}
-				if err := json.Unmarshal([]byte(l), &a); err != nil {
-					t.Fatalf("%q: %v", l, err)
-				}
-				if a.Type == "finding" {
-					fromVerify = append(fromVerify, anomalyKey(&a.AnomalyRow))
-				}
-			}
-			tables := filepath.Join(t.TempDir(), "out")
-			if _, errOut, code := runCLI(t, "scan", in, "--out", tables, "--hash", "none"); code != exitOK {
-				t.Fatalf("scan: exit %d: %s", code, errOut)
-			}
-			var fromScan []string
-			for _, a := range readTable[analysis.AnomalyRow](t, filepath.Join(tables, tableAnomalies)) {
-				fromScan = append(fromScan, anomalyKey(&a))
-				if _, ok := finding.Lookup(a.Kind); !ok {
-					t.Errorf("kind %s is not in the vocabulary (analysis/finding)", a.Kind)
-				}
-			}
-			sort.Strings(fromVerify)
-			sort.Strings(fromScan)
-			if !slices.Equal(fromScan, fromVerify) {
-				t.Errorf("anomalies.parquet (%d) differs from verify (%d):\nscan   %v\nverify %v", len(fromScan), len(fromVerify), fromScan, fromVerify)
-			}
-		})
-	}
-}
-
-func anomalyKey(a *analysis.AnomalyRow) string {
-	d := func(p *int64) string {
-		if p == nil {
-			return "-"
-		}
-		return fmt.Sprint(*p)
-	}
-	return fmt.Sprintf("%s|%s|%s|%s|%s|%s", a.Kind, a.Severity, a.File, d(a.Position), d(a.Offset), a.Message)
-}
-
 // TestNotKafkaData: inputs that hold no Kafka file exit 1 from every
 // command with a message naming them; a file named like a segment that is
 // not one is an error finding; every command gives the same exit code.
@@ -322,55 +224,6 @@ func TestEmptyLeftoversAndRootCheckpoint(t *testing.T) {
 	out, _, code = runCLI(t, "verify", "--no-notes", kraft)
 	if code != exitFindings || !strings.Contains(out, "bootstrap.checkpoint\n  error crc-mismatch") {
 		t.Errorf("flipped bootstrap.checkpoint: exit %d\n%s", code, out)
-	}
-}
-
-// TestKRaftSnapshotRecords: the records of a KRaft .checkpoint snapshot
-// have their own offsets from 0; they are not records of
-// __cluster_metadata-0, so the records table never holds an offset twice
-// and the duplicate detector never sees them (nor the metadata log's
-// NoOps, which no producer wrote).
-func TestKRaftSnapshotRecords(t *testing.T) {
-	t.Parallel()
-	src := filepath.Join(corpusDir, "Danielowo2000__BigDataTechnologies-Version-2")
-	if _, err := os.Stat(src); err != nil {
-		t.Skipf("corpus: %v", err)
-	}
-	tables := filepath.Join(t.TempDir(), "out")
-	if _, errOut, code := runCLI(t, "scan", src, "--out", tables, "--records", "--same-pid", "--hash", "none"); code != exitOK {
-		t.Fatalf("scan: exit %d: %s", code, errOut)
-	}
-	var parts []string
-	filepath.Walk(filepath.Join(tables, tableRecords), func(p string, fi os.FileInfo, err error) error {
-		if err == nil && strings.HasSuffix(p, ".parquet") {
-			parts = append(parts, p)
-		}
-		return nil
-	})
-	seen := map[string]bool{}
-	meta := 0
-	for _, p := range parts {
-		for _, r := range readTable[analysis.RecordRow](t, p) {
-			if strings.HasSuffix(r.Segment, ".checkpoint") {
-				t.Fatalf("a snapshot record in the records table: %+v", r)
-			}
-			k := fmt.Sprint(r.Input, r.Segment[:strings.LastIndexByte(r.Segment, '/')], r.Offset)
-			if seen[k] {
-				t.Fatalf("offset twice in the records table: %s", k)
-			}
-			seen[k] = true
-			if r.Topic == "__cluster_metadata" {
-				meta++
-			}
-		}
-	}
-	if meta == 0 {
-		t.Fatalf("no __cluster_metadata records: the test lost its subject")
-	}
-	for _, d := range readTable[analysis.DuplicateRow](t, filepath.Join(tables, tableDups)) {
-		if d.Topic == "__cluster_metadata" {
-			t.Fatalf("a metadata record in a duplicate group: %+v", d)
-		}
 	}
 }
 

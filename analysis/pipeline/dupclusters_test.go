@@ -1,12 +1,11 @@
-package main
+package pipeline_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
@@ -49,27 +48,15 @@ func TestDupsAcrossClusters(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		args := []string{"dups", "--json", "--progress", "never", filepath.Join(root, "a"), filepath.Join(root, "b")}
+		paths := []string{filepath.Join(root, "a"), filepath.Join(root, "b")}
 		if c.oneInput {
-			args = append(args[:4], root)
+			paths = []string{root}
 		}
-		out, errOut, code := runCLI(t, args...)
-		if code != exitOK {
-			t.Fatalf("cluster %q, one input %v: exit %d: %s", c.cluster, c.oneInput, code, errOut)
-		}
+		_, rows := runDups(t, pipeline.Plan{Command: pipeline.Dups}, paths...)
 		later := 0
-		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-			var x struct {
-				Type    string
-				Members []struct{ Class string }
-			}
-			if err := json.Unmarshal([]byte(l), &x); err != nil {
-				t.Fatalf("%v: %s", err, l)
-			}
-			for _, m := range x.Members {
-				if x.Type == "group" && m.Class != "" {
-					later++
-				}
+		for _, m := range rows {
+			if m.Class != "" {
+				later++
 			}
 		}
 		want := 10
@@ -77,7 +64,7 @@ func TestDupsAcrossClusters(t *testing.T) {
 			want = 0
 		}
 		if later != want {
-			t.Errorf("b of cluster %q, one input %v: %d later copies, want %d\n%s", c.cluster, c.oneInput, later, want, out)
+			t.Errorf("b of cluster %q, one input %v: %d later copies, want %d\n%+v", c.cluster, c.oneInput, later, want, rows)
 		}
 	}
 }
