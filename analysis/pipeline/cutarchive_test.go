@@ -108,7 +108,7 @@ func TestReplicasCutCopyUnread(t *testing.T) {
 	var unread, lagging int
 	for _, r := range res.Replicas.Rows {
 		switch {
-		case r.Verdict == analysis.ReplicaReference:
+		case r.Verdict == string(analysis.CopyReference):
 		case r.Verdict == "unread" && r.Dir == "broker/codecs-1":
 			unread++
 		case r.Verdict == "lagging":

@@ -1,4 +1,4 @@
-package main
+package realkafkatest
 
 import (
 	"encoding/json"
