@@ -27,13 +27,14 @@ fuzz:
 	done
 
 # gofmt, go vet, staticcheck (pinned, built once into the cache; checks in
-# staticcheck.conf), and the layering and file-size rules.
+# staticcheck.conf), and the repository's guards (analysis/lint: tiers,
+# vocabulary, sizes).
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
 	@$(STATICCHECK) -version 2>/dev/null | grep -q '(0\.8\.2)' || GOBIN=$(dir $(STATICCHECK)) $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 	$(STATICCHECK) ./...
-	$(GO) test ./cmd/ksleuth -run 'TestLayering|TestFileSize'
+	$(GO) test ./analysis/lint
 
 # Rewrite the golden files from the current output; review git diff after.
 golden:
