@@ -27,6 +27,7 @@ var goldenCases = []goldenCase{
 	{"scan.jsonl", []string{"scan", sampleDir, "--out", "OUT", "--json", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"scan_topic.jsonl", []string{"scan", sampleDir, "--out", "OUT", "--json", "--topic", "^codecs$", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"verify.txt", []string{"verify", sampleDir, "--jobs", "2", "--progress", "never"}, exitOK},
+	{"verify_all.txt", []string{"verify", sampleDir, "--all", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"verify_no_notes.txt", []string{"verify", sampleDir, "--no-notes", "--topic", "^compacted$", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"verify.jsonl", []string{"verify", sampleDir, "--json", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"verify_recovery.txt", []string{"verify", sampleDir, "--recovery", "--topic", "^(txn|compacted)$", "--jobs", "2", "--progress", "never"}, exitOK},
