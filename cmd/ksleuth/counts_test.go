@@ -185,8 +185,8 @@ func TestReplicasSingleInputSaysFindings(t *testing.T) {
 	if code != exitFindings {
 		t.Errorf("exit %d, want 3", code)
 	}
-	held := fmt.Sprintf("note: the inputs hold %d finding(s) of severity error or warning, and 1 partition copy lost offsets", v.Findings)
-	for _, w := range []string{"nothing to compare", held, "batch(es) not decoded: ksleuth verify decodes them"} {
+	held := fmt.Sprintf("note: the inputs hold %d findings of severity error or warning, and 1 partition copy lost offsets", v.Findings)
+	for _, w := range []string{"nothing to compare", held, "batches not decoded: ksleuth verify decodes them"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("replicas output lacks %q:\n%s", w, out)
 		}
