@@ -37,6 +37,7 @@ type scanOptions struct {
 	dup            dupOptions
 	html           string // --html: also write the report page
 	wide           bool
+	all            bool      // --all: every partition, never rolled up by topic
 	set            *settings // not flags: see settings
 }
 
@@ -104,6 +105,7 @@ hold nothing but ksleuth's tables.`,
 	f.StringVar(&o.html, "html", "", "also write the HTML report page to this file (see ksleuth report --help)")
 	addDupFlags(f, &o.dup)
 	addWideFlag(f, &o.wide)
+	addAllFlag(f, &o.all)
 	return cmd
 }
 
@@ -183,7 +185,7 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	if o.json {
 		err = jsonl.Scan(cmd.OutOrStdout(), sum)
 	} else {
-		err = text.Scan(cmd.OutOrStdout(), sum, o.wide)
+		err = text.Scan(cmd.OutOrStdout(), sum, o.wide, o.all)
 	}
 	if err != nil {
 		return err
