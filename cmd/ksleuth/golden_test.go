@@ -31,6 +31,7 @@ var goldenCases = []goldenCase{
 	{"verify_no_notes.txt", []string{"verify", sampleDir, "--no-notes", "--topic", "^compacted$", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"verify.jsonl", []string{"verify", sampleDir, "--json", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"verify_recovery.txt", []string{"verify", sampleDir, "--recovery", "--topic", "^(txn|compacted)$", "--jobs", "2", "--progress", "never"}, exitOK},
+	{"verify_recovery_all.txt", []string{"verify", sampleDir, "--recovery", "--all", "--topic", "^(txn|compacted)$", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"verify_recovery.jsonl", []string{"verify", sampleDir, "--recovery", "--json", "--topic", "^(txn|compacted)$", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"dups.txt", []string{"dups", sampleDir, "--jobs", "2", "--progress", "never"}, exitOK},
 	{"dups_same_pid.txt", []string{"dups", sampleDir, "--same-pid", "--scope", "partition", "--limit", "0", "--jobs", "2", "--progress", "never"}, exitOK},

@@ -89,7 +89,7 @@ func runVerify(cmd *cobra.Command, args []string, o *verifyOptions) error {
 	case o.recovery && o.json:
 		err = jsonl.Recovery(out, res.Recovery)
 	case o.recovery:
-		err = text.Recovery(out, inputs, res.Recovery)
+		err = text.Recovery(out, inputs, res.Recovery, o.all)
 	case o.json:
 		err = jsonl.Verify(out, res, res.Summarize(), o.noNotes)
 	default:
