@@ -163,7 +163,11 @@ func TestReportFindingsAsVerify(t *testing.T) {
 		t.Errorf("report says %q; verify counts %q", rout, want)
 	}
 	sout, _, _ := runCLI(t, "scan", "--out", filepath.Join(t.TempDir(), "out"), root)
-	if want := fmt.Sprintf(" warning(s); %d notes\n", v.Notes); !strings.Contains(sout, want) {
+	notes := fmt.Sprintf("%d notes", v.Notes)
+	if v.Notes == 1 {
+		notes = "1 note"
+	}
+	if want := "; " + notes + "\n"; !strings.Contains(sout, want) {
 		t.Errorf("scan summary lacks %q:\n%s", want, sout)
 	}
 }
