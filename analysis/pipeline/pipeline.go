@@ -258,10 +258,28 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		o.Detector.SetClusters(reps.ClusterOf)
 	}
 	r.count(cr.Omitted)
-	if cr.Kafka == 0 {
-		return r, noKafkaData(inputs, res.Anomalies)
+	return r, nothingRead(inputs, o, res, cr.Kafka)
+}
+
+// nothingRead is the error of a run that read nothing to report on: a
+// topic filter that kept no partition, or inputs without a Kafka file.
+func nothingRead(inputs []*source.Input, o Options, res *scan.Result, kafka int64) error {
+	if o.Scan.Topic != nil && len(res.Partitions) == 0 {
+		return &NoTopicMatchError{Pattern: o.Scan.Topic.String()}
 	}
-	return r, nil
+	if kafka == 0 {
+		return noKafkaData(inputs, res.Anomalies)
+	}
+	return nil
+}
+
+// NoTopicMatchError says that the topic filter kept no partition of the
+// inputs: a run that read nothing would otherwise report "0 findings", as
+// if it had checked something.
+type NoTopicMatchError struct{ Pattern string }
+
+func (e *NoTopicMatchError) Error() string {
+	return fmt.Sprintf("no partition matches the topic filter %q", e.Pattern)
 }
 
 // txnContext is what the transactions are judged with: the attribution's

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/check"
@@ -75,6 +76,10 @@ func (r *Result) Summarize() *Summary {
 	for _, p := range res.Partitions {
 		s.Partitions = append(s.Partitions, partitionSummary(p))
 	}
+	slices.SortStableFunc(s.Partitions, func(a, b analysis.PartitionSummary) int {
+		return analysis.CopyOrder{Input: a.Input, Topic: a.Topic, Partition: a.Partition, Dir: a.Dir}.ComparePartitionFirst(
+			analysis.CopyOrder{Input: b.Input, Topic: b.Topic, Partition: b.Partition, Dir: b.Dir})
+	})
 	s.Findings = append([]analysis.FindingCount{}, res.Findings...)
 	for _, c := range res.Findings {
 		if finding.Counts(c.Severity) {
@@ -105,6 +110,12 @@ func (r *Result) Summarize() *Summary {
 				s.Losses = append(s.Losses, pv)
 			}
 		}
+		byPartition := func(a, b analysis.Verdict) int {
+			return analysis.CopyOrder{Input: a.Input, Topic: a.Topic, Partition: a.Partition, Dir: a.Dir}.ComparePartitionFirst(
+				analysis.CopyOrder{Input: b.Input, Topic: b.Topic, Partition: b.Partition, Dir: b.Dir})
+		}
+		slices.SortStableFunc(s.Verdicts, byPartition)
+		slices.SortStableFunc(s.Losses, byPartition)
 		for _, sk := range r.Check.Skipped {
 			s.Skipped = append(s.Skipped, analysis.SkippedFile{Input: sk.Input, Path: sk.Path, Reason: sk.Reason})
 		}

@@ -117,7 +117,11 @@ func TestReportFindingsAsVerify(t *testing.T) {
 		t.Errorf("report says %q; verify counts %q", rout, want)
 	}
 	sout, _, _ := runCLI(t, "scan", "--out", filepath.Join(t.TempDir(), "out"), root)
-	if want := fmt.Sprintf(" warning(s); %d notes\n", v.Notes); !strings.Contains(sout, want) {
+	notes := fmt.Sprintf("%d notes", v.Notes)
+	if v.Notes == 1 {
+		notes = "1 note"
+	}
+	if want := "; " + notes + "\n"; !strings.Contains(sout, want) {
 		t.Errorf("scan summary lacks %q:\n%s", want, sout)
 	}
 }
@@ -139,8 +143,8 @@ func TestReplicasSingleInputSaysFindings(t *testing.T) {
 	if code != exitFindings {
 		t.Errorf("exit %d, want 3", code)
 	}
-	held := fmt.Sprintf("note: the inputs hold %d finding(s) of severity error or warning, and 1 partition copy lost offsets", v.Findings)
-	for _, w := range []string{"nothing to compare", held, "batch(es) not decoded: ksleuth verify decodes them"} {
+	held := fmt.Sprintf("note: the inputs hold %d findings of severity error or warning, and 1 partition copy lost offsets", v.Findings)
+	for _, w := range []string{"nothing to compare", held, "batches not decoded: ksleuth verify decodes them"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("replicas output lacks %q:\n%s", w, out)
 		}

@@ -70,11 +70,11 @@ func TestVerifyCutTarGz(t *testing.T) {
 	for _, want := range []string{
 		fmt.Sprintf("archive-damaged at byte %d: tar stream ends inside an entry; entries after it not read (at byte %d of the decompressed tar stream; the gzip decoder had read all %d bytes of the compressed file)", cut, cut, size),
 		"broker/codecs-0: UNREAD offsets (how many is unknown): ",
-		"; 2 partition copy(ies) unread: the archive ended before their data (INCOMPLETE",
+		"; 2 partition copies unread: the archive ended before their data (INCOMPLETE",
 		"broker/compacted-0: UNREAD offsets (how many is unknown): 0..? warning (unread); on disk: nothing read (the archive ended before it)",
 		// The segment the batch came from counts as a segment read.
-		"checked: 1 segments (1 read only in part: the input failed inside it), ",
-		" files, 1 segments, 1 batches, ",
+		"checked: 1 segment (1 read only in part: the input failed inside it), ",
+		" files, 1 segment, 1 batch, ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("verify output lacks %q:\n%s", want, out)
@@ -100,7 +100,7 @@ func TestCutArchiveSummaries(t *testing.T) {
 	t.Parallel()
 	arc, _, _ := cutSampleTarGz(t, "codecs-0/00000000000000000068.log", "codecs-1/00000000000000000000.log")
 	out, errOut, code := runCLI(t, "verify", arc)
-	if want := "; 1 partition copy(ies) lost offsets, 2 unread: the archive ended before their data (INCOMPLETE"; code != exitFindings || !strings.Contains(out, want) {
+	if want := "; 1 partition copy lost offsets, 2 unread: the archive ended before their data (INCOMPLETE"; code != exitFindings || !strings.Contains(out, want) {
 		t.Errorf("verify: exit %d, want %d and %q:\n%s%s", code, exitFindings, want, out, errOut)
 	}
 	var sum map[string]any

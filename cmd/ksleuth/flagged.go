@@ -30,6 +30,10 @@ func flagged(err error) string {
 			msg = strings.Replace(msg, refused.Error(), strings.TrimSuffix(refused.Error(), "output dir")+"--out", 1)
 		}
 	}
+	var none *pipeline.NoTopicMatchError
+	if errors.As(err, &none) {
+		msg = strings.Replace(msg, none.Error(), fmt.Sprintf("no partition matches --topic %q", none.Pattern), 1)
+	}
 	var shard *pipeline.ShardError
 	var tables *pipeline.TablesError
 	switch {

@@ -18,6 +18,13 @@ import (
 // The text says how to print what it leaves out.
 func init() {
 	text.WideHint, text.JSONHint, text.RunsHint = "; --wide prints them", "; --json lists them", "; --limit 0 shows all, --json every group"
+	text.AllHint = " (--all lists them)"
+}
+
+// addAllFlag is the one --all of the commands that lead with what needs
+// action and count the rest.
+func addAllFlag(f *pflag.FlagSet, all *bool) {
+	f.BoolVar(all, "all", false, "list every partition copy, intact ones too (default: what needs action, and a count of the rest)")
 }
 
 func addWideFlag(f *pflag.FlagSet, wide *bool) {
@@ -33,6 +40,7 @@ type commonOptions struct {
 	failOnFindings bool
 	set            *settings // not flags: see settings
 	wide           bool      // --wide, where the command prints tables
+	all            bool      // --all, where the command leads with what needs action
 }
 
 // failOnFindingsHelp is the one help text of --fail-on-findings: every

@@ -46,6 +46,7 @@ them.`,
 		},
 	}
 	addCommonFlags(cmd, &o)
+	addAllFlag(cmd.Flags(), &o.all)
 	return cmd
 }
 
@@ -63,7 +64,7 @@ func runReplicas(cmd *cobra.Command, args []string, o *commonOptions) error {
 	if o.json {
 		err = jsonl.Replicas(cmd.OutOrStdout(), res.Replicas.Rows)
 	} else {
-		err = text.Replicas(cmd.OutOrStdout(), res.Replicas.Rows, res.Summarize())
+		err = text.Replicas(cmd.OutOrStdout(), res.Replicas.Rows, res.Summarize(), o.all)
 	}
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/spf13/cobra"
 )
@@ -99,7 +100,8 @@ func runWith(set *settings, args []string, stdout, stderr io.Writer) int {
 		return exitInterrupted
 	}
 	var ue usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
+	var none *pipeline.NoTopicMatchError
+	if errors.As(err, &ue) || errors.As(err, &none) || isCobraUsage(err) {
 		return exitUsage
 	}
 	return exitFailed

@@ -71,6 +71,7 @@ hold nothing but ksleuth's tables.`,
 	f.StringVar(&o.html, "html", "", "also write the HTML report page to this file (see ksleuth report --help)")
 	addDupFlags(f, &o.dup)
 	addWideFlag(f, &o.wide)
+	addAllFlag(f, &o.all)
 	return cmd
 }
 
@@ -143,7 +144,7 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 	if o.json {
 		err = jsonl.Scan(cmd.OutOrStdout(), sum)
 	} else {
-		err = text.Scan(cmd.OutOrStdout(), sum, o.wide)
+		err = text.Scan(cmd.OutOrStdout(), sum, o.wide, o.all)
 	}
 	if err != nil {
 		return err

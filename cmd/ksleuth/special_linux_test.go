@@ -31,7 +31,7 @@ func TestSpecialFilesNamedLikeSegments(t *testing.T) {
 			t.Errorf("no io-error %q:\n%s", w, out)
 		}
 	}
-	if strings.Contains(out, "segment-overlap") || !strings.Contains(out, "skipped 1 file(s)") {
+	if strings.Contains(out, "segment-overlap") || !strings.Contains(out, "skipped 1 file that") {
 		t.Errorf("special files checked as segments, or listed as skipped:\n%s", out)
 	}
 }

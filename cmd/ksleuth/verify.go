@@ -63,6 +63,7 @@ docs/recovery.md.`,
 	}
 	addCommonFlags(cmd, &o.commonOptions)
 	cmd.Flags().BoolVar(&o.noNotes, "no-notes", false, "do not list notes (they are still counted in the summary)")
+	addAllFlag(cmd.Flags(), &o.all)
 	cmd.Flags().BoolVar(&o.recovery, "recovery", false, "print what a broker would do with each partition at startup (read-only), not the findings")
 	return cmd
 }
@@ -85,11 +86,11 @@ func runVerify(cmd *cobra.Command, args []string, o *verifyOptions) error {
 	case o.recovery && o.json:
 		err = jsonl.Recovery(out, res.Recovery)
 	case o.recovery:
-		err = text.Recovery(out, inputs, res.Recovery)
+		err = text.Recovery(out, inputs, res.Recovery, o.all)
 	case o.json:
 		err = jsonl.Verify(out, res, res.Summarize(), o.noNotes)
 	default:
-		err = text.Verify(out, inputs, res, res.Summarize(), o.noNotes)
+		err = text.Verify(out, inputs, res, res.Summarize(), o.noNotes, o.all)
 	}
 	if err == nil {
 		err = out.Flush()

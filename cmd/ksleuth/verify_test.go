@@ -257,7 +257,7 @@ func TestVerifyGenerated(t *testing.T) {
 	if code != exitOK || errOut != "" {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
-	if !strings.HasSuffix(out, "verified 89 files, 16 segments, 198 batches, 628 records: 0 findings, 1 notes (1 offset-gap)\n") {
+	if !strings.HasSuffix(out, "verified 89 files, 16 segments, 198 batches, 628 records: 0 findings, 1 note (1 offset-gap)\n") {
 		t.Errorf("summary: %s", out)
 	}
 	snap := filepath.Join(dir, "txn-0", "00000000000000000028.snapshot")
@@ -269,7 +269,7 @@ func TestVerifyGenerated(t *testing.T) {
 		t.Fatalf("exit %d, want 3", code)
 	}
 	if !strings.Contains(out, snap+"\n  error snapshot-crc at byte 2: snapshot: crc mismatch") ||
-		!strings.HasSuffix(out, "1 findings (1 snapshot-crc), 0 notes\n") {
+		!strings.HasSuffix(out, "1 finding (1 snapshot-crc), 0 notes\n") {
 		t.Errorf("output:\n%s", out)
 	}
 	// A single file is verified on its own.

@@ -260,3 +260,23 @@ func TestEvidenceShown(t *testing.T) {
 		}
 	}
 }
+
+// TestLossesLeadIntactFolded: the Losses section lists the copies that
+// are not intact and folds the intact ones behind a toggle (#44).
+func TestLossesLeadIntactFolded(t *testing.T) {
+	m := &Model{Verdicts: []analysis.Verdict{
+		{Topic: "t", Partition: 2, Dir: "t-2", Text: "LOST 5 offset(s): 1..5"},
+		{Topic: "t", Partition: 0, Dir: "t-0", Intact: true, Text: "intact: offsets 0..9"},
+		{Topic: "t", Partition: 1, Dir: "t-1", Intact: true, Text: "intact: no batches"},
+	}, Lost: 1}
+	var b strings.Builder
+	if err := Write(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	lost, fold, intact := strings.Index(page, "LOST 5 offset(s)"), strings.Index(page, `<details class="intact">`),
+		strings.Index(page, "intact: offsets 0..9")
+	if lost < 0 || fold < 0 || !(lost < fold && fold < intact) || !strings.Contains(page, "<summary>2 intact partition copies</summary>") {
+		t.Errorf("losses not listed before the folded intact copies: lost at %d, toggle at %d, intact at %d", lost, fold, intact)
+	}
+}

@@ -43,6 +43,21 @@ func Plural(n int64, one, many string) string {
 	return many
 }
 
+// Count is n and the noun, plural unless n is 1: "1 note", "2 notes",
+// "3 batches".
+func Count(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "ch") || strings.HasSuffix(noun, "s") || strings.HasSuffix(noun, "x") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, noun[:len(noun)-1])
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // ErrWriter keeps the first write error, so that a writer of many lines
 // checks once.
 type ErrWriter struct {

@@ -3,6 +3,7 @@ package text
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -11,67 +12,100 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 )
 
-// Replicas prints, per partition, one line per copy and one
-// sentence per verdict, and what was not checked. The closing notes come
-// also when there is nothing to compare: the findings they count are what
-// --fail-on-findings exits 3 on.
-func Replicas(w io.Writer, rows []analysis.ReplicaRow, sum *pipeline.Summary) error {
+// Replicas prints the partitions whose copies need action first (a copy
+// that is not in sync with the reference), each with one line per copy and
+// one sentence per verdict, then one line counting the partitions whose
+// copies agree, and what was not checked. With all, every partition is
+// printed, in partition order. The closing notes come also when there is
+// nothing to compare: the findings they count are what --fail-on-findings
+// exits 3 on.
+func Replicas(w io.Writer, rows []analysis.ReplicaRow, sum *pipeline.Summary, all bool) error {
 	notDecoded, findings := sum.NotDecoded, sum.Counted
 	losses, unread := sum.LossCopies-sum.UnreadCopies, sum.UnreadCopies
 	ew := &ErrWriter{W: w}
 	if len(rows) == 0 {
 		fmt.Fprintln(ew, "no partition is held by two or more of the inputs: nothing to compare")
 	} else {
-		writeReplicaCopies(ew, rows)
+		writeReplicaCopies(ew, rows, all)
 	}
 	if findings > 0 || losses > 0 || unread > 0 {
 		lost := ""
 		if losses > 0 {
-			lost = fmt.Sprintf(", and %d partition cop%s lost offsets", losses, Plural(int64(losses), "y", "ies"))
+			lost = fmt.Sprintf(", and %s lost offsets", copies(losses))
 		}
 		switch {
 		case unread > 0 && losses > 0:
 			lost += fmt.Sprintf(", %d unread (%s)", unread, UnreadWhy(unread))
 		case unread > 0:
-			lost = fmt.Sprintf(", and %d partition cop%s unread (%s)", unread, Plural(int64(unread), "y", "ies"), UnreadWhy(unread))
+			lost = fmt.Sprintf(", and %s unread (%s)", copies(unread), UnreadWhy(unread))
 		}
-		fmt.Fprintf(ew, "note: the inputs hold %d finding(s) of severity error or warning%s (ksleuth verify PATH for details)\n", findings, lost)
+		fmt.Fprintf(ew, "note: the inputs hold %s of severity error or warning%s (ksleuth verify PATH for details)\n", Count(findings, "finding"), lost)
 	}
 	switch {
 	case notDecoded > 0 && len(rows) > 0:
 		fmt.Fprintf(ew, "batches compared by offsets, leader epoch and CRC (each CRC checked); "+
-			"the records of %d batch(es) not decoded: ksleuth verify decodes them\n", notDecoded)
+			"the records of %s not decoded: ksleuth verify decodes them\n", Count(notDecoded, "batch"))
 	case notDecoded > 0:
-		fmt.Fprintf(ew, "batch headers and CRCs checked; the records of %d batch(es) not decoded: ksleuth verify decodes them\n", notDecoded)
+		fmt.Fprintf(ew, "batch headers and CRCs checked; the records of %s not decoded: ksleuth verify decodes them\n", Count(notDecoded, "batch"))
 	}
 	return ew.Err
 }
 
-// writeReplicaCopies prints the copies of each partition held by several
-// inputs, their verdicts, and a count of each verdict.
-func writeReplicaCopies(ew *ErrWriter, rows []analysis.ReplicaRow) {
-	counts := map[string]int{}
+// replicaGroups splits rows into the copies of one partition of one
+// cluster (they share their reference), in partition order.
+func replicaGroups(rows []analysis.ReplicaRow) [][]analysis.ReplicaRow {
+	var groups [][]analysis.ReplicaRow
 	for i := 0; i < len(rows); {
 		j := i + 1
-		// One partition of one cluster: the copies share their reference.
 		for j < len(rows) && rows[j].Topic == rows[i].Topic && rows[j].Partition == rows[i].Partition &&
 			rows[j].ReferenceSource == rows[i].ReferenceSource && rows[j].ReferenceDir == rows[i].ReferenceDir {
 			j++
 		}
-		fmt.Fprintf(ew, "%s-%d: %d copies\n", rows[i].Topic, rows[i].Partition, j-i)
-		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  BROKER\tCOPY\tLOG START\tLOG END\tHIGH WATERMARK\tRECOVERY POINT\tLEADER EPOCHS (epoch@offset)\tVERDICT")
-		for _, r := range rows[i:j] {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", brokerName(r.Broker), r.Source+":"+r.Dir, r.LogStartOffset, r.LogEndOffset,
-				optOffset(r.HighWatermark), optOffset(r.RecoveryPoint), epochList(r.LeaderEpochs), r.Verdict)
+		groups = append(groups, rows[i:j])
+		i = j
+	}
+	slices.SortStableFunc(groups, func(a, b []analysis.ReplicaRow) int {
+		return analysis.ComparePartition(a[0].Topic, a[0].Partition, b[0].Topic, b[0].Partition)
+	})
+	return groups
+}
+
+// agrees says whether every copy of a partition is the reference or in
+// sync with it: nothing to act on.
+func agrees(g []analysis.ReplicaRow) bool {
+	for _, r := range g {
+		if r.Verdict != string(analysis.CopyReference) && r.Verdict != string(analysis.CopyInSync) {
+			return false
+		}
+	}
+	return true
+}
+
+// writeReplicaCopies prints the copies of each partition held by several
+// inputs (only those that need action unless all), their verdicts, and a
+// count of each verdict.
+func writeReplicaCopies(ew *ErrWriter, rows []analysis.ReplicaRow, all bool) {
+	counts := map[string]int{}
+	agreed, empty := 0, 0
+	for _, g := range replicaGroups(rows) {
+		for _, r := range g {
 			counts[r.Verdict]++
 		}
-		tw.Flush()
-		for _, r := range rows[i:j] {
-			fmt.Fprintf(ew, "  %s\n", r.Explanation)
+		if !all && agrees(g) {
+			agreed++
+			if !slices.ContainsFunc(g, func(r analysis.ReplicaRow) bool { return r.LogEndOffset > r.LogStartOffset }) {
+				empty++
+			}
+			continue
 		}
-		fmt.Fprintln(ew)
-		i = j
+		writeReplicaGroup(ew, g)
+	}
+	if agreed > 0 {
+		line := fmt.Sprintf("%d partition%s in sync on every copy", agreed, Plural(int64(agreed), "", "s"))
+		if empty > 0 {
+			line += fmt.Sprintf(", %d of them empty", empty)
+		}
+		fmt.Fprintln(ew, line+AllHint)
 	}
 	var parts []string
 	for _, st := range []analysis.CopyState{analysis.CopyInSync, analysis.CopyDamaged, analysis.CopyLost, analysis.CopyLagging,
@@ -81,7 +115,24 @@ func writeReplicaCopies(ew *ErrWriter, rows []analysis.ReplicaRow) {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
 		}
 	}
-	fmt.Fprintf(ew, "%d partition(s) compared: %s\n", counts[string(analysis.CopyReference)], strings.Join(parts, ", "))
+	n := counts[string(analysis.CopyReference)]
+	fmt.Fprintf(ew, "%d partition%s compared: %s\n", n, Plural(int64(n), "", "s"), strings.Join(parts, ", "))
+}
+
+// writeReplicaGroup prints one partition's copies and their verdicts.
+func writeReplicaGroup(ew *ErrWriter, g []analysis.ReplicaRow) {
+	fmt.Fprintf(ew, "%s-%d: %d copies\n", g[0].Topic, g[0].Partition, len(g))
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  BROKER\tCOPY\tLOG START\tLOG END\tHIGH WATERMARK\tRECOVERY POINT\tLEADER EPOCHS (epoch@offset)\tVERDICT")
+	for _, r := range g {
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", brokerName(r.Broker), r.Source+":"+r.Dir, r.LogStartOffset, r.LogEndOffset,
+			optOffset(r.HighWatermark), optOffset(r.RecoveryPoint), epochList(r.LeaderEpochs), r.Verdict)
+	}
+	tw.Flush()
+	for _, r := range g {
+		fmt.Fprintf(ew, "  %s\n", r.Explanation)
+	}
+	fmt.Fprintln(ew)
 }
 
 func brokerName(b *int32) string {

@@ -3,87 +3,21 @@ package text
 import (
 	"fmt"
 	"io"
-	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/ksleuth/ksleuth/analysis/report"
 )
 
-// Scan prints scan's summary: a line per partition, the losses, what was
+// Scan prints scan's summary: a line per partition (rolled up by topic
+// when they would not fit a screen, unless all), the losses, what was
 // checked, the findings by kind and the tables written.
-func Scan(w io.Writer, s *report.ScanSummary, wide bool) error {
+func Scan(w io.Writer, s *report.ScanSummary, wide, all bool) error {
 	ew := &ErrWriter{W: w}
 	fmt.Fprintf(ew, "scanned %d input(s): %d files, %d bytes, %d batches, %d records in %.2fs (jobs %d)\n\n",
 		len(s.Inputs), s.Files, s.Bytes, s.Batches, s.Records, s.Seconds, s.Jobs)
-	multi := len(s.Inputs) > 1
-	// DIR says something only when a partition dir is not named
-	// TOPIC-PART (several inputs, a dir state, a renamed copy); without
-	// --wide it is left out otherwise.
-	showDir := wide
-	for _, p := range s.Partitions {
-		showDir = showDir || multi || p.DirState != "" || p.Dir != fmt.Sprintf("%s-%d", p.Topic, p.Partition)
-	}
-	tt := &Table{Cols: []Column{{Head: "TOPIC", Cut: CutMiddle}, {Head: "PART"}, {Head: "DIR", Cut: CutMiddle}, {Head: "BROKER"},
-		{Head: "SEGMENTS", Drop: 3}, {Head: "BYTES", Drop: 4}, {Head: "BATCHES"}, {Head: "RECORDS"}, {Head: "OFFSETS"}, {Head: "TIME (UTC)", Dates: true},
-		{Head: "CODECS"}, {Head: "PRODUCERS", Drop: 1}, {Head: "FINDINGS"}}}
-	if !showDir {
-		tt.Cols = slices.Delete(tt.Cols, 2, 3)
-	}
-	empty := map[string]int{}
-	for _, p := range s.Partitions {
-		if p.Batches == 0 && p.Findings == 0 {
-			empty[p.Topic]++
-			continue
-		}
-		dir := p.Dir
-		if multi {
-			dir = fmt.Sprintf("#%d:%s", p.Input, dir)
-		}
-		broker := "-"
-		if p.BrokerID != nil {
-			broker = strconv.Itoa(int(*p.BrokerID))
-		}
-		if p.DirState != "" {
-			dir += " (" + p.DirState + ")"
-		}
-		codecs := strings.Join(p.Codecs, ",")
-		if codecs == "" {
-			codecs = "-"
-		}
-		row := []string{p.Topic, Itoa(int64(p.Partition)), dir, broker, Itoa(int64(p.Segments)), Itoa(p.Bytes), Itoa(p.Batches), Itoa(p.Records),
-			Range(p.First, p.Last), TimeRange(p.FirstTime, p.LastTime, wide), codecs, Itoa(int64(p.Producers)), Itoa(int64(p.Findings))}
-		if !showDir {
-			row = slices.Delete(row, 2, 3)
-		}
-		tt.Add(row...)
-	}
-	// BROKER may go when it says the same on every line.
-	brokerCol := slices.IndexFunc(tt.Cols, func(c Column) bool { return c.Head == "BROKER" })
-	if same := len(tt.Rows) > 0; brokerCol >= 0 {
-		for _, r := range tt.Rows {
-			same = same && r[brokerCol] == tt.Rows[0][brokerCol]
-		}
-		if same {
-			tt.Cols[brokerCol].Drop = 2
-		}
-	}
-	if err := tt.Write(ew, wide); err != nil {
+	if err := writePartitions(ew, s, wide, all); err != nil {
 		return err
-	}
-	if len(empty) > 0 {
-		n, topics := 0, make([]string, 0, len(empty))
-		for t, c := range empty {
-			n += c
-			topics = append(topics, t)
-		}
-		sort.Strings(topics)
-		if len(topics) > 8 {
-			topics = append(topics[:8], "...")
-		}
-		fmt.Fprintf(ew, "(%d more partition(s) with no batches: %s)\n", n, strings.Join(topics, ", "))
 	}
 	fmt.Fprintln(ew)
 	if len(s.Losses) == 0 {
@@ -115,7 +49,7 @@ func Scan(w io.Writer, s *report.ScanSummary, wide bool) error {
 	if len(s.Findings) == 0 {
 		fmt.Fprintln(ew, "findings: none")
 	} else {
-		fmt.Fprintf(ew, "findings: %d error(s), %d warning(s); %d notes\n", s.Errors, s.Warnings, s.Notes)
+		fmt.Fprintf(ew, "findings: %s, %s; %s\n", Count(s.Errors, "error"), Count(s.Warnings, "warning"), Count(s.Notes, "note"))
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		for _, f := range s.Findings {
 			fmt.Fprintf(tw, "  %s\t%s\t%d\n", f.Severity, f.Kind, f.Count)

@@ -12,10 +12,18 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
-// Verify writes verify's report: the findings grouped by file (notes too
-// unless noNotes), a verdict per partition copy, what the checks read and
-// one summary line.
-func Verify(out io.Writer, inputs []*source.Input, res *pipeline.Result, sum *pipeline.Summary, noNotes bool) error {
+// Verify writes verify's report. It leads with what needs action: the
+// partition copies that are not intact, then the findings grouped by file
+// (notes too unless noNotes), then one line counting the intact copies,
+// what the checks read and one summary line. With all, every copy's
+// verdict is listed, in partition order, after the findings.
+func Verify(out io.Writer, inputs []*source.Input, res *pipeline.Result, sum *pipeline.Summary, noNotes, all bool) error {
+	if !all && len(sum.Losses) > 0 {
+		fmt.Fprintf(out, "%s that %s action:\n", copies(len(sum.Losses)), Plural(int64(len(sum.Losses)), "needs", "need"))
+		for _, v := range sum.Losses {
+			fmt.Fprintf(out, "  %s: %s\n", report.DisplayPath(inputs, v.Input, v.Dir), v.Text)
+		}
+	}
 	last := ""
 	for i := range res.Scan.Anomalies {
 		a := &res.Scan.Anomalies[i]
@@ -28,11 +36,14 @@ func Verify(out io.Writer, inputs []*source.Input, res *pipeline.Result, sum *pi
 		}
 		fmt.Fprintf(out, "  %s\n", finding.Text(a))
 	}
-	if len(sum.Verdicts) > 0 {
+	switch {
+	case all && len(sum.Verdicts) > 0:
 		fmt.Fprintln(out, "partitions:")
 		for _, v := range sum.Verdicts {
 			fmt.Fprintf(out, "  %s: %s\n", report.DisplayPath(inputs, v.Input, v.Dir), v.Text)
 		}
+	case sum.Intact > 0:
+		fmt.Fprintln(out, IntactLine(sum.Verdicts)+AllHint)
 	}
 	Checked(out, sum.Checked)
 	writeSkipped(out, inputs, sum.Skipped)
@@ -45,9 +56,45 @@ func Verify(out io.Writer, inputs []*source.Input, res *pipeline.Result, sum *pi
 	}
 	// Segments are the live segments read, as the "checked:" line counts
 	// them: also a segment given on its own, outside a partition dir.
-	_, err := fmt.Fprintf(out, "verified %d files, %d segments, %d batches, %d records: %d findings%s, %d notes%s%s\n",
-		sum.CheckedFiles, sum.Segments, sum.Batches, sum.Records, sum.Counted, ByKind(sum.CountedByKind), sum.Notes, ByKind(sum.NotesByKind), status)
+	_, err := fmt.Fprintf(out, "verified %s, %s, %s, %s: %s%s, %s%s%s\n",
+		Count(int64(sum.CheckedFiles), "file"), Count(int64(sum.Segments), "segment"), Count(sum.Batches, "batch"),
+		Count(sum.Records, "record"), Count(sum.Counted, "finding"), ByKind(sum.CountedByKind), Count(sum.Notes, "note"),
+		ByKind(sum.NotesByKind), status)
 	return err
+}
+
+// AllHint follows the count of intact partition copies: how to have
+// them listed, in the words of the command line (" (--all lists them)").
+var AllHint = ""
+
+// IntactLine counts the intact partition copies of verdicts, and the
+// empty ones among them: "158 partition copies intact, 147 of them empty".
+func IntactLine(verdicts []analysis.Verdict) string {
+	intact, empty := 0, 0
+	for _, v := range verdicts {
+		if v.Intact {
+			intact++
+			if v.FirstOffset < 0 {
+				empty++
+			}
+		}
+	}
+	line := copies(intact) + " intact"
+	switch {
+	case empty == 0:
+	case empty == intact && intact == 1:
+		line += ", empty"
+	case empty == intact:
+		line += ", all empty"
+	default:
+		line += fmt.Sprintf(", %d of them empty", empty)
+	}
+	return line
+}
+
+// copies is "1 partition copy" or "n partition copies".
+func copies(n int) string {
+	return fmt.Sprintf("%d partition cop%s", n, Plural(int64(n), "y", "ies"))
 }
 
 // LossStatus says how many partition copies lost offsets and, apart, how
@@ -60,11 +107,11 @@ func LossStatus(sum *pipeline.Summary) string {
 	case unread == 0 && lost == 0:
 		return ""
 	case unread == 0:
-		return fmt.Sprintf("%d partition copy(ies) lost offsets", lost)
+		return copies(lost) + " lost offsets"
 	case lost == 0:
-		return fmt.Sprintf("%d partition copy(ies) unread: %s", unread, UnreadWhy(unread))
+		return fmt.Sprintf("%s unread: %s", copies(unread), UnreadWhy(unread))
 	}
-	return fmt.Sprintf("%d partition copy(ies) lost offsets, %d unread: %s", lost, unread, UnreadWhy(unread))
+	return fmt.Sprintf("%s lost offsets, %d unread: %s", copies(lost), unread, UnreadWhy(unread))
 }
 
 // UnreadWhy says why n partition copies are unread.
@@ -81,7 +128,12 @@ func Checked(out io.Writer, kinds []analysis.CheckedKind) {
 		if c.What == analysis.CheckedOther {
 			continue
 		}
-		part := fmt.Sprintf("%d %s", c.Files, c.What)
+		// What names the kind in the plural ("segments", "index files").
+		what := c.What
+		if c.Files == 1 {
+			what = strings.TrimSuffix(what, "s")
+		}
+		part := fmt.Sprintf("%d %s", c.Files, what)
 		if c.Partial > 0 {
 			part += fmt.Sprintf(" (%d read only in part: the input failed inside it)", c.Partial)
 			if c.Partial > 1 {
@@ -106,5 +158,6 @@ func writeSkipped(out io.Writer, inputs []*source.Input, sk []analysis.SkippedFi
 	if len(sk) > 5 {
 		more = fmt.Sprintf(", … (%d in all)", len(sk))
 	}
-	fmt.Fprintf(out, "skipped %d file(s) that are not Kafka files: %s%s\n", len(sk), strings.Join(names, ", "), more)
+	fmt.Fprintf(out, "skipped %s that %s: %s%s\n", Count(int64(len(sk)), "file"), Plural(int64(len(sk)), "is not a Kafka file", "are not Kafka files"),
+		strings.Join(names, ", "), more)
 }
