@@ -67,6 +67,11 @@ func TestClusterVerdictThreeBrokers(t *testing.T) {
 	if len(cvs) != len(seen) || len(cvs) < 9 {
 		t.Fatalf("%d cluster verdicts for %d partitions", len(cvs), len(seen))
 	}
+	// The summary every output prints carries them, each partition of
+	// three copies once.
+	if sum := res.Summarize(); len(sum.Clusters) != len(cvs) {
+		t.Errorf("the summary holds %d cluster verdicts, want %d", len(sum.Clusters), len(cvs))
+	}
 	var idem *analysis.ClusterVerdict
 	for i := range cvs {
 		if cvs[i].Topic == "idempotent" && cvs[i].Partition == 0 {

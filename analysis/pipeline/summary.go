@@ -64,6 +64,10 @@ type Summary struct {
 	NotDecoded int64
 	// Incomplete: some input could not be read in full.
 	Incomplete bool
+	// Clusters are the verdicts of the partitions the inputs hold two or
+	// more copies of (several brokers' log dirs), one per topic-partition
+	// across its copies: lost only where no copy holds the offsets.
+	Clusters []analysis.ClusterVerdict
 }
 
 // Summarize computes the run's Summary.
@@ -137,6 +141,13 @@ func (r *Result) Summarize() *Summary {
 		}
 	}
 	s.ClusterEvents, s.BrokerLogs = len(r.ClusterEvents()), r.BrokerLogs
+	if r.Check != nil {
+		for _, cv := range r.ClusterVerdicts() {
+			if len(cv.Copies) > 1 {
+				s.Clusters = append(s.Clusters, cv)
+			}
+		}
+	}
 	return s
 }
 

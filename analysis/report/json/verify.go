@@ -52,8 +52,21 @@ type SkippedLine struct {
 // Verify writes verify's JSON lines: every finding (notes too unless
 // noNotes), the loss ledger's ranges, the verdicts, the skipped files and
 // one summary.
+// ClusterVerdictLine is one partition's verdict across its copies.
+type ClusterVerdictLine struct {
+	Type string `json:"type"`
+	analysis.ClusterVerdict
+}
+
 func Verify(out io.Writer, res *pipeline.Result, sum *pipeline.Summary, noNotes bool) error {
 	enc := stdjson.NewEncoder(out)
+	// A partition held by several brokers gets its verdict across the
+	// copies first: whether any offset is lost cluster-wide.
+	for _, cv := range sum.Clusters {
+		if err := enc.Encode(ClusterVerdictLine{"cluster_verdict", cv}); err != nil {
+			return err
+		}
+	}
 	for i := range res.Scan.Anomalies {
 		a := res.Scan.Anomalies[i]
 		if noNotes && !finding.Counts(a.Severity) {

@@ -18,6 +18,7 @@ import (
 // what the checks read and one summary line. With all, every copy's
 // verdict is listed, in partition order, after the findings.
 func Verify(out io.Writer, inputs []*source.Input, res *pipeline.Result, sum *pipeline.Summary, noNotes, all bool) error {
+	clusterVerdicts(out, sum.Clusters, all)
 	if !all && len(sum.Losses) > 0 {
 		fmt.Fprintf(out, "%s that %s action:\n", copies(len(sum.Losses)), Plural(int64(len(sum.Losses)), "needs", "need"))
 		for _, v := range sum.Losses {
@@ -160,4 +161,45 @@ func writeSkipped(out io.Writer, inputs []*source.Input, sk []analysis.SkippedFi
 	}
 	fmt.Fprintf(out, "skipped %s that %s: %s%s\n", Count(int64(len(sk)), "file"), Plural(int64(len(sk)), "is not a Kafka file", "are not Kafka files"),
 		strings.Join(names, ", "), more)
+}
+
+// clusterVerdicts prints, when the inputs hold several copies of a
+// partition, the verdict across them first: lost cluster-wide, or intact
+// with the copies that are behind, damaged or diverged. A partition whose
+// every copy is intact is counted, not listed, unless all.
+func clusterVerdicts(out io.Writer, cvs []analysis.ClusterVerdict, all bool) {
+	if len(cvs) == 0 {
+		return
+	}
+	var act []analysis.ClusterVerdict
+	for _, cv := range cvs {
+		if all || clusterNeedsAction(&cv) {
+			act = append(act, cv)
+		}
+	}
+	if len(act) > 0 {
+		fmt.Fprintln(out, "partitions across brokers:")
+		for _, cv := range act {
+			fmt.Fprintf(out, "  %s-%d: %s\n", cv.Topic, cv.Partition, cv.Text)
+		}
+	}
+	if rest := len(cvs) - len(act); rest > 0 {
+		fmt.Fprintf(out, "%d partition%s held by several brokers intact on every copy%s\n", rest, Plural(int64(rest), "", "s"), AllHint)
+	}
+}
+
+// clusterNeedsAction: some offset is lost cluster-wide, or some copy is
+// not intact, the reference or in sync with it.
+func clusterNeedsAction(cv *analysis.ClusterVerdict) bool {
+	if cv.Verdict != analysis.CopyIntact {
+		return true
+	}
+	for _, c := range cv.Copies {
+		switch c.State {
+		case analysis.CopyIntact, analysis.CopyReference, analysis.CopyInSync:
+		default:
+			return true
+		}
+	}
+	return false
 }
