@@ -20,8 +20,6 @@ func batchLines(out string) []string {
 	return lines
 }
 
-var positionField = regexp.MustCompile(` position: (\d+) `)
-
 // TestDumpSelection checks dump --offsets, --since and --until against
 // the unselected dump: the batches printed are those whose offsets and
 // timestamps meet the selection, and the records those inside it.
