@@ -151,11 +151,7 @@ func (r *Result) Summarize() *Summary {
 	return s
 }
 
-func partitionSummary(p *scan.PartitionSummary) analysis.PartitionSummary {
-	return analysis.PartitionSummary{Input: p.Input, Dir: p.Dir, Topic: p.Topic, Partition: p.Partition, DirState: p.DirState,
-		BrokerID: p.BrokerID, Segments: p.Segments, Bytes: p.Bytes, Batches: p.Batches, Records: p.Records, First: p.First, Last: p.Last,
-		FirstTime: p.FirstTime, LastTime: p.LastTime, Codecs: p.Codecs, Producers: p.Producers, Findings: p.Findings}
-}
+func partitionSummary(p *scan.PartitionSummary) analysis.PartitionSummary { return p.PartitionSummary }
 
 func verdict(v *check.Verdict) analysis.Verdict { return v.Verdict }
 

@@ -75,8 +75,9 @@ func (c *copyCount) sole(e *source.Entry) bool {
 func (s *scanner) summarizeEmptyDirs() {
 	for _, e := range s.emptyDirs {
 		if k := analysis.PartitionOf(int32(e.Input), e.Path); s.parts[k] == nil {
-			s.parts[k] = &PartitionSummary{Input: int32(e.Input), Dir: k.Dir, Topic: e.Partition.Topic, Partition: e.Partition.Partition,
-				DirState: e.Partition.State, logDir: fmt.Sprintf("%d\x00%s", e.Input, e.LogDir)}
+			s.parts[k] = &PartitionSummary{PartitionSummary: analysis.PartitionSummary{Input: int32(e.Input), Dir: k.Dir,
+				Topic: e.Partition.Topic, Partition: e.Partition.Partition, DirState: e.Partition.State},
+				logDir: fmt.Sprintf("%d\x00%s", e.Input, e.LogDir)}
 		}
 	}
 }

@@ -158,25 +158,10 @@ type EntryBatch struct {
 	Entries []analysis.RecordEntry // the compact records (Config.Compact)
 }
 
-// PartitionSummary is one line of the human summary.
+// PartitionSummary is one line of the human summary: the vocabulary's
+// row, with what the scan needs to fill it.
 type PartitionSummary struct {
-	Input     int32    `json:"input"`
-	Dir       string   `json:"dir"` // partition dir, relative to the input root
-	Topic     string   `json:"topic"`
-	Partition int32    `json:"partition"`
-	DirState  string   `json:"dir_state,omitempty"`
-	BrokerID  *int32   `json:"broker_id"`
-	Segments  int      `json:"segments"`
-	Bytes     int64    `json:"bytes"`
-	Batches   int64    `json:"batches"`
-	Records   int64    `json:"records"`
-	First     *int64   `json:"first_offset"`
-	Last      *int64   `json:"last_offset"`
-	FirstTime *int64   `json:"first_timestamp"`
-	LastTime  *int64   `json:"last_timestamp"`
-	Codecs    []string `json:"codecs"`
-	Producers int      `json:"producers"`
-	Findings  int64    `json:"findings"`
+	analysis.PartitionSummary
 
 	codecs    map[string]bool
 	producers map[int64]bool
@@ -636,8 +621,8 @@ func (s *scanner) fileDone(f *fileDone) error {
 	}
 	p := s.parts[f.partKey]
 	if p == nil {
-		p = &PartitionSummary{Input: f.row.Input, Dir: f.partDir, Topic: *f.row.Topic, Partition: *f.row.Partition,
-			DirState: f.dirState, codecs: map[string]bool{}, producers: map[int64]bool{}, logDir: f.logDir}
+		p = &PartitionSummary{PartitionSummary: analysis.PartitionSummary{Input: f.row.Input, Dir: f.partDir, Topic: *f.row.Topic,
+			Partition: *f.row.Partition, DirState: f.dirState}, codecs: map[string]bool{}, producers: map[int64]bool{}, logDir: f.logDir}
 		s.parts[f.partKey] = p
 	}
 	p.Findings += f.row.Findings
