@@ -319,7 +319,16 @@ func clusterText(cv *analysis.ClusterVerdict) string {
 	var b strings.Builder
 	switch cv.Verdict {
 	case analysis.CopyIntact:
-		fmt.Fprintf(&b, "intact across %d cop(ies): offsets %d..%d", len(cv.Copies), cv.FirstOffset, cv.LogEndOffset-1)
+		copies := "copies"
+		if len(cv.Copies) == 1 {
+			copies = "copy"
+		}
+		fmt.Fprintf(&b, "intact across %d %s: ", len(cv.Copies), copies)
+		if cv.FirstOffset < 0 || cv.LogEndOffset <= cv.FirstOffset {
+			b.WriteString("no batches")
+		} else {
+			fmt.Fprintf(&b, "offsets %d..%d", cv.FirstOffset, cv.LogEndOffset-1)
+		}
 	default:
 		var rs []string
 		for _, l := range cv.LostRanges {

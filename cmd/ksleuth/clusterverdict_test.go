@@ -46,7 +46,7 @@ func TestVerifyClusterVerdictFirst(t *testing.T) {
 	if code != 3 || len(lines) < 3 || lines[0] != "partitions across brokers:" {
 		t.Fatalf("exit %d, output:\n%s%s", code, out.String(), errb.String())
 	}
-	want := "  idempotent-0: intact across 3 cop(ies): offsets 0..84; broker 1 holds every offset; broker 2 lost 75..84; broker 3 lost 70..84"
+	want := "  idempotent-0: intact across 3 copies: offsets 0..84; broker 1 holds every offset; broker 2 lost 75..84; broker 3 lost 70..84"
 	if lines[1] != want {
 		t.Errorf("cluster verdict\n%s\nwant\n%s", lines[1], want)
 	}
