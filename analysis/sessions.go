@@ -118,7 +118,7 @@ type DuplicateRow struct {
 	SessionAgeMillis *int64 `parquet:"session_age_ms,optional" json:"session_age_ms"`
 	// EvidenceWhy is the set of reasons a copy is not strong, as bits
 	// (dups.Why*), for the report's run lines.
-	EvidenceWhy uint8 `parquet:"-" json:"-"`
+	EvidenceWhy uint16 `parquet:"-" json:"-"`
 	// Dir and RefDir are the partition dirs of the copy and of the earlier
 	// one, within their inputs: not written anywhere, they keep apart the
 	// runs of two dirs of one partition in one input (two brokers' copies

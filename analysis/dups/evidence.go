@@ -33,7 +33,7 @@ const (
 
 // Why bits: the reasons a copy is not strong (DuplicateRow.EvidenceWhy).
 const (
-	WhyNoRestart   uint8 = 1 << iota // the sessions do not show a restart (txn-retry)
+	WhyNoRestart   uint16 = 1 << iota // the sessions do not show a restart (txn-retry)
 	WhyShort                         // the run is shorter than the minimum
 	WhyNotHead                       // the run is not the later session's head
 	WhyNotTail                       // the run is not the earlier session's tail
@@ -47,7 +47,7 @@ var whyWords = [...]string{"no restart", "too few records", "not the session's h
 	"one value repeated", "content new sessions write", "no sequence numbers", "not in flight at the session's end"}
 
 // WhyText lists the reasons in w in a few words each.
-func WhyText(w uint8) []string {
+func WhyText(w uint16) []string {
 	var out []string
 	for i, s := range whyWords {
 		if w&(1<<i) != 0 {
@@ -523,7 +523,7 @@ func (d *Detector) endFacts(ctx context.Context, in *store, st *Stats) (*store, 
 
 // grade judges later copy m of ref (verdict v) on the facts of its chain;
 // writes is how many copies of the content m's session wrote (0 unknown).
-func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts, writes int32) (evidence string, why uint8, reasons string) {
+func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts, writes int32) (evidence string, why uint16, reasons string) {
 	_, tailMax, minRun := d.opts.evidenceOpts()
 	t := v
 	if v.reason == reasonAborted {

@@ -50,7 +50,7 @@ type Run struct {
 	// repeats), Why the reasons a weak run is not strong (Why* bits).
 	// SessionAge and CopyGap are those of its first copy (DuplicateRow).
 	Evidence   string `json:"evidence"`
-	Why        uint8  `json:"-"`
+	Why        uint16 `json:"-"`
 	SessionAge *int64 `json:"session_age_ms"`
 	CopyGap    *int64 `json:"copy_gap_ms"`
 	// Times are the timestamps of the run's first and last copies and of
@@ -142,7 +142,7 @@ type laterCopy struct {
 	dir       uint32
 	refDir    uint32
 	evidence  uint32
-	why       uint8
+	why       uint16
 	flags2    uint8 // lcAge, lcCopyGap
 	age, cgap int64
 }
@@ -162,7 +162,7 @@ const (
 	lcCopyGap
 )
 
-const laterCopyBytes = 129 + 4 + 1 + 1 + 8 + 8
+const laterCopyBytes = 129 + 4 + 2 + 1 + 8 + 8
 
 func encodeLater(b []byte, c *laterCopy) {
 	le := binary.LittleEndian
@@ -191,9 +191,10 @@ func encodeLater(b []byte, c *laterCopy) {
 	le.PutUint32(b[121:], c.dir)
 	le.PutUint32(b[125:], c.refDir)
 	le.PutUint32(b[129:], c.evidence)
-	b[133], b[134] = c.why, c.flags2
-	le.PutUint64(b[135:], uint64(c.age))
-	le.PutUint64(b[143:], uint64(c.cgap))
+	le.PutUint16(b[133:], c.why)
+	b[135] = c.flags2
+	le.PutUint64(b[136:], uint64(c.age))
+	le.PutUint64(b[144:], uint64(c.cgap))
 	_ = b[laterCopyBytes-1]
 }
 
@@ -225,8 +226,8 @@ func decodeLater(b []byte, c *laterCopy) {
 	c.dir = le.Uint32(b[121:])
 	c.refDir = le.Uint32(b[125:])
 	c.evidence = le.Uint32(b[129:])
-	c.why, c.flags2 = b[133], b[134]
-	c.age, c.cgap = int64(le.Uint64(b[135:])), int64(le.Uint64(b[143:]))
+	c.why, c.flags2 = le.Uint16(b[133:]), b[135]
+	c.age, c.cgap = int64(le.Uint64(b[136:])), int64(le.Uint64(b[144:]))
 }
 
 // runAcc is a run being formed, or formed: its first copy and how far it

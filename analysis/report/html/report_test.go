@@ -223,7 +223,7 @@ func TestEvidenceShown(t *testing.T) {
 	c := NewCollector(t.TempDir())
 	t.Cleanup(func() { c.Close() })
 	const topic = "orders"
-	row := func(g, off int64, pid int64, k int32, evidence string, why uint8) analysis.DuplicateRow {
+	row := func(g, off int64, pid int64, k int32, evidence string, why uint16) analysis.DuplicateRow {
 		r := analysis.DuplicateRow{GroupID: g, Topic: topic, Offset: off, ProducerID: pid, Timestamp: ptr(1_700_000_000_000 + off), Occurrence: k}
 		if k > 1 {
 			r.Class, r.Evidence, r.EvidenceWhy = "restart-resend", evidence, why
