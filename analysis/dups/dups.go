@@ -1,7 +1,8 @@
 // Package dups finds records whose content was written again under another
-// producer (docs/duplicates.md) and explains each later copy as a
-// restart-resend, a txn-retry or a repeat, grading the evidence of each
-// restart-resend and txn-retry (evidence.go).
+// producer, or by one producer as a retry or a failed deduplication
+// (docs/duplicates.md), and explains each later copy as a restart-resend,
+// a txn-retry, a retry, a dedup-failure or a repeat, grading the evidence
+// of every class but repeat (evidence.go, causes.go).
 //
 //	d, _ := dups.New(dups.Options{TmpDir: dir})
 //	defer d.Close()
@@ -72,7 +73,14 @@ const (
 const (
 	ClassRestartResend = "restart-resend"
 	ClassTxnRetry      = "txn-retry"
-	ClassRepeat        = "repeat"
+	// ClassRetry: a producer without idempotence (PID -1) sent the batch
+	// again, with its timestamps, after its request failed while the
+	// broker had appended it (causes.go).
+	ClassRetry = "retry"
+	// ClassDedupFailure: the same PID, epoch and sequence written twice
+	// into one partition, which the broker should have rejected.
+	ClassDedupFailure = "dedup-failure"
+	ClassRepeat       = "repeat"
 )
 
 // Options configure a Detector. The zero value is the documented default
@@ -104,6 +112,10 @@ type Options struct {
 	// write, in any partition, a resent record may have been created
 	// (DefaultResendInFlight); 0 means the default, a negative value none.
 	ResendInFlight time.Duration
+	// RetryDistance bounds how many offsets after its first copy a retry
+	// copy may land and be strong evidence (DefaultRetryDistance); 0
+	// means the default, a negative value none.
+	RetryDistance int64
 }
 
 // PartID names a partition dir registered with Detector.Partition.
@@ -120,6 +132,13 @@ type Record struct {
 	Txn         analysis.TxnState
 	Damaged     bool // read from a damaged batch
 	Fingerprint [16]byte
+	// BatchStart is the offset of the first record of the record's batch,
+	// when HasBatch: two copies in one batch are never a retry.
+	BatchStart int64
+	HasBatch   bool
+	// LogAppendTime: the broker stamped the timestamp, so it does not
+	// tell a retry from a new send.
+	LogAppendTime bool
 }
 
 type partInfo struct {
@@ -141,18 +160,29 @@ type rec struct {
 	part  uint32
 	seq   int32
 	epoch int16
-	flags uint8 // bits 0-1 txn state, bit 2 damaged
+	flags uint8 // bits 0-1 txn state, bit 2 damaged, bit 3 LogAppendTime
+	// inBatch is the record's offset less its batch's first record's
+	// (noBatch: unknown); it fits beside flags in the entry's padding.
+	inBatch uint32
 }
 
 const (
-	recordBytes = 56 // encoded size; in memory a rec takes 64
-	memPerRec   = 64
-	flagDamaged = 4
+	recordBytes   = 56 // encoded size; in memory a rec takes 64
+	memPerRec     = 64
+	flagDamaged   = 4
+	flagLogAppend = 8
+	noBatch       = ^uint32(0)
 )
 
 func (r *rec) txn() analysis.TxnState { return analysis.TxnState(r.flags & 3) }
 func (r *rec) damaged() bool          { return r.flags&flagDamaged != 0 }
 func (r *rec) writerEq(o *rec) bool   { return r.pid == o.pid }
+
+// sameBatch reports whether r and o (of one partition) are records of one
+// batch.
+func (r *rec) sameBatch(o *rec) bool {
+	return r.inBatch != noBatch && o.inBatch != noBatch && r.off-int64(r.inBatch) == o.off-int64(o.inBatch)
+}
 
 type spanKey struct {
 	part  uint32
@@ -278,9 +308,15 @@ func (d *Detector) Add(r *Record) error {
 	}
 	d.records++
 	e := rec{fp: r.Fingerprint, off: r.Offset, ts: r.Timestamp, pid: r.ProducerID, part: uint32(r.Part),
-		seq: r.Sequence, epoch: r.Epoch, flags: uint8(r.Txn & 3)}
+		seq: r.Sequence, epoch: r.Epoch, flags: uint8(r.Txn & 3), inBatch: noBatch}
 	if r.Damaged {
 		e.flags |= flagDamaged
+	}
+	if r.LogAppendTime {
+		e.flags |= flagLogAppend
+	}
+	if d := r.Offset - r.BatchStart; r.HasBatch && d >= 0 && d < int64(noBatch) {
+		e.inBatch = uint32(d)
 	}
 	d.extend(&e, &e)
 	d.buf = append(d.buf, e)
@@ -291,15 +327,23 @@ func (d *Detector) Add(r *Record) error {
 }
 
 // AddBatch adds the data records of one batch written by pid and epoch
-// into part; damaged marks them as read from a damaged batch. It is Add
-// for each non-control entry, with the writer's spans updated once.
-func (d *Detector) AddBatch(part PartID, pid int64, epoch int16, damaged bool, es []analysis.RecordEntry) error {
+// into part; damaged marks them as read from a damaged batch, logAppend
+// as stamped by the broker (LogAppendTime). It is Add for each
+// non-control entry, with the writer's spans updated once.
+func (d *Detector) AddBatch(part PartID, pid int64, epoch int16, damaged, logAppend bool, es []analysis.RecordEntry) error {
 	if err := d.check(part); err != nil {
 		return err
 	}
 	var flags uint8
 	if damaged {
 		flags = flagDamaged
+	}
+	if logAppend {
+		flags |= flagLogAppend
+	}
+	var start int64
+	if len(es) > 0 {
+		start = es[0].Offset
 	}
 	var lo, hi rec // the batch's least and greatest offset and timestamp
 	n := 0
@@ -316,6 +360,10 @@ func (d *Detector) AddBatch(part PartID, pid int64, epoch int16, damaged bool, e
 		e := &d.buf[len(d.buf)-1]
 		e.fp, e.off, e.ts, e.pid, e.part = x.Fingerprint, x.Offset, x.Timestamp, pid, uint32(part)
 		e.seq, e.epoch, e.flags = x.Sequence, epoch, flags|uint8(x.Txn&3)
+		e.inBatch = noBatch
+		if b := x.Offset - start; b >= 0 && b < int64(noBatch) {
+			e.inBatch = uint32(b)
+		}
 		if n == 0 {
 			lo, hi = *e, *e
 		} else {

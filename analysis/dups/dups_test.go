@@ -362,7 +362,7 @@ func TestAddBatchEqualsAdd(t *testing.T) {
 		ids := []PartID{d.Partition(0, "in", "a", 0, "a-0"), d.Partition(0, "in", "a", 1, "a-1"), d.Partition(0, "in", "b", 0, "b-0")}
 		for _, b := range batches {
 			if batched {
-				if err := d.AddBatch(ids[b.part], b.pid, b.epoch, b.damaged, b.es); err != nil {
+				if err := d.AddBatch(ids[b.part], b.pid, b.epoch, b.damaged, false, b.es); err != nil {
 					t.Fatal(err)
 				}
 				continue

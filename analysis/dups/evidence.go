@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Evidence grades of a restart-resend or txn-retry copy.
+// Evidence grades of a later copy of any class but repeat.
 const (
 	EvidenceStrong = "strong"
 	EvidenceWeak   = "weak"
@@ -34,17 +34,20 @@ const (
 // Why bits: the reasons a copy is not strong (DuplicateRow.EvidenceWhy).
 const (
 	WhyNoRestart   uint16 = 1 << iota // the sessions do not show a restart (txn-retry)
-	WhyShort                         // the run is shorter than the minimum
-	WhyNotHead                       // the run is not the later session's head
-	WhyNotTail                       // the run is not the earlier session's tail
-	WhyConstant                      // one value repeated
-	WhyCommon                        // content that new sessions write at their start
-	WhyNoSequence                    // no sequence numbers to place the run
-	WhyNotInFlight                   // the earlier session wrote on elsewhere long after the run
+	WhyShort                          // the run is shorter than the minimum
+	WhyNotHead                        // the run is not the later session's head
+	WhyNotTail                        // the run is not the earlier session's tail
+	WhyConstant                       // one value repeated
+	WhyCommon                         // content that new sessions write at their start
+	WhyNoSequence                     // no sequence numbers to place the run
+	WhyNotInFlight                    // the earlier session wrote on elsewhere long after the run
+	WhyFar                            // (retry) the copies landed further after the first than a retry does
+	WhyTimestamps                     // (dedup-failure) the timestamps differ or are unknown
 )
 
 var whyWords = [...]string{"no restart", "too few records", "not the session's head", "not the earlier session's tail",
-	"one value repeated", "content new sessions write", "no sequence numbers", "not in flight at the session's end"}
+	"one value repeated", "content new sessions write", "no sequence numbers", "not in flight at the session's end",
+	"far from the first copy", "other timestamps"}
 
 // WhyText lists the reasons in w in a few words each.
 func WhyText(w uint16) []string {

@@ -34,10 +34,10 @@ func resendChain(t *testing.T, d *Detector) ([][]analysis.DuplicateRow, Stats) {
 			es = append(es, analysis.RecordEntry{Fingerprint: fp('a', n+5), Offset: offA, Timestamp: ts + int64(i), Sequence: int32(i)})
 			offA++
 		}
-		if err := d.AddBatch(pa, pid, 0, false, es); err != nil {
+		if err := d.AddBatch(pa, pid, 0, false, false, es); err != nil {
 			t.Fatal(err)
 		}
-		if err := d.AddBatch(pb, pid, 0, false, []analysis.RecordEntry{{Fingerprint: fp('b', 0), Offset: offB, Timestamp: ts + 20}}); err != nil {
+		if err := d.AddBatch(pb, pid, 0, false, false, []analysis.RecordEntry{{Fingerprint: fp('b', 0), Offset: offB, Timestamp: ts + 20}}); err != nil {
 			t.Fatal(err)
 		}
 		offB++

@@ -63,6 +63,9 @@ const (
 	reasonNoTimestamps
 	reasonConcurrent
 	reasonBeyondWindow
+	reasonRetry      // retry: PID -1, the same timestamp, later in the same partition
+	reasonDedup      // dedup-failure: the same PID, epoch and sequence in one partition
+	reasonNoPIDTwice // PID -1 on both sides, not a retry
 )
 
 // verdict is a later copy's class, the gap it was judged on and why;
@@ -83,6 +86,12 @@ func copyGap(m, ref *rec) *int64 {
 }
 
 func (d *Detector) judge(m, ref *rec) verdict {
+	switch d.cause(ref, m) {
+	case ClassDedupFailure:
+		return verdict{class: ClassDedupFailure, gap: copyGap(m, ref), reason: reasonDedup}
+	case ClassRetry:
+		return verdict{class: ClassRetry, gap: copyGap(m, ref), reason: reasonRetry}
+	}
 	if ref.txn() == analysis.TxnAborted {
 		return verdict{class: ClassTxnRetry, gap: copyGap(m, ref), reason: reasonAborted}
 	}
@@ -113,6 +122,8 @@ func (d *Detector) timing(m, ref *rec) verdict {
 	}
 	later, earlier := d.spans[laterKey], d.spans[earlierKey]
 	switch {
+	case sameSession && m.pid < 0:
+		v.reason = reasonNoPIDTwice
 	case sameSession:
 		v.reason = reasonSameSession
 	case m.pid < 0:
@@ -184,7 +195,9 @@ func (d *Detector) ownTiming(m, ref *rec) string {
 func (d *Detector) reasonText(m, ref *rec, v *verdict) string {
 	switch v.reason {
 	case reasonSameSession:
-		return "the same producer session wrote it twice"
+		return "the same producer session wrote it twice" + d.notDedup(m, ref)
+	case reasonNoPIDTwice:
+		return "PID -1 (no idempotence) wrote it twice, and not as a retry: " + d.notRetry(m, ref)
 	case reasonNoPID:
 		return "PID -1 (no idempotence) has no producer session to date a restart by"
 	case reasonRefNoPID:
@@ -224,11 +237,7 @@ func (d *Detector) explain(m, ref *rec, v *verdict, evidence, reasons string) st
 	case EvidenceStrong:
 		tail += "; strong evidence: " + reasons
 	case EvidenceWeak:
-		what := "restart-resend"
-		if v.class == ClassTxnRetry {
-			what = "txn-retry"
-		}
-		tail += fmt.Sprintf("; possible %s only, not strong: %s", what, reasons)
+		tail += fmt.Sprintf("; possible %s only, not strong: %s", v.class, reasons)
 	}
 	own := d.ownTiming(m, ref)
 	if v.reason == reasonAborted {
@@ -236,6 +245,9 @@ func (d *Detector) explain(m, ref *rec, v *verdict, evidence, reasons string) st
 			who(m), d.name(m), own, who(ref), d.name(ref), tail)
 	}
 	head := fmt.Sprintf("%s wrote %s again%s, first written by %s at %s", who(m), d.name(m), own, who(ref), d.name(ref))
+	if v.reason == reasonRetry || v.reason == reasonDedup {
+		return fmt.Sprintf("%s; %s%s", head, d.causeText(m, ref, v.class), tail)
+	}
 	if v.reason == reasonRestart {
 		where := "there"
 		if m.part != ref.part {

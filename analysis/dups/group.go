@@ -38,8 +38,10 @@ func (d *Detector) Finish(ctx context.Context, emit func([]analysis.DuplicateRow
 		tape: &tape{tmpDir: d.opts.TmpDir, name: "rows", limit: int(max(d.opts.MemBudget/16, 4096))}}
 	g.cands = newExtSorter(d.opts.TmpDir, "cands", int(max(d.opts.MemBudget/16/64, 64)),
 		codec[cand]{candBytes, encodeCand, decodeCand}, d.cmpSession)
+	g.retries = d.newRetrySorter()
 	defer g.tape.close()
 	defer g.cands.close()
+	defer g.retries.close()
 	var err error
 	if d.spill == nil {
 		err = g.process(d.buf)
@@ -53,15 +55,20 @@ func (d *Detector) Finish(ctx context.Context, emit func([]analysis.DuplicateRow
 	d.arena = nil
 	st := Stats{Records: d.records, Groups: g.groups}
 	if err == nil {
-		var links *extSorter[candChain]
-		var facts *store
-		links, facts, err = d.chains(ctx, g.cands, &st)
+		var gr grades
+		gr.links, gr.facts, err = d.chains(ctx, g.cands, &st)
 		st.SpillFiles, st.SpillBytes = st.SpillFiles+g.cands.files, st.SpillBytes+g.cands.bytes
 		if err == nil {
-			err = g.rows(emit, links, facts)
-			err = errors.Join(err, links.close(), facts.close())
-			st.SpillFiles += links.files + facts.files
-			st.SpillBytes += links.bytes + facts.bytes
+			gr.retryLinks, gr.retryFacts, err = d.retryRuns(ctx, g.retries, &st)
+			if err != nil {
+				err = errors.Join(err, gr.links.close(), gr.facts.close())
+			}
+		}
+		if err == nil {
+			err = g.rows(emit, &gr)
+			err = errors.Join(err, gr.links.close(), gr.facts.close(), gr.retryLinks.close(), gr.retryFacts.close())
+			st.SpillFiles += gr.links.files + gr.facts.files + gr.retryLinks.files + gr.retryFacts.files
+			st.SpillBytes += gr.links.bytes + gr.facts.bytes + gr.retryLinks.bytes + gr.retryFacts.bytes
 		}
 	}
 	st.Members, st.Duplicates = g.members, g.members-g.groups
@@ -79,6 +86,7 @@ type grouper struct {
 	ctx     context.Context
 	tape    *tape
 	cands   *extSorter[cand]
+	retries *extSorter[retryCand]
 	ncand   int64
 	groups  int64
 	members int64
@@ -118,7 +126,7 @@ func (g *grouper) group(ms []rec) error {
 	f := memberFilter{d: g.d}
 	for k := range ms {
 		if f.keep(&ms[k]) {
-			st.add(&ms[k])
+			st.add(g.d, &ms[k])
 		}
 	}
 	if !st.reported(g.d.opts.SamePID) {
@@ -137,9 +145,16 @@ func (g *grouper) group(ms []rec) error {
 }
 
 // add writes a member to the tape, and a later copy to grade to the
-// candidates.
+// candidates (a retry to the retries').
 func (g *grouper) add(t *tapeRow) error {
 	t.cand = -1
+	if t.class == ClassRetry {
+		t.cand = g.ncand
+		g.ncand++
+		if err := g.addRetry(t); err != nil {
+			return err
+		}
+	}
 	if t.class == ClassRestartResend || t.class == ClassTxnRetry {
 		t.cand = g.ncand
 		g.ncand++
@@ -191,6 +206,11 @@ type groupStats struct {
 	// keeps its PID across restarts, and an aborted transaction's
 	// records are sent again in a later one.
 	aborted, retried bool
+	// caused: a member repeats the one before it as a retry or a failed
+	// deduplication (causes.go), which needs no second writer either;
+	// last is the member before.
+	caused bool
+	last   rec
 	// tally counts the members of the first sessions (PID and epoch),
 	// up to maxNamedPIDs+1 of them.
 	tally []sessionCount
@@ -202,8 +222,12 @@ type sessionCount struct {
 	n     int32
 }
 
-func (s *groupStats) add(m *rec) {
+func (s *groupStats) add(d *Detector, m *rec) {
 	s.count(m)
+	if s.n > 0 && d.cause(&s.last, m) != "" {
+		s.caused = true
+	}
+	s.last = *m
 	if m.txn() == analysis.TxnAborted {
 		s.aborted = true
 	} else if s.aborted {
@@ -247,10 +271,11 @@ func (s *groupStats) writes(m *rec) int32 {
 }
 
 // reported: a group is two members or more written under two PIDs at
-// least, or under one with --same-pid or when an aborted copy was sent
-// again (a txn-retry needs no second PID).
+// least, or under one with --same-pid, when an aborted copy was sent
+// again (a txn-retry needs no second PID), or when a copy is a retry or
+// a dedup failure.
 func (s *groupStats) reported(samePID bool) bool {
-	return s.n >= 2 && (len(s.pids) > 0 || samePID || s.retried)
+	return s.n >= 2 && (len(s.pids) > 0 || samePID || s.retried || s.caused)
 }
 
 // start numbers a reported group and returns what makes its rows.
@@ -296,6 +321,9 @@ func (w *groupRows) row(m *rec) *tapeRow {
 	} else {
 		ref := &w.lastA
 		switch a := &w.lastA; {
+		case w.d.cause(a, m) != "":
+			// A retry or a failed deduplication repeats the copy just
+			// before it.
 		case a.writerEq(m) && a.epoch == m.epoch && m.pid >= 0 && a.txn() != analysis.TxnAborted:
 			// m's session wrote this content already: a restarted
 			// producer resends a record once, so this copy is the
@@ -337,8 +365,8 @@ type tapeRow struct {
 	first      string
 }
 
-var classIndex = map[string]byte{"": 0, ClassRestartResend: 1, ClassTxnRetry: 2, ClassRepeat: 3}
-var classByIndex = [...]string{"", ClassRestartResend, ClassTxnRetry, ClassRepeat}
+var classIndex = map[string]byte{"": 0, ClassRestartResend: 1, ClassTxnRetry: 2, ClassRepeat: 3, ClassRetry: 4, ClassDedupFailure: 5}
+var classByIndex = [...]string{"", ClassRestartResend, ClassTxnRetry, ClassRepeat, ClassRetry, ClassDedupFailure}
 
 const tapeRowBytes = 8 + 4 + 2*recordBytes + 4 + 3*8 + 4 + 4
 
@@ -400,27 +428,45 @@ func (t *tapeRow) read(tp *tape, b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// rows reads the tape back and emits the rows, graded by the chains.
-func (g *grouper) rows(emit func([]analysis.DuplicateRow) error, links *extSorter[candChain], facts *store) error {
-	d := g.d
-	if err := g.tape.rewind(); err != nil {
-		return err
-	}
-	var linkErr error
-	next, stop := iter.Pull(func(yield func(candChain) bool) {
-		linkErr = links.each(g.ctx, func(c *candChain) error {
+// grades are what the rows are graded on: the chain of every
+// restart-resend and txn-retry candidate and the chains' facts, the run
+// of every retry and the runs' facts, each sorted by candidate id.
+type grades struct {
+	links, retryLinks *extSorter[candChain]
+	facts, retryFacts *store
+}
+
+// pullLinks iterates links in candidate order; *errp holds its error
+// once it has stopped.
+func (g *grouper) pullLinks(links *extSorter[candChain], errp *error) (func() (candChain, bool), func()) {
+	return iter.Pull(func(yield func(candChain) bool) {
+		*errp = links.each(g.ctx, func(c *candChain) error {
 			if !yield(*c) {
 				return errEnough
 			}
 			return nil
 		})
 	})
+}
+
+// rows reads the tape back and emits the rows, graded by the chains and
+// the retries' runs.
+func (g *grouper) rows(emit func([]analysis.DuplicateRow) error, gr *grades) error {
+	d := g.d
+	if err := g.tape.rewind(); err != nil {
+		return err
+	}
+	var linkErr, retryErr error
+	next, stop := g.pullLinks(gr.links, &linkErr)
 	defer stop()
+	nextRetry, stopRetry := g.pullLinks(gr.retryLinks, &retryErr)
+	defer stopRetry()
 	var (
 		rows []analysis.DuplicateRow
 		t    tapeRow
 		buf  []byte
 		fb   [chainFactsBytes]byte
+		rb   [retryFactsBytes]byte
 		err  error
 	)
 	flush := func() error {
@@ -449,25 +495,38 @@ func (g *grouper) rows(emit func([]analysis.DuplicateRow) error, links *extSorte
 			}
 		}
 		var f *chainFacts
-		if t.cand >= 0 {
+		var rf *retryFacts
+		switch {
+		case t.cand >= 0 && t.class == ClassRetry:
+			c, ok := nextRetry()
+			if !ok || c.id != t.cand {
+				return errors.Join(retryErr, fmt.Errorf("dups: retry %d has no run", t.cand))
+			}
+			if err := gr.retryFacts.get(c.chain, rb[:]); err != nil {
+				return err
+			}
+			rf = &retryFacts{}
+			rf.decode(rb[:])
+		case t.cand >= 0:
 			c, ok := next()
 			if !ok || c.id != t.cand {
 				return errors.Join(linkErr, fmt.Errorf("dups: candidate %d has no chain", t.cand))
 			}
-			if err := facts.get(c.chain, fb[:]); err != nil {
+			if err := gr.facts.get(c.chain, fb[:]); err != nil {
 				return err
 			}
 			f = &chainFacts{}
 			f.decode(fb[:])
 		}
-		rows = append(rows, d.makeRow(&t, f))
+		rows = append(rows, d.makeRow(&t, f, rf))
 	}
 	return flush()
 }
 
 // makeRow is the row of tape row t, graded on the facts f of its chain
-// when it is a copy to grade.
-func (d *Detector) makeRow(t *tapeRow, f *chainFacts) analysis.DuplicateRow {
+// when it is a restart-resend or txn-retry, on those of its run rf when
+// it is a retry.
+func (d *Detector) makeRow(t *tapeRow, f *chainFacts, rf *retryFacts) analysis.DuplicateRow {
 	m := &t.m
 	pi := &d.parts[m.part]
 	row := analysis.DuplicateRow{Input: pi.input, Source: pi.source, GroupID: t.group, Fingerprint: hex.EncodeToString(m.fp[:]), Topic: pi.topic,
@@ -489,8 +548,13 @@ func (d *Detector) makeRow(t *tapeRow, f *chainFacts) analysis.DuplicateRow {
 	}
 	row.CopyGapMillis, row.SessionAgeMillis = copyGap(m, ref), d.sessionAge(m)
 	v := verdict{class: t.class, reason: t.reason, sessionGap: t.sessionGap, gap: row.GapMillis}
-	if f != nil {
+	switch {
+	case f != nil:
 		row.Evidence, row.EvidenceWhy, row.EvidenceReasons = d.grade(m, ref, &v, f, t.writes)
+	case rf != nil:
+		row.Evidence, row.EvidenceWhy, row.EvidenceReasons = d.gradeRetry(m, ref, rf)
+	case t.class == ClassDedupFailure:
+		row.Evidence, row.EvidenceWhy, row.EvidenceReasons = d.gradeDedup(m, ref)
 	}
 	if !d.opts.NoExplanations {
 		row.Explanation = d.explain(m, ref, &v, row.Evidence, row.EvidenceReasons)

@@ -537,6 +537,10 @@ func (u *Run) String() string {
 		what = fmt.Sprintf("%sretried %s of its own aborted transaction%s", maybe, recs, where)
 	case u.Class == ClassTxnRetry:
 		what = fmt.Sprintf("%sretried %s of an aborted transaction of %s%s%s", maybe, recs, refPID, refOwner, where)
+	case u.Class == ClassRetry:
+		what = fmt.Sprintf("%sretried %s with their first copies' timestamps", maybe, recs)
+	case u.Class == ClassDedupFailure:
+		what = fmt.Sprintf("wrote %s twice under the same sequence numbers, which the broker appended again", recs)
 	default:
 		what = fmt.Sprintf("wrote %s already written by %s%s%s", recs, refPID, refOwner, where)
 	}
@@ -549,7 +553,7 @@ func (u *Run) String() string {
 	if u.SessionAge != nil && u.ProducerID >= 0 {
 		age = fmt.Sprintf("%s into PID %d's session", fmtGap(*u.SessionAge), u.ProducerID)
 	}
-	if u.GapMillis != nil {
+	if u.GapMillis != nil && u.Class != ClassRetry && u.Class != ClassDedupFailure {
 		switch {
 		case u.Class == ClassRestartResend && age != "":
 			gap = fmt.Sprintf(", written %s, which began %s after %s's last write", age, fmtGap(*u.GapMillis), refPID)

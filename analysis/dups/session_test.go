@@ -35,7 +35,7 @@ func (w *writer) write(p PartID, pid int64, n int, ts int64) {
 	e := analysis.RecordEntry{Fingerprint: content(n), Offset: w.offs[p], Timestamp: ts, Sequence: w.seqs[k]}
 	w.offs[p]++
 	w.seqs[k]++
-	if err := w.d.AddBatch(p, pid, 0, false, []analysis.RecordEntry{e}); err != nil {
+	if err := w.d.AddBatch(p, pid, 0, false, false, []analysis.RecordEntry{e}); err != nil {
 		w.t.Fatal(err)
 	}
 }
@@ -260,7 +260,7 @@ func TestEvidenceTxnRetryAfterOtherWrites(t *testing.T) {
 	p0, p1 := d.Partition(0, "in", "pay", 0, "pay-0"), d.Partition(0, "in", "pay", 1, "pay-1")
 	add := func(p PartID, epoch int16, off int64, seq int32, n int, ts int64, txn analysis.TxnState) {
 		e := analysis.RecordEntry{Fingerprint: content(n), Offset: off, Timestamp: ts, Sequence: seq, Txn: txn}
-		if err := d.AddBatch(p, 400, epoch, false, []analysis.RecordEntry{e}); err != nil {
+		if err := d.AddBatch(p, 400, epoch, false, false, []analysis.RecordEntry{e}); err != nil {
 			t.Fatal(err)
 		}
 	}

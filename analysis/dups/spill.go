@@ -49,7 +49,8 @@ func encodeRec(b []byte, r *rec) {
 	binary.LittleEndian.PutUint32(b[44:], uint32(r.seq))
 	binary.LittleEndian.PutUint16(b[48:], uint16(r.epoch))
 	b[50] = r.flags
-	clear(b[51:recordBytes])
+	b[51] = 0
+	binary.LittleEndian.PutUint32(b[52:], r.inBatch)
 }
 
 func decodeRec(b []byte, r *rec) {
@@ -61,6 +62,7 @@ func decodeRec(b []byte, r *rec) {
 	r.seq = int32(binary.LittleEndian.Uint32(b[44:]))
 	r.epoch = int16(binary.LittleEndian.Uint16(b[48:]))
 	r.flags = b[50]
+	r.inBatch = binary.LittleEndian.Uint32(b[52:])
 }
 
 func (s *spill) path(prefix string, i int) string {
@@ -263,7 +265,7 @@ func (s *spill) processLarge(ctx context.Context, d *Detector, g *grouper, path 
 			key, f = *r, memberFilter{d: d}
 		}
 		if f.keep(r) {
-			stats[len(stats)-1].add(r)
+			stats[len(stats)-1].add(d, r)
 		}
 		return nil
 	})

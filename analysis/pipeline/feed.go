@@ -29,6 +29,25 @@ type feed struct {
 	lastSeg  string
 	lastIn   int32
 	lastPart dups.PartID
+	batch    batchStart
+}
+
+// batchStart follows the batches of record rows in file order: the offset
+// of the first record of the batch being read, for the detector to tell
+// two copies in one batch (never a retry) from two batches.
+type batchStart struct {
+	in     int32
+	seg    string
+	pos    int64
+	start  int64
+	active bool
+}
+
+func (b *batchStart) of(in int32, seg string, pos, off int64) int64 {
+	if !b.active || in != b.in || seg != b.seg || pos != b.pos {
+		*b = batchStart{in: in, seg: seg, pos: pos, start: off, active: true}
+	}
+	return b.start
 }
 
 // needPayload tells whether records must carry keys, values and headers:
@@ -50,7 +69,7 @@ func (f *feed) entries(bs []scan.EntryBatch) error {
 			f.lastIn, f.lastSeg = b.Input, b.Segment
 			f.lastPart = f.det.Partition(b.Input, b.Source, b.Topic, b.Partition, analysis.PartitionDir(b.Segment))
 		}
-		if err := f.det.AddBatch(f.lastPart, b.ProducerID, int16(b.ProducerEpoch), b.Damaged, b.Entries); err != nil {
+		if err := f.det.AddBatch(f.lastPart, b.ProducerID, int16(b.ProducerEpoch), b.Damaged, b.LogAppendTime, b.Entries); err != nil {
 			return err
 		}
 	}
@@ -85,7 +104,8 @@ func (f *feed) records(all, rows []analysis.PayloadRecordRow) error {
 		}
 		rec := dups.Record{Part: f.lastPart, Offset: r.Offset, Timestamp: -1, ProducerID: r.ProducerID,
 			Epoch: int16(r.ProducerEpoch), Sequence: r.Sequence, Txn: analysis.ParseTxnState(r.TxnState),
-			Damaged: r.Damaged}
+			Damaged: r.Damaged, HasBatch: true}
+		rec.BatchStart = f.batch.of(r.Input, r.Segment, r.BatchPosition, r.Offset)
 		if r.Timestamp != nil {
 			rec.Timestamp = *r.Timestamp
 		}

@@ -79,6 +79,8 @@ type tableRecord struct {
 	Topic         string `parquet:"topic"`
 	Partition     int32  `parquet:"partition"`
 	Dir           string `parquet:"dir"`
+	Segment       string `parquet:"segment"`
+	BatchPosition int64  `parquet:"batch_position"`
 	Offset        int64  `parquet:"offset"`
 	Timestamp     *int64 `parquet:"timestamp,optional,timestamp(millisecond:utc)"`
 	ProducerID    int64  `parquet:"producer_id"`
@@ -160,6 +162,7 @@ func addShard(ctx context.Context, det *dups.Detector, s *Shard, topic *regexp.R
 		dir   string
 	}
 	ids := map[partKey]dups.PartID{}
+	var batch batchStart
 	for _, p := range s.parts {
 		err := export.EachRow(ctx, p, func(r *tableRecord) error {
 			if r.IsControl || topic != nil && !topic.MatchString(r.Topic) {
@@ -179,7 +182,8 @@ func addShard(ctx context.Context, det *dups.Detector, s *Shard, topic *regexp.R
 				return &TablesError{fmt.Errorf("%s: %w", p, err)}
 			}
 			rec := dups.Record{Part: id, Offset: r.Offset, Timestamp: -1, ProducerID: r.ProducerID, Epoch: int16(r.ProducerEpoch),
-				Sequence: r.Sequence, Txn: analysis.ParseTxnState(r.TxnState), Damaged: r.Damaged, Fingerprint: fp}
+				Sequence: r.Sequence, Txn: analysis.ParseTxnState(r.TxnState), Damaged: r.Damaged, Fingerprint: fp, HasBatch: true}
+			rec.BatchStart = batch.of(r.Input, r.Segment, r.BatchPosition, r.Offset)
 			if r.Timestamp != nil {
 				rec.Timestamp = *r.Timestamp
 			}

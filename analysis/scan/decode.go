@@ -180,7 +180,7 @@ func (j *decodeJob) decodeEntries(it *segment.RecordIter, b *segment.Batch, fp *
 	}
 	j.entries = EntryBatch{Input: j.row.Input, Topic: j.row.Topic, Partition: j.row.Partition, Segment: j.row.Segment,
 		BatchPosition: j.row.Position, ProducerID: b.ProducerID, ProducerEpoch: int32(b.ProducerEpoch),
-		SoleCopy: j.fc.soleCopy, pending: state == txnPending, Entries: es}
+		LogAppendTime: b.TimestampType() == segment.LogAppendTime, SoleCopy: j.fc.soleCopy, pending: state == txnPending, Entries: es}
 	j.setErr(it.Err(), b)
 }
 

@@ -148,6 +148,8 @@ type EntryBatch struct {
 	ProducerEpoch int32
 	// Damaged: the batch failed its CRC or not all its records decoded.
 	Damaged bool
+	// LogAppendTime: the broker stamped the records' timestamps on append.
+	LogAppendTime bool
 	// SoleCopy: no other input or log dir of the run holds this
 	// partition, so nothing compares its records with another copy's
 	// (false when it is not known: an archive input is not listed ahead).

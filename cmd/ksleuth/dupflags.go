@@ -27,6 +27,7 @@ type dupOptions struct {
 	// resendHead, resendTail, resendMinRun: the evidence thresholds.
 	resendHead, resendTail, resendMinRun int
 	resendInFlight                       time.Duration
+	retryDistance                        int64
 	mem                                  string
 	tmp                                  string
 	// terse: the command shows no explanations (dups without --json),
@@ -45,6 +46,8 @@ func addDupFlags(f *pflag.FlagSet, o *dupOptions) {
 	f.IntVar(&o.resendMinRun, "resend-min-run", dups.DefaultResendMinRun, "strong evidence: the fewest consecutive records a resend is shown by")
 	f.DurationVar(&o.resendInFlight, "resend-in-flight", dups.DefaultResendInFlight,
 		"strong evidence: a resent record was created at most this long before the earlier session's last write anywhere (0: none)")
+	f.Int64Var(&o.retryDistance, "retry-distance", dups.DefaultRetryDistance,
+		"strong evidence of a retry: its copies landed at most this many offsets after their first (0: no bound)")
 	f.StringVar(&o.mem, "mem", "512MiB", "memory budget for duplicate detection; beyond it records are spilled to --tmp")
 	f.StringVar(&o.tmp, "tmp", "", "directory for spill files (default: the system temp dir); never next to the inputs")
 }
@@ -67,15 +70,15 @@ func (o *dupOptions) detectorOptions(cmdName string) (dups.Options, *dups.Hasher
 	if err != nil || mem <= 0 {
 		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --mem %q: want a size such as 512MiB or 2GiB", cmdName, o.mem)}
 	}
-	if o.restartWindow < 0 || o.resendInFlight < 0 {
-		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --restart-window and --resend-in-flight must not be negative", cmdName)}
+	if o.restartWindow < 0 || o.resendInFlight < 0 || o.retryDistance < 0 {
+		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --restart-window, --resend-in-flight and --retry-distance must not be negative", cmdName)}
 	}
 	if o.resendHead < 0 || o.resendTail < 0 || o.resendMinRun < 1 {
 		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --resend-head and --resend-tail must not be negative, --resend-min-run at least 1", cmdName)}
 	}
 	return dups.Options{Scope: scope, SamePID: o.samePID, RestartWindow: o.restartWindow, MemBudget: mem, TmpDir: o.tmp, NoExplanations: o.terse,
 			ResendHead: dups.Threshold(o.resendHead), ResendTail: dups.Threshold(o.resendTail), ResendMinRun: o.resendMinRun,
-			ResendInFlight: cmp.Or(o.resendInFlight, -1)},
+			ResendInFlight: cmp.Or(o.resendInFlight, -1), RetryDistance: cmp.Or(o.retryDistance, -1)},
 		dups.NewHasher(match, o.ignoreHeaders), nil
 }
 

@@ -279,7 +279,7 @@ func Build(r *Run) *Model {
 		t := topics[name]
 		if t == nil {
 			t = &TopicTotal{Topic: name, ByClass: map[string]int64{}}
-			for _, cl := range []string{dups.ClassRestartResend, dups.ClassTxnRetry, dups.ClassRepeat} {
+			for _, cl := range pipeline.DupClasses {
 				t.ByClass[cl] = 0
 			}
 			topics[name] = t

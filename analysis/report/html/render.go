@@ -13,6 +13,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
+	"github.com/ksleuth/ksleuth/analysis/pipeline"
 )
 
 //go:embed page.html page.css page.js
@@ -75,7 +76,7 @@ func Write(w io.Writer, m *Model) error {
 		return err
 	}
 	v := &view{Model: m, Data: template.JS(data), CSS: template.CSS(css), Script: template.JS(js),
-		Classes: []string{dups.ClassRestartResend, dups.ClassTxnRetry, dups.ClassRepeat}, ClusterView: clusterLayout(m.Cluster)}
+		Classes: pipeline.DupClasses, ClusterView: clusterLayout(m.Cluster)}
 	for i := range m.Timelines {
 		v.Panels = append(v.Panels, panel(m, &m.Timelines[i]))
 	}

@@ -70,13 +70,17 @@ func Dups(ctx context.Context, w io.Writer, s *pipeline.DupSummary, rb *dups.Run
 	if len(s.ByTopic) > 0 {
 		fmt.Fprintln(ew)
 		tt := &Table{Indent: "  "}
-		for _, h := range []string{"TOPIC", "RECORDS", "restart-resend", "txn-retry", "repeat", "STRONG", "POSSIBLE"} {
+		heads := append(append([]string{"TOPIC", "RECORDS"}, pipeline.DupClasses...), "STRONG", "POSSIBLE")
+		for _, h := range heads {
 			tt.Cols = append(tt.Cols, Column{Head: h, Right: true})
 		}
 		tt.Cols[0].Cut = CutMiddle
 		for _, t := range s.ByTopic {
-			tt.Add(t.Topic, Itoa(t.Records), Itoa(t.ByClass[dups.ClassRestartResend]), Itoa(t.ByClass[dups.ClassTxnRetry]),
-				Itoa(t.ByClass[dups.ClassRepeat]), Itoa(t.Strong), Itoa(t.Possible))
+			cells := []string{t.Topic, Itoa(t.Records)}
+			for _, c := range pipeline.DupClasses {
+				cells = append(cells, Itoa(t.ByClass[c]))
+			}
+			tt.Add(append(cells, Itoa(t.Strong), Itoa(t.Possible))...)
 		}
 		if err := tt.Write(ew, wide); err != nil {
 			return err
