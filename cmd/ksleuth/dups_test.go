@@ -172,7 +172,7 @@ func TestDupsExplanations(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{
-		"resends and retries: 140 with strong evidence, 10 possible (a new session repeated content, but the bytes do not show a resend)",
+		"resends and retries: 159 with strong evidence, 12 possible (a new session repeated content, but the bytes do not show a resend)",
 		"orders-0: PID 1002 (epoch 0) resent 10 records first written by PID 1001 — offsets 50–59 repeat 40–49, written 0.0 s into PID 1002's session, which began 2.1 s after PID 1001's last write [restart-resend, strong evidence]",
 		"orders-0: PID 1003 (epoch 0) resent 15 records first written by PID 1002 — offsets 70–84 repeat 55–69, written 0.0 s into PID 1003's session, which began 1.6 s after PID 1002's last write [restart-resend, strong evidence]",
 		"clicks-1: PID 1102 (epoch 0) resent 4 records first written by PID 1101 in clicks-0 — offsets",
@@ -184,7 +184,7 @@ func TestDupsExplanations(t *testing.T) {
 		"console-0: PID 9302 (epoch 0) possibly resent 1 record first written by PID 9301 — offset 3 repeats 2, written 0.0 s into PID 9302's session, which began 5m04s after PID 9301's last write [possible restart-resend: too few records]",
 		"startup-0: PID 9104 (epoch 0) possibly resent 1 record first written by PID 9103 — offset 3 repeats 2, written 0.0 s into PID 9104's session, which began 20.1 s after PID 9103's last write [possible restart-resend: too few records, content new sessions write]",
 		"  restart-resend     133      140     130        10",
-		"           total     147      159     140        10",
+		"           total     168      180     159        12",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q\n%s", want, out)
@@ -223,24 +223,83 @@ func TestDupsExplanations(t *testing.T) {
 }
 
 // TestDupsSpill forces spilling (several levels) and compares the groups
-// with the in-memory run; the spill directory must be gone afterwards.
+// with the in-memory run, with --same-pid and without (retries and dedup
+// failures are grouped without it); the spill directory must be gone
+// afterwards.
 func TestDupsSpill(t *testing.T) {
 	t.Parallel()
 	dir, _ := genDupScenarios(t)
-	mem, _ := dupsJSON(t, dir, "--same-pid")
-	for _, budget := range []string{"4KiB", "9KiB"} {
-		tmp := t.TempDir()
-		spilled, sum := dupsJSON(t, dir, "--same-pid", "--mem", budget, "--tmp", tmp)
-		if sum.SpillFiles == 0 {
-			t.Fatalf("--mem %s: nothing spilled", budget)
+	for _, extra := range [][]string{{"--same-pid"}, nil} {
+		mem, _ := dupsJSON(t, append([]string{dir}, extra...)...)
+		for _, budget := range []string{"4KiB", "9KiB"} {
+			tmp := t.TempDir()
+			spilled, sum := dupsJSON(t, append([]string{dir, "--mem", budget, "--tmp", tmp}, extra...)...)
+			if sum.SpillFiles == 0 {
+				t.Fatalf("--mem %s %v: nothing spilled", budget, extra)
+			}
+			a, _ := json.Marshal(mem)
+			b, _ := json.Marshal(spilled)
+			if string(a) != string(b) {
+				t.Errorf("--mem %s %v: groups differ from the in-memory run", budget, extra)
+			}
+			if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+				t.Errorf("--mem %s %v: %d entries left in --tmp", budget, extra, len(ents))
+			}
 		}
-		a, _ := json.Marshal(mem)
-		b, _ := json.Marshal(spilled)
-		if string(a) != string(b) {
-			t.Errorf("--mem %s: groups differ from the in-memory run", budget)
+	}
+}
+
+// TestDupsCauses: on the scenarios' log dir, where every cause is
+// mixed, dups prints one table of the causes by evidence grade, and the
+// run lines and explanations of retries and dedup failures say what
+// they rest on; an application's resend by PID -1 says why it is not a
+// retry.
+func TestDupsCauses(t *testing.T) {
+	t.Parallel()
+	dir, _ := genDupScenarios(t)
+	out, errs, code := scanCmd(t, "dups", "--limit", "0", "--progress", "never", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"           CLASS  GROUPS  RECORDS  STRONG  POSSIBLE\n" +
+			"  restart-resend     133      140     130        10\n" +
+			"       txn-retry      10       10      10         0\n" +
+			"           retry      17       17      16         1\n" +
+			"   dedup-failure       4        4       3         1\n" +
+			"          repeat       4        9       -         -\n" +
+			"           total     168      180     159        12\n",
+		"retried-0: a non-idempotent producer (PID -1) retried 8 records with their first copies' timestamps — offsets 30–37 repeat 10–17 [retry, strong evidence]",
+		"retried-0: a non-idempotent producer (PID -1) possibly retried 1 record with their first copies' timestamps — offset 48 repeats 46 [possible retry: too few records]",
+		"dedup-synthetic-0: PID 9801 (epoch 0) wrote 3 records twice under the same sequence numbers, which the broker appended again — offsets 9–11 repeat 6–8 [dedup-failure, strong evidence]",
+		"dedup-synthetic-1: PID 9802 (epoch 0) wrote 1 record twice under the same sequence numbers, which the broker appended again — offset 1 repeats 0 [possible dedup-failure: other timestamps]",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q\n%s", want, out)
 		}
-		if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
-			t.Errorf("--mem %s: %d entries left in --tmp", budget, len(ents))
+	}
+	for _, c := range []struct {
+		topic string
+		args  []string
+		want  string
+	}{
+		{"retried", nil, "a non-idempotent producer (PID -1) wrote retried-0@38 again (written 0.0 s after the earlier copy), first written by a non-idempotent producer (PID -1) at retried-0@20; " +
+			"the same timestamp, 18 offsets later in the same partition: a retry of a producer without idempotence; strong evidence: a run of 16 records with the timestamps of their first copies, in their order, " +
+			"18 to 20 offsets later in retried-0: a producer without idempotence sent the batch again after its request failed or timed out, and the broker had appended it the first time"},
+		{"retried", []string{"--same-pid"}, "not a restart: PID -1 (no idempotence) wrote it twice, and not as a retry: with timestamps"},
+		{"retried", []string{"--same-pid"}, "not a restart: PID -1 (no idempotence) wrote it twice, and not as a retry: in the same batch (a retry is a batch of its own: the application sent it twice)"},
+		{"dedup-synthetic", nil, "strong evidence: PID 9801 (epoch 0) wrote sequence 6 in dedup-synthetic-0 twice, at offsets 6 and 9, with the same timestamp: " +
+			"the broker appended a batch it should have rejected as a duplicate"},
+	} {
+		groups, _ := dupsJSON(t, append([]string{dir, "--topic", "^" + c.topic + "$"}, c.args...)...)
+		found := false
+		for _, g := range groups {
+			for _, m := range g.Members {
+				found = found || strings.Contains(m.Explanation, c.want)
+			}
+		}
+		if !found {
+			t.Errorf("%s %v: no explanation with %q (%d groups)", c.topic, c.args, c.want, len(groups))
 		}
 	}
 }
@@ -379,7 +438,7 @@ func TestDupsRunsSpill(t *testing.T) {
 	}
 	// --limit cuts the list, not the count.
 	limited, _, _ := scanCmd(t, "dups", "--progress", "never", "--same-pid", "--limit", "3", dir)
-	runLine := regexp.MustCompile(`(?m)^\S+-\d+: .* \[(restart-resend|txn-retry|repeat|possible [^\]]+)(, strong evidence)?\]$`)
+	runLine := regexp.MustCompile(`(?m)^\S+-\d+: .* \[(restart-resend|txn-retry|retry|dedup-failure|repeat|possible [^\]]+)(, strong evidence)?\]$`)
 	if n, all := len(runLine.FindAllString(limited, -1)), runLine.FindAllString(memText, -1); n != 3 || len(all) != memSum.Runs {
 		t.Errorf("--limit 3 printed %d runs, --limit 0 %d of %d", n, len(all), memSum.Runs)
 	}
