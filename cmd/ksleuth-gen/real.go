@@ -35,7 +35,7 @@ func runReal(args []string, stdout, stderr io.Writer) error {
 	}
 	if *list {
 		tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
-		for _, s := range realkafka.Scenarios() {
+		for _, s := range slices.Concat(realkafka.Scenarios(), realkafka.CauseScenarios()) {
 			fmt.Fprintf(tw, "%s\t%d broker(s), stop %s\t%s\n", s.Name, s.Brokers, s.Stop, s.Doc)
 		}
 		fmt.Fprintf(tw, "%s\t1 broker(s), stop clean\t%s\n", realkafka.BulkName, realkafka.BulkDoc)

@@ -20,6 +20,10 @@ type App struct {
 	msgs   map[string]*message
 	topics map[string]int
 	n      int
+	// nonIdem names the producers without idempotence: their client
+	// retries on its own, so a record they sent once may be in the log
+	// twice (KindRetry).
+	nonIdem map[string]bool
 	// The consumer groups' side (groups.go).
 	commits       []TruthCommit
 	consumed      []TruthConsumed
@@ -51,7 +55,7 @@ type message struct {
 }
 
 func newApp() *App {
-	return &App{byID: map[string]*Sent{}, msgs: map[string]*message{}, topics: map[string]int{}}
+	return &App{byID: map[string]*Sent{}, msgs: map[string]*message{}, topics: map[string]int{}, nonIdem: map[string]bool{}}
 }
 
 // Topic records a topic of the scenario and its partition count.
@@ -92,6 +96,9 @@ func (a *App) note(producer string, r Record, kind string) (*Sent, error) {
 	switch {
 	case m == nil:
 		m = &message{name: r.Msg, content: content, kind: kind, rec: r}
+		if kind == "" && a.nonIdem[producer] {
+			m.kind = KindRetry
+		}
 		a.msgs[r.Msg] = m
 	case m.content != content:
 		return nil, fmt.Errorf("message %s sent again with other content", r.Msg)
@@ -105,6 +112,15 @@ func (a *App) note(producer string, r Record, kind string) (*Sent, error) {
 	a.sends = append(a.sends, s)
 	a.byID[s.ID] = s
 	return s, nil
+}
+
+// NonIdempotent marks producer as one without idempotence, whose client
+// may append a record it was given once twice: a copy of its records in
+// the log is a retry, not the application's.
+func (a *App) NonIdempotent(producer string) {
+	a.mu.Lock()
+	a.nonIdem[producer] = true
+	a.mu.Unlock()
 }
 
 // Collect takes in the acks jp received.

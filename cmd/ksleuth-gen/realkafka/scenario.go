@@ -46,13 +46,20 @@ func Scenarios() []Scenario {
 	}
 }
 
+// CauseScenarios lists the scenarios of the causes of duplicates beyond a
+// restart (docs/duplicates.md), which their own test checks.
+func CauseScenarios() []Scenario {
+	return []Scenario{nonidemRetry}
+}
+
 // Lookup finds a scenario by name.
 func Lookup(name string) (Scenario, bool) {
-	i := slices.IndexFunc(Scenarios(), func(s Scenario) bool { return s.Name == name })
+	all := slices.Concat(Scenarios(), CauseScenarios())
+	i := slices.IndexFunc(all, func(s Scenario) bool { return s.Name == name })
 	if i < 0 {
 		return Scenario{}, false
 	}
-	return Scenarios()[i], true
+	return all[i], true
 }
 
 // Run runs the named scenario against release k, writing

@@ -62,6 +62,9 @@ const (
 	KindRestartResend = "restart-resend"
 	KindTxnRetry      = "txn-retry"
 	KindAppRepeat     = "app-repeat"
+	// KindRetry: a client without idempotence sent a batch again after
+	// its request failed; the application sent the record once.
+	KindRetry = "retry"
 )
 
 // TruthResend is a later copy of a record the application sent again.
