@@ -109,4 +109,3 @@ func countClass[K comparable](got map[K]string, class string) int {
 	}
 	return n
 }
-
