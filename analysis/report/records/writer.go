@@ -12,6 +12,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/records"
 	"github.com/ksleuth/ksleuth/analysis/report/payloadenc"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/ksleuth/ksleuth/segment"
 )
 
@@ -84,7 +85,7 @@ func (w *Writer) Finding(r analysis.AnomalyRow) {
 		return
 	}
 	w.out.Flush() // keep the two streams in order for a reader of both
-	fmt.Fprintf(w.errw, "finding: %s: %s\n", r.File, finding.Text(&r))
+	fmt.Fprintf(w.errw, "finding: %s\n", text.FindingLine(r.File, &r))
 }
 
 // recordJSON is one JSON line: the records table's column names, each
