@@ -75,6 +75,6 @@ func FindingCounts(counted int64, byKind map[finding.Kind]int64, followers int64
 			causes[k] = n
 		}
 	}
-	return fmt.Sprintf("%s%s and %d %s from them%s", Count(counted-followers, "finding"), ByKind(causes),
-		followers, Plural(followers, "that follows", "that follow"), ByKind(followersByKind))
+	return fmt.Sprintf("%s%s and %d %s from %s%s", Count(counted-followers, "finding"), ByKind(causes),
+		followers, Plural(followers, "that follows", "that follow"), Plural(counted-followers, "it", "them"), ByKind(followersByKind))
 }
