@@ -5,6 +5,10 @@ package analysis
 // id (the timeline: epoch bumps, state transitions, PID changes).
 type TransactionRow struct {
 	Input int32 `parquet:"input" json:"input"`
+	// Source names the input the record was read from, as every table's
+	// source column does (the copy, "#broker=N", when the input is a log
+	// dir that names its broker).
+	Source string `parquet:"source,dict" json:"source"`
 	// Topic and Partition are the __transaction_state partition.
 	Topic     string `parquet:"topic,dict" json:"topic"`
 	Partition int32  `parquet:"partition" json:"partition"`

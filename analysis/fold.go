@@ -26,6 +26,9 @@ type FindingCause struct {
 	// Followers counts the findings that name it in caused_by, by kind;
 	// each counts as many as it stands for (AnomalyRow.Stands).
 	Followers map[FindingKind]int64
+	// Rows are those findings, in the order given, for a listing that
+	// shows each one under its cause.
+	Rows []AnomalyRow
 }
 
 // Total is the number of findings that follow from the cause.
@@ -76,6 +79,7 @@ func FoldFindings(rows []AnomalyRow) []FindingCause {
 		}
 		if j, ok := at[key{a.Input, *a.CausedBy}]; ok {
 			out[j].Followers[a.Kind] += a.Stands()
+			out[j].Rows = append(out[j].Rows, *a)
 			continue
 		}
 		out = append(out, FindingCause{Finding: *a, Followers: map[FindingKind]int64{}})

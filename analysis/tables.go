@@ -139,6 +139,10 @@ type RecordRow struct {
 	BatchPosition int64  `parquet:"batch_position" json:"batch_position"`
 	Offset        int64  `parquet:"offset" json:"offset"`
 	Timestamp     *int64 `parquet:"timestamp,optional,timestamp(millisecond:utc)" json:"timestamp"`
+	// TimestampType says who set the timestamp, from the batch's
+	// attributes: CreateTime (the producer), LogAppendTime (the broker),
+	// or NoTimestampType (magic 0, which has none).
+	TimestampType string `parquet:"timestamp_type,dict" json:"timestamp_type"`
 	ProducerID    int64  `parquet:"producer_id" json:"producer_id"`
 	ProducerEpoch int32  `parquet:"producer_epoch" json:"producer_epoch"`
 	Sequence      int32  `parquet:"sequence" json:"sequence"`

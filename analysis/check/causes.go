@@ -66,6 +66,53 @@ func linkCauses(findings []analysis.AnomalyRow, gaps []analysis.GapRow) {
 			*f = finding.Follows(*f, &findings[best])
 		}
 	}
+	linkOmitted(findings)
+}
+
+// linkOmitted sets caused_by on a row that stands for the findings of a
+// file and kind past the per-file cap (it has no offset of its own) when
+// every listed finding of that file and kind follows from one cause: the
+// findings left out come after them in the file, past the same cut.
+func linkOmitted(findings []analysis.AnomalyRow) {
+	type fileKind struct {
+		input int32
+		file  string
+		kind  finding.Kind
+	}
+	cause := map[fileKind]string{}
+	for i := range findings {
+		f := &findings[i]
+		if f.Omitted != nil || !followerKinds[f.Kind] {
+			continue
+		}
+		k := fileKind{f.Input, f.File, f.Kind}
+		c, seen := cause[k]
+		switch {
+		case f.CausedBy == nil || seen && c != *f.CausedBy:
+			cause[k] = ""
+		case !seen:
+			cause[k] = *f.CausedBy
+		}
+	}
+	type ref struct {
+		input int32
+		ref   string
+	}
+	causes := map[ref]int{}
+	for i := range findings {
+		if findings[i].CausedBy == nil {
+			causes[ref{findings[i].Input, analysis.FindingRef(&findings[i])}] = i
+		}
+	}
+	for i := range findings {
+		f := &findings[i]
+		if f.Omitted == nil || f.CausedBy != nil {
+			continue
+		}
+		if at, ok := causes[ref{f.Input, cause[fileKind{f.Input, f.File, f.Kind}]}]; ok {
+			*f = finding.Follows(*f, &findings[at])
+		}
+	}
 }
 
 // evidence indexes findings by input, kind and file, to find the

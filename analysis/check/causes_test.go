@@ -64,3 +64,28 @@ func TestLinkCausesDamagedBatch(t *testing.T) {
 		t.Errorf("caused_by %v, %v, %v", fs[0].CausedBy, fs[1].CausedBy, fs[2].CausedBy)
 	}
 }
+
+// TestLinkOmitted: the row that stands for the index entries past the
+// per-file cap follows the cut that every listed entry of its file follows;
+// one whose listed entries follow nothing, or different causes, follows
+// nothing either.
+func TestLinkOmitted(t *testing.T) {
+	w := finding.Where{Input: 0, Topic: "t", Partition: 0, File: "t-0/0.log"}
+	cut := finding.New(w, finding.KindTruncated, 408, -1, "cut")
+	w.File = "t-0/0.index"
+	listed := finding.New(w, finding.KindIndexMismatch, 8, 84, "entry past the cut")
+	more := finding.WithOmitted(finding.New(w, finding.KindIndexMismatch, -1, -1, "15 more"), 15)
+	w.File = "t-0/0.timeindex"
+	lone := finding.New(w, finding.KindIndexMismatch, 0, 5, "entry below the cut")
+	moreLone := finding.WithOmitted(finding.New(w, finding.KindIndexMismatch, -1, -1, "3 more"), 3)
+	fs := []analysis.AnomalyRow{cut, listed, more, lone, moreLone}
+	pos := int64(408)
+	linkCauses(fs, []analysis.GapRow{{Input: 0, Topic: "t", Partition: 0, Dir: "t-0", FirstOffset: 75, Cause: CauseTruncated,
+		Severity: finding.Error, File: "t-0/0.log", Position: &pos}})
+	if fs[2].CausedBy == nil || *fs[2].CausedBy != "truncated-batch t-0/0.log@408" {
+		t.Errorf("the omitted row past the cut: caused_by %v", fs[2].CausedBy)
+	}
+	if fs[3].CausedBy != nil || fs[4].CausedBy != nil {
+		t.Errorf("below the cut: caused_by %v and %v", fs[3].CausedBy, fs[4].CausedBy)
+	}
+}

@@ -230,6 +230,10 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		// other cluster's, even in the same input.
 		f.attr.a.Cluster = r.ClusterOf
 		f.attr.a.Finish()
+		txns := f.attr.a.Transactions()
+		for i := range txns {
+			txns[i].Source = sources[txns[i].Input]
+		}
 		all = append(all, f.attr.anomalies...)
 		all = append(all, f.cons.Findings()...)
 		r.consIdx = f.cons.Index(r.ClusterOf)

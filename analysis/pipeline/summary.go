@@ -29,6 +29,12 @@ type Summary struct {
 	Errors, Warnings           int64
 	Counted, Notes             int64
 	CountedByKind, NotesByKind map[finding.Kind]int64
+	// Followers counts, of the Counted, the findings that follow from
+	// another one in the run (caused_by: an index entry past a cut, a
+	// checkpoint ahead of a truncation), by kind in FollowersByKind: the
+	// text leads with the rest, their causes.
+	Followers       int64
+	FollowersByKind map[finding.Kind]int64
 	// Checked says what the checks read, by kind of file; CheckedFiles
 	// counts the Kafka files among them and Segments the live segments.
 	Checked      []analysis.CheckedKind
@@ -75,7 +81,8 @@ func (r *Result) Summarize() *Summary {
 	res := r.Scan
 	s := &Summary{Files: len(res.Files), Unreadable: res.Unreadable, Bytes: res.Bytes, Batches: res.Batches, Records: res.Records,
 		Errors: res.Errors, Warnings: r.Warnings, Sessions: len(r.Sessions), Incomplete: r.Incomplete(), NotDecoded: res.NotDecoded,
-		CountedByKind: map[finding.Kind]int64{}, NotesByKind: map[finding.Kind]int64{}, Replicas: map[string]int{}}
+		CountedByKind: map[finding.Kind]int64{}, NotesByKind: map[finding.Kind]int64{}, Replicas: map[string]int{},
+		FollowersByKind: map[finding.Kind]int64{}}
 	s.Partitions = make([]analysis.PartitionSummary, 0, len(res.Partitions))
 	for _, p := range res.Partitions {
 		s.Partitions = append(s.Partitions, partitionSummary(p))
@@ -94,6 +101,7 @@ func (r *Result) Summarize() *Summary {
 			s.Notes += c.Count
 		}
 	}
+	s.countFollowers(res.Anomalies)
 	s.Checked = Checked(res.Files, res.Anomalies)
 	s.Segments = s.Checked[0].Files
 	for _, c := range s.Checked {
@@ -254,4 +262,17 @@ func (r *Result) SnapshotOnly(inputs []*source.Input) []analysis.SnapshotRow {
 		}
 	}
 	return producer.SnapshotOnly(r.Sessions, dirSnaps)
+}
+
+// countFollowers counts the errors and warnings that follow from another
+// finding of the run, as analysis.FoldFindings folds them.
+func (s *Summary) countFollowers(rows []analysis.AnomalyRow) {
+	for _, c := range analysis.FoldFindings(rows) {
+		for i := range c.Rows {
+			if f := &c.Rows[i]; finding.Counts(f.Severity) {
+				s.Followers += f.Stands()
+				s.FollowersByKind[f.Kind] += f.Stands()
+			}
+		}
+	}
 }

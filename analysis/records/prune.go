@@ -23,11 +23,7 @@ type partition struct {
 }
 
 // listed reads a dir or file input, partition dir by partition dir.
-func (r *run) listed(ctx context.Context, in *source.Input, src string, sopts source.Options) error {
-	entries, err := in.Files(sopts)
-	if err != nil {
-		return err
-	}
+func (r *run) listed(ctx context.Context, in *source.Input, src string, entries []*source.Entry) error {
 	var order []string
 	parts := map[string]*partition{}
 	for _, e := range entries {

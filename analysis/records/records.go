@@ -98,6 +98,10 @@ type Record struct {
 	Headers       []segment.Header
 	IsControl     bool
 	ControlType   int16
+	// Copy names the copy of the partition the record was read from
+	// ("broker 2", or the input) when the inputs hold several copies of
+	// it, and is "" when they hold one.
+	Copy string
 	// CRCValid is false for a record of a batch whose checksum does not
 	// hold: its bytes are not verified.
 	CRCValid bool
@@ -168,6 +172,8 @@ type run struct {
 	covers     map[coverKey]*cover
 	coverOrder []*cover
 	cur        *cover
+	// copies names the copy of a partition a record comes from.
+	copies *copies
 }
 
 // heldTorn is a truncated-batch finding of an archive's segment whose
@@ -247,12 +253,22 @@ func Run(ctx context.Context, inputs []*source.Input, sources []string, o Option
 	// The listing is not narrowed by topic: wanted applies it, so that the
 	// Kafka files of every partition dir are counted.
 	var sopts source.Options
+	lists := make([][]*source.Entry, len(inputs))
+	for i, in := range inputs {
+		if in.Kind != source.Archive {
+			var err error
+			if lists[i], err = in.Files(sopts); err != nil {
+				return r.stats, err
+			}
+		}
+	}
+	r.copies = countCopies(inputs, lists)
 	for i, in := range inputs {
 		var err error
 		if in.Kind == source.Archive {
 			err = r.archive(ctx, in, sources[i], sopts)
 		} else {
-			err = r.listed(ctx, in, sources[i], sopts)
+			err = r.listed(ctx, in, sources[i], lists[i])
 		}
 		if errors.Is(err, errLimit) {
 			return r.stats, nil
@@ -296,7 +312,7 @@ func where(in int, e *source.Entry, file string) finding.Where {
 
 // start prepares r.rec for the records of entry e.
 func (r *run) start(in *source.Input, src string, e *source.Entry) {
-	r.rec = Record{Input: int32(in.Index), Source: src, File: e.Path, Partition: -1}
+	r.rec = Record{Input: int32(in.Index), Source: src, File: e.Path, Partition: -1, Copy: r.copies.name(in, src, e)}
 	if e.Partition != nil {
 		r.rec.Topic, r.rec.Partition = e.Partition.Topic, e.Partition.Partition
 	}

@@ -83,7 +83,7 @@ func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysi
 		st := recordState(rec, b, state)
 		j.rows = append(j.rows, analysis.PayloadRecordRow{RecordRow: analysis.RecordRow{
 			Input: j.row.Input, Topic: j.row.Topic, Partition: j.row.Partition, Segment: j.row.Segment,
-			BatchPosition: j.row.Position, Offset: rec.Offset,
+			BatchPosition: j.row.Position, Offset: rec.Offset, TimestampType: rec.TimestampType.String(),
 			ProducerID: b.ProducerID, ProducerEpoch: int32(b.ProducerEpoch), Sequence: rec.Sequence,
 			KeySize: int32(rec.KeySize()), ValueSize: int32(rec.ValueSize()), HeaderCount: int32(len(rec.Headers)),
 			TxnState: st, IsControl: rec.IsControl,

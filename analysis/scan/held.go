@@ -12,6 +12,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/segment"
 )
 
 // DefaultHeldBudget is the memory kept for the records of transactions
@@ -379,6 +380,7 @@ var rowCodec = heldCodec[analysis.PayloadRecordRow]{
 		if r.Timestamp != nil {
 			b = binary.AppendVarint(b, *r.Timestamp)
 		}
+		b = append(b, heldTimestampType(r.TimestampType))
 		b = binary.AppendVarint(b, r.ProducerID)
 		for _, v := range [...]int32{r.ProducerEpoch, r.Sequence, r.KeySize, r.ValueSize, r.HeaderCount} {
 			b = binary.AppendVarint(b, int64(v))
@@ -411,6 +413,9 @@ var rowCodec = heldCodec[analysis.PayloadRecordRow]{
 		if d.bool() {
 			ts := d.varint()
 			r.Timestamp = &ts
+		}
+		if p := d.raw(1); p != nil {
+			r.TimestampType = segment.TimestampType(int8(p[0])).String()
 		}
 		r.ProducerID = d.varint()
 		for _, p := range [...]*int32{&r.ProducerEpoch, &r.Sequence, &r.KeySize, &r.ValueSize, &r.HeaderCount} {
@@ -514,4 +519,17 @@ var entryCodec = heldCodec[EntryBatch]{
 			e.Control = p[37] == 1
 		}
 	},
+}
+
+// heldTimestampType is a record row's timestamp type as the one byte of
+// its segment.TimestampType, so that the rows read back share the three
+// strings instead of allocating one each.
+func heldTimestampType(s string) byte {
+	for _, t := range [...]segment.TimestampType{segment.CreateTime, segment.LogAppendTime} {
+		if s == t.String() {
+			return byte(t)
+		}
+	}
+	none := segment.NoTimestampType
+	return byte(none)
 }

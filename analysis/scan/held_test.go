@@ -26,6 +26,7 @@ func heldRows() []analysis.PayloadRecordRow {
 			Dir: "t-0", BatchPosition: int64(i) * 1000, Offset: math.MaxInt64 - int64(i), ProducerID: -1 - int64(i),
 			ProducerEpoch: math.MaxInt32, Sequence: math.MinInt32, KeySize: -1, ValueSize: int32(i), HeaderCount: int32(i % 4),
 			Fingerprint: fmt.Sprintf("%032x", i), TxnState: txnPending, IsControl: i%7 == 0, Damaged: i%5 == 0, HasFP: i%2 == 0,
+			TimestampType: [...]string{"CreateTime", "LogAppendTime", "NoTimestampType"}[i%3],
 		}}
 		r.FP[0], r.FP[15] = byte(i), 0xff
 		switch i % 4 {

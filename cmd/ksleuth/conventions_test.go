@@ -132,7 +132,7 @@ func TestDumpNotesNeverFail(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errOut, code := runCLI(t, "dump", "--fail-on-findings", path)
-	if code != exitOK || !strings.Contains(errOut, "[zero-tail, note]") {
+	if code != exitOK || !strings.Contains(errOut, ": note zero-tail at byte ") {
 		t.Errorf("zero tail: exit %d, stderr %q", code, errOut)
 	}
 	src[200] ^= 0xff

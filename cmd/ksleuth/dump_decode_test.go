@@ -53,7 +53,7 @@ func TestDumpDecodeTransactionState(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
 	}
-	if !strings.Contains(errOut, "offset 2: topics: unknown version: TransactionLogValue version 5") || !strings.Contains(errOut, "[unknown-version, warning]") {
+	if !strings.Contains(errOut, ": warning unknown-version at byte 0 (offset 2): topics: unknown version: TransactionLogValue version 5") {
 		t.Errorf("stderr: %s", errOut)
 	}
 
@@ -160,7 +160,7 @@ func TestDumpMetadataFields(t *testing.T) {
 		!strings.Contains(out, "payload: Error at 1, skipping. PartitionChange record v9 not decoded (1-byte body)") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
-	if !strings.Contains(errOut, "offset 1: topics: unknown version: PartitionChangeRecord version 9 (known up to 2), at byte 2 of the value [unknown-version, warning]") {
+	if !strings.Contains(errOut, "warning unknown-version at byte 0 (offset 1): topics: unknown version: PartitionChangeRecord version 9 (known up to 2), at byte 2 of the value\n") {
 		t.Errorf("finding: %s", errOut)
 	}
 

@@ -84,7 +84,8 @@ func TestDumpDamaged(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d without --fail-on-findings", code)
 	}
-	if !strings.Contains(errOut, path+": at byte 0x0 (0): segment: crc mismatch") || !strings.Contains(errOut, "[zero-tail, note]") {
+	if !strings.Contains(errOut, "finding: "+path+": error crc-mismatch at byte 0 (offset 0): segment: crc mismatch") ||
+		!strings.Contains(errOut, ": note zero-tail at byte ") {
 		t.Fatalf("stderr lacks the findings:\n%s", errOut)
 	}
 	if n := strings.Count(out, "baseOffset:"); n < 5 {
@@ -128,7 +129,7 @@ func TestDumpTornTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errOut, code := runCLI(t, "dump", path)
-	if code != 0 || !strings.Contains(errOut, "[truncated-batch, warning]") {
+	if code != 0 || !strings.Contains(errOut, ": warning truncated-batch at byte ") {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
 	if _, _, code := runCLI(t, "dump", "--fail-on-findings", path); code != exitFindings {

@@ -61,7 +61,7 @@ func TestDumpGarbageStateFiles(t *testing.T) {
 				}
 			}
 			if !strings.HasPrefix(errOut, "finding: "+path+": ") || !strings.Contains(errOut, "want") ||
-				!(strings.Contains(errOut, ": line ") || strings.Contains(errOut, ": at byte ")) {
+				!(strings.Contains(errOut, " at line ") || strings.Contains(errOut, " at byte ")) {
 				t.Errorf("finding does not name the file, the line or byte, and what was expected:\n%s", errOut)
 			}
 			if !strings.HasSuffix(tc.name, ".snapshot") && strings.Contains(errOut, "snapshot") {

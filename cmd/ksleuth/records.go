@@ -56,14 +56,19 @@ its start, and a finding says so. --stats prints what was read.
 --format takes these tokens: %t topic, %p partition, %o offset,
 %T timestamp (epoch ms), %D timestamp (RFC 3339, UTC), %k key, %v value,
 %h headers (name=value,...), %i producer id, %e producer epoch,
-%q sequence, %f file, %P batch byte position, %S source, %% a percent
-sign; \n, \t and \\ are a newline, a tab and a backslash. A null key,
-value or header value prints as <null>. With --decode-values auto (the
+%q sequence, %f file, %P batch byte position, %S source, %C copy, %% a
+percent sign; \n, \t and \\ are a newline, a tab and a backslash. A null
+key, value or header value prints as <null>. When the inputs hold several
+copies of a partition (log dirs of several brokers), each of its lines
+starts with the copy it was read from, [broker 2], unless the format has
+%C or %S; a record of a batch whose checksum fails starts with
+[CRC mismatch]: its bytes are not verified. With --decode-values auto (the
 default) values in the Confluent wire format whose schema is in the
 inputs' _schemas topic print decoded, as JSON; --value-regex then matches
 that JSON. --json writes one object per
 record instead (type "record"), with each payload's encoding and null kept
-apart from empty, and findings as objects of type "finding".`,
+apart from empty, the copy (null for a partition held once) and crc_valid,
+and findings as objects of type "finding".`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ro, err := o.selection()

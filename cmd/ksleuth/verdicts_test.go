@@ -222,7 +222,7 @@ func TestEmptyLeftoversAndRootCheckpoint(t *testing.T) {
 	data[len(data)-3] ^= 0x40
 	os.WriteFile(b, data, 0o644)
 	out, _, code = runCLI(t, "verify", "--no-notes", kraft)
-	if code != exitFindings || !strings.Contains(out, "bootstrap.checkpoint\n  error crc-mismatch") {
+	if code != exitFindings || !strings.Contains(out, "bootstrap.checkpoint: error crc-mismatch") {
 		t.Errorf("flipped bootstrap.checkpoint: exit %d\n%s", code, out)
 	}
 }

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/report/payloadenc"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
@@ -20,13 +20,12 @@ func (d *Dumper) finding(name string, f *segment.CorruptionError) {
 	if r.Kind == finding.KindTruncated {
 		finding.GradeTruncated(&r, tornPlace(name))
 	}
-	// The grading adds why to the reader's message; the text line keeps
-	// the reader's spelling of where.
-	d.row(name, r, f.Length, f.Error()+strings.TrimPrefix(r.Message, f.Err.Error()))
+	d.row(name, r, f.Length)
 }
 
-// row reports a finding: text is its error-stream line ("" to build one).
-func (d *Dumper) row(name string, r analysis.AnomalyRow, length int64, text string) {
+// row reports a finding of a segment, with the length of the damaged
+// bytes in JSON.
+func (d *Dumper) row(name string, r analysis.AnomalyRow, length int64) {
 	if finding.Counts(r.Severity) {
 		d.findings++
 	}
@@ -45,12 +44,15 @@ func (d *Dumper) row(name string, r analysis.AnomalyRow, length int64, text stri
 		})
 		return
 	}
-	if text == "" {
-		text = fmt.Sprintf("%s: at byte %#x (%d): %s", name, *r.Position, *r.Position, r.Message)
-	}
+	d.textFinding(name, &r)
+}
+
+// textFinding writes a finding to the error stream in the one layout of
+// every text output's findings (text.FindingLine).
+func (d *Dumper) textFinding(name string, r *analysis.AnomalyRow) {
 	// Keep the two streams in order for a reader watching both.
 	d.out.Flush()
-	fmt.Fprintf(d.errw, "finding: %s [%s, %s]\n", text, r.Kind, r.Severity)
+	fmt.Fprintf(d.errw, "finding: %s\n", text.FindingLine(name, r))
 }
 
 // decodeFinding reports a record of an internal topic that did not decode,
@@ -59,7 +61,6 @@ func (d *Dumper) decodeFinding(name string, b *segment.Batch, r *segment.Record,
 	d.findings++
 	kind := topics.Kind(err)
 	sev := finding.DecodeSeverity(kind)
-	f := &topics.Finding{Path: name, Position: b.Position, Offset: r.Offset, Err: err}
 	if d.o.JSON {
 		payloadenc.WriteLine(d.out, map[string]any{
 			"type": "finding", "file": name, "kind": kind, "severity": sev,
@@ -67,8 +68,8 @@ func (d *Dumper) decodeFinding(name string, b *segment.Batch, r *segment.Record,
 		})
 		return
 	}
-	d.out.Flush()
-	fmt.Fprintf(d.errw, "finding: %s [%s, %s]\n", f.Error(), kind, sev)
+	row := finding.FromDecode(finding.Where{Partition: -1, File: name}, kind, b.Position, r.Offset, err)
+	d.textFinding(name, &row)
 }
 
 // noteFinding reports a finding with a byte position and an offset, each
@@ -82,15 +83,8 @@ func (d *Dumper) noteFinding(file string, kind finding.Kind, sev finding.Severit
 			"position": payloadenc.NonNegative(pos), "offset": payloadenc.NonNegative(off), "message": msg})
 		return
 	}
-	d.out.Flush()
-	s := fmt.Sprintf("finding: %s", file)
-	if pos >= 0 {
-		s += fmt.Sprintf(" at byte %d", pos)
-	}
-	if off >= 0 {
-		s += fmt.Sprintf(" (offset %d)", off)
-	}
-	fmt.Fprintf(d.errw, "%s: %s [%s, %s]\n", s, msg, kind, sev)
+	row := finding.NewSev(finding.Where{Partition: -1, File: file}, kind, sev, pos, off, "%s", msg)
+	d.textFinding(file, &row)
 }
 
 func (d *Dumper) indexFindings(fs []*segment.IndexFinding) {
@@ -124,13 +118,6 @@ func (d *Dumper) stateFinding(f analysis.AnomalyRow) {
 	if finding.Counts(f.Severity) {
 		d.findings++
 	}
-	pos, line := int64(-1), 0
-	if f.Position != nil {
-		pos = *f.Position
-	}
-	if f.Line != nil {
-		line = int(*f.Line)
-	}
 	if d.o.JSON {
 		// A finding about the whole file has a null position, as in
 		// anomalies.parquet, and one of a binary file a null line.
@@ -138,12 +125,5 @@ func (d *Dumper) stateFinding(f analysis.AnomalyRow) {
 			"position": f.Position, "line": f.Line, "message": f.Message})
 		return
 	}
-	d.out.Flush()
-	where := fmt.Sprintf("at byte %#x (%d)", pos, pos)
-	if line > 0 {
-		where = fmt.Sprintf("line %d", line)
-	} else if pos < 0 {
-		where = "whole file"
-	}
-	fmt.Fprintf(d.errw, "finding: %s: %s: %s [%s, %s]\n", f.File, where, f.Message, f.Kind, f.Severity)
+	d.textFinding(f.File, &f)
 }

@@ -79,7 +79,7 @@ func (d *Dumper) dumpLog(name, kind string) error {
 	}
 	if batches == 0 && damaged && !tornStart && tornPlace(name) != finding.NotLive && kind == "log" {
 		// verify's word for a live segment with no batch in it.
-		d.row(name, finding.NotKafkaData(finding.Where{Partition: -1, File: name}, size), 0, "")
+		d.row(name, finding.NotKafkaData(finding.Where{Partition: -1, File: name}, size), 0)
 	}
 	return nil
 }

@@ -25,7 +25,9 @@ type formatPart struct {
 // ParseFormat splits a format string into literals and tokens: %t topic,
 // %p partition, %o offset, %T and %D timestamp, %k key, %v value, %h
 // headers, %i, %e, %q producer id, epoch and sequence, %f file, %P batch
-// position, %S source, %% a percent sign; \n, \t and \\ escapes.
+// position, %S source, %C the copy (when the inputs hold several copies
+// of the partition, else nothing), %% a percent sign; \n, \t and \\
+// escapes.
 func ParseFormat(s string) (Format, error) {
 	var parts Format
 	var lit strings.Builder
@@ -57,7 +59,7 @@ func ParseFormat(s string) (Format, error) {
 				lit.WriteByte('%')
 				continue
 			}
-			if !strings.ContainsRune("tpoTDkvhieqfPS", rune(t)) {
+			if !strings.ContainsRune("tpoTDkvhieqfPSC", rune(t)) {
 				return nil, fmt.Errorf("unknown token %%%c", t)
 			}
 			flush()
@@ -70,6 +72,36 @@ func ParseFormat(s string) (Format, error) {
 	}
 	flush()
 	return parts, nil
+}
+
+// CRCMark starts the text line of a record whose batch's checksum does
+// not hold: its bytes are not verified.
+const CRCMark = "[CRC mismatch] "
+
+// appendMarks starts a record's text line with what the format may not
+// say and a reader must not miss: the copy it was read from when the
+// inputs hold several copies of its partition ("[broker 2] "; unless the
+// format names the copy or the source itself, %C or %S), and CRCMark.
+func (f Format) appendMarks(b []byte, r *records.Record) []byte {
+	if r.Copy != "" && !f.names('C') && !f.names('S') {
+		b = append(b, '[')
+		b = append(b, r.Copy...)
+		b = append(b, "] "...)
+	}
+	if !r.CRCValid {
+		b = append(b, CRCMark...)
+	}
+	return b
+}
+
+// names reports whether the format has the token.
+func (f Format) names(token byte) bool {
+	for _, p := range f {
+		if p.token == token {
+			return true
+		}
+	}
+	return false
 }
 
 // appendText renders a record by the format, its payloads in encoding enc.
@@ -133,6 +165,8 @@ func (f Format) appendText(b []byte, enc payloadenc.Encoding, r *records.Record)
 			b = strconv.AppendInt(b, r.Position, 10)
 		case 'S':
 			b = append(b, r.Source...)
+		case 'C':
+			b = append(b, r.Copy...)
 		}
 	}
 	return b

@@ -12,6 +12,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/records"
 	"github.com/ksleuth/ksleuth/analysis/report/payloadenc"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/ksleuth/ksleuth/segment"
 )
 
@@ -84,7 +85,7 @@ func (w *Writer) Finding(r analysis.AnomalyRow) {
 		return
 	}
 	w.out.Flush() // keep the two streams in order for a reader of both
-	fmt.Fprintf(w.errw, "finding: %s: %s\n", r.File, finding.Text(&r))
+	fmt.Fprintf(w.errw, "finding: %s\n", text.FindingLine(r.File, &r))
 }
 
 // recordJSON is one JSON line: the records table's column names, each
@@ -109,6 +110,7 @@ type recordJSON struct {
 	ValueFraming  string       `json:"value_framing,omitempty"`
 	Headers       []headerJSON `json:"headers"`
 	CRCValid      bool         `json:"crc_valid"`
+	Copy          *string      `json:"copy"`
 	IsControl     bool         `json:"is_control,omitempty"`
 	ControlName   string       `json:"control_type,omitempty"`
 	ControlType   *int16       `json:"control_type_id,omitempty"`
@@ -124,7 +126,8 @@ type headerJSON struct {
 func (w *Writer) Record(r *records.Record) error {
 	enc := w.o.Encoding
 	if !w.o.JSON {
-		w.buf = w.o.Format.appendText(w.buf[:0], enc, r)
+		w.buf = w.o.Format.appendMarks(w.buf[:0], r)
+		w.buf = w.o.Format.appendText(w.buf, enc, r)
 		_, err := w.out.Write(w.buf)
 		return err
 	}
@@ -132,6 +135,9 @@ func (w *Writer) Record(r *records.Record) error {
 		Offset: r.Offset, Timestamp: payloadenc.NonNegative(r.Timestamp), TimestampType: r.TimestampType.String(),
 		ProducerID: r.ProducerID, ProducerEpoch: r.ProducerEpoch, Sequence: r.Sequence, CRCValid: r.CRCValid,
 		Headers: make([]headerJSON, len(r.Headers)), IsControl: r.IsControl}
+	if r.Copy != "" {
+		j.Copy = &r.Copy
+	}
 	j.Key, j.KeyEncoding = enc.EncodeJSON(r.Key)
 	if r.Decoded != nil {
 		j.Value, j.ValueEncoding = string(r.Decoded), r.DecodedEncoding

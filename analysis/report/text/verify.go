@@ -6,17 +6,17 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
-	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report"
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
 // Verify writes verify's report. It leads with what needs action: the
-// partition copies that are not intact, then the findings grouped by file
-// (notes too unless noNotes), then one line counting the intact copies,
+// partition copies that are not intact, then the findings with those that
+// follow from another folded under it (notes too unless noNotes), then one line counting the intact copies,
 // what the checks read and one summary line. With all, every copy's
-// verdict is listed, in partition order, after the findings.
+// verdict is listed, in partition order, after the findings, and every
+// finding that follows from another under it.
 func Verify(out io.Writer, inputs []*source.Input, res *pipeline.Result, sum *pipeline.Summary, noNotes, all bool) error {
 	clusterVerdicts(out, sum.Clusters, all)
 	if !all && len(sum.Losses) > 0 {
@@ -25,18 +25,7 @@ func Verify(out io.Writer, inputs []*source.Input, res *pipeline.Result, sum *pi
 			fmt.Fprintf(out, "  %s: %s\n", report.DisplayPath(inputs, v.Input, v.Dir), v.Text)
 		}
 	}
-	last := ""
-	for i := range res.Scan.Anomalies {
-		a := &res.Scan.Anomalies[i]
-		if noNotes && !finding.Counts(a.Severity) {
-			continue
-		}
-		if p := report.DisplayPath(inputs, a.Input, a.File); p != last {
-			fmt.Fprintf(out, "%s\n", p)
-			last = p
-		}
-		fmt.Fprintf(out, "  %s\n", finding.Text(a))
-	}
+	Findings(out, res.Scan.Anomalies, func(a *analysis.AnomalyRow) string { return report.DisplayPath(inputs, a.Input, a.File) }, noNotes, all)
 	switch {
 	case all && len(sum.Verdicts) > 0:
 		fmt.Fprintln(out, "partitions:")
@@ -57,9 +46,9 @@ func Verify(out io.Writer, inputs []*source.Input, res *pipeline.Result, sum *pi
 	}
 	// Segments are the live segments read, as the "checked:" line counts
 	// them: also a segment given on its own, outside a partition dir.
-	_, err := fmt.Fprintf(out, "verified %s, %s, %s, %s: %s%s, %s%s%s\n",
+	_, err := fmt.Fprintf(out, "verified %s, %s, %s, %s: %s, %s%s%s\n",
 		Count(int64(sum.CheckedFiles), "file"), Count(int64(sum.Segments), "segment"), Count(sum.Batches, "batch"),
-		Count(sum.Records, "record"), Count(sum.Counted, "finding"), ByKind(sum.CountedByKind), Count(sum.Notes, "note"),
+		Count(sum.Records, "record"), FindingCounts(sum.Counted, sum.CountedByKind, sum.Followers, sum.FollowersByKind), Count(sum.Notes, "note"),
 		ByKind(sum.NotesByKind), status)
 	return err
 }
