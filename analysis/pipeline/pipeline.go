@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -137,6 +138,9 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	}
 	cfg := o.Scan
 	cfg.KeepPayload = internalTopic
+	if f.attr != nil {
+		cfg.Evidence = internalTopic
+	}
 	cfg.BrokerLogs = &scan.BrokerLogReader{IsName: brokerlog.IsLogName, Parse: brokerlog.Parse}
 	cfg.Records = cfg.Records || o.Detector != nil || o.Attribution
 	cfg.Payload = cfg.Payload || f.needPayload()
@@ -166,6 +170,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 			}
 			return nil
 		},
+		Evidence: f.evidence,
 		Entries: func(bs []scan.EntryBatch) error {
 			for i := range bs {
 				reps.Entries(&bs[i])
@@ -208,6 +213,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		reps.AddCompactedTopics(f.attr.configs.CompactedTopics())
 	}
 	chk.EmptyDirs(res.EmptyDirs)
+	chk.Unselected(res.Unselected)
 	for _, a := range res.Anomalies {
 		if a.Kind == finding.KindArchiveDamaged {
 			chk.ArchiveEnded(a.Input, res.ArchiveLast[a.Input])
@@ -244,6 +250,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	all = append(all, r.Txns.Findings...)
 	all = append(all, emptyInputs(inputs, res.Files)...)
 	all = append(all, values.findings()...)
+	all = reported(o.Scan.Topic, all, cr)
 	for i := range all {
 		all[i].Source = sources[all[i].Input]
 	}
@@ -303,7 +310,8 @@ func txnContext(res *scan.Result, chk *check.Checker, attr *attributor, sources 
 	brokers := map[logDir]int32{}
 	var dirCount int32
 	stateDirs := map[stateOrigin]map[int32]bool{} // __transaction_state partitions held
-	for _, p := range res.Partitions {
+	// The partitions of __transaction_state read only as evidence count.
+	for _, p := range slices.Concat(res.Partitions, res.Evidence) {
 		if k := (logDir{p.Input, path.Dir(p.Dir)}); p.BrokerID != nil {
 			if _, ok := brokers[k]; !ok {
 				brokers[k] = *p.BrokerID
