@@ -426,7 +426,7 @@ func (r *Result) count(omitted finding.Tally) {
 	}
 	perFile := map[fileKey]int64{}
 	worst := map[fileKey]finding.Severity{}
-	perCopy := map[*scan.PartitionSummary]int64{}
+	perCopy, notes := map[*scan.PartitionSummary]int64{}, map[*scan.PartitionSummary]int64{}
 	copies := newCopyFinder(res.Partitions)
 	counts := finding.Tally{}
 	for i, a := range res.Anomalies {
@@ -444,6 +444,9 @@ func (r *Result) count(omitted finding.Tally) {
 		}
 		if p := copies.find(&res.Anomalies[i]); p != nil {
 			perCopy[p] += a.Stands()
+			if a.Severity == finding.Note {
+				notes[p] += a.Stands()
+			}
 		}
 	}
 	for k, n := range omitted {
@@ -488,7 +491,7 @@ func (r *Result) count(omitted finding.Tally) {
 		}
 	}
 	for _, p := range res.Partitions {
-		p.Findings = perCopy[p]
+		p.Findings, p.Notes = perCopy[p], notes[p]
 	}
 }
 

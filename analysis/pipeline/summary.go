@@ -20,6 +20,11 @@ type Summary struct {
 	// Bytes, Batches and Records are totals over all inputs.
 	Files                               int
 	Unreadable, Bytes, Batches, Records int64
+	// RecordsElsewhere counts those of Records in KRaft snapshots and
+	// segments in transit (.deleted, .cleaned, .swap, leftovers): the
+	// batches table has their batches, the records table not their
+	// records, which repeat or precede a live log's.
+	RecordsElsewhere int64
 	// Partitions sums up every partition dir of every input.
 	Partitions []analysis.PartitionSummary
 	// Findings counts the findings by kind and severity (capped listings
@@ -92,6 +97,11 @@ func (r *Result) Summarize() *Summary {
 		} else {
 			s.NotesByKind[c.Kind] += c.Count
 			s.Notes += c.Count
+		}
+	}
+	for i := range res.Files {
+		if f := &res.Files[i]; f.Kind != "log" || f.Suffix != "" {
+			s.RecordsElsewhere += f.Records
 		}
 	}
 	s.Checked = Checked(res.Files, res.Anomalies)
