@@ -69,6 +69,9 @@ type Summary struct {
 	NotDecoded int64
 	// Incomplete: some input could not be read in full.
 	Incomplete bool
+	// Crashed counts the copies not shut down cleanly, which every
+	// command says in one line (analysis.CrashedCopies).
+	Crashed analysis.CrashedCopies
 	// Clusters are the verdicts of the partitions the inputs hold two or
 	// more copies of (several brokers' log dirs), one per topic-partition
 	// across its copies: lost only where no copy holds the offsets.
@@ -129,6 +132,7 @@ func (r *Result) Summarize() *Summary {
 				analysis.CopyOrder{Input: b.Input, Topic: b.Topic, Partition: b.Partition, Dir: b.Dir})
 		}
 		slices.SortStableFunc(s.Verdicts, byPartition)
+		s.Crashed = analysis.CountCrashed(s.Verdicts)
 		slices.SortStableFunc(s.Losses, byPartition)
 		for _, sk := range r.Check.Skipped {
 			s.Skipped = append(s.Skipped, analysis.SkippedFile{Input: sk.Input, Path: sk.Path, Reason: sk.Reason})
@@ -264,4 +268,17 @@ func (r *Result) SnapshotOnly(inputs []*source.Input) []analysis.SnapshotRow {
 		}
 	}
 	return producer.SnapshotOnly(r.Sessions, dirSnaps)
+}
+
+// Crashed counts the copies of the run not shut down cleanly, for the
+// outputs fed no Summary (dups, consumers).
+func (r *Result) Crashed() analysis.CrashedCopies {
+	if r == nil || r.Check == nil {
+		return analysis.CrashedCopies{}
+	}
+	vs := make([]analysis.Verdict, len(r.Check.Partitions))
+	for i := range r.Check.Partitions {
+		vs[i] = r.Check.Partitions[i].Verdict
+	}
+	return analysis.CountCrashed(vs)
 }

@@ -81,6 +81,7 @@ type ScanSummary struct {
 	ClusterEvents int                     `json:"cluster_events"`
 	BrokerLogs    pipeline.BrokerLogStats `json:"broker_logs"`
 	Tables        []ScanTable             `json:"tables"`
+	analysis.CrashedCopies
 }
 
 // ScanInput is one input as given.
@@ -106,7 +107,8 @@ func NewScanSummary(inputs []*source.Input, jobs int, out string, pres *pipeline
 		Errors: sum.Errors, Warnings: sum.Warnings, Unreadable: sum.Unreadable, Out: out, Unread: sum.UnreadCopies, Gaps: sum.Gaps,
 		ProducerSessions: sum.Sessions, Skipped: len(sum.Skipped), Checked: sum.Checked, Notes: sum.Notes,
 		OpenTransactions: sum.OpenSessions, Intact: sum.Intact, Losses: sum.Losses, Replicas: sum.Replicas,
-		ClusterEvents: sum.ClusterEvents, BrokerLogs: sum.BrokerLogs, DuplicateGroups: dst.Groups, Duplicates: dst.Duplicates}
+		ClusterEvents: sum.ClusterEvents, BrokerLogs: sum.BrokerLogs, DuplicateGroups: dst.Groups, Duplicates: dst.Duplicates,
+		CrashedCopies: sum.Crashed}
 	for _, sk := range sum.Skipped[:min(len(sum.Skipped), 5)] {
 		s.SkippedFiles = append(s.SkippedFiles, DisplayPath(inputs, sk.Input, sk.Path))
 	}

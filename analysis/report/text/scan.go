@@ -16,6 +16,9 @@ func Scan(w io.Writer, s *report.ScanSummary, wide, all bool) error {
 	ew := &ErrWriter{W: w}
 	fmt.Fprintf(ew, "scanned %d input(s): %d files, %d bytes, %d batches, %d records%s in %.2fs (jobs %d)\n\n",
 		len(s.Inputs), s.Files, s.Bytes, s.Batches, s.Records, RecordsElsewhere(s.RecordsElsewhere), s.Seconds, s.Jobs)
+	if l := s.CrashedCopies.Line(); l != "" {
+		fmt.Fprintf(ew, "%s\n\n", l)
+	}
 	if err := writePartitions(ew, s, wide, all); err != nil {
 		return err
 	}

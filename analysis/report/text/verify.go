@@ -19,6 +19,7 @@ import (
 // verdict is listed, in partition order, after the findings.
 func Verify(out io.Writer, inputs []*source.Input, res *pipeline.Result, sum *pipeline.Summary, noNotes, all bool) error {
 	clusterVerdicts(out, sum.Clusters, all)
+	Crashed(out, sum.Crashed)
 	if !all && len(sum.Losses) > 0 {
 		fmt.Fprintf(out, "%s that %s action:\n", copies(len(sum.Losses)), Plural(int64(len(sum.Losses)), "needs", "need"))
 		for _, v := range sum.Losses {
@@ -202,4 +203,11 @@ func clusterNeedsAction(cv *analysis.ClusterVerdict) bool {
 		}
 	}
 	return false
+}
+
+// Crashed prints the one line of the copies not shut down cleanly, if any.
+func Crashed(w io.Writer, c analysis.CrashedCopies) {
+	if l := c.Line(); l != "" {
+		fmt.Fprintln(w, l)
+	}
 }
