@@ -82,6 +82,9 @@ type ScanSummary struct {
 	BrokerLogs    pipeline.BrokerLogStats `json:"broker_logs"`
 	Tables        []ScanTable             `json:"tables"`
 	analysis.CrashedCopies
+	// Clusters are the verdicts across brokers of the partitions held by
+	// several log dirs, as verify prints them (JSON: cluster_verdicts).
+	Clusters []analysis.ClusterVerdict `json:"cluster_verdicts"`
 }
 
 // ScanInput is one input as given.
@@ -108,7 +111,10 @@ func NewScanSummary(inputs []*source.Input, jobs int, out string, pres *pipeline
 		ProducerSessions: sum.Sessions, Skipped: len(sum.Skipped), Checked: sum.Checked, Notes: sum.Notes,
 		OpenTransactions: sum.OpenSessions, Intact: sum.Intact, Losses: sum.Losses, Replicas: sum.Replicas,
 		ClusterEvents: sum.ClusterEvents, BrokerLogs: sum.BrokerLogs, DuplicateGroups: dst.Groups, Duplicates: dst.Duplicates,
-		CrashedCopies: sum.Crashed}
+		CrashedCopies: sum.Crashed, Clusters: sum.Clusters}
+	if s.Clusters == nil {
+		s.Clusters = []analysis.ClusterVerdict{}
+	}
 	for _, sk := range sum.Skipped[:min(len(sum.Skipped), 5)] {
 		s.SkippedFiles = append(s.SkippedFiles, DisplayPath(inputs, sk.Input, sk.Path))
 	}

@@ -19,6 +19,12 @@ func Scan(w io.Writer, s *report.ScanSummary, wide, all bool) error {
 	if l := s.CrashedCopies.Line(); l != "" {
 		fmt.Fprintf(ew, "%s\n\n", l)
 	}
+	// Several brokers' copies: first whether any offset is lost
+	// cluster-wide, in verify's words.
+	if len(s.Clusters) > 0 {
+		clusterVerdicts(ew, s.Clusters, all)
+		fmt.Fprintln(ew)
+	}
 	if err := writePartitions(ew, s, wide, all); err != nil {
 		return err
 	}

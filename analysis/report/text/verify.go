@@ -174,7 +174,7 @@ func clusterVerdicts(out io.Writer, cvs []analysis.ClusterVerdict, all bool) {
 	}
 	var act []analysis.ClusterVerdict
 	for _, cv := range cvs {
-		if all || clusterNeedsAction(&cv) {
+		if all || cv.NeedsAction() {
 			act = append(act, cv)
 		}
 	}
@@ -187,22 +187,6 @@ func clusterVerdicts(out io.Writer, cvs []analysis.ClusterVerdict, all bool) {
 	if rest := len(cvs) - len(act); rest > 0 {
 		fmt.Fprintf(out, "%d partition%s held by several brokers intact on every copy%s\n", rest, Plural(int64(rest), "", "s"), AllHint)
 	}
-}
-
-// clusterNeedsAction: some offset is lost cluster-wide, or some copy is
-// not intact, the reference or in sync with it.
-func clusterNeedsAction(cv *analysis.ClusterVerdict) bool {
-	if cv.Verdict != analysis.CopyIntact {
-		return true
-	}
-	for _, c := range cv.Copies {
-		switch c.State {
-		case analysis.CopyIntact, analysis.CopyReference, analysis.CopyInSync:
-		default:
-			return true
-		}
-	}
-	return false
 }
 
 // Crashed prints the one line of the copies not shut down cleanly, if any.
