@@ -22,6 +22,15 @@ func (f *feed) evidence(rows []analysis.PayloadRecordRow) error {
 	return nil
 }
 
+// evidenceTopics are the topics read whatever the topic filter says:
+// the internal ones, when the attribution and the consumers read them.
+func (f *feed) evidenceTopics() func(string) bool {
+	if f.attr == nil {
+		return nil
+	}
+	return internalTopic
+}
+
 // reported keeps what a run reports about the partitions the topic filter
 // selects: a finding about a partition left out (one the attribution
 // found in an internal topic read as evidence, say) is not reported, nor

@@ -137,10 +137,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		f.cons = consumers.New()
 	}
 	cfg := o.Scan
-	cfg.KeepPayload = internalTopic
-	if f.attr != nil {
-		cfg.Evidence = internalTopic
-	}
+	cfg.KeepPayload, cfg.Evidence = internalTopic, f.evidenceTopics()
 	cfg.BrokerLogs = &scan.BrokerLogReader{IsName: brokerlog.IsLogName, Parse: brokerlog.Parse}
 	cfg.Records = cfg.Records || o.Detector != nil || o.Attribution
 	cfg.Payload = cfg.Payload || f.needPayload()
