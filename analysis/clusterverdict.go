@@ -73,3 +73,20 @@ type ClusterLoss struct {
 	// Unread: every cause is unread (a cut input).
 	Unread bool `json:"unread"`
 }
+
+// NeedsAction: some offset is lost cluster-wide, or some copy is not
+// intact, the reference or in sync with it. The outputs list these and
+// count the rest.
+func (cv *ClusterVerdict) NeedsAction() bool {
+	if cv.Verdict != CopyIntact {
+		return true
+	}
+	for _, c := range cv.Copies {
+		switch c.State {
+		case CopyIntact, CopyReference, CopyInSync:
+		default:
+			return true
+		}
+	}
+	return false
+}

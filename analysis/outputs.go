@@ -31,6 +31,9 @@ type PartitionSummary struct {
 	Codecs    []string `json:"codecs"`
 	Producers int      `json:"producers"`
 	Findings  int64    `json:"findings"`
+	// Notes counts those of Findings of severity note: they need no
+	// action.
+	Notes int64 `json:"notes"`
 }
 
 // Verdict is the loss ledger's one-line answer for a partition copy.

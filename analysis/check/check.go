@@ -87,6 +87,9 @@ type Checker struct {
 	// bare are the partition dirs seen to hold a file that is not a
 	// Kafka file, or none (bare.go).
 	bare map[partKey]bareDir
+	// unselected are the live partition dirs a topic filter left out, by
+	// log dir (unselected.go).
+	unselected map[logDirKey]map[partName]bool
 
 	held *archiveHold // the archive input being held, if any
 	// cut holds the archive inputs that ended before their end (cut

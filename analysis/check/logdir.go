@@ -144,6 +144,9 @@ func (l *logDir) finish() {
 		for _, e := range cf.c.Entries {
 			name := fmt.Sprintf("%s-%d", e.Topic, e.Partition)
 			pt, ok := byTP[tp{e.Topic, e.Partition}]
+			if !ok && l.c.unselected[l.key][partName{e.Topic, e.Partition}] {
+				continue // its dir is here; the topic filter left it out
+			}
 			if !ok {
 				if firstAbsentLine == 0 {
 					firstAbsentLine = e.Line

@@ -117,6 +117,7 @@ type ConsumersSummary struct {
 	// DamagedCommits counts the commit records of damaged batches, which
 	// are listed but never count as consumption.
 	DamagedCommits int `json:"damaged_commits"`
+	analysis.CrashedCopies
 }
 
 // Consumers finishes the duplicate detector of a Consumers plan and says
@@ -149,7 +150,7 @@ func (r *Result) Consumers(ctx context.Context, det *dups.Detector, inputs []*so
 	rep.Timelines = buildTimelines(idx, r, func(t *consumers.Timeline) bool { return keepGroup(t.Group) && keepTopic(t.Topic) })
 	sum := &rep.Summary
 	*sum = ConsumersSummary{Type: "summary", Inputs: len(inputs), Timelines: len(rep.Timelines), Flagged: len(flagged),
-		Consumed: len(rep.Consumed), Findings: r.Scan.Errors + r.Warnings}
+		Consumed: len(rep.Consumed), Findings: r.Scan.Errors + r.Warnings, CrashedCopies: r.Crashed()}
 	groups := map[string]bool{}
 	for _, c := range r.Commits() {
 		if keepGroup(c.Group) && keepTopic(c.Topic) {

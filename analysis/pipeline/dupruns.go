@@ -53,5 +53,7 @@ func DupRuns(ctx context.Context, det *dups.Detector, res *Result, idx Consumed,
 	if err != nil {
 		return nil, DupSummary{}, errors.Join(err, rb.Close())
 	}
-	return rb, totals.Summary(st, nruns, rb.SpillFiles(), rb.SpillBytes(), findings), nil
+	sum := totals.Summary(st, nruns, rb.SpillFiles(), rb.SpillBytes(), findings)
+	sum.CrashedCopies = res.Crashed()
+	return rb, sum, nil
 }

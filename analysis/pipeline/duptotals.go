@@ -21,6 +21,7 @@ type DupSummary struct {
 	SpillFiles int          `json:"spill_files"`
 	SpillBytes int64        `json:"spill_bytes"`
 	Findings   int64        `json:"findings"`
+	analysis.CrashedCopies
 }
 
 // ClassTotal counts the later copies of a class, and those of them graded

@@ -19,6 +19,8 @@ import (
 // __cluster_metadata-0, so the records a scan streams never hold an
 // offset twice and the duplicate detector never sees them (nor the
 // metadata log's NoOps, which no producer wrote), even with same-pid.
+// The summary's record count says so: less those in snapshots and
+// segments in transit, it is the records' rows.
 func TestKRaftSnapshotRecords(t *testing.T) {
 	t.Parallel()
 	src := filepath.Join(corpusDir, "Danielowo2000__BigDataTechnologies-Version-2")
@@ -32,9 +34,10 @@ func TestKRaftSnapshotRecords(t *testing.T) {
 	det, hasher := newDetectorWith(t, func(o *dups.Options) { o.SamePID = true })
 	plan := pipeline.Plan{Command: pipeline.Scan, Records: true, Detector: det, Hasher: hasher}
 	seen := map[string]bool{}
-	meta := 0
-	records := func(rows []analysis.PayloadRecordRow) error {
-		for _, r := range rows {
+	meta, rows := 0, int64(0)
+	records := func(rs []analysis.PayloadRecordRow) error {
+		rows += int64(len(rs))
+		for _, r := range rs {
 			if strings.HasSuffix(r.Segment, ".checkpoint") {
 				return fmt.Errorf("a snapshot record among the records: %+v", r.RecordRow)
 			}
@@ -55,6 +58,9 @@ func TestKRaftSnapshotRecords(t *testing.T) {
 	}
 	if meta == 0 {
 		t.Fatalf("no __cluster_metadata records: the test lost its subject")
+	}
+	if sum := res.Summarize(); sum.RecordsElsewhere == 0 || sum.Records-sum.RecordsElsewhere != rows {
+		t.Errorf("summary: %d records, %d of them elsewhere; %d rows", sum.Records, sum.RecordsElsewhere, rows)
 	}
 	_, err = det.Finish(context.Background(), res.AnnotateDuplicates(func(g []analysis.DuplicateRow) error {
 		for _, d := range g {

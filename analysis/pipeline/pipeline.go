@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -136,7 +137,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		f.cons = consumers.New()
 	}
 	cfg := o.Scan
-	cfg.KeepPayload = internalTopic
+	cfg.KeepPayload, cfg.Evidence = internalTopic, f.evidenceTopics()
 	cfg.BrokerLogs = &scan.BrokerLogReader{IsName: brokerlog.IsLogName, Parse: brokerlog.Parse}
 	cfg.Records = cfg.Records || o.Detector != nil || o.Attribution
 	cfg.Payload = cfg.Payload || f.needPayload()
@@ -166,6 +167,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 			}
 			return nil
 		},
+		Evidence: f.evidence,
 		Entries: func(bs []scan.EntryBatch) error {
 			for i := range bs {
 				reps.Entries(&bs[i])
@@ -208,6 +210,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		reps.AddCompactedTopics(f.attr.configs.CompactedTopics())
 	}
 	chk.EmptyDirs(res.EmptyDirs)
+	chk.Unselected(res.Unselected)
 	for _, a := range res.Anomalies {
 		if a.Kind == finding.KindArchiveDamaged {
 			chk.ArchiveEnded(a.Input, res.ArchiveLast[a.Input])
@@ -248,6 +251,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	all = append(all, r.Txns.Findings...)
 	all = append(all, emptyInputs(inputs, res.Files)...)
 	all = append(all, values.findings()...)
+	all = reported(o.Scan.Topic, all, cr)
 	for i := range all {
 		all[i].Source = sources[all[i].Input]
 	}
@@ -307,7 +311,8 @@ func txnContext(res *scan.Result, chk *check.Checker, attr *attributor, sources 
 	brokers := map[logDir]int32{}
 	var dirCount int32
 	stateDirs := map[stateOrigin]map[int32]bool{} // __transaction_state partitions held
-	for _, p := range res.Partitions {
+	// The partitions of __transaction_state read only as evidence count.
+	for _, p := range slices.Concat(res.Partitions, res.Evidence) {
 		if k := (logDir{p.Input, path.Dir(p.Dir)}); p.BrokerID != nil {
 			if _, ok := brokers[k]; !ok {
 				brokers[k] = *p.BrokerID
@@ -422,7 +427,7 @@ func (r *Result) count(omitted finding.Tally) {
 	}
 	perFile := map[fileKey]int64{}
 	worst := map[fileKey]finding.Severity{}
-	perCopy := map[*scan.PartitionSummary]int64{}
+	perCopy, notes := map[*scan.PartitionSummary]int64{}, map[*scan.PartitionSummary]int64{}
 	copies := newCopyFinder(res.Partitions)
 	counts := finding.Tally{}
 	for i, a := range res.Anomalies {
@@ -440,6 +445,9 @@ func (r *Result) count(omitted finding.Tally) {
 		}
 		if p := copies.find(&res.Anomalies[i]); p != nil {
 			perCopy[p] += a.Stands()
+			if a.Severity == finding.Note {
+				notes[p] += a.Stands()
+			}
 		}
 	}
 	for k, n := range omitted {
@@ -484,7 +492,7 @@ func (r *Result) count(omitted finding.Tally) {
 		}
 	}
 	for _, p := range res.Partitions {
-		p.Findings = perCopy[p]
+		p.Findings, p.Notes = perCopy[p], notes[p]
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/payload"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
-	"github.com/ksleuth/ksleuth/analysis/topics"
 )
 
 // Command is what a run is for. Each command reads the inputs its own
@@ -81,10 +80,6 @@ func (p *Plan) Options() Options {
 		cfg.Compact, cfg.Topic = true, consumersTopic(p.Topic)
 	case Producers:
 		cfg.Compact = true
-		// The attribution reads the internal topics: only when the topic
-		// filter keeps them.
-		o.Attribution = p.Topic == nil || p.Topic.MatchString(topics.TransactionState.String()) ||
-			p.Topic.MatchString(topics.ClusterMetadata.String())
 	case Replicas:
 		// The copies are compared by batch header: a batch decoded once,
 		// on one broker, is enough.

@@ -20,6 +20,11 @@ type Summary struct {
 	// Bytes, Batches and Records are totals over all inputs.
 	Files                               int
 	Unreadable, Bytes, Batches, Records int64
+	// RecordsElsewhere counts those of Records in KRaft snapshots and
+	// segments in transit (.deleted, .cleaned, .swap, leftovers): the
+	// batches table has their batches, the records table not their
+	// records, which repeat or precede a live log's.
+	RecordsElsewhere int64
 	// Partitions sums up every partition dir of every input.
 	Partitions []analysis.PartitionSummary
 	// Findings counts the findings by kind and severity (capped listings
@@ -70,6 +75,9 @@ type Summary struct {
 	NotDecoded int64
 	// Incomplete: some input could not be read in full.
 	Incomplete bool
+	// Crashed counts the copies not shut down cleanly, which every
+	// command says in one line (analysis.CrashedCopies).
+	Crashed analysis.CrashedCopies
 	// Clusters are the verdicts of the partitions the inputs hold two or
 	// more copies of (several brokers' log dirs), one per topic-partition
 	// across its copies: lost only where no copy holds the offsets.
@@ -102,6 +110,11 @@ func (r *Result) Summarize() *Summary {
 		}
 	}
 	s.countFollowers(res.Anomalies)
+	for i := range res.Files {
+		if f := &res.Files[i]; f.Kind != "log" || f.Suffix != "" {
+			s.RecordsElsewhere += f.Records
+		}
+	}
 	s.Checked = Checked(res.Files, res.Anomalies)
 	s.Segments = s.Checked[0].Files
 	for _, c := range s.Checked {
@@ -127,6 +140,7 @@ func (r *Result) Summarize() *Summary {
 				analysis.CopyOrder{Input: b.Input, Topic: b.Topic, Partition: b.Partition, Dir: b.Dir})
 		}
 		slices.SortStableFunc(s.Verdicts, byPartition)
+		s.Crashed = analysis.CountCrashed(s.Verdicts)
 		slices.SortStableFunc(s.Losses, byPartition)
 		for _, sk := range r.Check.Skipped {
 			s.Skipped = append(s.Skipped, analysis.SkippedFile{Input: sk.Input, Path: sk.Path, Reason: sk.Reason})
@@ -275,4 +289,15 @@ func (s *Summary) countFollowers(rows []analysis.AnomalyRow) {
 			}
 		}
 	}
+// Crashed counts the copies of the run not shut down cleanly, for the
+// outputs fed no Summary (dups, consumers).
+func (r *Result) Crashed() analysis.CrashedCopies {
+	if r == nil || r.Check == nil {
+		return analysis.CrashedCopies{}
+	}
+	vs := make([]analysis.Verdict, len(r.Check.Partitions))
+	for i := range r.Check.Partitions {
+		vs[i] = r.Check.Partitions[i].Verdict
+	}
+	return analysis.CountCrashed(vs)
 }

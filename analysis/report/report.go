@@ -35,20 +35,23 @@ func DisplayPath(inputs []*source.Input, input int32, file string) string {
 // ScanSummary is what scan says of its run: the JSON line of type
 // "summary", and what the text prints.
 type ScanSummary struct {
-	Type       string                      `json:"type"` // "summary": --json is JSON lines on every command
-	Inputs     []ScanInput                 `json:"inputs"`
-	Jobs       int                         `json:"jobs"`
-	Seconds    float64                     `json:"seconds"`
-	Files      int                         `json:"files"`
-	Bytes      int64                       `json:"bytes"`
-	Batches    int64                       `json:"batches"`
-	Records    int64                       `json:"records"`
-	Partitions []analysis.PartitionSummary `json:"partitions"`
-	Findings   []analysis.FindingCount     `json:"findings"`
-	Errors     int64                       `json:"errors"`
-	Warnings   int64                       `json:"warnings"`
-	Unreadable int64                       `json:"unreadable"`
-	Out        string                      `json:"out"`
+	Type    string      `json:"type"` // "summary": --json is JSON lines on every command
+	Inputs  []ScanInput `json:"inputs"`
+	Jobs    int         `json:"jobs"`
+	Seconds float64     `json:"seconds"`
+	Files   int         `json:"files"`
+	Bytes   int64       `json:"bytes"`
+	Batches int64       `json:"batches"`
+	Records int64       `json:"records"`
+	// RecordsElsewhere: those of Records that are no rows of the records
+	// table (pipeline.Summary).
+	RecordsElsewhere int64                       `json:"records_in_snapshots_and_transit"`
+	Partitions       []analysis.PartitionSummary `json:"partitions"`
+	Findings         []analysis.FindingCount     `json:"findings"`
+	Errors           int64                       `json:"errors"`
+	Warnings         int64                       `json:"warnings"`
+	Unreadable       int64                       `json:"unreadable"`
+	Out              string                      `json:"out"`
 	// The loss ledger: partition copies intact, and the verdicts of
 	// those that are not; Unread counts those of them whose every range
 	// is unread (the archive ended before their data); Gaps counts the
@@ -78,6 +81,10 @@ type ScanSummary struct {
 	ClusterEvents int                     `json:"cluster_events"`
 	BrokerLogs    pipeline.BrokerLogStats `json:"broker_logs"`
 	Tables        []ScanTable             `json:"tables"`
+	analysis.CrashedCopies
+	// Clusters are the verdicts across brokers of the partitions held by
+	// several log dirs, as verify prints them (JSON: cluster_verdicts).
+	Clusters []analysis.ClusterVerdict `json:"cluster_verdicts"`
 }
 
 // ScanInput is one input as given.
@@ -99,11 +106,15 @@ type ScanTable struct {
 func NewScanSummary(inputs []*source.Input, jobs int, out string, pres *pipeline.Result, ts *export.Set, d time.Duration, dst dups.Stats) *ScanSummary {
 	sum := pres.Summarize()
 	s := &ScanSummary{Type: "summary", Jobs: jobs, Seconds: d.Seconds(), Files: sum.Files, Bytes: sum.Bytes,
-		Batches: sum.Batches, Records: sum.Records, Partitions: sum.Partitions, Findings: sum.Findings,
+		Batches: sum.Batches, Records: sum.Records, RecordsElsewhere: sum.RecordsElsewhere, Partitions: sum.Partitions, Findings: sum.Findings,
 		Errors: sum.Errors, Warnings: sum.Warnings, Unreadable: sum.Unreadable, Out: out, Unread: sum.UnreadCopies, Gaps: sum.Gaps,
 		ProducerSessions: sum.Sessions, Skipped: len(sum.Skipped), Checked: sum.Checked, Notes: sum.Notes,
 		OpenTransactions: sum.OpenSessions, Intact: sum.Intact, Losses: sum.Losses, Replicas: sum.Replicas,
-		ClusterEvents: sum.ClusterEvents, BrokerLogs: sum.BrokerLogs, DuplicateGroups: dst.Groups, Duplicates: dst.Duplicates}
+		ClusterEvents: sum.ClusterEvents, BrokerLogs: sum.BrokerLogs, DuplicateGroups: dst.Groups, Duplicates: dst.Duplicates,
+		CrashedCopies: sum.Crashed, Clusters: sum.Clusters}
+	if s.Clusters == nil {
+		s.Clusters = []analysis.ClusterVerdict{}
+	}
 	for _, sk := range sum.Skipped[:min(len(sum.Skipped), 5)] {
 		s.SkippedFiles = append(s.SkippedFiles, DisplayPath(inputs, sk.Input, sk.Path))
 	}

@@ -70,8 +70,11 @@ type Config struct {
 	// HexFingerprints fills the rows' Fingerprint (32 hex digits) besides
 	// FP; only a records table needs the text form.
 	HexFingerprints bool
-	// Topic keeps only partitions whose topic matches.
-	Topic *regexp.Regexp
+	// Topic keeps only partitions whose topic matches; the others are
+	// named in Result.Unselected and, when Evidence names their topic,
+	// read for Output.Evidence alone (evidence.go).
+	Topic    *regexp.Regexp
+	Evidence func(topic string) bool
 	// Progress, when set, is called (from any goroutine) with the number of
 	// input bytes just read.
 	Progress func(n int64)
@@ -108,6 +111,9 @@ type Config struct {
 type Output struct {
 	Batches func([]analysis.BatchRow) error
 	Records func([]analysis.PayloadRecordRow) error
+	// Evidence gets the record rows of the partitions Config.Topic leaves
+	// out and Config.Evidence names.
+	Evidence func([]analysis.PayloadRecordRow) error
 	// Entries gets the data and control records with Config.Compact;
 	// their Entries slices are reused once it returns.
 	Entries func([]EntryBatch) error
@@ -201,6 +207,10 @@ type Result struct {
 	// hold no file (source.Input.List, source.Options.EmptyDir): no file
 	// row stands for them.
 	EmptyDirs []*source.Entry
+	// Unselected holds one entry of each partition dir the topic filter
+	// left out; Evidence the partitions read only for Output.Evidence.
+	Unselected []*source.Entry
+	Evidence   []*PartitionSummary
 	// ArchiveLast is, per archive input that ended on a problem, the last
 	// entry header it read (source.ArchiveError.Last).
 	ArchiveLast map[int32]string
@@ -239,7 +249,8 @@ func Run(ctx context.Context, inputs []*source.Input, cfg Config, out Output) (*
 		s.pool = newPool(ctx, cfg)
 		defer s.pool.close()
 	}
-	opts := source.Options{Topic: cfg.Topic}
+	s.filter.sel.re = cfg.Topic
+	opts := s.sourceOptions()
 	listed, emptyDirs := listAhead(inputs, opts, cfg)
 	s.emptyDirs = emptyDirs
 	for _, in := range inputs {
@@ -301,6 +312,7 @@ type scanner struct {
 	damaged        map[batchKey]bool // damaged batches, to mark their records
 	emptyDirs      []*source.Entry
 	archiveLast    map[int32]string
+	filter         topicFilter // evidence.go
 }
 
 type batchKey struct {
@@ -442,7 +454,11 @@ func (s *scanner) collect(c chunk) error {
 			s.damaged[batchKey{b.Input, b.Segment, b.Position}] = true
 		}
 	}
-	s.batchBuf = append(s.batchBuf, c.batches...)
+	for i := range c.batches {
+		if s.filter.sel.in(c.batches[i].Topic) {
+			s.batchBuf = append(s.batchBuf, c.batches[i])
+		}
+	}
 	batchSlices.put(c.batches)
 	for _, rows := range c.records {
 		// The rows of one batch share input, segment, batch and producer.
@@ -572,11 +588,18 @@ func (s *scanner) flush() error {
 			return err
 		}
 	}
-	if len(s.recordBuf) > 0 && s.out.Records != nil {
-		if err := s.out.Records(s.recordBuf); err != nil {
+	sel, ev := s.splitRows(s.recordBuf)
+	if len(sel) > 0 && s.out.Records != nil {
+		if err := s.out.Records(sel); err != nil {
 			return err
 		}
 	}
+	if len(ev) > 0 && s.out.Evidence != nil {
+		if err := s.out.Evidence(ev); err != nil {
+			return err
+		}
+	}
+	s.entryBuf = s.selectedEntries(s.entryBuf)
 	if len(s.entryBuf) > 0 && s.out.Entries != nil {
 		if err := s.out.Entries(s.entryBuf); err != nil {
 			return err
@@ -593,6 +616,10 @@ func (s *scanner) flush() error {
 }
 
 func (s *scanner) fileDone(f *fileDone) error {
+	if f.row.Topic != nil && !s.filter.sel.in(*f.row.Topic) {
+		s.evidenceDone(f)
+		return nil
+	}
 	if s.out.File != nil {
 		// The file's batches go first: the checker replays them before
 		// it reads the file's findings.
@@ -659,9 +686,11 @@ func (s *scanner) fileDone(f *fileDone) error {
 }
 
 func (s *scanner) result() *Result {
+	s.selectedEmptyDirs()
 	r := &Result{Files: s.files, Anomalies: s.anomalies, Snapshots: s.snapshots, HeldSpilled: s.pending.end + s.pendingEntries.end,
 		DecodedElsewhere: s.cfg.once.skipped(), IdenticalFiles: s.cfg.same.identicalFiles(),
-		NotDecoded: s.cfg.notDecoded.Load(), EmptyDirs: s.emptyDirs, ArchiveLast: s.archiveLast}
+		NotDecoded: s.cfg.notDecoded.Load(), EmptyDirs: s.emptyDirs, ArchiveLast: s.archiveLast,
+		Unselected: s.filter.unselected.sorted(), Evidence: s.evidenceParts()}
 	for i := range r.Anomalies {
 		r.Anomalies[i].Source = s.sources[r.Anomalies[i].Input]
 	}

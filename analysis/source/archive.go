@@ -251,7 +251,9 @@ func (in *Input) streamDirs(ctx context.Context, f io.Reader, bufSize int, opts 
 			}
 			seen[e.Path]++
 		}
-		if e != nil && opts.keep(e) {
+		if e != nil && !opts.keep(e) {
+			opts.leftOut(e)
+		} else if e != nil {
 			var r io.Reader = er
 			if e.Skipped != "" {
 				r = bytes.NewReader(nil)

@@ -67,7 +67,9 @@ func (a *archiveDirs) empty(opts Options, cut bool) []*Entry {
 	for _, e := range a.dirs {
 		dir := strings.TrimSuffix(e.Path, "/")
 		switch {
-		case a.filled[dir], !a.kafka[e.LogDir], !opts.keep(e):
+		case a.filled[dir], !a.kafka[e.LogDir]:
+		case !opts.keep(e):
+			opts.leftOut(e)
 		case cut && strings.HasPrefix(a.last, e.Path):
 		default:
 			out = append(out, e)

@@ -137,6 +137,7 @@ func (in *Input) List(opts Options) (files, emptyDirs []*Entry, err error) {
 		e := &Entry{Input: in.Index, Path: filepath.Base(in.Abs), abs: in.Abs}
 		describe(e, filepath.Base(filepath.Dir(in.Abs)), nil)
 		if !opts.keep(e) {
+			opts.leftOut(e)
 			return nil, nil, nil
 		}
 		if fi, err := os.Stat(in.Abs); err != nil {
@@ -163,6 +164,8 @@ func (in *Input) List(opts Options) (files, emptyDirs []*Entry, err error) {
 	for _, f := range l.filtered {
 		if claimLogDir(f.e, logDirs) {
 			l.file(f.e, f.path, f.d)
+		} else {
+			opts.leftOut(f.e)
 		}
 	}
 	sort.Slice(l.out, func(i, j int) bool { return l.out[i].Path < l.out[j].Path })
@@ -181,8 +184,12 @@ func (in *Input) List(opts Options) (files, emptyDirs []*Entry, err error) {
 		}
 		e := &Entry{Input: in.Index, Path: d + "/"}
 		describe(e, l.rootName, nil)
-		if e.Partition != nil && kafkaDirs[e.LogDir] && opts.keep(e) {
+		switch {
+		case e.Partition == nil || !kafkaDirs[e.LogDir]:
+		case opts.keep(e):
 			emptyDirs = append(emptyDirs, e)
+		default:
+			opts.leftOut(e)
 		}
 	}
 	return l.out, emptyDirs, nil
@@ -239,6 +246,8 @@ func (l *lister) visit(p string, d fs.DirEntry, err error) error {
 		l.fill(e.Path)
 		if l.opts.keep(e) {
 			l.out = append(l.out, e)
+		} else {
+			l.opts.leftOut(e)
 		}
 		return nil
 	}

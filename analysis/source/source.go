@@ -62,6 +62,14 @@ type Options struct {
 	// Topic keeps only files of partition dirs whose topic matches; files
 	// outside partition dirs (meta.properties, checkpoints) are always kept.
 	Topic *regexp.Regexp
+	// Evidence names the topics whose files are kept though Topic does
+	// not match them: the internal topics that bear on the partitions
+	// selected (who owns a producer id, which groups consumed what).
+	Evidence func(topic string) bool
+	// Unselected, when set, gets each entry the topic filter leaves out
+	// (files and empty partition dirs): a log dir's checkpoints are
+	// checked against every partition dir it holds, selected or not.
+	Unselected func(e *Entry)
 	// EmptyDir, when set, gets from Stream each partition dir of the
 	// archive that holds no file (archivedirs.go), once the archive is
 	// read to its end or to where it ended early; its Path ends in "/".
@@ -304,7 +312,17 @@ func entryDir(p string) string {
 }
 
 func (o Options) keep(e *Entry) bool {
-	return o.Topic == nil || e.Partition == nil || o.Topic.MatchString(e.Partition.Topic)
+	if o.Topic == nil || e.Partition == nil || o.Topic.MatchString(e.Partition.Topic) {
+		return true
+	}
+	return o.Evidence != nil && o.Evidence(e.Partition.Topic)
+}
+
+// leftOut hands an entry the topic filter left out to Unselected.
+func (o Options) leftOut(e *Entry) {
+	if o.Unselected != nil && e.Partition != nil {
+		o.Unselected(e)
+	}
 }
 
 // Within reports whether path p lies inside dir root, after making both

@@ -35,7 +35,7 @@ type ClusterItem struct {
 
 // maxLaneItems caps one lane: a broker log can hold many thousands of
 // events, and the page must stay small.
-const maxLaneItems = 2000
+const maxLaneItems = 500
 
 // eventClass colours an event kind.
 func eventClass(kind string) string {

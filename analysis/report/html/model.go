@@ -90,22 +90,38 @@ type Model struct {
 	Generated   string `json:"generated"`
 	CommandLine string `json:"command_line"`
 
-	Inputs         []Input `json:"inputs"`
-	Brokers        []int32 `json:"brokers"`
-	Topics         int     `json:"topics"`
-	Partitions     int     `json:"partitions"`
-	Files          int     `json:"files"`
-	Bytes          int64   `json:"bytes"`
-	Batches        int64   `json:"batches"`
-	Records        int64   `json:"records"`
-	FirstTimestamp *int64  `json:"first_timestamp"`
-	LastTimestamp  *int64  `json:"last_timestamp"`
+	Inputs  []Input `json:"inputs"`
+	Brokers []int32 `json:"brokers"`
+	// LogDirs counts the log dirs the partitions lie in: more than the
+	// brokers when copies give the same broker id.
+	LogDirs int `json:"log_dirs"`
+	// The copies not shut down cleanly, in every command's words.
+	analysis.CrashedCopies
+	Topics         int    `json:"topics"`
+	Partitions     int    `json:"partitions"`
+	Files          int    `json:"files"`
+	Bytes          int64  `json:"bytes"`
+	Batches        int64  `json:"batches"`
+	Records        int64  `json:"records"`
+	FirstTimestamp *int64 `json:"first_timestamp"`
+	LastTimestamp  *int64 `json:"last_timestamp"`
 
 	// Checked says what the checks read, so the page never claims one
 	// that did not run.
-	Checked          []analysis.CheckedKind  `json:"checked"`
+	Checked []analysis.CheckedKind `json:"checked"`
+	// Clusters are the verdicts across brokers that need action (lost
+	// somewhere, or a copy behind, diverged or damaged), ClustersIntact
+	// counts the others: the page leads with them when several log dirs
+	// hold copies of a partition.
+	Clusters       []analysis.ClusterVerdict `json:"cluster_verdicts"`
+	ClustersIntact int                       `json:"cluster_verdicts_intact"`
+	// Verdicts are the copies that are not intact, one by one; the
+	// intact ones are counted by topic (IntactByTopic), so that the page
+	// of thousands of partitions stays small.
 	Verdicts         []analysis.Verdict      `json:"partition_verdicts"`
 	VerdictsOmitted  int                     `json:"partition_verdicts_omitted"`
+	Intact           int                     `json:"partitions_intact"`
+	IntactByTopic    []TopicCopies           `json:"intact_by_topic"`
 	Lost             int                     `json:"partitions_with_loss"`
 	Unread           int                     `json:"partitions_unread"`
 	Gaps             []analysis.GapRow       `json:"gaps"`
@@ -122,8 +138,11 @@ type Model struct {
 	OpenTransactions []analysis.OpenTxn `json:"open_transactions"`
 	Hanging          int                `json:"hanging_transactions"`
 	Timelines        []Timeline         `json:"timelines"`
-	DuplicateGroups  int64              `json:"duplicate_groups"`
-	Duplicates       int64              `json:"duplicates"`
+	// TimelinesOmitted counts the partitions whose producer timeline is
+	// not drawn past maxTimelines (producers.parquet has their sessions).
+	TimelinesOmitted int   `json:"timelines_omitted"`
+	DuplicateGroups  int64 `json:"duplicate_groups"`
+	Duplicates       int64 `json:"duplicates"`
 	// Strong and Possible count the restart-resend and txn-retry copies
 	// graded strong and weak.
 	Strong      int64        `json:"strong_resends"`
@@ -147,11 +166,19 @@ type GapSpan struct {
 	Severity string `json:"severity"`
 }
 
-// Caps on the rows of the page's loss section; the tables hold them all.
+// Caps on the rows of the page's loss section and on the producer
+// timelines drawn; the tables hold them all.
 const (
-	maxVerdicts = 2000
-	maxGaps     = 2000
+	maxVerdicts  = 2000
+	maxGaps      = 2000
+	maxTimelines = 100
 )
+
+// TopicCopies counts the intact partition copies of one topic.
+type TopicCopies struct {
+	Topic  string `json:"topic"`
+	Copies int    `json:"copies"`
+}
 
 // SegmentDamage is one file with findings that have a byte position,
 // drawn as a bar of its size.
@@ -307,6 +334,8 @@ func Build(r *Run) *Model {
 	}
 	slices.Sort(m.Brokers)
 	m.Topics, m.Partitions = len(topics), len(res.Partitions)
+	m.LogDirs = countLogDirs(res.Partitions)
+	m.CrashedCopies = res.Crashed
 
 	m.Findings = findingCounts(res.Findings, nil)
 	m.Checked = res.Checked
@@ -318,17 +347,7 @@ func Build(r *Run) *Model {
 			m.Lost++
 		}
 	}
-	m.Verdicts = slices.Clone(res.Verdicts)
-	// Partitions with losses first.
-	slices.SortStableFunc(m.Verdicts, func(a, b analysis.Verdict) int {
-		if a.Intact != b.Intact {
-			if !a.Intact {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
+	m.buildVerdicts(res)
 	if len(m.Verdicts) > maxVerdicts {
 		m.VerdictsOmitted, m.Verdicts = len(m.Verdicts)-maxVerdicts, m.Verdicts[:maxVerdicts]
 	}
@@ -378,6 +397,7 @@ func Build(r *Run) *Model {
 			}
 		}
 	}
+	m.Timelines, m.TimelinesOmitted = drawnTimelines(m.Timelines, m.Runs)
 	for _, t := range topics {
 		m.TopicTotals = append(m.TopicTotals, *t)
 	}
@@ -385,6 +405,8 @@ func Build(r *Run) *Model {
 	nonNil(&m.Brokers)
 	nonNil(&m.Findings)
 	nonNil(&m.Verdicts)
+	nonNil(&m.IntactByTopic)
+	nonNil(&m.Clusters)
 	nonNil(&m.Gaps)
 	nonNil(&m.Anomalies)
 	nonNil(&m.Segments)

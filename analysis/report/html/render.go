@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 )
@@ -48,17 +47,6 @@ var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
 		return strconv.FormatFloat(max(0.4, 100*float64(b-a)/float64(size)), 'f', 3, 64)
 	},
 	"deref": func(p *int64) int64 { return derefOr(p, -1) },
-	// intact counts the intact verdicts: the Losses section lists the
-	// others and folds these behind a toggle.
-	"intact": func(vs []analysis.Verdict) int {
-		n := 0
-		for _, v := range vs {
-			if v.Intact {
-				n++
-			}
-		}
-		return n
-	},
 }).ParseFS(assets, "page.html"))
 
 // Write renders the model as one self-contained HTML page.

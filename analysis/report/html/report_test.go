@@ -261,22 +261,63 @@ func TestEvidenceShown(t *testing.T) {
 	}
 }
 
-// TestLossesLeadIntactFolded: the Losses section lists the copies that
-// are not intact and folds the intact ones behind a toggle (#44).
+// TestLossesLeadIntactFolded: the Losses section leads with the verdicts
+// across brokers that need action and the crashed copies' line, lists the
+// copies that are not intact, and counts the intact ones by topic behind
+// a toggle (#44).
 func TestLossesLeadIntactFolded(t *testing.T) {
-	m := &Model{Verdicts: []analysis.Verdict{
+	sum := &pipeline.Summary{Verdicts: []analysis.Verdict{
 		{Topic: "t", Partition: 2, Dir: "t-2", Text: "LOST 5 offset(s): 1..5"},
 		{Topic: "t", Partition: 0, Dir: "t-0", Intact: true, Text: "intact: offsets 0..9"},
-		{Topic: "t", Partition: 1, Dir: "t-1", Intact: true, Text: "intact: no batches"},
-	}, Lost: 1}
+		{Topic: "u", Partition: 1, Dir: "u-1", Intact: true, Text: "intact: no batches"},
+		{Topic: "u", Partition: 2, Dir: "u-2", Intact: true, Text: "intact: no batches"},
+	}, Clusters: []analysis.ClusterVerdict{
+		{Topic: "t", Partition: 2, Verdict: analysis.CopyLost, Text: "LOST across 2 copies: offsets 1..5 are in no copy"},
+		{Topic: "t", Partition: 0, Verdict: analysis.CopyIntact, Text: "intact across 2 copies"},
+	}, Crashed: analysis.CrashedCopies{Copies: 2, LogDirs: 1}}
 	var b strings.Builder
-	if err := Write(&b, m); err != nil {
+	if err := Write(&b, Build(&Run{Summary: sum})); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
-	lost, fold, intact := strings.Index(page, "LOST 5 offset(s)"), strings.Index(page, `<details class="intact">`),
-		strings.Index(page, "intact: offsets 0..9")
-	if lost < 0 || fold < 0 || !(lost < fold && fold < intact) || !strings.Contains(page, "<summary>2 intact partition copies</summary>") {
-		t.Errorf("losses not listed before the folded intact copies: lost at %d, toggle at %d, intact at %d", lost, fold, intact)
+	across, lost, fold := strings.Index(page, "LOST across 2 copies"), strings.Index(page, "LOST 5 offset(s)"), strings.Index(page, `<details class="intact">`)
+	if across < 0 || lost < 0 || fold < 0 || !(across < lost && lost < fold) {
+		t.Errorf("not the verdicts across brokers, then the losses, then the folded intact copies: %d, %d, %d", across, lost, fold)
+	}
+	for _, want := range []string{"<summary>3 intact partition copies, by topic</summary>", `<td>u</td><td class="n">2</td>`,
+		"1 partition held by several brokers intact on every copy.", analysis.CrashedCopies{Copies: 2, LogDirs: 1}.Line()} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "intact: offsets 0..9") || strings.Contains(page, "intact across 2 copies") {
+		t.Errorf("an intact copy listed one by one")
+	}
+}
+
+// TestFactsSayWhatIsThere: the page's facts name the log dirs that share
+// a broker id, and a page with timestamped batches but nothing to draw on
+// the cluster's time axis says so rather than that nothing has a time.
+func TestFactsSayWhatIsThere(t *testing.T) {
+	first, last := int64(1700000000000), int64(1700000060000)
+	sum := &pipeline.Summary{Partitions: []analysis.PartitionSummary{
+		{Input: 0, Dir: "t-0", Topic: "t", BrokerID: new(int32), FirstTime: &first, LastTime: &last},
+		{Input: 1, Dir: "t-0", Topic: "t", BrokerID: new(int32), FirstTime: &first, LastTime: &last},
+		{Input: 2, Dir: "t-0", Topic: "t", BrokerID: new(int32)},
+	}}
+	var b strings.Builder
+	if err := Write(&b, Build(&Run{Summary: sum})); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"<dt>brokers</dt><dd>0 (3 log dirs: some give the same broker id)</dd>",
+		"The batches' timestamps span 2023-11-14 22:13:20.000Z – 2023-11-14 22:14:20.000Z."} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "Nothing in the inputs has a time") {
+		t.Errorf("the page says nothing has a time, over timestamped batches")
+
 	}
 }

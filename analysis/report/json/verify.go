@@ -95,5 +95,5 @@ func Verify(out io.Writer, res *pipeline.Result, sum *pipeline.Summary, noNotes 
 		"records": sum.Records, "bytes": sum.Bytes, "findings": sum.Counted, "findings_by_kind": sum.CountedByKind, "notes": sum.Notes,
 		"notes_by_kind": sum.NotesByKind, "errors": sum.Errors, "warnings": sum.Warnings, "partitions": len(sum.Verdicts),
 		"skipped_files": len(sum.Skipped), "complete": !sum.Incomplete, "partitions_with_loss": sum.LossCopies - sum.UnreadCopies,
-		"partitions_unread": sum.UnreadCopies})
+		"partitions_unread": sum.UnreadCopies, "crashed_copies": sum.Crashed.Copies, "crashed_log_dirs": sum.Crashed.LogDirs})
 }

@@ -16,6 +16,7 @@ func Consumers(w io.Writer, rep *pipeline.ConsumersReport, wide bool) error {
 	ew := &ErrWriter{W: w}
 	fmt.Fprintf(ew, "%d commit record(s) (%d tombstone(s)) and %d group metadata record(s) of %d consumer group(s) in %d input(s)\n",
 		s.Commits, s.Tombstones, s.GroupRecords, s.Groups, s.Inputs)
+	Crashed(ew, s.CrashedCopies)
 	if s.Commits+s.GroupRecords == 0 {
 		fmt.Fprintln(ew, "no __consumer_offsets records: give the log dirs that hold its partitions")
 	}

@@ -21,6 +21,7 @@ func Dups(ctx context.Context, w io.Writer, s *pipeline.DupSummary, rb *dups.Run
 	ew := &ErrWriter{W: w}
 	fmt.Fprintf(ew, "%d records in %d input(s): %d duplicate group(s), %d later cop%s in %d run(s)\n",
 		s.Records, inputs, s.Groups, s.Duplicates, Plural(s.Duplicates, "y", "ies"), s.Runs)
+	Crashed(ew, s.CrashedCopies)
 	var strong, possible int64
 	for _, c := range s.ByClass {
 		strong, possible = strong+c.Strong, possible+c.Possible

@@ -20,6 +20,7 @@ var JSONHint = ""
 // per session with the sequence and epoch anomalies (multi: several
 // inputs), and the producers known only from snapshots (snapOnly).
 func Producers(w io.Writer, res *pipeline.Result, sum *pipeline.Summary, snapOnly []analysis.SnapshotRow, multi, wide bool) error {
+	Crashed(w, sum.Crashed)
 	if err := OpenTxns(w, sum.OpenTxns, sum.TxnPartitions, multi); err != nil {
 		return err
 	}

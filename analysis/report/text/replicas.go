@@ -23,6 +23,7 @@ func Replicas(w io.Writer, rows []analysis.ReplicaRow, sum *pipeline.Summary, al
 	notDecoded, findings := sum.NotDecoded, sum.Counted
 	losses, unread := sum.LossCopies-sum.UnreadCopies, sum.UnreadCopies
 	ew := &ErrWriter{W: w}
+	Crashed(ew, sum.Crashed)
 	if len(rows) == 0 {
 		fmt.Fprintln(ew, "no partition is held by two or more of the inputs: nothing to compare")
 	} else {

@@ -14,8 +14,17 @@ import (
 // checked, the findings by kind and the tables written.
 func Scan(w io.Writer, s *report.ScanSummary, wide, all bool) error {
 	ew := &ErrWriter{W: w}
-	fmt.Fprintf(ew, "scanned %d input(s): %d files, %d bytes, %d batches, %d records in %.2fs (jobs %d)\n\n",
-		len(s.Inputs), s.Files, s.Bytes, s.Batches, s.Records, s.Seconds, s.Jobs)
+	fmt.Fprintf(ew, "scanned %d input(s): %d files, %d bytes, %d batches, %d records%s in %.2fs (jobs %d)\n\n",
+		len(s.Inputs), s.Files, s.Bytes, s.Batches, s.Records, RecordsElsewhere(s.RecordsElsewhere), s.Seconds, s.Jobs)
+	if l := s.CrashedCopies.Line(); l != "" {
+		fmt.Fprintf(ew, "%s\n\n", l)
+	}
+	// Several brokers' copies: first whether any offset is lost
+	// cluster-wide, in verify's words.
+	if len(s.Clusters) > 0 {
+		clusterVerdicts(ew, s.Clusters, all)
+		fmt.Fprintln(ew)
+	}
 	if err := writePartitions(ew, s, wide, all); err != nil {
 		return err
 	}
@@ -90,4 +99,14 @@ func Scan(w io.Writer, s *report.ScanSummary, wide, all bool) error {
 		return err
 	}
 	return ew.Err
+}
+
+// RecordsElsewhere says what a record count includes besides the rows of
+// the records table: the records of KRaft snapshots and of segments in
+// transit, which repeat or precede a live log's.
+func RecordsElsewhere(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d of them in KRaft snapshots or segments in transit, not rows of the records table)", n)
 }

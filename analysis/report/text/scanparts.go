@@ -41,8 +41,9 @@ func writePartitions(ew *ErrWriter, s *report.ScanSummary, wide, all bool) error
 	for _, v := range s.Losses {
 		lost[analysis.PartitionKey{Input: v.Input, Dir: v.Dir}] = true
 	}
+	// Notes need no action: a partition with notes alone is rolled up.
 	action := slices.DeleteFunc(slices.Clone(shown), func(p analysis.PartitionSummary) bool {
-		return p.Findings == 0 && !lost[analysis.PartitionKey{Input: p.Input, Dir: p.Dir}]
+		return p.Findings == p.Notes && !lost[analysis.PartitionKey{Input: p.Input, Dir: p.Dir}]
 	})
 	if len(action) > 0 {
 		fmt.Fprintf(ew, "%d partition%s that %s action:\n", len(action), Plural(int64(len(action)), "", "s"), Plural(int64(len(action)), "needs", "need"))

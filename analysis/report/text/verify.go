@@ -19,6 +19,7 @@ import (
 // finding that follows from another under it.
 func Verify(out io.Writer, inputs []*source.Input, res *pipeline.Result, sum *pipeline.Summary, noNotes, all bool) error {
 	clusterVerdicts(out, sum.Clusters, all)
+	Crashed(out, sum.Crashed)
 	if !all && len(sum.Losses) > 0 {
 		fmt.Fprintf(out, "%s that %s action:\n", copies(len(sum.Losses)), Plural(int64(len(sum.Losses)), "needs", "need"))
 		for _, v := range sum.Losses {
@@ -162,7 +163,7 @@ func clusterVerdicts(out io.Writer, cvs []analysis.ClusterVerdict, all bool) {
 	}
 	var act []analysis.ClusterVerdict
 	for _, cv := range cvs {
-		if all || clusterNeedsAction(&cv) {
+		if all || cv.NeedsAction() {
 			act = append(act, cv)
 		}
 	}
@@ -177,18 +178,9 @@ func clusterVerdicts(out io.Writer, cvs []analysis.ClusterVerdict, all bool) {
 	}
 }
 
-// clusterNeedsAction: some offset is lost cluster-wide, or some copy is
-// not intact, the reference or in sync with it.
-func clusterNeedsAction(cv *analysis.ClusterVerdict) bool {
-	if cv.Verdict != analysis.CopyIntact {
-		return true
+// Crashed prints the one line of the copies not shut down cleanly, if any.
+func Crashed(w io.Writer, c analysis.CrashedCopies) {
+	if l := c.Line(); l != "" {
+		fmt.Fprintln(w, l)
 	}
-	for _, c := range cv.Copies {
-		switch c.State {
-		case analysis.CopyIntact, analysis.CopyReference, analysis.CopyInSync:
-		default:
-			return true
-		}
-	}
-	return false
 }
