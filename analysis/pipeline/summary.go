@@ -289,6 +289,8 @@ func (s *Summary) countFollowers(rows []analysis.AnomalyRow) {
 			}
 		}
 	}
+}
+
 // Crashed counts the copies of the run not shut down cleanly, for the
 // outputs fed no Summary (dups, consumers).
 func (r *Result) Crashed() analysis.CrashedCopies {
