@@ -1,0 +1,94 @@
+package bundle
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ksleuth/ksleuth/analysis/source"
+)
+
+const sampleDir = "../../testdata/logdirs/generated"
+
+// realDirs are the broker log dirs of the real corpus.
+func realDirs(t *testing.T) []string {
+	t.Helper()
+	root := "../../../shared/corpus/real"
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() {
+			out = append(out, filepath.Join(root, e.Name()))
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no dirs in the real corpus")
+	}
+	return out
+}
+
+// makeBundle bundles paths into a temp dir; secret nil: unredacted.
+func makeBundle(t *testing.T, secret []byte, paths ...string) (string, *Manifest, []*source.Input) {
+	t.Helper()
+	inputs, err := source.Classify(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "b.tar.zst")
+	man, err := Write(context.Background(), out, inputs, Options{Secret: secret, Version: "test", Command: "ksleuth bundle", Now: time.Unix(0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, man, inputs
+}
+
+// checkSame compares a bundle with its inputs and fails on any difference.
+func checkSame(t *testing.T, out string, man *Manifest, inputs []*source.Input) {
+	t.Helper()
+	b, err := source.Classify([]string{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadManifest(context.Background(), b[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read.Files) != len(man.Files) {
+		t.Fatalf("manifest read back with %d files, written with %d", len(read.Files), len(man.Files))
+	}
+	diffs, err := Compare(context.Background(), inputs, b[0], read, CompareOptions{Jobs: 1, TmpDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		t.Error(d)
+	}
+}
+
+var testSecret = []byte("0123456789abcdef0123456789abcdef")
+
+func TestSampleBundleSameVerdicts(t *testing.T) {
+	for _, secret := range [][]byte{nil, testSecret} {
+		out, man, inputs := makeBundle(t, secret, sampleDir)
+		if len(man.Files) == 0 {
+			t.Fatal("empty bundle")
+		}
+		checkSame(t, out, man, inputs)
+	}
+}
+
+// TestRealBundlesSameVerdicts bundles every dir of the real corpus with
+// redaction and checks that the analysis finds the same in the bundle.
+func TestRealBundlesSameVerdicts(t *testing.T) {
+	for _, d := range realDirs(t) {
+		t.Run(filepath.Base(d), func(t *testing.T) {
+			out, man, inputs := makeBundle(t, testSecret, d)
+			checkSame(t, out, man, inputs)
+		})
+	}
+}
