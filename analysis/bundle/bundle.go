@@ -51,9 +51,17 @@ func (e *ExistsError) Error() string { return e.Path + " exists; it is left as i
 // is; they are kept as they are.
 var internalTopics = map[string]bool{"__consumer_offsets": true, "__transaction_state": true, "__cluster_metadata": true}
 
+// Result is what Write wrote.
+type Result struct {
+	Manifest *Manifest
+	// InputBytes are the bytes of the files bundled, BundleBytes those
+	// of the .tar.zst.
+	InputBytes, BundleBytes int64
+}
+
 // Write writes the bundle of inputs to out: written under a temporary
 // name beside it and renamed when complete, never inside an input.
-func Write(ctx context.Context, out string, inputs []*source.Input, o Options) (man *Manifest, err error) {
+func Write(ctx context.Context, out string, inputs []*source.Input, o Options) (res *Result, err error) {
 	if err := source.CheckOutput(out, source.OutputFile, inputs); err != nil {
 		return nil, err
 	}
@@ -70,7 +78,8 @@ func Write(ctx context.Context, out string, inputs []*source.Input, o Options) (
 			os.Remove(tmp.Name())
 		}
 	}()
-	zw, err := zstd.NewWriter(tmp, zstd.WithEncoderConcurrency(1))
+	cw := &countWriter{w: tmp}
+	zw, err := zstd.NewWriter(cw, zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +96,23 @@ func Write(ctx context.Context, out string, inputs []*source.Input, o Options) (
 	if err := errors.Join(w.tw.Close(), zw.Close(), tmp.Sync(), tmp.Close()); err != nil {
 		return nil, err
 	}
-	return w.man, os.Rename(tmp.Name(), out)
+	res = &Result{Manifest: w.man, BundleBytes: cw.n}
+	for _, f := range w.man.Files {
+		res.InputBytes += f.Size
+	}
+	return res, os.Rename(tmp.Name(), out)
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // writer is one bundle being written.

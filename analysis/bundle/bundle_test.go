@@ -40,11 +40,11 @@ func makeBundle(t *testing.T, secret []byte, paths ...string) (string, *Manifest
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "b.tar.zst")
-	man, err := Write(context.Background(), out, inputs, Options{Secret: secret, Version: "test", Command: "ksleuth bundle", Now: time.Unix(0, 0)})
+	res, err := Write(context.Background(), out, inputs, Options{Secret: secret, Version: "test", Command: "ksleuth bundle", Now: time.Unix(0, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out, man, inputs
+	return out, res.Manifest, inputs
 }
 
 // checkSame compares a bundle with its inputs and fails on any difference.
@@ -61,7 +61,7 @@ func checkSame(t *testing.T, out string, man *Manifest, inputs []*source.Input) 
 	if len(read.Files) != len(man.Files) {
 		t.Fatalf("manifest read back with %d files, written with %d", len(read.Files), len(man.Files))
 	}
-	diffs, err := Compare(context.Background(), inputs, b[0], read, CompareOptions{Jobs: 1, TmpDir: t.TempDir()})
+	diffs, _, err := Compare(context.Background(), inputs, b[0], read, CompareOptions{Jobs: 1, TmpDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,24 +50,27 @@ type CompareOptions struct {
 // mapped through the manifest), the duplicates (by topic, partition and
 // offset, with their class and the copy they repeat) and the replicas'
 // verdicts. Dirs and files are named as the bundle names them.
-func Compare(ctx context.Context, originals []*source.Input, bundle *source.Input, man *Manifest, o CompareOptions) ([]string, error) {
+//
+// Findings counts the errors and warnings the analysis found in the
+// inputs.
+func Compare(ctx context.Context, originals []*source.Input, bundle *source.Input, man *Manifest, o CompareOptions) (diffs []string, findings int64, err error) {
 	if len(man.Inputs) != len(originals) {
-		return nil, fmt.Errorf("the bundle was made from %d inputs, %d are given", len(man.Inputs), len(originals))
+		return nil, 0, fmt.Errorf("the bundle was made from %d inputs, %d are given", len(man.Inputs), len(originals))
 	}
 	for i, in := range originals {
 		if in.Path != man.Inputs[i].Path {
-			return nil, fmt.Errorf("input %d is %s; the bundle was made from %s", i+1, in.Path, man.Inputs[i].Path)
+			return nil, 0, fmt.Errorf("input %d is %s; the bundle was made from %s", i+1, in.Path, man.Inputs[i].Path)
 		}
 	}
-	want, err := facts(ctx, originals, o, func(input int32, dir string) string { return man.Dir(int(input), dir) }, man)
+	want, findings, err := facts(ctx, originals, o, func(input int32, dir string) string { return man.Dir(int(input), dir) }, man)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	got, err := facts(ctx, []*source.Input{bundle}, o, func(_ int32, dir string) string { return dir }, nil)
+	got, _, err := facts(ctx, []*source.Input{bundle}, o, func(_ int32, dir string) string { return dir }, nil)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return diff(want, got), nil
+	return diff(want, got), findings, nil
 }
 
 // diff returns the lines only in want ("- ") and only in got ("+ "),
@@ -97,20 +100,22 @@ func diff(want, got []string) []string {
 }
 
 // facts runs the analysis on inputs and returns one line per thing the
-// bundle must reproduce, sorted; dir names a copy's dir as the bundle
-// does, and man, for the original inputs, maps files and bytes.
-func facts(ctx context.Context, inputs []*source.Input, o CompareOptions, dir func(int32, string) string, man *Manifest) ([]string, error) {
+// bundle must reproduce, sorted, and the count of errors and warnings;
+// dir names a copy's dir as the bundle does, and man, for the original
+// inputs, maps files and bytes.
+func facts(ctx context.Context, inputs []*source.Input, o CompareOptions, dir func(int32, string) string,
+	man *Manifest) (out []string, findings int64, err error) {
 	det, err := pipeline.OpenDetector(dups.Options{TmpDir: o.TmpDir, NoExplanations: true}, inputs)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer det.Close()
 	plan := pipeline.Plan{Command: pipeline.Dups, Jobs: o.Jobs, TmpDir: o.TmpDir, Detector: det, Hasher: dups.NewHasher(0, nil)}
 	res, err := pipeline.Run(ctx, inputs, plan.Options(), pipeline.Sinks{})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var out []string
+	findings = res.Scan.Errors + res.Warnings
 	for _, v := range res.Check.Partitions {
 		out = append(out, fmt.Sprintf("verdict %s %s-%d: %s, offsets %d..%d, %d lost (unbounded %t)", dir(v.Input, v.Dir), v.Topic, v.Partition,
 			v.State, v.FirstOffset, v.LogEndOffset, v.Lost, v.Unbounded))
@@ -124,7 +129,7 @@ func facts(ctx context.Context, inputs []*source.Input, o CompareOptions, dir fu
 	}
 	rows, err := dupRows(ctx, det, res, o)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	for _, r := range rows {
 		ref := ""
@@ -136,14 +141,14 @@ func facts(ctx context.Context, inputs []*source.Input, o CompareOptions, dir fu
 	plan = pipeline.Plan{Command: pipeline.Replicas, Jobs: o.Jobs, TmpDir: o.TmpDir}
 	rep, err := pipeline.Run(ctx, inputs, plan.Options(), pipeline.Sinks{})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	for _, r := range rep.Replicas.Rows {
 		out = append(out, fmt.Sprintf("replica %s %s-%d: %s, offsets %d..%d, reference %s", dir(r.Input, r.Dir), r.Topic, r.Partition, r.Verdict,
 			r.LogStartOffset, r.LogEndOffset, path.Clean(r.ReferenceDir)))
 	}
 	slices.Sort(out)
-	return out, nil
+	return out, findings, nil
 }
 
 // findingFact names a finding by its kind, and its file and byte as the

@@ -12,16 +12,18 @@ import (
 	"hash"
 	"io/fs"
 	"os"
+
+	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
 // SecretSize is the size of a secret ReadSecret generates.
 const SecretSize = 32
 
 // ReadSecret returns the secret in the file at path, or, when there is no
-// file there, generates one and writes it (readable by its owner only):
-// generated reports that. A secret shorter than 16 bytes is refused: it
-// could be found by trying.
-func ReadSecret(path string) (secret []byte, generated bool, err error) {
+// file there, generates one and writes it (readable by its owner only),
+// never inside or next to an input: generated reports that. A secret
+// shorter than 16 bytes is refused: it could be found by trying.
+func ReadSecret(path string, inputs []*source.Input) (secret []byte, generated bool, err error) {
 	b, err := os.ReadFile(path)
 	if err == nil {
 		if len(b) < 16 {
@@ -30,6 +32,9 @@ func ReadSecret(path string) (secret []byte, generated bool, err error) {
 		return b, false, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, false, err
+	}
+	if err := source.CheckOutput(path, source.OutputFile, inputs); err != nil {
 		return nil, false, err
 	}
 	b = make([]byte, SecretSize)
