@@ -52,6 +52,7 @@ type Redactor struct {
 	dec  *Decoder
 	comp compressor
 	buf  []byte
+	out  []byte // the last segment's copy, reused by the next
 }
 
 // NewRedactor returns a Redactor that replaces payloads with fill.
@@ -67,11 +68,12 @@ func (x *Redactor) Close() {
 
 // Segment returns the redacted copy of the segment data (named path in
 // nothing but its reading) and the moves of the batches whose length
-// changed.
+// changed. The copy is valid until the next call: its buffer is reused,
+// so that memory follows the largest segment, not their number.
 func (x *Redactor) Segment(path string, data []byte) ([]byte, []Move) {
 	r := NewReaderBytes(data, Options{Path: path, StreamThreshold: 1 << 62, MaxBufferedBatch: 1 << 62, MaxBatchBytes: 1 << 31})
 	defer r.Close()
-	out := make([]byte, 0, len(data)+len(data)/64)
+	out := x.out[:0]
 	var moves []Move
 	covered := int64(0)
 	for r.Next() {
@@ -90,6 +92,7 @@ func (x *Redactor) Segment(path string, data []byte) ([]byte, []Move) {
 		covered = b.Position + b.Size()
 	}
 	out = appendDamaged(out, data[min(covered, int64(len(data))):])
+	x.out = out
 	return out, moves
 }
 

@@ -6,6 +6,7 @@ package bundle
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -84,6 +85,7 @@ func Write(ctx context.Context, out string, inputs []*source.Input, o Options) (
 		return nil, err
 	}
 	w := newWriter(tar.NewWriter(zw), o)
+	w.inputs = len(inputs)
 	defer w.close()
 	for _, in := range inputs {
 		if err := w.input(ctx, in); err != nil {
@@ -127,8 +129,10 @@ type writer struct {
 	moves  map[string][]segment.Move // redacted segments' moves, by segKey
 	idx    []pending                 // offset indexes waiting for their segment
 	sha    hash.Hash
+	data   []byte // the last segment read, its memory reused by the next
 	prefix string
 	in     int
+	inputs int // how many inputs the bundle is made of
 }
 
 // pending is an offset index held until its segment is written.
@@ -156,7 +160,8 @@ func (w *writer) close() {
 
 // input writes every Kafka file of one input under a dir of its own.
 func (w *writer) input(ctx context.Context, in *source.Input) error {
-	w.in, w.prefix = len(w.man.Inputs), w.prefixOf(in)
+	w.in = len(w.man.Inputs)
+	w.prefix = w.prefixOf(in)
 	w.man.Inputs = append(w.man.Inputs, Input{Path: in.Path, Prefix: w.prefix})
 	w.moves, w.idx = map[string][]segment.Move{}, nil
 	opts := source.Options{Topic: w.o.Topic}
@@ -191,7 +196,9 @@ func (w *writer) input(ctx context.Context, in *source.Input) error {
 
 // prefixOf names the dir of the bundle an input's files go under: the
 // input's own name (for a file, its dir's, so that its partition dir is
-// kept), made unique.
+// kept), made unique; of several inputs, numbered in their order, so
+// that the bundle lists them in the order they were given, which is the
+// order that picks between equal copies of a partition.
 func (w *writer) prefixOf(in *source.Input) string {
 	name := filepath.Base(in.Abs)
 	switch {
@@ -206,6 +213,9 @@ func (w *writer) prefixOf(in *source.Input) string {
 	}
 	if name == "" || name == "." || name == "/" || name == ".." {
 		name = "input"
+	}
+	if w.inputs > 1 {
+		name = fmt.Sprintf("%0*d-%s", len(fmt.Sprint(w.inputs)), w.in+1, name)
 	}
 	p := name
 	for i := 2; w.used[p]; i++ {
@@ -251,14 +261,15 @@ func (w *writer) entry(e *source.Entry, r io.Reader) error {
 		return nil
 	}
 	if w.redacts(e) && (e.Name.Kind == snapshot.KindLog || e.Name.Kind == snapshot.KindIndex) {
-		data, err := readSize(r, e.Size)
+		data, err := readSize(w.data[:0], r, e.Size)
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Path, err)
 		}
 		if e.Name.Kind == snapshot.KindIndex {
-			w.idx = append(w.idx, pending{e: e, data: data})
+			w.idx = append(w.idx, pending{e: e, data: bytes.Clone(data)})
 			return nil
 		}
+		w.data = data // reused by the next segment
 		out, moves := w.red.Segment(e.Path, data)
 		w.moves[segKey(e)] = moves
 		return w.put(e, out, int64(len(data)), hashOf(data), func(f *File) { f.Redacted, f.Moves = true, moves })
@@ -272,15 +283,18 @@ func segKey(e *source.Entry) string {
 	return fmt.Sprintf("%s/%d%s", path.Dir(e.Path), e.Name.Offset, e.Name.Suffix)
 }
 
-// readSize reads an entry of size bytes whole.
-func readSize(r io.Reader, size int64) ([]byte, error) {
-	data := make([]byte, 0, max(size, 0))
-	buf := bytesWriter{b: data}
-	n, err := io.CopyN(&buf, r, size)
+// readSize reads an entry of size bytes whole, into buf's memory when
+// it is large enough.
+func readSize(buf []byte, r io.Reader, size int64) ([]byte, error) {
+	if int64(cap(buf)) < size {
+		buf = make([]byte, 0, size)
+	}
+	bw := bytesWriter{b: buf[:0]}
+	n, err := io.CopyN(&bw, r, size)
 	if err == io.EOF {
 		err = fmt.Errorf("%d bytes where %d were listed", n, size)
 	}
-	return buf.b, err
+	return bw.b, err
 }
 
 type bytesWriter struct{ b []byte }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,4 +92,33 @@ func TestRealBundlesSameVerdicts(t *testing.T) {
 			checkSame(t, out, man, inputs)
 		})
 	}
+}
+
+// TestTwoBrokersBundle bundles the sample and a copy of it as two
+// brokers' log dirs: each gets a dir of its own in the bundle, and the
+// replicas' verdicts come out the same.
+func TestTwoBrokersBundle(t *testing.T) {
+	second := filepath.Join(t.TempDir(), "generated")
+	if err := os.CopyFS(second, os.DirFS(sampleDir)); err != nil {
+		t.Fatal(err)
+	}
+	out, man, inputs := makeBundle(t, testSecret, sampleDir, second)
+	if len(man.Inputs) != 2 || man.Inputs[0].Prefix != "1-generated" || man.Inputs[1].Prefix != "2-generated" {
+		t.Fatalf("inputs %+v", man.Inputs)
+	}
+	f, _, err := facts(context.Background(), inputs, CompareOptions{Jobs: 1, TmpDir: t.TempDir()},
+		func(i int32, d string) string { return man.Dir(int(i), d) }, man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replicas := 0
+	for _, s := range f {
+		if strings.HasPrefix(s, "replica 2-generated/") {
+			replicas++
+		}
+	}
+	if replicas < 9 {
+		t.Errorf("%d replica lines of the second broker in %d facts", replicas, len(f))
+	}
+	checkSame(t, out, man, inputs)
 }

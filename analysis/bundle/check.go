@@ -143,9 +143,13 @@ func facts(ctx context.Context, inputs []*source.Input, o CompareOptions, dir fu
 	if err != nil {
 		return nil, 0, err
 	}
+	input := map[string]int32{} // the reference copy's input, by its source
+	for i, s := range pipeline.Sources(inputs) {
+		input[s] = int32(i)
+	}
 	for _, r := range rep.Replicas.Rows {
 		out = append(out, fmt.Sprintf("replica %s %s-%d: %s, offsets %d..%d, reference %s", dir(r.Input, r.Dir), r.Topic, r.Partition, r.Verdict,
-			r.LogStartOffset, r.LogEndOffset, path.Clean(r.ReferenceDir)))
+			r.LogStartOffset, r.LogEndOffset, path.Clean(dir(input[r.ReferenceSource], r.ReferenceDir))))
 	}
 	slices.Sort(out)
 	return out, findings, nil
