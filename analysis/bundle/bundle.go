@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/ksleuth/ksleuth/analysis/records"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
@@ -40,6 +41,9 @@ type Options struct {
 	Now              time.Time
 	// Force replaces an existing bundle.
 	Force bool
+	// Offsets, when set, keeps only the segments that can hold offsets
+	// of the range, with their indexes (selection).
+	Offsets *records.Range
 }
 
 // ExistsError says that the output exists and Options.Force was not set.
@@ -130,6 +134,7 @@ type writer struct {
 	idx    []pending                 // offset indexes waiting for their segment
 	sha    hash.Hash
 	data   []byte // the last segment read, its memory reused by the next
+	sel    *selection
 	prefix string
 	in     int
 	inputs int // how many inputs the bundle is made of
@@ -163,9 +168,16 @@ func (w *writer) input(ctx context.Context, in *source.Input) error {
 	w.in = len(w.man.Inputs)
 	w.prefix = w.prefixOf(in)
 	w.man.Inputs = append(w.man.Inputs, Input{Path: in.Path, Prefix: w.prefix})
-	w.moves, w.idx = map[string][]segment.Move{}, nil
+	w.moves, w.idx, w.sel = map[string][]segment.Move{}, nil, nil
 	opts := source.Options{Topic: w.o.Topic}
 	if in.Kind == source.Archive {
+		if w.o.Offsets != nil {
+			files, err := archiveFiles(ctx, in, opts)
+			if err != nil {
+				return err
+			}
+			w.sel = newSelection(*w.o.Offsets, files)
+		}
 		err := in.Stream(ctx, opts, func(e *source.Entry, r io.Reader) error { return w.entry(e, r) })
 		if err != nil {
 			return err
@@ -174,6 +186,9 @@ func (w *writer) input(ctx context.Context, in *source.Input) error {
 		files, err := in.Files(opts)
 		if err != nil {
 			return err
+		}
+		if w.o.Offsets != nil {
+			w.sel = newSelection(*w.o.Offsets, files)
 		}
 		for _, e := range files {
 			if err := ctx.Err(); err != nil {
@@ -246,7 +261,7 @@ func (w *writer) file(e *source.Entry) error {
 // wanted: the Kafka files ksleuth reads; links, special files and
 // anything else are left out.
 func (w *writer) wanted(e *source.Entry) bool {
-	return e.Skipped == "" && e.Err == nil && !strings.HasSuffix(e.Path, "/") && e.Name.Kind != snapshot.KindUnknown
+	return e.Skipped == "" && e.Err == nil && !strings.HasSuffix(e.Path, "/") && e.Name.Kind != snapshot.KindUnknown && w.sel.keeps(e)
 }
 
 // redacts reports whether an entry's payloads are replaced.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ksleuth/ksleuth/analysis/records"
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
@@ -121,4 +122,48 @@ func TestTwoBrokersBundle(t *testing.T) {
 		t.Errorf("%d replica lines of the second broker in %d facts", replicas, len(f))
 	}
 	checkSame(t, out, man, inputs)
+}
+
+// TestOffsetsSelection keeps only the segments that can hold offsets
+// 60..70: of a partition whose segments start at 0 and 68, both; of one
+// whose single segment starts at 0, that one; and every file that is no
+// segment's.
+func TestOffsetsSelection(t *testing.T) {
+	inputs, err := source.Classify([]string{sampleDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := inputs[0].Files(source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := map[string]bool{}
+	for _, r := range []records.Range{{From: 60, To: 70}, {From: 0, To: 10}} {
+		sel := newSelection(r, all)
+		for _, e := range all {
+			kept[r.String()+" "+e.Path] = sel.keeps(e)
+		}
+	}
+	for name, want := range map[string]bool{
+		"60..70 codecs-0/00000000000000000000.log":      true,
+		"60..70 codecs-0/00000000000000000068.log":      true,
+		"0..10 codecs-0/00000000000000000068.log":       false,
+		"0..10 codecs-0/00000000000000000068.timeindex": false,
+		"0..10 codecs-0/00000000000000000000.log":       true,
+		"0..10 codecs-0/00000000000000000068.snapshot":  true,
+		"0..10 replication-offset-checkpoint":           true,
+	} {
+		if got, ok := kept[name]; !ok || got != want {
+			t.Errorf("%s: kept %t (listed %t), want %t", name, got, ok, want)
+		}
+	}
+	r := records.Range{From: 0, To: 10}
+	out := filepath.Join(t.TempDir(), "b.tar.zst")
+	res, err := Write(context.Background(), out, inputs, Options{Offsets: &r, Now: time.Unix(0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Manifest.Lookup(0, "codecs-0/00000000000000000068.log") != nil || res.Manifest.Lookup(0, "codecs-0/00000000000000000000.log") == nil {
+		t.Error("the bundle of offsets 0..10 does not hold the segments that can hold them, and only those")
+	}
 }

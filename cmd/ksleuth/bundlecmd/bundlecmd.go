@@ -17,6 +17,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis/bundle"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
+	"github.com/ksleuth/ksleuth/analysis/records"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/spf13/cobra"
 )
@@ -38,6 +39,7 @@ type Hooks struct {
 
 type options struct {
 	out, secretFile, check, topic, tmp  string
+	offsets                             string
 	redact, force, json, failOnFindings bool
 	jobs                                int
 }
@@ -52,7 +54,10 @@ func New(h Hooks) *cobra.Command {
 snapshots, checkpoints, metadata and state files) into one .tar.zst, with a
 manifest (ksleuth-bundle.json, the last entry) that gives each file's
 original path, size and SHA-256, the ksleuth version and the command. Broker
-logs and files ksleuth does not know are left out. Every command reads the
+logs and files ksleuth does not know are left out. --topic keeps only the
+matching partitions, --offsets only the segments that can hold the offsets
+(a segment holds those from its base offset to the next one's) with their
+indexes; the rest of a partition dir is kept. Every command reads the
 bundle as any archive input.
 
 --redact replaces every key, value and header value of the records with
@@ -86,6 +91,7 @@ when the bundle tells the same story and 3 when it does not.`,
 	f.BoolVar(&o.force, "force", false, "replace an existing bundle")
 	f.StringVar(&o.check, "check", "", "compare the analysis of this bundle with that of the PATHs it was made from")
 	f.StringVar(&o.topic, "topic", "", "only partitions whose topic matches this regular expression")
+	f.StringVar(&o.offsets, "offsets", "", "only the segments that can hold offsets A..B (inclusive; A.. and ..B too), with their indexes")
 	f.IntVar(&o.jobs, "jobs", 0, "parallel workers of --check (default: all cores)")
 	f.StringVar(&o.tmp, "tmp", "", "where --check's spill files go (default: the system's temporary dir)")
 	f.BoolVar(&o.json, "json", false, "JSON lines instead of text")
@@ -121,6 +127,13 @@ func runBundle(cmd *cobra.Command, args []string, o *options, h Hooks) error {
 		return err
 	}
 	opts := bundle.Options{Topic: topic, Version: h.Version(), Command: h.CommandLine(cmd, args), Now: h.Now(), Force: o.force}
+	if o.offsets != "" {
+		r, err := records.ParseRange(o.offsets)
+		if err != nil {
+			return h.Usage(fmt.Errorf("bundle: --offsets: %w", err))
+		}
+		opts.Offsets = &r
+	}
 	if o.redact {
 		secret, generated, err := bundle.ReadSecret(o.secretFile, ins)
 		if err != nil {
