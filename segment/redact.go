@@ -2,6 +2,7 @@ package segment
 
 import (
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"sort"
 )
@@ -76,14 +77,20 @@ func (x *Redactor) Segment(path string, data []byte) ([]byte, []Move) {
 	out := x.out[:0]
 	var moves []Move
 	covered := int64(0)
+	header := false // the damage at covered starts with a batch header
 	for r.Next() {
-		b := r.Batch()
-		if b == nil || b.Position < covered {
-			// A finding, or a batch that starts inside the one before it
-			// (overlapping-batch): its bytes went out with that one.
+		if f := r.Finding(); f != nil {
+			if f.Offset == covered {
+				header = errors.Is(f, ErrTruncated) || errors.Is(f, ErrCRC)
+			}
 			continue
 		}
-		out = appendDamaged(out, data[covered:b.Position])
+		b := r.Batch()
+		if b.Position < covered {
+			continue // overlapping-batch: its bytes went out with the one it starts in
+		}
+		out = appendDamaged(out, data[covered:b.Position], header)
+		header = false
 		nb := x.batch(b)
 		if int64(len(nb)) != b.Size() {
 			moves = append(moves, Move{From: b.Position, Len: b.Size(), To: int64(len(out)), NewLen: int64(len(nb))})
@@ -91,15 +98,27 @@ func (x *Redactor) Segment(path string, data []byte) ([]byte, []Move) {
 		out = append(out, nb...)
 		covered = b.Position + b.Size()
 	}
-	out = appendDamaged(out, data[min(covered, int64(len(data))):])
+	out = appendDamaged(out, data[min(covered, int64(len(data))):], header)
 	x.out = out
 	return out, moves
 }
 
-// appendDamaged appends bytes no batch holds, zero-filled but for the
-// header of a batch that starts them: a torn or failing batch stays torn
-// or failing, and no payload it held is kept.
-func appendDamaged(out, d []byte) []byte {
+// appendDamaged appends bytes no batch holds, zero-filled but for what
+// makes the reader find the same damage there: the header of a torn or
+// failing batch that starts them (header), which stays torn or failing,
+// or else the length and magic fields of their first 17 bytes (4 bytes
+// and 1, too short to keep anything of a payload), so that garbage still
+// reads as a bad length or an unknown magic.
+func appendDamaged(out, d []byte, header bool) []byte {
+	if !header {
+		n := len(out)
+		out = append(out, make([]byte, len(d))...)
+		if len(d) >= 17 {
+			copy(out[n+8:n+12], d[8:12])
+			out[n+16] = d[16]
+		}
+		return out
+	}
 	keep := 0
 	if len(d) >= 17 {
 		switch d[16] {
@@ -127,16 +146,15 @@ func (x *Redactor) batch(b *Batch) []byte {
 	}
 	body := nb[BatchHeaderSize:]
 	if b.Codec() == CodecNone {
-		if !x.records(body, int(b.NumRecords)) {
-			clear(body)
-		}
+		x.records(body)
 		return x.seal(nb, b.CRCValid)
 	}
 	plain, ok := x.decompress(b.Codec(), b.Magic, body)
-	if !ok || !x.records(plain, int(b.NumRecords)) {
+	if !ok {
 		clear(body)
 		return nb
 	}
+	x.records(plain)
 	packed, err := x.comp.compress(b.Codec(), b.Magic, isXerial(body), plain)
 	if err != nil {
 		clear(body)
@@ -173,22 +191,19 @@ func (x *Redactor) decompress(codec Codec, magic int8, payload []byte) ([]byte, 
 	return x.buf, err == nil
 }
 
-// records fills the keys, values and header values of n v2 records in
-// place. It reports false when the records do not parse (their bytes are
-// then the caller's to clear).
-func (x *Redactor) records(p []byte, n int) bool {
-	for range n {
+// records fills the keys, values and header values of the v2 records in
+// p in place, whatever count the batch header claims; from a record that
+// does not parse on, the bytes are zeroed: a damaged batch keeps its
+// intact records and its damage where they were.
+func (x *Redactor) records(p []byte) {
+	for len(p) > 0 {
 		l, k := varint32(p)
-		if k == 0 || l < 0 || int(l) > len(p)-k {
-			return false
+		if k == 0 || l < 0 || int(l) > len(p)-k || !x.record(p[k:k+int(l)]) {
+			clear(p)
+			return
 		}
-		rec := p[k : k+int(l)]
 		p = p[k+int(l):]
-		if !x.record(rec) {
-			return false
-		}
 	}
-	return len(p) == 0
 }
 
 // record fills one v2 record's payloads: attributes, timestamp and offset

@@ -128,3 +128,40 @@ func TestRedactKeepsStructure(t *testing.T) {
 		t.Error("no batch changed length: the compressed path went untested")
 	}
 }
+
+// TestRedactKeepsDamage damages a segment of the sample in three ways (a
+// flipped byte inside a batch's records, a torn tail, garbage between
+// batches) and holds its redacted copy to the same batches, CRC outcomes,
+// record errors and findings.
+func TestRedactKeepsDamage(t *testing.T) {
+	orig, err := os.ReadFile("../testdata/logdirs/generated/codecs-0/00000000000000000000.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flip := bytes.Clone(orig)
+	flip[BatchHeaderSize+40] ^= 0x55 // inside the first batch's records: its CRC fails
+	garbage := append(append(bytes.Clone(orig[:422]), bytes.Repeat([]byte("payload!"), 9)...), orig[422:]...)
+	cases := map[string][]byte{"flipped": flip, "torn": orig[:len(orig)-100], "garbage": garbage}
+	x := NewRedactor(flipFill)
+	defer x.Close()
+	for name, data := range cases {
+		out, _ := x.Segment(name, data)
+		wantB, wantF, _ := shapes(t, data)
+		gotB, gotF, _ := shapes(t, out)
+		if len(wantF) == 0 {
+			t.Errorf("%s: the damage went unseen", name)
+		}
+		if strings.Join(wantF, ",") != strings.Join(gotF, ",") || len(wantB) != len(gotB) {
+			t.Errorf("%s: findings %v and %d batches, redacted %v and %d", name, wantF, len(wantB), gotF, len(gotB))
+			continue
+		}
+		for i := range wantB {
+			if wantB[i] != gotB[i] {
+				t.Errorf("%s: batch %d: %+v, redacted %+v", name, i, wantB[i], gotB[i])
+			}
+		}
+		if name == "garbage" && bytes.Contains(out, []byte("payload!")) {
+			t.Error("garbage between batches kept in the redacted copy")
+		}
+	}
+}
