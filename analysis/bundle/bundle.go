@@ -169,10 +169,11 @@ func (w *writer) input(ctx context.Context, in *source.Input) error {
 	w.prefix = w.prefixOf(in)
 	w.man.Inputs = append(w.man.Inputs, Input{Path: in.Path, Prefix: w.prefix})
 	w.moves, w.idx, w.sel = map[string][]segment.Move{}, nil, nil
-	opts := source.Options{Topic: w.o.Topic}
+	var empty []*source.Entry // partition dirs without a file: evidence too
+	opts := source.Options{Topic: w.o.Topic, EmptyDir: func(e *source.Entry) { empty = append(empty, e) }}
 	if in.Kind == source.Archive {
 		if w.o.Offsets != nil {
-			files, err := archiveFiles(ctx, in, opts)
+			files, err := archiveFiles(ctx, in, source.Options{Topic: w.o.Topic})
 			if err != nil {
 				return err
 			}
@@ -183,10 +184,11 @@ func (w *writer) input(ctx context.Context, in *source.Input) error {
 			return err
 		}
 	} else {
-		files, err := in.Files(opts)
+		files, dirs, err := in.List(opts)
 		if err != nil {
 			return err
 		}
+		empty = dirs
 		if w.o.Offsets != nil {
 			w.sel = newSelection(*w.o.Offsets, files)
 		}
@@ -197,6 +199,13 @@ func (w *writer) input(ctx context.Context, in *source.Input) error {
 			if err := w.file(e); err != nil {
 				return err
 			}
+		}
+	}
+	for _, e := range empty {
+		h := w.header(path.Join(w.prefix, e.Path)+"/", 0)
+		h.Typeflag, h.Mode = tar.TypeDir, 0o755
+		if err := w.tw.WriteHeader(h); err != nil {
+			return err
 		}
 	}
 	for _, p := range w.idx {

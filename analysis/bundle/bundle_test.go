@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -165,5 +166,30 @@ func TestOffsetsSelection(t *testing.T) {
 	}
 	if res.Manifest.Lookup(0, "codecs-0/00000000000000000068.log") != nil || res.Manifest.Lookup(0, "codecs-0/00000000000000000000.log") == nil {
 		t.Error("the bundle of offsets 0..10 does not hold the segments that can hold them, and only those")
+	}
+}
+
+// TestEmptyPartitionDir: a partition dir without a file is evidence (a
+// broker always keeps an active segment), and the bundle keeps it, from a
+// dir input and from an archive input alike.
+func TestEmptyPartitionDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "generated")
+	if err := os.CopyFS(dir, os.DirFS(sampleDir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "empty-0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, man, inputs := makeBundle(t, nil, dir)
+	checkSame(t, out, man, inputs)
+	again, man2, inputs2 := makeBundle(t, testSecret, out) // a bundle of the bundle
+	checkSame(t, again, man2, inputs2)
+	f, _, err := facts(context.Background(), inputs2, CompareOptions{Jobs: 1, TmpDir: t.TempDir()},
+		func(i int32, d string) string { return man2.Dir(int(i), d) }, man2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(f, func(s string) bool { return strings.HasPrefix(s, "verdict b/generated/empty-0 ") }) {
+		t.Errorf("no verdict of the empty dir in %q", f)
 	}
 }
