@@ -42,8 +42,9 @@ type CompareOptions struct {
 	RunBudget int64
 }
 
-// Compare runs the analysis on the inputs a bundle was made from and on
-// the bundle, and returns what differs: lines starting with "-" for what
+// Compare runs the analysis on the inputs a bundle was made from (as
+// many, in the same order, by whatever path) and on the bundle, and
+// returns what differs: lines starting with "-" for what
 // only the inputs gave, "+" for what only the bundle gave, none when the
 // bundle tells the same story. What is compared: every copy's verdict,
 // the loss ledger's ranges and causes, the findings (kind, file and byte
@@ -56,11 +57,6 @@ type CompareOptions struct {
 func Compare(ctx context.Context, originals []*source.Input, bundle *source.Input, man *Manifest, o CompareOptions) (diffs []string, findings int64, err error) {
 	if len(man.Inputs) != len(originals) {
 		return nil, 0, fmt.Errorf("the bundle was made from %d inputs, %d are given", len(man.Inputs), len(originals))
-	}
-	for i, in := range originals {
-		if in.Path != man.Inputs[i].Path {
-			return nil, 0, fmt.Errorf("input %d is %s; the bundle was made from %s", i+1, in.Path, man.Inputs[i].Path)
-		}
 	}
 	want, findings, err := facts(ctx, originals, o, func(input int32, dir string) string { return man.Dir(int(input), dir) }, man)
 	if err != nil {
@@ -132,11 +128,14 @@ func facts(ctx context.Context, inputs []*source.Input, o CompareOptions, dir fu
 		return nil, 0, err
 	}
 	for _, r := range rows {
-		ref := ""
-		if r.RefTopic != nil && r.RefPartition != nil && r.RefOffset != nil {
-			ref = fmt.Sprintf(", repeats %s-%d@%d", *r.RefTopic, *r.RefPartition, *r.RefOffset)
+		how := ""
+		if r.Class != "" {
+			how = ", " + r.Class
 		}
-		out = append(out, fmt.Sprintf("duplicate %s %s-%d@%d: copy %d, %s%s", dir(r.Input, r.Dir), r.Topic, r.Partition, r.Offset, r.Occurrence, r.Class, ref))
+		if r.RefTopic != nil && r.RefPartition != nil && r.RefOffset != nil {
+			how += fmt.Sprintf(", repeats %s-%d@%d", *r.RefTopic, *r.RefPartition, *r.RefOffset)
+		}
+		out = append(out, fmt.Sprintf("duplicate %s %s-%d@%d: copy %d%s", dir(r.Input, r.Dir), r.Topic, r.Partition, r.Offset, r.Occurrence, how))
 	}
 	plan = pipeline.Plan{Command: pipeline.Replicas, Jobs: o.Jobs, TmpDir: o.TmpDir}
 	rep, err := pipeline.Run(ctx, inputs, plan.Options(), pipeline.Sinks{})

@@ -73,7 +73,7 @@ zero-filled in place, and offset indexes are rewritten for the batches that
 moved; the manifest maps every byte of the inputs to the bundle's.
 
 --check FILE.tar.zst PATH... runs the analysis on the bundle and on the
-inputs it was made from (the same paths, in the same order) and prints what
+inputs it was made from (the same inputs, in the same order) and prints what
 differs: verdicts, losses, findings, duplicates and replicas. It exits 0
 when the bundle tells the same story and 3 when it does not.`,
 		Args: cobra.MinimumNArgs(1),
