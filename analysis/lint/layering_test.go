@@ -54,6 +54,7 @@ var layeringTiers = map[string]int{
 
 	"analysis/pipeline": tierRun,
 	"analysis/export":   tierRun,
+	"analysis/bundle":   tierRun,
 
 	"analysis/report": tierOutput,
 
@@ -82,6 +83,8 @@ var layeringStreamingPrinters = map[[2]string]bool{
 var layeringSameTier = map[[2]string]bool{
 	{"analysis/scan", "analysis/source"}:     true,
 	{"analysis/pipeline", "analysis/export"}: true,
+	// A bundle is checked by running the analysis on it and on its inputs.
+	{"analysis/bundle", "analysis/pipeline"}: true,
 }
 
 // layeringKnownEdges are imports that break the rules on purpose, each

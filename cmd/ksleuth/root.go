@@ -11,6 +11,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report/text"
+	"github.com/ksleuth/ksleuth/cmd/ksleuth/bundlecmd"
 	"github.com/spf13/cobra"
 )
 
@@ -67,7 +68,8 @@ producer ID. Inputs are only ever opened read-only.`,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newVersionCmd(), newDumpCmd(), newRecordsCmd(), newScanCmd(set), newVerifyCmd(set), newDupsCmd(set), newProducersCmd(set),
-		newConsumersCmd(set), newReplicasCmd(set), newReportCmd(set))
+		newConsumersCmd(set), newReplicasCmd(set), newReportCmd(set), bundlecmd.New(bundlecmd.Hooks{Usage: func(err error) error { return usageError{err} },
+			Differs: errFindings, FailOnFindingsHelp: failOnFindingsHelp, Version: ksleuthVersion, CommandLine: commandLine, Now: set.now}))
 	return root
 }
 

@@ -107,6 +107,7 @@ func TestRealKafka(t *testing.T) {
 					t.Run("verify", func(t *testing.T) { checkVerify(t, truth, logDirs) })
 					t.Run("dups", func(t *testing.T) { checkDups(t, truth, logDirs) })
 					t.Run("replicas", func(t *testing.T) { checkReplicas(t, truth, logDirs) })
+					t.Run("bundle", func(t *testing.T) { checkBundle(t, logDirs) })
 					t.Run("groups", func(t *testing.T) { checkGroups(t, truth, logDirs) })
 					t.Run("consumed", func(t *testing.T) { checkConsumedBy(t, truth, logDirs) })
 					t.Run("consumed-lost", func(t *testing.T) { checkConsumedLost(t, truth, logDirs) })
