@@ -214,11 +214,11 @@ func (m *RemoteLogRecord) KafkaText() string {
 	case APIRemoteSegmentMetadata:
 		return fmt.Sprintf("RemoteLogSegmentMetadata{remoteLogSegmentId=%s, startOffset=%d, endOffset=%d, brokerId=%d, maxTimestampMs=%d, "+
 			"eventTimestampMs=%d, segmentLeaderEpochs=%s, segmentSizeInBytes=%d, customMetadata=%s, state=%s, txnIdxEmpty=%t}",
-			segID, m.StartOffset, m.EndOffset, m.BrokerID, m.MaxTimeMs, m.EventTimeMs, m.epochText(), m.SizeInBytes, custom, m.StateName, m.TxnIndexEmpty)
+			segID, m.StartOffset, m.EndOffset, m.BrokerID, m.MaxTimeMs, m.EventTimeMs, m.EpochText(), m.SizeInBytes, custom, m.StateName, m.TxnIndexEmpty)
 	case APIRemoteSegmentMetadataSnapshot:
 		return fmt.Sprintf("RemoteLogSegmentMetadataSnapshot{segmentId=%s, startOffset=%d, endOffset=%d, maxTimestampMs=%d, "+
 			"segmentLeaderEpochs=%s, segmentSizeInBytes=%d, customMetadata=%s, state=%s}",
-			m.SegmentID, m.StartOffset, m.EndOffset, m.MaxTimeMs, m.epochText(), m.SizeInBytes, custom, m.StateName)
+			m.SegmentID, m.StartOffset, m.EndOffset, m.MaxTimeMs, m.EpochText(), m.SizeInBytes, custom, m.StateName)
 	case APIRemoteSegmentMetadataUpdate:
 		return fmt.Sprintf("RemoteLogSegmentMetadataUpdate{remoteLogSegmentId=%s, customMetadata=%s, state=%s, eventTimestampMs=%d, brokerId=%d}",
 			segID, custom, m.StateName, m.EventTimeMs, m.BrokerID)
@@ -227,8 +227,8 @@ func (m *RemoteLogRecord) KafkaText() string {
 		tp, m.StateName, m.EventTimeMs, m.BrokerID)
 }
 
-// epochText is a Java map's toString of the leader epochs: {0=0, 3=120}.
-func (m *RemoteLogRecord) epochText() string {
+// EpochText is a Java map's toString of the leader epochs: {0=0, 3=120}.
+func (m *RemoteLogRecord) EpochText() string {
 	parts := make([]string, 0, len(m.LeaderEpochs))
 	for _, e := range m.LeaderEpochs {
 		parts = append(parts, strconv.Itoa(int(e.Epoch))+"="+strconv.FormatInt(e.Offset, 10))
