@@ -51,6 +51,9 @@ type Options struct {
 	// TopicRetention is each topic's retention settings from the KRaft
 	// metadata, the evidence that weighs a missing log start (retention.go).
 	TopicRetention map[string]Retention
+	// RemoteHeld is, per topic and partition, the offset ranges of the
+	// remote segments __remote_log_metadata says are held (remote.go).
+	RemoteHeld map[string]map[int32][]analysis.OffsetRange
 }
 
 func (o Options) withDefaults() Options {

@@ -17,6 +17,7 @@ import (
 // Causes of a gap in the loss ledger.
 const (
 	CauseRetention      = "retention"
+	CauseRemoteOnly     = "remote-only"
 	CauseDeleteRecords  = "delete-records"
 	CauseCompaction     = "compaction"
 	CauseTruncated      = "truncated-batch"
@@ -514,6 +515,9 @@ func (g *gapLedger) belowFirstSegment(first *segSummary) {
 	lso, known := g.ld.entry(snapshot.KindLogStartCheckpoint, p.topic, p.part)
 	l := first.base - 1
 	if !g.cut || known && lso >= first.base {
+		if g.remoteOnly(first, &l, lso, known) {
+			return
+		}
 		// Retention must be shown by the copy, not assumed (retention.go).
 		ev := g.belowStart(first, lso, known)
 		g.gap(0, &l, ev.cause, ev.sev, first.path, -1, "offsets 0..%d are below the first segment on disk (%d): %s", l, first.base, ev.why)

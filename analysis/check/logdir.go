@@ -189,6 +189,8 @@ func (l *logDir) finish() {
 			case k == snapshot.KindLogStartCheckpoint && first >= 0 && e.Offset > first:
 				mk(finding.KindLogStartAhead, "log start offset of %s is %d, above the first offset on disk (%d): records %d..%d were deleted with DeleteRecords "+
 					"or by retention and are no longer readable, though still in the files", name, e.Offset, first, first, e.Offset-1)
+			case k == snapshot.KindLogStartCheckpoint && e.Offset < firstBase && pt.remoteHolds(e.Offset, firstBase):
+				// Tiered: the log start is remote storage's (remote.go).
 			case k == snapshot.KindLogStartCheckpoint && e.Offset < firstBase:
 				mk(finding.KindCheckpointStale, "log start offset of %s is %d, below the first segment on disk (%d): "+
 					"segments were deleted after the checkpoint was written",

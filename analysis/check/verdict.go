@@ -51,12 +51,16 @@ func (v *Verdict) judge() {
 	var bad []string
 	var lostRanges []analysis.OffsetRange
 	notes := map[string]int{}
+	var remote []string
 	// unreadOnly: every range counted is one the input failed to deliver,
 	// which says nothing of whether the broker's data is lost.
 	unreadOnly := true
 	for _, g := range v.gaps {
 		if !finding.Counts(g.Severity) {
 			notes[g.Cause]++
+			if g.Cause == CauseRemoteOnly && g.LastOffset != nil {
+				remote = append(remote, fmt.Sprintf("%d..%d", g.FirstOffset, *g.LastOffset))
+			}
 			continue
 		}
 		v.Intact = false
@@ -92,7 +96,12 @@ func (v *Verdict) judge() {
 					ns = append(ns, fmt.Sprintf("%d %s", notes[c], c))
 				}
 			}
-			v.Text += " (absent by design: " + strings.Join(ns, ", ") + ")"
+			if len(ns) > 0 {
+				v.Text += " (absent by design: " + strings.Join(ns, ", ") + ")"
+			}
+		}
+		if len(remote) > 0 {
+			v.Text += "; remote-only: offsets " + strings.Join(remote, ", ") + " (held in remote storage, per __remote_log_metadata)"
 		}
 		return
 	}

@@ -27,6 +27,9 @@ const (
 	// metadata of __consumer_offsets (package consumers).
 	Commits = "commits.parquet"
 	Groups  = "groups.parquet"
+	// RemoteSegments holds the segments of tiered topics that
+	// __remote_log_metadata names.
+	RemoteSegments = "remote_segments.parquet"
 	// RecordsV1 is where records were written before they became a
 	// dataset; listed so --force clears it.
 	RecordsV1 = "records.parquet"
@@ -35,7 +38,7 @@ const (
 // Tables lists every table a scan may write: an output dir holding any
 // of them is replaced only with --force, and one holding anything else
 // (but the manifest) not at all.
-var Tables = []string{Files, Batches, Records, RecordsV1, Anomalies, Gaps, Snapshots, Producers, Duplicates, Transactions, PIDBlocks, Replicas, Events, PartitionTxns, Commits, Groups}
+var Tables = []string{Files, Batches, Records, RecordsV1, Anomalies, Gaps, Snapshots, Producers, Duplicates, Transactions, PIDBlocks, Replicas, Events, PartitionTxns, Commits, Groups, RemoteSegments}
 
 // Footer metadata keys that dups --from-tables reads back.
 const (

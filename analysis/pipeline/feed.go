@@ -136,8 +136,10 @@ type attributor struct {
 	a *cluster.Attribution
 	// configs replays the metadata log's topic configs: a topic with
 	// cleanup.policy=compact explains the gaps of its partitions.
-	configs   *cluster.TopicConfigs
-	events    *cluster.ClusterEvents
+	configs *cluster.TopicConfigs
+	events  *cluster.ClusterEvents
+	// remote folds __remote_log_metadata: the segments of tiered topics.
+	remote    *cluster.RemoteSegments
 	anomalies []analysis.AnomalyRow
 	// lastTopic caches whether the topic of the previous row is one the
 	// attribution reads: rows come in runs of one topic.
@@ -146,7 +148,8 @@ type attributor struct {
 }
 
 func newAttributor() *attributor {
-	return &attributor{a: cluster.NewAttribution(), configs: cluster.NewTopicConfigs(), events: cluster.NewClusterEvents()}
+	return &attributor{a: cluster.NewAttribution(), configs: cluster.NewTopicConfigs(), events: cluster.NewClusterEvents(),
+		remote: cluster.NewRemoteSegments()}
 }
 
 // records takes streamed record rows; rows of the two internal topics carry
@@ -159,9 +162,13 @@ func (t *attributor) records(rows []analysis.PayloadRecordRow) {
 		}
 		if r.Topic != t.lastTopic {
 			k := topics.TopicOf(r.Topic)
-			t.lastTopic, t.lastRead = r.Topic, k == topics.TransactionState || k == topics.ClusterMetadata
+			t.lastTopic, t.lastRead = r.Topic, k == topics.TransactionState || k == topics.ClusterMetadata || k == topics.RemoteLogMetadata
 		}
 		if !t.lastRead {
+			continue
+		}
+		if topics.TopicOf(r.Topic) == topics.RemoteLogMetadata {
+			t.remoteRecord(r)
 			continue
 		}
 		if topics.TopicOf(r.Topic) == topics.ClusterMetadata {
@@ -182,12 +189,26 @@ func (t *attributor) records(rows []analysis.PayloadRecordRow) {
 	}
 }
 
+// remoteRecord folds a __remote_log_metadata record into the remote
+// segments; one that does not decode is a finding.
+func (t *attributor) remoteRecord(r *analysis.PayloadRecordRow) {
+	m, err := topics.DecodeRemoteLogMetadata(r.Value)
+	if err != nil {
+		w := finding.Where{Input: r.Input, Topic: r.Topic, Partition: r.Partition, File: r.Segment}
+		t.anomalies = append(t.anomalies, finding.FromDecode(w, topics.Kind(err), r.BatchPosition, r.Offset, err))
+	}
+	if m.Complete() {
+		t.remote.Add(r.Input, r.Segment, r.Offset, m)
+	}
+}
+
 // internalTopic reports whether the records of topic carry their key and
-// value in every run: those of __transaction_state, __cluster_metadata and
-// __consumer_offsets, which the attribution and the consumers decode.
+// value in every run: those of __transaction_state, __cluster_metadata,
+// __consumer_offsets and __remote_log_metadata, which the attribution, the
+// consumers and the remote segments' fold decode.
 func internalTopic(topic string) bool {
 	switch topics.TopicOf(topic) {
-	case topics.TransactionState, topics.ClusterMetadata, topics.ConsumerOffsets:
+	case topics.TransactionState, topics.ClusterMetadata, topics.ConsumerOffsets, topics.RemoteLogMetadata:
 		return true
 	}
 	return false

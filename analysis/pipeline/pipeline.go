@@ -80,6 +80,9 @@ type Result struct {
 	// log dirs; its losses are in Check's ledger and verdicts, its
 	// findings among Scan's.
 	Replicas *replicas.Result
+	// RemoteSegments are the segments of tiered topics that
+	// __remote_log_metadata names, one per remote segment id.
+	RemoteSegments []analysis.RemoteSegmentRow
 	// BrokerLogs counts the broker log files read for the cluster
 	// timeline and their lines.
 	BrokerLogs BrokerLogStats
@@ -207,6 +210,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	if f.attr != nil {
 		chk.AddCompactedTopics(f.attr.configs.CompactedTopics())
 		chk.AddTopicRetention(topicRetention(f.attr.configs))
+		chk.AddRemoteSegments(f.attr.remote.Rows(nil))
 		reps.AddCompactedTopics(f.attr.configs.CompactedTopics())
 	}
 	chk.EmptyDirs(res.EmptyDirs)
@@ -262,6 +266,9 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 			Source: func(in int32) string { return sources[in] }})
 	}
 	r.Sessions = sessions
+	if f.attr != nil {
+		r.RemoteSegments = f.attr.remote.Rows(func(in int32) string { return sources[in] })
+	}
 	if o.Detector != nil {
 		o.Detector.SetClusters(reps.ClusterOf)
 	}

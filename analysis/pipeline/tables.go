@@ -56,6 +56,7 @@ func WriteTables(ctx context.Context, inputs []*source.Input, o Options, t Table
 	ptxnTab := export.OpenTable[analysis.PartitionTxnRow](ts, export.PartitionTxns)
 	commitTab := export.OpenTable[analysis.CommitRow](ts, export.Commits)
 	groupTab := export.OpenTable[analysis.GroupRow](ts, export.Groups)
+	remoteTab := export.OpenTable[analysis.RemoteSegmentRow](ts, export.RemoteSegments)
 	var records *export.DatasetTable[analysis.RecordRow]
 	var payload *export.DatasetTable[analysis.PayloadRecordRow]
 	switch {
@@ -120,7 +121,8 @@ func WriteTables(ctx context.Context, inputs []*source.Input, o Options, t Table
 	if err != nil {
 		return nil, err
 	}
-	for _, err := range []error{anomalies.Write(sc.Anomalies), gaps.Write(res.Check.Gaps), snapshots.Write(sc.Snapshots)} {
+	for _, err := range []error{anomalies.Write(sc.Anomalies), gaps.Write(res.Check.Gaps), snapshots.Write(sc.Snapshots),
+		remoteTab.Write(res.RemoteSegments)} {
 		if err != nil {
 			return nil, err
 		}

@@ -33,7 +33,7 @@ func (s *Stats) add(d *Decoded) {
 
 func (d *Decoded) versionLabel() string {
 	switch {
-	case d.Metadata != nil || d.Control != nil:
+	case d.Metadata != nil || d.Control != nil || d.Remote != nil:
 		return d.Type + " v" + itoa(int(d.ValueVersion))
 	case d.Tombstone:
 		return d.Type + " key v" + itoa(int(d.KeyVersion)) + " tombstone"

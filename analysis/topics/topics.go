@@ -10,10 +10,11 @@ import (
 type Topic uint8
 
 const (
-	None             Topic = iota
-	TransactionState       // __transaction_state
-	ConsumerOffsets        // __consumer_offsets
-	ClusterMetadata        // __cluster_metadata (KRaft log and .checkpoint snapshots)
+	None              Topic = iota
+	TransactionState        // __transaction_state
+	ConsumerOffsets         // __consumer_offsets
+	ClusterMetadata         // __cluster_metadata (KRaft log and .checkpoint snapshots)
+	RemoteLogMetadata       // __remote_log_metadata (tiered storage's segment metadata)
 )
 
 func (t Topic) String() string {
@@ -24,6 +25,8 @@ func (t Topic) String() string {
 		return "__consumer_offsets"
 	case ClusterMetadata:
 		return "__cluster_metadata"
+	case RemoteLogMetadata:
+		return "__remote_log_metadata"
 	}
 	return "none"
 }
@@ -37,7 +40,7 @@ func TopicOf(name string) Topic {
 		// "__consumer_offsets-3.<uuid>-delete": drop the suffix.
 		name = name[:i]
 	}
-	for _, t := range []Topic{TransactionState, ConsumerOffsets, ClusterMetadata} {
+	for _, t := range []Topic{TransactionState, ConsumerOffsets, ClusterMetadata, RemoteLogMetadata} {
 		s := t.String()
 		if name == s || strings.HasPrefix(name, s+"-") && isDigits(name[len(s)+1:]) {
 			return t
@@ -81,7 +84,9 @@ type Decoded struct {
 	GroupMetadata *GroupMetadataValue `json:"groupMetadata,omitempty"`
 
 	Metadata *MetadataRecord `json:"metadata,omitempty"`
-	Control  *ControlRecord  `json:"control,omitempty"`
+	// Remote is a __remote_log_metadata record.
+	Remote  *RemoteLogRecord `json:"remoteLogMetadata,omitempty"`
+	Control *ControlRecord   `json:"control,omitempty"`
 }
 
 // Decode decodes one record of topic t. The returned Decoded holds
@@ -147,6 +152,12 @@ func Decode(t Topic, r *segment.Record) (*Decoded, error) {
 		if d.Metadata != nil {
 			d.Type = d.Metadata.Type
 			d.ValueVersion = int16(min(d.Metadata.Version, 32767))
+		}
+	case RemoteLogMetadata:
+		d.Remote, err = DecodeRemoteLogMetadata(r.Value)
+		if d.Remote != nil {
+			d.Type = d.Remote.Type
+			d.ValueVersion = int16(min(d.Remote.Version, 32767))
 		}
 	}
 	return d, err

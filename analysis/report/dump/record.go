@@ -194,6 +194,9 @@ func (d *Dumper) decodedText(w *bufio.Writer, r *segment.Record, dec *topics.Dec
 		// finding on the error stream says why.
 		fmt.Fprintf(w, " payload: Error at %d, skipping. %s record v%d not decoded (%d-byte body)",
 			r.Offset, dec.Metadata.Type, dec.Metadata.Version, dec.Metadata.BodySize)
+	case dec.Remote.Complete():
+		w.WriteString(" payload: ")
+		w.WriteString(dec.Remote.KafkaText())
 	case r.Value != nil:
 		if dec.GroupKey != nil && dec.ValueVersion >= 0 {
 			fmt.Fprintf(w, " payload: <%s value v%d, %d bytes, not decoded>", dec.Type, dec.ValueVersion, len(r.Value))

@@ -225,7 +225,7 @@ func (b *Broker) Start() error {
 	}
 	e := b.c.env
 	jvm := append(b.logConfigArgs(), "-XX:ActiveProcessorCount=2", "-XX:MaxDirectMemorySize=128m")
-	cmd := e.javaCmd(BrokerHeap, e.Kafka.Classpath(), jvm, "kafka.Kafka", b.config)
+	cmd := e.javaCmd(BrokerHeap, e.Kafka.Classpath(e.brokerCP...), jvm, "kafka.Kafka", b.config)
 	out, err := os.OpenFile(filepath.Join(b.Logs, "kafkaServer.out"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err

@@ -20,6 +20,9 @@ type Env struct {
 	// (log4j output) and work files.
 	Dir  string
 	Logf func(format string, args ...any)
+	// brokerCP is put before the release's jars on the brokers' classpath
+	// (the remote storage manager of tiered scenarios).
+	brokerCP []string
 
 	mu       sync.Mutex
 	procs    []*proc

@@ -24,6 +24,8 @@ type Scenario struct {
 	Stop      string
 	// Config overrides the harness's server properties.
 	Config map[string]string
+	// Tiered starts the brokers with remote storage (scenarios_tiered.go).
+	Tiered bool
 	run    func(s *Session) error
 }
 
@@ -43,6 +45,7 @@ func Scenarios() []Scenario {
 		idempotentRestart, transactional, innocentRepeats, codecs,
 		brokerCrash, liveCopy, segments, uncleanElection, hangingTxn, consumerGroups,
 		startupRepublish, shutdownMessage, retentionTime,
+		tieredClean,
 	}
 }
 
@@ -78,7 +81,11 @@ func Run(ctx context.Context, k *Kafka, name string, seed int64, out string, log
 	if err := os.MkdirAll(filepath.Join(out, "work"), 0o755); err != nil {
 		return nil, err
 	}
-	c, err := env.NewCluster(ctx, sc.Brokers, sc.Dedicated, sc.Config)
+	cfg, remoteRoots, err := tieredSetup(env, sc)
+	if err != nil {
+		return nil, err
+	}
+	c, err := env.NewCluster(ctx, sc.Brokers, sc.Dedicated, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +94,7 @@ func Run(ctx context.Context, k *Kafka, name string, seed int64, out string, log
 	if err := sc.run(s); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", name, err)
 	}
-	t := &Truth{Scenario: name, KafkaVersion: k.Version, Stop: sc.Stop}
+	t := &Truth{Scenario: name, KafkaVersion: k.Version, Stop: sc.Stop, RemoteRoots: remoteRoots}
 	if t.Records, t.Resends, t.Lost, err = s.App.truth(ctx, c); err != nil {
 		return nil, fmt.Errorf("scenario %s: truth: %w", name, err)
 	}

@@ -22,9 +22,12 @@ type Truth struct {
 	KafkaVersion string        `json:"kafka_version"`
 	Stop         string        `json:"stop"` // clean, kill or live-copy
 	Brokers      []TruthBroker `json:"brokers"`
-	Records      []TruthRecord `json:"records"`
-	Resends      []TruthResend `json:"resends"`
-	Lost         []TruthLost   `json:"lost"`
+	// RemoteRoots are the tiered scenarios' remote storage roots, relative
+	// to the output dir.
+	RemoteRoots []string      `json:"remote_roots,omitempty"`
+	Records     []TruthRecord `json:"records"`
+	Resends     []TruthResend `json:"resends"`
+	Lost        []TruthLost   `json:"lost"`
 	// Commits, Consumed and OffsetDeletes are the consumer groups' side:
 	// every offset commit the applications sent (one entry per
 	// partition), every record they processed, and every committed

@@ -55,7 +55,8 @@ func realSeed(t *testing.T) int64 {
 // transactional one on the last ZooKeeper-era release (in KRaft mode),
 // whose kafka-dump-log prints the older notations.
 func realVersions() map[string][]string {
-	all := realkafka.Names()
+	// The tiered scenarios run in TestRealKafkaTiered.
+	all := slices.DeleteFunc(realkafka.Names(), func(n string) bool { return strings.Contains(n, "tier") || strings.Contains(n, "remote") })
 	return map[string][]string{
 		realkafka.Newest: all,
 		"4.0.2":          {"idempotent-restart"},

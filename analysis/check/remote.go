@@ -1,0 +1,87 @@
+package check
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/finding"
+)
+
+// A broker with tiered storage (KIP-405) copies rolled segments to remote
+// storage and then deletes them locally by local.retention.ms/bytes: its
+// log start stays where remote retention leaves it, the leader-epoch
+// checkpoint keeps the epochs of the remote offsets, and the log dir holds
+// only the tail. The offsets below the first local segment that
+// __remote_log_metadata says are held remotely are remote-only: held, not
+// lost and not deleted by retention.
+
+// AddRemoteSegments adds the remote segments read from
+// __remote_log_metadata, known only once its records are read: the
+// ledger is classified at Finish.
+func (c *Checker) AddRemoteSegments(rows []analysis.RemoteSegmentRow) {
+	for _, r := range rows {
+		if !r.Held {
+			continue
+		}
+		if c.o.RemoteHeld == nil {
+			c.o.RemoteHeld = map[string]map[int32][]analysis.OffsetRange{}
+		}
+		byPart := c.o.RemoteHeld[r.Topic]
+		if byPart == nil {
+			byPart = map[int32][]analysis.OffsetRange{}
+			c.o.RemoteHeld[r.Topic] = byPart
+		}
+		byPart[r.Partition] = append(byPart[r.Partition], analysis.OffsetRange{First: r.StartOffset, Last: r.EndOffset})
+	}
+}
+
+// remoteBelow finds the run of held remote offsets that reaches the
+// offset before base without a hole: its first offset, and how many
+// remote segments make it.
+func (p *partition) remoteBelow(base int64) (int64, int, bool) {
+	rs := slices.Clone(p.c.o.RemoteHeld[p.topic][p.part])
+	slices.SortFunc(rs, func(a, b analysis.OffsetRange) int { return cmp.Compare(b.Last, a.Last) })
+	from, n := base, 0
+	for _, r := range rs {
+		if r.Last < from-1 {
+			break // a hole: the run reaching base ends here
+		}
+		if r.First < from {
+			from = r.First
+		}
+		n++
+	}
+	return from, n, n > 0 && from < base
+}
+
+// remoteOnly puts the offsets below the first segment that remote storage
+// holds in the ledger as remote-only, and shortens *l to what is left
+// below them; done when nothing is.
+func (g *gapLedger) remoteOnly(first *segSummary, l *int64, lso int64, lsoKnown bool) bool {
+	from, n, ok := g.p.remoteBelow(first.base)
+	if !ok {
+		return false
+	}
+	last := *l
+	g.gap(from, &last, CauseRemoteOnly, finding.Note, first.path, -1,
+		"offsets %d..%d are below the first segment on disk (%d) and held only in remote storage: __remote_log_metadata lists %d segment(s) "+
+			"copied (COPY_SEGMENT_FINISHED) and not deleted that hold them", from, last, first.base, n)
+	if from <= 0 {
+		return true
+	}
+	*l = from - 1
+	if lsoKnown && lso >= from {
+		g.gap(0, l, CauseRetention, finding.Note, first.path, -1,
+			"offsets 0..%d are below the log start offset checkpoint (%d) and the first remote segment (%d): deleted by retention", *l, lso, from)
+		return true
+	}
+	return false
+}
+
+// remoteHolds reports whether remote storage holds every offset from
+// start up to the one before base.
+func (p *partition) remoteHolds(start, base int64) bool {
+	from, _, ok := p.remoteBelow(base)
+	return ok && from <= start
+}
