@@ -254,15 +254,26 @@ func (c *Collector) Records(rows []analysis.PayloadRecordRow) {
 	}
 }
 
-// recBlock is the number of fingerprints a block of a copy's slab holds:
+// recBlock is the most fingerprints a block of a copy's slab holds:
 // blocks are not copied as they fill, as one growing slice would be.
-const recBlock = 1 << 16
+// A copy's first block holds recFirstBlock, and each next one twice its
+// predecessor up to recBlock: a copy of a few records (most of a broker's
+// thousands of partitions) costs a few KiB, not the 1 MiB of a full
+// block.
+const (
+	recBlock      = 1 << 16
+	recFirstBlock = 1 << 8
+)
 
 // reserve returns an empty slice with room for n fingerprints, in the
 // copy's last block or a new one.
 func (r *replica) reserve(n int) []recFP {
 	if k := len(r.blocks); k == 0 || cap(r.blocks[k-1])-len(r.blocks[k-1]) < n {
-		r.blocks = append(r.blocks, make([]recFP, 0, max(recBlock, n)))
+		size := recFirstBlock
+		if k > 0 {
+			size = min(recBlock, 2*cap(r.blocks[k-1]))
+		}
+		r.blocks = append(r.blocks, make([]recFP, 0, max(size, n)))
 	}
 	b := r.blocks[len(r.blocks)-1]
 	return b[len(b):len(b):cap(b)]
