@@ -198,7 +198,9 @@ func (c *Collector) Batch(b *analysis.BatchRow) {
 		// Doubled, not the quarter append adds to a long slice: a 1 GiB
 		// copy's 130,000 batches were copied some ten times over. Each
 		// growth is a fresh allocation the kernel faults in page by page.
-		r.batches = slices.Grow(r.batches, max(len(r.batches), 64))
+		// It starts at 4: most of a broker's partitions hold a few
+		// batches, and 50,000 copies at 64 would hold 200 MB.
+		r.batches = slices.Grow(r.batches, max(len(r.batches), 4))
 	}
 	r.batches = append(r.batches, x)
 }
@@ -256,13 +258,13 @@ func (c *Collector) Records(rows []analysis.PayloadRecordRow) {
 
 // recBlock is the most fingerprints a block of a copy's slab holds:
 // blocks are not copied as they fill, as one growing slice would be.
-// A copy's first block holds recFirstBlock, and each next one twice its
-// predecessor up to recBlock: a copy of a few records (most of a broker's
-// thousands of partitions) costs a few KiB, not the 1 MiB of a full
-// block.
+// A copy's first block holds the first batch's records (at least
+// recFirstBlock), and each next one twice its predecessor up to recBlock:
+// a copy of a few records (most of a broker's thousands of partitions)
+// costs a few hundred bytes, not the 1 MiB of a full block.
 const (
 	recBlock      = 1 << 16
-	recFirstBlock = 1 << 8
+	recFirstBlock = 1 << 4
 )
 
 // reserve returns an empty slice with room for n fingerprints, in the
