@@ -124,7 +124,7 @@ type GapRow struct {
 }
 
 // RecordRow is one row of the records dataset (scan --records):
-// records/topic=<t>/partition=<p>/part-NNNNN.parquet.
+// records/part-<topic>-NNNNN.parquet.
 type RecordRow struct {
 	Input     int32  `parquet:"input" json:"input"`
 	Source    string `parquet:"source,dict" json:"source"`
