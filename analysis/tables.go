@@ -154,6 +154,10 @@ type RecordRow struct {
 	// duplicate detector so it need not parse the hex again; not a column.
 	FP    [16]byte `parquet:"-" json:"-"`
 	HasFP bool     `parquet:"-" json:"-"`
+	// SoleCopy: no other partition dir of the run holds the record's
+	// partition, so the replica comparison need not keep its fingerprint;
+	// not a column.
+	SoleCopy bool `parquet:"-" json:"-"`
 	// TxnState is none (not transactional), committed, aborted or open (no
 	// marker in the input).
 	TxnState  string `parquet:"txn_state,dict" json:"txn_state"`

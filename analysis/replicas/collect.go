@@ -238,11 +238,15 @@ func (c *Collector) Records(rows []analysis.PayloadRecordRow) {
 		for j < len(rows) && rows[j].Input == rows[i].Input && rows[j].BatchPosition == rows[i].BatchPosition && rows[j].Segment == rows[i].Segment {
 			j++
 		}
+		x := &rows[i].RecordRow
+		if x.SoleCopy {
+			i = j
+			continue // no other copy to compare them with
+		}
 		if c.nrecs >= maxRecordFPs {
 			c.overFPs = true
 			return
 		}
-		x := &rows[i].RecordRow
 		if r := c.copyOf(x.Input, analysis.PartitionDir(x.Segment), x.Topic, x.Partition); r != nil {
 			fps := r.reserve(j - i)
 			for k := i; k < j; k++ {
