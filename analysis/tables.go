@@ -124,7 +124,7 @@ type GapRow struct {
 }
 
 // RecordRow is one row of the records dataset (scan --records):
-// records/topic=<t>/partition=<p>/part-NNNNN.parquet.
+// records/part-<topic>-NNNNN.parquet.
 type RecordRow struct {
 	Input     int32  `parquet:"input" json:"input"`
 	Source    string `parquet:"source,dict" json:"source"`
@@ -158,6 +158,10 @@ type RecordRow struct {
 	// duplicate detector so it need not parse the hex again; not a column.
 	FP    [16]byte `parquet:"-" json:"-"`
 	HasFP bool     `parquet:"-" json:"-"`
+	// SoleCopy: no other partition dir of the run holds the record's
+	// partition, so the replica comparison need not keep its fingerprint;
+	// not a column.
+	SoleCopy bool `parquet:"-" json:"-"`
 	// TxnState is none (not transactional), committed, aborted or open (no
 	// marker in the input).
 	TxnState  string `parquet:"txn_state,dict" json:"txn_state"`

@@ -49,6 +49,8 @@ type ColumnarSink[T any] struct {
 	meta  *Metadata
 	done  bool
 	err   error
+	// version goes into the pandas key's creator.
+	version string
 
 	ref       *format.FileMetaData // schema, column orders, created-by
 	cols      []column
@@ -177,7 +179,7 @@ func NewColumnar[T any](path, version string, meta *Metadata, pageRows, groupRow
 	if len(leaves) != len(cols) {
 		return nil, fmt.Errorf("export: %d fields for a schema of %d columns", len(cols), len(leaves))
 	}
-	s := &ColumnarSink[T]{meta: meta, ref: ref, pageRows: pageRows, groupRows: groupRows, cols: cols}
+	s := &ColumnarSink[T]{meta: meta, version: version, ref: ref, pageRows: pageRows, groupRows: groupRows, cols: cols}
 	if s.pageRows <= 0 {
 		s.pageRows = DefaultPageRows
 	}
@@ -640,6 +642,7 @@ func (s *ColumnarSink[T]) Close() error {
 	s.flushGroup()
 	md := format.FileMetaData{Version: s.ref.Version, Schema: s.ref.Schema, NumRows: s.numRows, RowGroups: s.groups,
 		CreatedBy: s.ref.CreatedBy, ColumnOrders: s.ref.ColumnOrders}
+	md.KeyValueMetadata = append(md.KeyValueMetadata, format.KeyValue{Key: MetaPandas, Value: pandasMetadata(parquet.SchemaOf(new(T)), s.version)})
 	if s.meta != nil {
 		for _, kv := range s.meta.Pairs() {
 			md.KeyValueMetadata = append(md.KeyValueMetadata, format.KeyValue{Key: kv[0], Value: kv[1]})

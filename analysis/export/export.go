@@ -110,7 +110,9 @@ type ParquetSink[T any] struct {
 	bw    *bufio.Writer
 	w     *parquet.GenericWriter[T]
 	meta  *Metadata
-	done  bool
+	// version goes into the pandas key's creator.
+	version string
+	done    bool
 }
 
 // zstdCodec is shared by every table: the codec keeps a pool of encoders,
@@ -165,7 +167,7 @@ func newParquet[T any](path, version string, meta *Metadata, groupRows int64) (*
 		opts = append(opts, parquet.BloomFilters(parquet.SplitBlockFilter(bloomBitsPerValue, fingerprintColumn)))
 	}
 	w := parquet.NewGenericWriter[T](bw, opts...)
-	return &ParquetSink[T]{final: path, f: f, bw: bw, w: w, meta: meta}, nil
+	return &ParquetSink[T]{final: path, f: f, bw: bw, w: w, meta: meta, version: version}, nil
 }
 
 // Write appends rows.
@@ -180,6 +182,7 @@ func (s *ParquetSink[T]) Close() error {
 	if s.done {
 		return nil
 	}
+	s.w.SetKeyValueMetadata(MetaPandas, pandasMetadata(s.w.Schema(), s.version))
 	if s.meta != nil {
 		for _, kv := range s.meta.Pairs() {
 			s.w.SetKeyValueMetadata(kv[0], kv[1])

@@ -2,6 +2,7 @@ package export
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ func writeSet(t *testing.T, dir string, force bool, rows int) string {
 	defer ts.Abort()
 	files := OpenTable[setRow](ts, Files)
 	batches := OpenTableWith(ts, Batches, NewParquet[setRow])
-	recs := OpenDataset(ts, Records, func(r *partRow) (string, int32) { return r.Topic, r.Part })
+	recs := OpenDataset(ts, Records, func(r *partRow) string { return r.Topic })
 	if err := ts.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func writeSet(t *testing.T, dir string, force bool, rows int) string {
 		if err := batches.Write([]setRow{{int64(i), "b"}, {int64(-i), "c"}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := recs.Write([]partRow{{"t", int32(i % 2), int64(i)}}); err != nil {
+		if err := recs.Write([]partRow{{fmt.Sprint("t", i%2), int32(i % 2), int64(i)}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -69,10 +70,10 @@ func TestSetManifest(t *testing.T) {
 			t.Errorf("%s: %d rows, want %d", tb.Name, tb.Rows, want[tb.Name])
 		}
 	}
-	if recs := m.Tables[2]; len(recs.Files) != 2 || !strings.HasPrefix(recs.Files[0].Path, "records/topic=t/partition=") {
+	if recs := m.Tables[2]; len(recs.Files) != 2 || !strings.HasPrefix(recs.Files[0].Path, "records/part-t") {
 		t.Errorf("records files %+v", recs.Files)
 	}
-	kv, err := ReadMetadata(filepath.Join(dir, "records", "topic=t", "partition=1", "part-00000.parquet"))
+	kv, err := ReadMetadata(filepath.Join(dir, "records", "part-t1-00000.parquet"))
 	if err != nil || kv[MetaRunID] != id {
 		t.Errorf("part footer run id %q, want %q (%v)", kv[MetaRunID], id, err)
 	}
@@ -136,7 +137,7 @@ func TestOutReplaceAndRefuse(t *testing.T) {
 		t.Fatalf("foreign file: %v", err)
 	}
 	os.Remove(filepath.Join(dir, "notes.txt"))
-	os.WriteFile(filepath.Join(dir, Records, "topic=t", "README"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, Records, "README"), nil, 0o644)
 	if _, err := OpenOut(dir, true); !errors.As(err, &refused) {
 		t.Fatalf("foreign file in records: %v", err)
 	}

@@ -20,7 +20,7 @@ type fpRow struct {
 // others, and offset statistics per row group.
 func TestRecordsPruning(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "records")
-	d, err := NewDataset[fpRow](dir, "test", nil, 0, 0)
+	d, err := NewDataset[fpRow](dir, "test", nil, DatasetLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,13 +29,13 @@ func TestRecordsPruning(t *testing.T) {
 	for i := range rows {
 		rows[i] = fpRow{Fingerprint: fmt.Sprintf("%032x", uint64(i)*0x9e3779b97f4a7c15), Offset: int64(i)}
 	}
-	if err := d.Write("topic=t/partition=0", rows); err != nil {
+	if err := d.Write("t", rows); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(dir, "topic=t", "partition=0", "part-00000.parquet"))
+	f, err := os.Open(filepath.Join(dir, "part-t-00000.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

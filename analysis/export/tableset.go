@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 )
 
 // The tables of a scan's output dir.
 const (
 	Files        = "files.parquet"
 	Batches      = "batches.parquet"
-	Records      = "records" // a Hive-partitioned dataset dir
+	Records      = "records" // a dataset dir of files by topic
 	Anomalies    = "anomalies.parquet"
 	Gaps         = "gaps.parquet"
 	Snapshots    = "snapshots.parquet"
@@ -139,28 +138,23 @@ func (t *Table[T]) Write(rows []T) error {
 	return nil
 }
 
-// DatasetTable is a table written as a Hive-partitioned dataset dir, with
-// topic and partition as the partition columns.
+// DatasetTable is a table written as a dataset dir of files by topic
+// (Dataset).
 type DatasetTable[T any] struct {
-	ts   *Set
-	name string
-	ds   *Dataset[T]
-	key  func(*T) (string, int32)
-	last struct {
-		topic string
-		part  int32
-		dir   string
-	}
+	ts    *Set
+	name  string
+	ds    *Dataset[T]
+	topic func(*T) string
 }
 
-// OpenDataset opens a records-like table written as a Hive-partitioned
-// dataset dir, with topic and partition (key) as the partition columns.
-func OpenDataset[T any](ts *Set, name string, key func(*T) (string, int32)) *DatasetTable[T] {
-	d := &DatasetTable[T]{ts: ts, name: name, key: key}
+// OpenDataset opens a records-like table written as a dataset dir, the
+// rows of each topic (named by topic) in files of their own.
+func OpenDataset[T any](ts *Set, name string, topic func(*T) string) *DatasetTable[T] {
+	d := &DatasetTable[T]{ts: ts, name: name, topic: topic}
 	if ts.err != nil {
 		return d
 	}
-	ds, err := NewDataset[T](filepath.Join(ts.dir, name), ts.version, ts.meta, 0, 0)
+	ds, err := NewDataset[T](filepath.Join(ts.dir, name), ts.version, ts.meta, DatasetLimits{})
 	if err != nil {
 		ts.err = err
 		return d
@@ -177,24 +171,16 @@ func OpenDataset[T any](ts *Set, name string, key func(*T) (string, int32)) *Dat
 	return d
 }
 
-// Write hands each run of rows of one topic-partition to its part, in
-// slices of at most 1024.
+// Write hands each run of rows of one topic to its file, in slices of at
+// most 1024.
 func (d *DatasetTable[T]) Write(rows []T) error {
 	for len(rows) > 0 {
-		t, p := d.key(&rows[0])
+		t := d.topic(&rows[0])
 		n := 1
-		for n < len(rows) && n < 1024 {
-			t2, p2 := d.key(&rows[n])
-			if t2 != t || p2 != p {
-				break
-			}
+		for n < len(rows) && n < 1024 && d.topic(&rows[n]) == t {
 			n++
 		}
-		if d.last.dir == "" || d.last.topic != t || d.last.part != p {
-			d.last.topic, d.last.part = t, p
-			d.last.dir = "topic=" + PartitionValue(t) + "/partition=" + strconv.Itoa(int(p))
-		}
-		if err := d.ds.Write(d.last.dir, rows[:n]); err != nil {
+		if err := d.ds.Write(t, rows[:n]); err != nil {
 			return err
 		}
 		d.ts.rows[d.name] += int64(n)

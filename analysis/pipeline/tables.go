@@ -61,9 +61,9 @@ func WriteTables(ctx context.Context, inputs []*source.Input, o Options, t Table
 	var payload *export.DatasetTable[analysis.PayloadRecordRow]
 	switch {
 	case t.Payload:
-		payload = export.OpenDataset(ts, export.Records, func(r *analysis.PayloadRecordRow) (string, int32) { return r.Topic, r.Partition })
+		payload = export.OpenDataset(ts, export.Records, func(r *analysis.PayloadRecordRow) string { return r.Topic })
 	case t.Records:
-		records = export.OpenDataset(ts, export.Records, func(r *analysis.RecordRow) (string, int32) { return r.Topic, r.Partition })
+		records = export.OpenDataset(ts, export.Records, func(r *analysis.RecordRow) string { return r.Topic })
 	}
 	if err := ts.Err(); err != nil {
 		return nil, err

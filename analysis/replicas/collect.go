@@ -198,7 +198,9 @@ func (c *Collector) Batch(b *analysis.BatchRow) {
 		// Doubled, not the quarter append adds to a long slice: a 1 GiB
 		// copy's 130,000 batches were copied some ten times over. Each
 		// growth is a fresh allocation the kernel faults in page by page.
-		r.batches = slices.Grow(r.batches, max(len(r.batches), 64))
+		// It starts at 4: most of a broker's partitions hold a few
+		// batches, and 50,000 copies at 64 would hold 200 MB.
+		r.batches = slices.Grow(r.batches, max(len(r.batches), 4))
 	}
 	r.batches = append(r.batches, x)
 }
@@ -236,11 +238,15 @@ func (c *Collector) Records(rows []analysis.PayloadRecordRow) {
 		for j < len(rows) && rows[j].Input == rows[i].Input && rows[j].BatchPosition == rows[i].BatchPosition && rows[j].Segment == rows[i].Segment {
 			j++
 		}
+		x := &rows[i].RecordRow
+		if x.SoleCopy {
+			i = j
+			continue // no other copy to compare them with
+		}
 		if c.nrecs >= maxRecordFPs {
 			c.overFPs = true
 			return
 		}
-		x := &rows[i].RecordRow
 		if r := c.copyOf(x.Input, analysis.PartitionDir(x.Segment), x.Topic, x.Partition); r != nil {
 			fps := r.reserve(j - i)
 			for k := i; k < j; k++ {
@@ -254,15 +260,26 @@ func (c *Collector) Records(rows []analysis.PayloadRecordRow) {
 	}
 }
 
-// recBlock is the number of fingerprints a block of a copy's slab holds:
+// recBlock is the most fingerprints a block of a copy's slab holds:
 // blocks are not copied as they fill, as one growing slice would be.
-const recBlock = 1 << 16
+// A copy's first block holds the first batch's records (at least
+// recFirstBlock), and each next one twice its predecessor up to recBlock:
+// a copy of a few records (most of a broker's thousands of partitions)
+// costs a few hundred bytes, not the 1 MiB of a full block.
+const (
+	recBlock      = 1 << 16
+	recFirstBlock = 1 << 4
+)
 
 // reserve returns an empty slice with room for n fingerprints, in the
 // copy's last block or a new one.
 func (r *replica) reserve(n int) []recFP {
 	if k := len(r.blocks); k == 0 || cap(r.blocks[k-1])-len(r.blocks[k-1]) < n {
-		r.blocks = append(r.blocks, make([]recFP, 0, max(recBlock, n)))
+		size := recFirstBlock
+		if k > 0 {
+			size = min(recBlock, 2*cap(r.blocks[k-1]))
+		}
+		r.blocks = append(r.blocks, make([]recFP, 0, max(size, n)))
 	}
 	b := r.blocks[len(r.blocks)-1]
 	return b[len(b):len(b):cap(b)]

@@ -86,7 +86,7 @@ func (j *decodeJob) decode(it *segment.RecordIter, b *segment.Batch, fp *analysi
 			BatchPosition: j.row.Position, Offset: rec.Offset, TimestampType: rec.TimestampType.String(),
 			ProducerID: b.ProducerID, ProducerEpoch: int32(b.ProducerEpoch), Sequence: rec.Sequence,
 			KeySize: int32(rec.KeySize()), ValueSize: int32(rec.ValueSize()), HeaderCount: int32(len(rec.Headers)),
-			TxnState: st, IsControl: rec.IsControl,
+			TxnState: st, IsControl: rec.IsControl, SoleCopy: j.fc.soleCopy,
 		}})
 		row := &j.rows[len(j.rows)-1]
 		if rec.Timestamp != -1 { // analysis.Millis, without a pointer per record

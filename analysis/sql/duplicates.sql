@@ -13,10 +13,9 @@
 -- Before running it, define a view `records` over the records datasets,
 -- for example (see docs/scale-out.md):
 --   DuckDB:    CREATE VIEW records AS SELECT * FROM read_parquet(
---                ['shard-*/records/**/*.parquet'], hive_partitioning = true);
+--                'shard-*/records/*.parquet');
 --   Spark SQL: CREATE TEMPORARY VIEW records USING parquet
---                OPTIONS (path 's3a://bucket/incident/shard-*/records',
---                         recursiveFileLookup 'true');
+--                OPTIONS (path 's3a://bucket/incident/shard-*/records');
 --
 -- Options, to change by hand:
 --   --scope partition: in dup_records, scope_part = CAST(r.partition AS INT)
@@ -32,8 +31,9 @@
 -- across the shards (ksleuth dups --from-tables checks this).
 
 -- Data records (control records are never fingerprinted), with the scope.
--- Records of files outside partition dirs have topic '' and partition -1;
--- engines read their Hive dir topic=__HIVE_DEFAULT_PARTITION__ as null.
+-- Records of files outside partition dirs have topic '' and partition -1
+-- (datasets written before ksleuth kept its files side by side read that
+-- topic as null from their Hive dir).
 CREATE OR REPLACE TEMPORARY VIEW dup_records AS
 SELECT r.source AS source, r.input AS input, COALESCE(r.topic, '') AS topic, CAST(r.partition AS INT) AS part, r.dir AS dir,
        r.offset AS off, r.timestamp AS ts, r.producer_id AS pid, r.producer_epoch AS epoch, r.sequence AS seq,

@@ -40,9 +40,9 @@ files.parquet (with the SHA-256 of every input file), batches.parquet,
 anomalies.parquet, snapshots.parquet, producers.parquet (producer
 sessions), duplicates.parquet (content written again under another
 producer ID; see ksleuth dups --help for the flags), and with --records the
-dataset records/topic=<t>/partition=<p>/part-NNNNN.parquet (one row per
-record, Hive-partitioned so engines prune by topic and partition; see
-docs/scale-out.md). Every row carries a source column naming its input,
+dataset records/part-<topic>-NNNNN.parquet (one row per record, the
+files of each topic rolled at 128 MiB, side by side so that every engine
+reads the dir with its defaults; see docs/tables.md). Every row carries a source column naming its input,
 so the tables of scans run on several machines combine: ksleuth dups
 --from-tables DIR... merges them exactly.
 A summary per topic-partition goes to stdout (--json: one JSON line of type "summary").

@@ -67,8 +67,8 @@ func readTable[T any](t *testing.T, file string) []T {
 }
 
 // tableParts lists the Parquet files of a table: the file itself, or the
-// parts of a dataset dir, sorted, checking the Hive layout
-// topic=<t>/partition=<p>/part-NNNNN.parquet.
+// parts of a dataset dir, sorted, checking the layout
+// part-<topic>-NNNNN.parquet (side by side, no subdirs).
 func tableParts(t *testing.T, table string) []string {
 	t.Helper()
 	fi, err := os.Stat(table)
@@ -78,7 +78,7 @@ func tableParts(t *testing.T, table string) []string {
 	if !fi.IsDir() {
 		return []string{table}
 	}
-	layout := regexp.MustCompile(`^topic=[A-Za-z0-9._%-]+/partition=-?[0-9]+/part-[0-9]{5}\.parquet$`)
+	layout := regexp.MustCompile(`^part-[A-Za-z0-9._%~-]*-[0-9]{5}\.parquet$`)
 	var parts []string
 	err = filepath.WalkDir(table, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -86,7 +86,7 @@ func tableParts(t *testing.T, table string) []string {
 		}
 		rel, _ := filepath.Rel(table, p)
 		if !layout.MatchString(filepath.ToSlash(rel)) {
-			t.Errorf("%s: %s is not topic=<t>/partition=<p>/part-NNNNN.parquet", table, rel)
+			t.Errorf("%s: %s is not part-<topic>-NNNNN.parquet", table, rel)
 		}
 		parts = append(parts, p)
 		return nil

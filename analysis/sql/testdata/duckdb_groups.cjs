@@ -19,8 +19,8 @@ async function main() {
   }
   const inst = await DuckDBInstance.create(':memory:');
   const c = await inst.connect();
-  const globs = dirs.map((d) => `'${d.replace(/'/g, "''")}/**/*.parquet'`).join(', ');
-  await c.run(`CREATE VIEW records AS SELECT * FROM read_parquet([${globs}], hive_partitioning = true)`);
+  const globs = dirs.map((d) => `'${d.replace(/'/g, "''")}/*.parquet'`).join(', ');
+  await c.run(`CREATE VIEW records AS SELECT * FROM read_parquet([${globs}])`);
   await c.run(fs.readFileSync(sqlFile, 'utf8'));
   const cols = ['group_id', 'fingerprint', 'source', 'topic', 'partition', 'offset', 'producer_id', 'producer_epoch',
     'sequence', 'epoch_ms(timestamp)', 'occurrence', 'class', 'txn_state', 'damaged', 'ref_topic', 'ref_partition',

@@ -46,9 +46,9 @@ def main():
     for i, paths in enumerate(jobs):
         if i:
             out.append("--")
-        # recursiveFileLookup reads the part files and leaves the topic=/
-        # partition= dirs alone: the files hold both as columns already.
-        spark.read.option("recursiveFileLookup", "true").parquet(*paths).createOrReplaceTempView("records")
+        # The records dirs hold their files side by side: Spark's defaults
+        # read them.
+        spark.read.parquet(*paths).createOrReplaceTempView("records")
         stmts = statements(sql)
         for s in stmts[:-1]:
             spark.sql(s)

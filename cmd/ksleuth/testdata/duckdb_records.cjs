@@ -16,8 +16,8 @@ async function main() {
   }
   const inst = await DuckDBInstance.create(':memory:');
   const c = await inst.connect();
-  const glob = `${dir.replace(/'/g, "''")}/**/*.parquet`;
-  await c.run(`CREATE VIEW records AS SELECT * FROM read_parquet('${glob}', hive_partitioning = true)`);
+  const glob = `${dir.replace(/'/g, "''")}/*.parquet`;
+  await c.run(`CREATE VIEW records AS SELECT * FROM read_parquet('${glob}')`);
   const hex = (x) => `coalesce(lower(hex(${x})), 'NULL')`;
   const line = [
     'source', 'segment', 'CAST("offset" AS VARCHAR)',

@@ -21,7 +21,7 @@ async function main() {
     }
   }
   if (fs.existsSync(path.join(dir, 'records'))) {
-    qs.records = `SELECT * FROM read_parquet('${path.join(dir, 'records')}/**/*.parquet', hive_partitioning = false)
+    qs.records = `SELECT * FROM read_parquet('${path.join(dir, 'records')}/*.parquet')
       WHERE NOT is_control ORDER BY topic, "partition", "offset" LIMIT 1`;
   }
   for (const [name, q] of Object.entries(qs)) {

@@ -18,7 +18,7 @@ async function main() {
     if (f.endsWith('.parquet')) tables[f.slice(0, -'.parquet'.length)] = `read_parquet('${path.join(dir, f)}')`;
   }
   if (fs.existsSync(path.join(dir, 'records'))) {
-    tables.records = `read_parquet('${path.join(dir, 'records')}/**/*.parquet', hive_partitioning = false)`;
+    tables.records = `read_parquet('${path.join(dir, 'records')}/*.parquet')`;
   }
   for (const [name, src] of Object.entries(tables)) {
     const desc = (await c.runAndReadAll(`DESCRIBE SELECT * FROM ${src}`)).getRows();

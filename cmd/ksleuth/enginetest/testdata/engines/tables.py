@@ -1,7 +1,8 @@
 # Reads every table of a ksleuth scan (DIR/*.parquet and the records
 # dataset DIR/records) with pyarrow, pandas (pyarrow engine), polars and
-# Spark (local mode), the way docs/tables.md tells users to, and prints
-# JSON lines for cmd/ksleuth/engines_test.go:
+# Spark (local mode), each with its defaults as docs/tables.md shows
+# (pandas also with dtype_backend="pyarrow", for the type table), and
+# prints JSON lines for cmd/ksleuth/engines_test.go:
 #
 #   {"kind":"column","engine":E,"table":T,"column":C,"type":"...","nullable":B|null,"nulls":N,"rows":R}
 #   {"kind":"value","engine":E,"table":T,"column":C,"what":"max"|"min","value":"decimal or epoch ms"}
@@ -49,9 +50,7 @@ def hexval(b):
 
 
 def do_pyarrow(name, path):
-    # partitioning=None: the records parts hold topic and partition as
-    # columns already, and pyarrow cannot merge them with the hive keys.
-    t = pq.read_table(path, partitioning=None)
+    t = pq.read_table(path)
     for f in t.schema:
         emit(kind="column", engine="pyarrow", table=name, column=f.name, type=str(f.type), nullable=f.nullable,
              nulls=t.column(f.name).null_count, rows=t.num_rows)
@@ -70,10 +69,10 @@ def do_pyarrow(name, path):
 
 
 def do_pandas(name, path):
-    # dtype_backend="pyarrow" keeps nullable 64-bit integers exact and
-    # timestamps tz-aware; the numpy default turns a nullable int64 column
-    # into float64 (checked below as "pandas-default").
-    df = pd.read_parquet(path, engine="pyarrow", partitioning=None, dtype_backend="pyarrow")
+    # dtype_backend="pyarrow" gives the types of docs/tables.md's table;
+    # the plain default ("pandas-default") reads the same values, the
+    # nullable integer columns as Int64 and Int32 (the pandas footer key).
+    df = pd.read_parquet(path, dtype_backend="pyarrow")
     for c in df.columns:
         emit(kind="column", engine="pandas", table=name, column=c, type=str(df.dtypes[c]), nullable=None,
              nulls=int(df[c].isna().sum()), rows=len(df))
@@ -86,10 +85,19 @@ def do_pandas(name, path):
         # A pyarrow-backed timestamp casts to its unit's integer: ms.
         return int(getattr(df[c].astype("int64[pyarrow]"), what)())
     extremes("pandas", name, cols, get)
-    plain = pd.read_parquet(path, engine="pyarrow", partitioning=None)
+    plain = pd.read_parquet(path)
     for c in plain.columns:
         emit(kind="column", engine="pandas-default", table=name, column=c, type=str(plain.dtypes[c]), nullable=None,
              nulls=int(plain[c].isna().sum()), rows=len(plain))
+
+    def get_plain(c, what):
+        s = plain[c].dropna()
+        if s.empty:
+            return None
+        if str(s.dtype).startswith("datetime64"):
+            s = s.astype("int64")  # the unit's integer: ms
+        return getattr(s, what)()
+    extremes("pandas-default", name, cols, get_plain)
     if name == "records":
         sel = df[(df["topic"] == PROBE_TOPIC) & (df["offset"] == PROBE_OFFSET)]
         for h in sel["headers"]:
@@ -97,8 +105,7 @@ def do_pandas(name, path):
 
 
 def do_polars(name, path):
-    src = os.path.join(path, "**", "*.parquet") if os.path.isdir(path) else path
-    df = pl.read_parquet(src, hive_partitioning=False)
+    df = pl.read_parquet(path)
     for c, dt in df.schema.items():
         emit(kind="column", engine="polars", table=name, column=c, type=str(dt), nullable=None,
              nulls=df[c].null_count(), rows=df.height)
@@ -120,7 +127,7 @@ def do_polars(name, path):
 
 
 def do_spark(spark, name, path):
-    df = spark.read.option("recursiveFileLookup", "true").parquet(path)
+    df = spark.read.parquet(path)
     n = df.count()
     from pyspark.sql import functions as F
     nulls = df.select([F.sum(F.col("`%s`" % c).isNull().cast("long")).alias(c) for c in df.columns]).collect()[0]
