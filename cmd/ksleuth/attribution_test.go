@@ -19,8 +19,10 @@ const (
 
 // TestDupsProducersAttributionText: the text of dups and producers shows
 // the attribution (the engine's, tested in analysis/pipeline): the run
-// lines of dups name the owners, producers prints TXN ID and BROKER
-// columns, and none when the topic filter leaves the internal topics out.
+// lines of dups name the owners, producers --all prints TXN ID and PID
+// BROKER columns (the broker that allocated the PID, apart from scan's
+// BROKER of a copy), and none when the topic filter leaves the internal
+// topics out.
 func TestDupsProducersAttributionText(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -43,12 +45,12 @@ func TestDupsProducersAttributionText(t *testing.T) {
 			t.Errorf("dups report: no line %q…%q in\n%s", w[0], w[1], out)
 		}
 	}
-	out, _, _ = runCLI(t, "producers", "--progress", "never", dir)
-	if !regexp.MustCompile(`TXN ID +BROKER\n`).MatchString(out) || !regexp.MustCompile(`(?m)^orders +0 +5000 .* payments-app +3$`).MatchString(out) {
+	out, _, _ = runCLI(t, "producers", "--all", "--progress", "never", dir)
+	if !regexp.MustCompile(`TXN ID +PID BROKER\n`).MatchString(out) || !regexp.MustCompile(`(?m)^orders +0 +5000 .* payments-app +3$`).MatchString(out) {
 		t.Errorf("producers text: no attribution columns:\n%s", out)
 	}
 	// --topic without the internal topics: nothing attributed, no columns.
-	if out, _, _ = runCLI(t, "producers", "--topic", "^orders$", "--progress", "never", dir); strings.Contains(out, "TXN ID") {
+	if out, _, _ = runCLI(t, "producers", "--all", "--topic", "^orders$", "--progress", "never", dir); strings.Contains(out, "TXN ID") {
 		t.Errorf("producers --topic orders:\n%s", out)
 	}
 }

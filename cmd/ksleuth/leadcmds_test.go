@@ -1,0 +1,57 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The commands other than verify and replicas lead with what needs action
+// too (#44): these tests hold what producers, consumers and dups print
+// first, and the one line that counts the rest.
+
+// sampleWithBrokerLog is a copy of the sample with a server.log of two
+// lines: a truncation of txn-0, which bears on loss, and a start.
+func sampleWithBrokerLog(t *testing.T) string {
+	t.Helper()
+	dir := copyDir(t, sampleDir)
+	log := "[2023-11-15 11:28:03,000] INFO [UnifiedLog partition=txn-0, dir=/d] Truncating to offset 20 (x.UnifiedLog)\n" +
+		"[2023-11-15 11:28:06,000] INFO [KafkaRaftServer nodeId=0] Kafka Server started (kafka.server.KafkaRaftServer)\n"
+	if err := os.WriteFile(filepath.Join(dir, "server.log"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestProducersLead: producers lists the two sessions of txn-0 with an
+// aborted transaction, counts the eight others and their partitions, and
+// prints the truncation the broker log shows before a count of the other
+// events; --all lists every session and event.
+func TestProducersLead(t *testing.T) {
+	t.Parallel()
+	dir := sampleWithBrokerLog(t)
+	out, errOut, code := runCLI(t, "producers", "--progress", "never", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"2 producer sessions that need action (",
+		"\ntxn    0     2001  0      3..19 ",
+		"\n8 sessions with nothing to note, in 5 partitions (--all lists them)\n",
+		"\n1 cluster event that bears on loss:\n  2023-11-15T11:28:03Z truncation txn-0: INFO ",
+		"\n1 other cluster event (1 broker-startup) (--all lists them)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("producers: no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "idempotent ") || strings.Contains(out, "Kafka Server started") {
+		t.Errorf("producers lists what has nothing to note:\n%s", out)
+	}
+	all, _, _ := runCLI(t, "producers", "--progress", "never", "--all", dir)
+	if !strings.Contains(all, "10 producer sessions:\n") || strings.Count(all, "\nidempotent  ") != 4 ||
+		!strings.Contains(all, "2 cluster events (metadata log and broker logs):\n") || !strings.Contains(all, "broker-startup: INFO ") {
+		t.Errorf("producers --all: not every session and event:\n%s", all)
+	}
+}
