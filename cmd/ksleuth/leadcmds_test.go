@@ -55,3 +55,33 @@ func TestProducersLead(t *testing.T) {
 		t.Errorf("producers --all: not every session and event:\n%s", all)
 	}
 }
+
+// TestConsumersLead: on a real log dir of 5 groups (2 without commits)
+// and 28 commit timelines, consumers names every group on its first
+// lines, prints the 6 timelines that consumed a flagged range or have one
+// ahead, and counts the 22 others; --all prints all 28.
+func TestConsumersLead(t *testing.T) {
+	t.Parallel()
+	in := filepath.Join(corpusDir, "rjmfernandes__flink-on-prem")
+	if _, err := os.Stat(in); err != nil {
+		t.Skipf("%s is not present", in)
+	}
+	out, errOut, code := runCLI(t, "consumers", "--progress", "never", in)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	head := strings.Join(strings.SplitAfterN(out, "\n", 5)[:4], "")
+	for _, g := range []string{"_confluent-controlcenter-7-6-0-lastProduceTimeConsumer", "connect-group", "schema-registry"} {
+		if !strings.Contains(head, g) {
+			t.Errorf("group %s not named on the first lines:\n%s", g, head)
+		}
+	}
+	if !strings.Contains(out, "\n6 commit timelines that need action (") || !strings.Contains(out, "\n22 commit timelines with nothing to note") ||
+		strings.Contains(out, "customers_keyed-0 ") {
+		t.Errorf("consumers: not the 6 timelines that need action and a count of the rest:\n%s", out)
+	}
+	all, _, _ := runCLI(t, "consumers", "--progress", "never", "--all", in)
+	if !strings.Contains(all, "\n28 commit timelines (a group's commits to one partition):\n") || !strings.Contains(all, "\n  customers_keyed-0 ") {
+		t.Errorf("consumers --all: not every timeline:\n%s", all)
+	}
+}
