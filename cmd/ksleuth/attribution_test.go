@@ -34,6 +34,7 @@ func TestDupsProducersAttributionText(t *testing.T) {
 		t.Fatalf("dups: exit %d\n%s\n%s", code, out, errs)
 	}
 	t.Logf("ksleuth dups %s:\n%s", dir, out)
+	out = unwrap(out)
 	for _, w := range [][2]string{{rotatedRun, rotatedChange}, {idempotentRun, idempotentChang}} {
 		line := ""
 		for _, l := range strings.Split(out, "\n") {

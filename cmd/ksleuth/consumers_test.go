@@ -225,7 +225,7 @@ func TestConsumersImpact(t *testing.T) {
 	}
 	const who = "consumed by group billing (committed 7 at 2024-05-01T03:11:30Z); partly consumed by group audit (committed 6 at 2024-05-01T03:11:30Z)"
 	out, _, _ = runCLI(t, "dups", "--progress", "never", dir)
-	if !strings.Contains(out, "\n  "+who+"\n") {
+	if !strings.Contains(unwrap(out), "\n  "+who+"\n") {
 		t.Errorf("dups text does not say who consumed the run:\n%s", out)
 	}
 	// The report's run table and link say it too.

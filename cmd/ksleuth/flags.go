@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
+	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report/text"
@@ -28,9 +29,13 @@ func addAllFlag(f *pflag.FlagSet, all *bool) {
 }
 
 // addAllOfFlag is --all of a command that lists other things than
-// partition copies: every one of what, the ones with nothing to note too.
+// partition copies: every one of what (its help says what the default is
+// when that is not "what needs action, and a count of the rest").
 func addAllOfFlag(f *pflag.FlagSet, all *bool, what string) {
-	f.BoolVar(all, "all", false, "list every "+what+" (default: what needs action, and a count of the rest)")
+	if !strings.Contains(what, "(default") {
+		what += " (default: what needs action, and a count of the rest)"
+	}
+	f.BoolVar(all, "all", false, "list every "+what)
 }
 
 func addWideFlag(f *pflag.FlagSet, wide *bool) {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // The commands other than verify and replicas lead with what needs action
@@ -84,4 +85,25 @@ func TestConsumersLead(t *testing.T) {
 	if !strings.Contains(all, "\n28 commit timelines (a group's commits to one partition):\n") || !strings.Contains(all, "\n  customers_keyed-0 ") {
 		t.Errorf("consumers --all: not every timeline:\n%s", all)
 	}
+}
+
+// unwrap joins the lines text.Wrap broke to fit 120 columns: a line
+// indented four or six spaces after a line of 80 columns or more
+// continues it (a table's rows are indented two, or aligned right).
+func unwrap(out string) string {
+	var b strings.Builder
+	ls := strings.Split(out, "\n")
+	for i, l := range ls {
+		rest := strings.TrimLeft(l, " ")
+		indent := len(l) - len(rest)
+		if i > 0 && (indent == 4 || indent == 6) && rest != "" && utf8.RuneCountInString(ls[i-1]) >= 80 {
+			b.WriteString(" " + rest)
+			continue
+		}
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }

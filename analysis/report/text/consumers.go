@@ -47,7 +47,7 @@ func Consumers(w io.Writer, rep *pipeline.ConsumersReport, wide, all bool) error
 				Plural(int64(s.DamagedCommits), "is", "are"))
 		}
 		Wrap(ew, fmt.Sprintf("note: the inputs hold %s of severity error or warning%s (ksleuth verify PATH for details)",
-			Count(s.Findings, "finding"), damaged), "", "  ")
+			Count(s.Findings, "finding"), damaged), "", "    ")
 	}
 	fmt.Fprintln(ew)
 	ranges := Count(int64(s.Flagged), "flagged range")

@@ -46,7 +46,7 @@ func ClusterEvents(w io.Writer, events []analysis.ClusterEventRow, all bool) err
 		writeEventGroup(ew, g)
 	}
 	if n := int64(len(events) - len(lead)); n > 0 {
-		Wrap(ew, Count(n, "other cluster event")+ByKind(rest)+AllHint, "", "  ")
+		Wrap(ew, Count(n, "other cluster event")+ByKind(rest)+AllHint, "", "    ")
 	}
 	return ew.Err
 }

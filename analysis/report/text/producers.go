@@ -246,7 +246,7 @@ func writeProducerFindings(w io.Writer, mine, others []analysis.AnomalyRow) erro
 			byKind[string(a.Kind)]++
 		}
 		Wrap(ew, fmt.Sprintf("%s about the data and state files%s: ksleuth verify PATH for details",
-			Count(int64(len(others)), "other finding"), ByKind(byKind)), "", "  ")
+			Count(int64(len(others)), "other finding"), ByKind(byKind)), "", "    ")
 	}
 	return ew.Err
 }
