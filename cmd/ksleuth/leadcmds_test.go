@@ -3,9 +3,13 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ksleuth/ksleuth/analysis/export"
+	"github.com/spf13/cobra"
 )
 
 // The commands other than verify and replicas lead with what needs action
@@ -106,4 +110,39 @@ func unwrap(out string) string {
 		b.WriteString(l)
 	}
 	return b.String()
+}
+
+// TestScanHelpNamesTables: scan --help names every table a scan may write
+// (export.Tables, but the records table of before the dataset), and every
+// entry a scan of the sample with --records writes is one of them.
+func TestScanHelpNamesTables(t *testing.T) {
+	t.Parallel()
+	var scan *cobra.Command
+	for _, c := range newRootCmd(defaultSettings()).Commands() {
+		if c.Name() == "scan" {
+			scan = c
+		}
+	}
+	if scan == nil {
+		t.Fatal("no scan command")
+	}
+	for _, name := range export.Tables {
+		if name != export.RecordsV1 && !strings.Contains(scan.Long, name) {
+			t.Errorf("scan --help does not name %s", name)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	mustScan(t, "scan", sampleDir, "--out", out, "--records", "--progress", "never")
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.Name() != "manifest.json" && !slices.Contains(export.Tables, e.Name()) {
+			t.Errorf("scan wrote %s, which its help does not name", e.Name())
+		}
+	}
+	if len(ents) < 15 {
+		t.Errorf("scan wrote %d entries, want the 14 tables, the records dataset and the manifest", len(ents))
+	}
 }
