@@ -156,7 +156,10 @@ func groupTitle(t *pipeline.TimelineLine, timelines []pipeline.TimelineLine) str
 
 // timelineTable is the table of one group's timelines.
 func timelineTable(timelines []pipeline.TimelineLine, wide bool) *Table {
-	tt := &Table{Indent: "  "}
+	// Partitions of long topic names that differ in the middle (Kafka
+	// Streams' repartition topics) are told apart only whole: the columns
+	// least needed go first.
+	tt := &Table{Indent: "  ", DropFirst: true}
 	for _, h := range []string{"PARTITION", "COMMITS", "COMMIT TIME (UTC)", "COMMITTED", "LAST", "END", "LAG", "RESETS", "FLAGGED AHEAD"} {
 		tt.Cols = append(tt.Cols, Column{Head: h, Right: true})
 	}
