@@ -66,7 +66,7 @@ must be those the scans used (they are read from the tables).`,
 	addCommonFlags(cmd, &o)
 	addWideFlag(cmd.Flags(), &o.wide)
 	addDupFlags(cmd.Flags(), &d)
-	addAllOfFlag(cmd.Flags(), &o.all, "run, repeats too, however many (default: resends and retries, at most --limit)")
+	addAllOfFlag(cmd.Flags(), &o.all, "run, repeats too, and all of them unless --limit is given")
 	cmd.Flags().IntVar(&limit, "limit", 20, "text: list at most this many runs, the largest first (0: all; --json lists every group)")
 	cmd.Flags().BoolVar(&fromTables, "from-tables", false, "the arguments are scan --records output dirs: merge their records tables")
 	return cmd

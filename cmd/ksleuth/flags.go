@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
-	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report/text"
@@ -29,13 +28,9 @@ func addAllFlag(f *pflag.FlagSet, all *bool) {
 }
 
 // addAllOfFlag is --all of a command that lists other things than
-// partition copies: every one of what (its help says what the default is
-// when that is not "what needs action, and a count of the rest").
+// partition copies: every one of what.
 func addAllOfFlag(f *pflag.FlagSet, all *bool, what string) {
-	if !strings.Contains(what, "(default") {
-		what += " (default: what needs action, and a count of the rest)"
-	}
-	f.BoolVar(all, "all", false, "list every "+what)
+	f.BoolVar(all, "all", false, "list every "+what+" (default: what needs action, and a count of the rest)")
 }
 
 func addWideFlag(f *pflag.FlagSet, wide *bool) {
