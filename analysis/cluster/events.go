@@ -206,6 +206,8 @@ func (st *metaState) partitionChange(r *topics.PartitionChangeRecord, add func(s
 		case recovering || outside:
 			add(EventUncleanElection, nl, topic, r.PartitionID, "%s: broker %d elected leader from outside the ISR %v (previous leader %s)%s",
 				name, nl, p.isr, leaderName(p.leader, known), recoveryNote(recovering))
+		case nl >= 0 && !slices.Contains(p.isr, nl) && slices.Contains(prevELR, nl):
+			add(EventLeaderChange, nl, topic, r.PartitionID, "%s: leader %s -> %s%s", name, leaderName(p.leader, known), leaderName(nl, true), elrNote)
 		default:
 			add(EventLeaderChange, nl, topic, r.PartitionID, "%s: leader %s -> %s", name, leaderName(p.leader, known), leaderName(nl, true))
 		}
@@ -224,6 +226,25 @@ func (st *metaState) partitionChange(r *topics.PartitionChangeRecord, add func(s
 		}
 		p.isr = slices.Clone(isr)
 	}
+}
+
+// elrNote ends the details of a leader elected from the eligible leader
+// replicas (KIP-966): a clean election, but one an operator checks, since
+// the ISR it replaces was empty.
+const elrNote = " (elected from the eligible leader replicas)"
+
+// BearsOnLoss reports whether e, an event of the metadata log, may
+// explain lost or diverged records: an unclean election, or a leader
+// elected from the eligible leader replicas. A partition left without a
+// leader does not: every shutdown of its last replica's broker does that.
+func BearsOnLoss(e *analysis.ClusterEventRow) bool {
+	switch e.Kind {
+	case EventUncleanElection:
+		return true
+	case EventLeaderChange:
+		return e.Source == SourceMetadataLog && strings.HasSuffix(e.Details, elrNote)
+	}
+	return false
 }
 
 func recoveryNote(recovering bool) string {

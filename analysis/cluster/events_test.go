@@ -71,12 +71,23 @@ func TestClusterEvents(t *testing.T) {
 		"1009 3 leader-change: orders-0: leader 1 -> 3",
 		"1010 - leader-change: orders-0: leader 3 -> none",
 		"1010 - isr-shrink: orders-0: ISR [1 3] -> [] ([1 3] left)",
-		"1011 3 leader-change: orders-0: leader none -> 3",
+		"1011 3 leader-change: orders-0: leader none -> 3 (elected from the eligible leader replicas)",
 		"1011 3 isr-expand: orders-0: ISR [] -> [3] ([3] joined)",
 		"1012 2 unclean-election: orders-0: broker 2 elected leader from outside the ISR [3] (previous leader 3)",
 		"1013 - topic-deleted: topic orders deleted (id AQAAAAAAAAAAAAAAAAAAAA)",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The two unclean elections and the election from the ELR bear on
+	// loss; nothing else does, a partition left without a leader neither.
+	var loss []int64
+	for _, r := range e.Rows() {
+		if cluster.BearsOnLoss(&r) {
+			loss = append(loss, *r.Time)
+		}
+	}
+	if fmt.Sprint(loss) != "[1007 1011 1012]" {
+		t.Errorf("events bearing on loss at %v, want [1007 1011 1012]", loss)
 	}
 }

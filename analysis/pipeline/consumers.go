@@ -68,6 +68,10 @@ type TimelineLine struct {
 	SkippedDamaged int    `json:"skipped_damaged"`
 	EndOffset      *int64 `json:"end_offset"`
 	Lag            *int64 `json:"lag"`
+	// FlaggedAhead counts the flagged ranges of the partition the group
+	// has yet to read in full: they end at or past its last committed
+	// offset, so its lag holds them.
+	FlaggedAhead int `json:"flagged_ahead"`
 }
 
 // ConsumedLine is a group that committed past a flagged range.
@@ -148,6 +152,7 @@ func (r *Result) Consumers(ctx context.Context, det *dups.Detector, inputs []*so
 	}
 	rep := &ConsumersReport{Consumed: consumedLines(idx.Impacts(flagged), Sources(inputs), keepGroup, keepTopic)}
 	rep.Timelines = buildTimelines(idx, r, func(t *consumers.Timeline) bool { return keepGroup(t.Group) && keepTopic(t.Topic) })
+	r.flaggedAhead(rep.Timelines, flagged)
 	sum := &rep.Summary
 	*sum = ConsumersSummary{Type: "summary", Inputs: len(inputs), Timelines: len(rep.Timelines), Flagged: len(flagged),
 		Consumed: len(rep.Consumed), Findings: r.Scan.Errors + r.Warnings, CrashedCopies: r.Crashed()}
@@ -172,6 +177,31 @@ func (r *Result) Consumers(ctx context.Context, det *dups.Detector, inputs []*so
 	}
 	sum.Commits, sum.GroupRecords, sum.Groups = len(rep.Commits), len(rep.Groups), len(groups)
 	return rep, nil
+}
+
+// flaggedAhead counts, for each timeline, the flagged ranges of its
+// partition and cluster that end at or past its last committed offset.
+func (r *Result) flaggedAhead(timelines []TimelineLine, flagged []consumers.Flagged) {
+	type tp struct {
+		topic string
+		part  int32
+	}
+	byPart := map[tp][]*consumers.Flagged{}
+	for i := range flagged {
+		f := &flagged[i]
+		byPart[tp{f.Topic, f.Partition}] = append(byPart[tp{f.Topic, f.Partition}], f)
+	}
+	for i := range timelines {
+		t := &timelines[i]
+		if t.LastCommittedOffset == nil {
+			continue
+		}
+		for _, f := range byPart[tp{t.Topic, t.Partition}] {
+			if f.Last >= *t.LastCommittedOffset && (t.Cluster == "" || r.ClusterOf(f.Input, f.Dir) == t.Cluster) {
+				t.FlaggedAhead++
+			}
+		}
+	}
 }
 
 // consumedLines are the groups that committed past flagged ranges.

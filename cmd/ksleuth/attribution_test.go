@@ -19,9 +19,10 @@ const (
 
 // TestDupsProducersAttributionText: the text of dups and producers shows
 // the attribution (the engine's, tested in analysis/pipeline): the run
-// lines of dups name the owners, producers prints TXN ID and BROKER
-// columns, also when the topic filter leaves the internal topics out: they
-// are read as evidence all the same.
+// lines of dups name the owners, producers --all prints TXN ID and PID
+// BROKER columns (the broker that allocated the PID, apart from scan's
+// BROKER of a copy), also when the topic filter leaves the internal topics
+// out: they are read as evidence all the same.
 func TestDupsProducersAttributionText(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -33,6 +34,7 @@ func TestDupsProducersAttributionText(t *testing.T) {
 		t.Fatalf("dups: exit %d\n%s\n%s", code, out, errs)
 	}
 	t.Logf("ksleuth dups %s:\n%s", dir, out)
+	out = unwrap(out)
 	for _, w := range [][2]string{{rotatedRun, rotatedChange}, {idempotentRun, idempotentChang}} {
 		line := ""
 		for _, l := range strings.Split(out, "\n") {
@@ -44,12 +46,12 @@ func TestDupsProducersAttributionText(t *testing.T) {
 			t.Errorf("dups report: no line %q…%q in\n%s", w[0], w[1], out)
 		}
 	}
-	out, _, _ = runCLI(t, "producers", "--progress", "never", dir)
-	if !regexp.MustCompile(`TXN ID +BROKER\n`).MatchString(out) || !regexp.MustCompile(`(?m)^orders +0 +5000 .* payments-app +3$`).MatchString(out) {
+	out, _, _ = runCLI(t, "producers", "--all", "--progress", "never", dir)
+	if !regexp.MustCompile(`TXN ID +PID BROKER\n`).MatchString(out) || !regexp.MustCompile(`(?m)^orders +0 +5000 .* payments-app +3$`).MatchString(out) {
 		t.Errorf("producers text: no attribution columns:\n%s", out)
 	}
 	// --topic without the internal topics: attributed the same.
-	out, _, _ = runCLI(t, "producers", "--topic", "^orders$", "--progress", "never", dir)
+	out, _, _ = runCLI(t, "producers", "--all", "--topic", "^orders$", "--progress", "never", dir)
 	if !regexp.MustCompile(`(?m)^orders +0 +5000 .* payments-app +3$`).MatchString(out) {
 		t.Errorf("producers --topic orders: not attributed:\n%s", out)
 	}

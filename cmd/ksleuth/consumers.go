@@ -16,19 +16,23 @@ func newConsumersCmd(set *settings) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "consumers PATH...",
 		Short: "Show what consumer groups committed, and which flagged records they consumed",
-		Long: `consumers reads __consumer_offsets and prints, per consumer group and
-partition, the commit timeline: how many commits, the first and last, the
-committed offsets, how often the group went back (an offset reset), and its
-lag behind the end of the partition as the inputs hold it.
-
-Then, for every run of later duplicate copies, every gap of the loss ledger
-and every aborted transaction, the groups that committed past it, with the
+		Long: `consumers reads __consumer_offsets and names the consumer groups. Then,
+for every run of later duplicate copies, every gap of the loss ledger and
+every aborted transaction, the groups that committed past it, with the
 first such commit. A committed offset N means the group had processed the
 records below N, so a commit of exactly the first offset does not count. A
 group that never committed past a range has no evidence of having read it;
 records of an aborted transaction reach only read_uncommitted consumers.
 --topic chooses the data partitions; __consumer_offsets is read whatever
 it says. See docs/consumers.md.
+
+Last, per group, its commit timelines (one per partition): how many
+commits, the first and last, the committed offsets, how often the group
+went back (an offset reset), its lag behind the end of the partition as
+the inputs hold it, and the flagged ranges its lag holds (FLAGGED AHEAD).
+Only the timelines that need action are printed (a flagged range consumed
+or ahead, a reset, damaged commits, a commit past the end), and a count of
+the others; --all prints them all.
 
 --json prints one object per line with a type: "commit" (the columns of
 commits.parquet), "group" (groups.parquet), "timeline" (one group and
@@ -42,6 +46,7 @@ last "summary".`,
 	addCommonFlags(cmd, &o)
 	addDupFlags(cmd.Flags(), &d)
 	addWideFlag(cmd.Flags(), &o.wide)
+	addAllOfFlag(cmd.Flags(), &o.all, "group's commits to a partition, and every group by name")
 	cmd.Flags().StringVar(&group, "group", "", "only consumer groups whose id matches this regular expression")
 	return cmd
 }
@@ -75,7 +80,7 @@ func runConsumers(cmd *cobra.Command, args []string, o *commonOptions, d *dupOpt
 	if o.json {
 		err = jsonl.Consumers(cmd.OutOrStdout(), rep)
 	} else {
-		err = text.Consumers(cmd.OutOrStdout(), rep, o.wide)
+		err = text.Consumers(cmd.OutOrStdout(), rep, o.wide, o.all)
 	}
 	if err != nil {
 		return err

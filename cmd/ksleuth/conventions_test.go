@@ -113,6 +113,11 @@ func TestFailOnFindingsHelp(t *testing.T) {
 		if f.Usage != failOnFindingsHelp {
 			t.Errorf("%s --fail-on-findings: %q", c.Name(), f.Usage)
 		}
+		// verify always exits 3 on findings: there the flag is accepted
+		// but not listed.
+		if f.Hidden != (c.Name() == "verify") {
+			t.Errorf("%s --fail-on-findings hidden: %t", c.Name(), f.Hidden)
+		}
 	}
 	if n < 6 || !strings.Contains(failOnFindingsHelp, "error") || !strings.Contains(failOnFindingsHelp, "notes never fail") {
 		t.Errorf("%d commands; help %q", n, failOnFindingsHelp)

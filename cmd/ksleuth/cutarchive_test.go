@@ -116,7 +116,8 @@ func TestCutArchiveSummaries(t *testing.T) {
 		t.Errorf("scan: exit %d, want %d and %q:\n%s%s", code, exitFindings, want, out, errOut)
 	}
 	out, errOut, code = runCLI(t, "replicas", arc)
-	if want := ", and 1 partition copy lost offsets, 2 unread (the archive ended before their data)"; code != exitFindings || !strings.Contains(out, want) {
+	if want := ", and 1 partition copy lost offsets, 2 unread (the archive ended before their data)"; code != exitFindings ||
+		!strings.Contains(unwrap(out), want) {
 		t.Errorf("replicas: exit %d, want %d and %q:\n%s%s", code, exitFindings, want, out, errOut)
 	}
 	sum = nil

@@ -7,6 +7,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/records"
 	"github.com/ksleuth/ksleuth/analysis/report/dump"
 	"github.com/ksleuth/ksleuth/analysis/report/payloadenc"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/spf13/cobra"
 )
 
@@ -137,7 +138,7 @@ func runDump(cmd *cobra.Command, files []string, o dump.Options, failOnFindings 
 		return err
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d files could not be read", failed, len(files))
+		return fmt.Errorf("%d of %s could not be read", failed, text.Count(int64(len(files)), "file"))
 	}
 	if d.Findings() > 0 && failOnFindings {
 		return errFindings

@@ -7,8 +7,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ksleuth/ksleuth/analysis/dups"
@@ -66,7 +64,7 @@ func (o *dupOptions) detectorOptions(cmdName string) (dups.Options, *dups.Hasher
 	if err != nil {
 		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --scope must be topic, partition or all, not %q", cmdName, o.scope)}
 	}
-	mem, err := parseSize(o.mem)
+	mem, err := pipeline.ParseSize(o.mem)
 	if err != nil || mem <= 0 {
 		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --mem %q: want a size such as 512MiB or 2GiB", cmdName, o.mem)}
 	}
@@ -80,29 +78,6 @@ func (o *dupOptions) detectorOptions(cmdName string) (dups.Options, *dups.Hasher
 			ResendHead: dups.Threshold(o.resendHead), ResendTail: dups.Threshold(o.resendTail), ResendMinRun: o.resendMinRun,
 			ResendInFlight: cmp.Or(o.resendInFlight, -1), RetryDistance: cmp.Or(o.retryDistance, -1)},
 		dups.NewHasher(match, o.ignoreHeaders), nil
-}
-
-// parseSize reads 123, 64KiB, 512MiB, 2GiB (also KB, MB, GB as powers of
-// 1000, and K, M, G as powers of 1024).
-func parseSize(s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}}
-	mult := int64(1)
-	for _, u := range units {
-		if len(s) > len(u.suffix) && strings.HasSuffix(strings.ToLower(s), strings.ToLower(u.suffix)) {
-			s, mult = strings.TrimSpace(s[:len(s)-len(u.suffix)]), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, err
-	}
-	return int64(n * float64(mult)), nil
 }
 
 // openDetector builds the duplicate detector the dup flags describe, after

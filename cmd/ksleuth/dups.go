@@ -40,9 +40,11 @@ its content is not one value repeated nor what every new session writes.
 Otherwise "possible", with the reasons it is not strong: one record
 written again reads the same whether it was resent or written anew.
 
-The text report collapses consecutive resent records into runs, sorted by
-size (--limit), with totals per class and per topic. --json writes one
-JSON object per duplicate group with all its members, then a summary.
+The text report prints the totals per class and per topic, then the later
+copies collapsed into runs, the largest first: those of restart-resends and
+txn-retries (at most --limit), and a count of the runs of repeats; --all
+lists the runs of every class. --json writes one JSON object per duplicate
+group with all its members, then a summary.
 Memory is bounded by --mem: beyond it records are spilled to --tmp, and
 the result is the same.
 
@@ -64,7 +66,8 @@ must be those the scans used (they are read from the tables).`,
 	addCommonFlags(cmd, &o)
 	addWideFlag(cmd.Flags(), &o.wide)
 	addDupFlags(cmd.Flags(), &d)
-	cmd.Flags().IntVar(&limit, "limit", 20, "text: show at most this many runs (0: all)")
+	addAllOfFlag(cmd.Flags(), &o.all, "run, repeats too, and all of them unless --limit is given")
+	cmd.Flags().IntVar(&limit, "limit", 20, "text: list at most this many runs, the largest first (0: all; --json lists every group)")
 	cmd.Flags().BoolVar(&fromTables, "from-tables", false, "the arguments are scan --records output dirs: merge their records tables")
 	return cmd
 }
@@ -111,7 +114,10 @@ func reportDups(ctx context.Context, cmd *cobra.Command, o *commonOptions, det *
 	if o.json {
 		err = enc.Encode(sum)
 	} else {
-		err = text.Dups(ctx, w, &sum, rb, idx, limit, inputs, o.wide)
+		if o.all && !cmd.Flags().Changed("limit") {
+			limit = 0
+		}
+		err = text.Dups(ctx, w, &sum, rb, idx, limit, inputs, o.wide, o.all)
 	}
 	if err != nil {
 		return interrupted(ctx, "dups", err)

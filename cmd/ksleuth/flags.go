@@ -27,6 +27,12 @@ func addAllFlag(f *pflag.FlagSet, all *bool) {
 	f.BoolVar(all, "all", false, "list every partition copy, intact ones too (default: what needs action, and a count of the rest)")
 }
 
+// addAllOfFlag is --all of a command that lists other things than
+// partition copies: every one of what.
+func addAllOfFlag(f *pflag.FlagSet, all *bool, what string) {
+	f.BoolVar(all, "all", false, "list every "+what+" (default: what needs action, and a count of the rest)")
+}
+
 func addWideFlag(f *pflag.FlagSet, wide *bool) {
 	f.BoolVar(wide, "wide", false, "print tables with every column and every name whole, however wide (default: fit 120 columns)")
 }

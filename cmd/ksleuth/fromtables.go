@@ -6,6 +6,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/spf13/cobra"
 )
 
@@ -47,7 +48,7 @@ func runDupsFromTables(cmd *cobra.Command, dirs []string, o *commonOptions, d *d
 	}
 	if unreadable > 0 {
 		// The scans behind the tables could not read everything.
-		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: dups: the tables list %d input file(s) that could not be read\n", unreadable)
+		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: dups: the tables list %s that could not be read\n", text.Count(unreadable, "input file"))
 	}
 	idx, err := pipeline.ShardCommits(ctx, shards)
 	if err != nil {

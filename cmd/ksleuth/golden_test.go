@@ -34,9 +34,11 @@ var goldenCases = []goldenCase{
 	{"verify_recovery_all.txt", []string{"verify", sampleDir, "--recovery", "--all", "--topic", "^(txn|compacted)$", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"verify_recovery.jsonl", []string{"verify", sampleDir, "--recovery", "--json", "--topic", "^(txn|compacted)$", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"dups.txt", []string{"dups", sampleDir, "--jobs", "2", "--progress", "never"}, exitOK},
-	{"dups_same_pid.txt", []string{"dups", sampleDir, "--same-pid", "--scope", "partition", "--limit", "0", "--jobs", "2", "--progress", "never"}, exitOK},
+	{"dups_all.txt", []string{"dups", sampleDir, "--all", "--jobs", "2", "--progress", "never"}, exitOK},
+	{"dups_same_pid.txt", []string{"dups", sampleDir, "--same-pid", "--scope", "partition", "--all", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"dups.jsonl", []string{"dups", sampleDir, "--json", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"producers.txt", []string{"producers", sampleDir, "--jobs", "2", "--progress", "never"}, exitOK},
+	{"producers_all.txt", []string{"producers", sampleDir, "--all", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"producers.jsonl", []string{"producers", sampleDir, "--json", "--jobs", "2", "--progress", "never"}, exitOK},
 	// The sample and its copy as broker 2: two byte-identical copies of
 	// every partition. (The text output's columns are as wide as the

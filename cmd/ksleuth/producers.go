@@ -14,28 +14,27 @@ func newProducersCmd(set *settings) *cobra.Command {
 		Short: "List producer sessions per partition",
 		Long: `producers lists one session per (topic, partition, producer ID, epoch):
 offsets, times, sequences, batches, records, transactions (commits, aborts,
-one left open), and what the newest producer-state .snapshot of the
-partition holds for it. Sequence gaps, regressions (including repeated
-sequence numbers) and epochs going backwards are listed after the table
-(--json: one object per session, type "session", and per anomaly a
-finding, type "finding", with the columns of anomalies.parquet).
+one left open), and what the newest producer-state .snapshot holds for it.
+Open transactions come first: the last stable offset (LSO) they hold back,
+how long each had been open, whether its coordinator still tracks it
+(ongoing) or not (hanging), and the kafka-transactions.sh commands an
+operator would run (ksleuth never runs them; docs/transactions.md).
 
-When the inputs hold __transaction_state or __cluster_metadata, each
-session gains the transactional id that held its PID and the broker the
-controller allocated its PID block to (transactional_id,
-allocated_by_broker; TXN ID and BROKER columns in the text), as scan
-writes them to producers.parquet; records of those topics that do not
-decode are listed as anomalies.
+Then the sessions that need action (a finding names their producer, a
+transaction of theirs aborted or is open, a batch is damaged, their copy
+lost offsets), a count of the others (--all lists them), the findings about
+producers (sequence gaps and regressions, epochs going back, snapshots
+against the log) and a count of the other findings, which verify lists.
+With __transaction_state or __cluster_metadata in the inputs, sessions gain
+TXN ID and PID BROKER (the broker its PID block was allocated to; not the
+copy's broker, scan's BROKER). Last, the cluster events of the metadata log
+and broker logs (server.log, ...) that bear on loss (unclean elections,
+leaders from the eligible leader replicas, truncations) and a count of the
+others by kind (--all lists them; cluster_events.parquet holds all).
 
-Transactions open at the end of the input come first: per partition the
-last stable offset (LSO) they hold back, how long each had been open at
-the partition's last write, whether __transaction_state shows its
-coordinator still tracking it (ongoing) or not (hanging), the
-__transaction_state partition that coordinates its transactional id, and
-the kafka-transactions.sh find-hanging and abort commands an operator would
-run (ksleuth never runs them). --json adds one object per open
-transaction (type "open_transaction") and per partition with transactions
-(type "lso"). See docs/transactions.md.`,
+--json: per session an object of type "session", per finding "finding",
+per open transaction "open_transaction", per partition with transactions
+"lso".`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runProducers(cmd, args, &o)
@@ -43,6 +42,7 @@ transaction (type "open_transaction") and per partition with transactions
 	}
 	addCommonFlags(cmd, &o)
 	addWideFlag(cmd.Flags(), &o.wide)
+	addAllOfFlag(cmd.Flags(), &o.all, "session and cluster event")
 	return cmd
 }
 
@@ -61,7 +61,7 @@ func runProducers(cmd *cobra.Command, args []string, o *commonOptions) error {
 	if o.json {
 		err = jsonl.Producers(cmd.OutOrStdout(), res, res.Summarize(), snapOnly)
 	} else {
-		err = text.Producers(cmd.OutOrStdout(), res, res.Summarize(), snapOnly, len(inputs) > 1, o.wide)
+		err = text.Producers(cmd.OutOrStdout(), res, res.Summarize(), snapOnly, len(inputs) > 1, o.wide, o.all)
 	}
 	if err != nil {
 		return err

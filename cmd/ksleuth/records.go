@@ -88,7 +88,7 @@ and findings as objects of type "finding".`,
 	f.StringVar(&o.offsets, "offsets", "", "only offsets A..B (inclusive), A.. or ..B")
 	f.StringVar(&o.since, "since", "", "only records with a timestamp at or after this time (RFC 3339 or epoch ms)")
 	f.StringVar(&o.until, "until", "", "only records with a timestamp before this time (RFC 3339 or epoch ms)")
-	f.Int64Var(&o.limit, "limit", 0, "stop after this many records (0: no limit)")
+	f.Int64Var(&o.limit, "limit", 0, "print at most this many records, text or JSON (0: all)")
 	f.StringVar(&o.format, "format", recordsout.DefaultFormat, "text line per record (tokens in --help)")
 	f.BoolVar(&o.json, "json", false, "write JSON lines: one object per record and finding")
 	f.StringVar(&o.payloadEnc, "payload-encoding", "auto", "text, hex or base64 (auto: text when valid UTF-8, else hex)")

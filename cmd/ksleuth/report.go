@@ -7,6 +7,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report/html"
+	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/spf13/cobra"
 )
 
@@ -99,8 +100,9 @@ func runReport(cmd *cobra.Command, args []string, o *commonOptions, d *dupOption
 	} else {
 		// Findings are errors and warnings, notes are said apart: verify's
 		// words, and the page's Integrity counts.
-		_, err = fmt.Fprintf(out, "wrote %s: %d input(s), %d partition(s), %d producer session(s), %d duplicate run(s), %d findings, %d notes\n",
-			page, len(ins), m.Partitions, m.Sessions, m.RunsTotal, sum.Counted, sum.Notes)
+		c := func(n int, noun string) string { return text.Count(int64(n), noun) }
+		_, err = fmt.Fprintf(out, "wrote %s: %s, %s, %s, %s, %s, %s\n", page, c(len(ins), "input"), c(m.Partitions, "partition"),
+			c(m.Sessions, "producer session"), c(m.RunsTotal, "duplicate run"), text.Count(sum.Counted, "finding"), text.Count(sum.Notes, "note"))
 	}
 	if err != nil {
 		return err

@@ -35,14 +35,19 @@ func newScanCmd(set *settings) *cobra.Command {
 		Short: "Analyse log dirs, partition dirs, files or archives into Parquet tables",
 		Long: `scan reads log dirs (several at once, e.g. one per broker), partition
 dirs, single files and archives (.tar, .tar.gz/.tgz, .tar.zst) read as
-streams without extraction, and writes these tables to DIR:
+streams without extraction, and writes these tables to DIR (docs/tables.md):
 files.parquet (with the SHA-256 of every input file), batches.parquet,
-anomalies.parquet, snapshots.parquet, producers.parquet (producer
-sessions), duplicates.parquet (content written again under another
-producer ID; see ksleuth dups --help for the flags), and with --records the
-dataset records/part-<topic>-NNNNN.parquet (one row per record, the
-files of each topic rolled at 128 MiB, side by side so that every engine
-reads the dir with its defaults; see docs/tables.md). Every row carries a source column naming its input,
+anomalies.parquet (the findings), gaps.parquet (the loss ledger),
+snapshots.parquet, producers.parquet (producer sessions),
+partition_txns.parquet and transactions.parquet (per partition and per
+transactional id), pid_blocks.parquet, duplicates.parquet (content written
+again under another producer ID; see ksleuth dups --help for the flags),
+replicas.parquet (the copies of a partition on several brokers),
+cluster_events.parquet, commits.parquet and groups.parquet (from
+__consumer_offsets), remote_segments.parquet (from __remote_log_metadata),
+and with --records the dataset records/part-<topic>-NNNNN.parquet (one row
+per record, the files of each topic rolled at 128 MiB, side by side so
+that every engine reads the dir with its defaults). Every row carries a source column naming its input,
 so the tables of scans run on several machines combine: ksleuth dups
 --from-tables DIR... merges them exactly.
 A summary per topic-partition goes to stdout (--json: one JSON line of type "summary").
@@ -150,7 +155,7 @@ func runScan(cmd *cobra.Command, args []string, o *scanOptions) error {
 		return err
 	}
 	if res.Unreadable > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: scan: %d input file(s) could not be read (status unreadable in %s)\n", res.Unreadable,
+		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: scan: %s could not be read (status unreadable in %s)\n", text.Count(res.Unreadable, "input file"),
 			filepath.Join(o.out, export.Files))
 	}
 	return exitStatus(pres, o.failOnFindings)

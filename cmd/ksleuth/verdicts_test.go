@@ -261,10 +261,10 @@ func TestCutArchiveSameExitCode(t *testing.T) {
 	}
 }
 
-// TestProducersFindingWithoutPosition: producers lists every finding of
-// the run, including those that name no byte (a snapshot past the end of
-// a log whose last segment is missing) or a line (a checkpoint ahead of
-// the data), and none of them may stop the listing.
+// TestProducersFindingWithoutPosition: producers lists the findings about
+// producers, including those that name no byte (a snapshot past the end
+// of a log whose last segment is missing), and counts the others (a
+// checkpoint ahead of the data); none of them may stop the listing.
 func TestProducersFindingWithoutPosition(t *testing.T) {
 	dir := copyDir(t, sampleDir)
 	for _, ext := range []string{".log", ".index", ".timeindex", ".snapshot"} {
@@ -277,8 +277,8 @@ func TestProducersFindingWithoutPosition(t *testing.T) {
 		t.Fatalf("exit %d, want 3 (warnings found): %s", code, errOut)
 	}
 	for _, want := range []string{
-		"snapshot-ahead idempotent-0/00000000000000000085.snapshot: snapshot covers offsets below 85",
-		"checkpoint-ahead replication-offset-checkpoint at line ",
+		"snapshot-ahead idempotent-0/00000000000000000085.snapshot:\n    snapshot covers offsets below 85",
+		"other findings about the data and state files (2 checkpoint-ahead)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("producers output lacks %q:\n%s", want, out)

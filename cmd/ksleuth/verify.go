@@ -62,6 +62,8 @@ docs/recovery.md.`,
 		},
 	}
 	addCommonFlags(cmd, &o.commonOptions)
+	// verify always fails on findings: the flag is accepted, for scripts, but not listed.
+	_ = cmd.Flags().MarkHidden("fail-on-findings")
 	cmd.Flags().BoolVar(&o.noNotes, "no-notes", false, "do not list notes (they are still counted in the summary)")
 	addAllFlag(cmd.Flags(), &o.all)
 	cmd.Flags().BoolVar(&o.recovery, "recovery", false, "print what a broker would do with each partition at startup (read-only), not the findings")

@@ -8,8 +8,11 @@ package dump
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -86,6 +89,13 @@ func (d *Dumper) Findings() int { return d.findings }
 // File prints one file, its kind known from its name. An error is a file
 // that could not be read at all; damage inside it is a finding.
 func (d *Dumper) File(name string) error {
+	// What is not a file is said so before its name is judged.
+	switch st, err := os.Stat(name); {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: no such file", name)
+	case err == nil && st.IsDir():
+		return fmt.Errorf("%s: is a directory (dump reads one file; use scan or verify for a dir)", name)
+	}
 	if k := snapshot.KindOf(filepath.Base(name)); k != snapshot.KindUnknown && k != snapshot.KindLog &&
 		k != snapshot.KindKRaftSnapshot && k != snapshot.KindBootstrapCheckpoint {
 		return d.dumpState(name, k)

@@ -43,11 +43,24 @@ func TestStateFile(t *testing.T) {
 	}
 }
 
+// TestUnknownFile: a file that is no Kafka file by its name, a directory
+// and a path that does not exist are each told apart.
 func TestUnknownFile(t *testing.T) {
-	var out, errw bytes.Buffer
-	err := New(DefaultOptions(), &out, &errw).File("notes.txt")
-	if err == nil || !strings.Contains(err.Error(), "unknown kind of file") {
-		t.Errorf("notes.txt: %v", err)
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		notes:                             "unknown kind of file",
+		dir:                               "is a directory (dump reads one file; use scan or verify for a dir)",
+		filepath.Join(dir, "gone.log"):    "gone.log: no such file",
+		filepath.Join(dir, "gone-0", "x"): "x: no such file",
+	} {
+		var out, errw bytes.Buffer
+		if err := New(DefaultOptions(), &out, &errw).File(name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", name, err, want)
+		}
 	}
 }
 

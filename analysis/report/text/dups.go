@@ -15,46 +15,97 @@ import (
 // group").
 var RunsHint = ""
 
-// Dups prints the summary and the runs; idx (nil when unknown)
-// says under each run which consumer groups committed past its copies.
-func Dups(ctx context.Context, w io.Writer, s *pipeline.DupSummary, rb *dups.RunBuilder, idx pipeline.Consumed, limit, inputs int, wide bool) error {
+// Dups prints the summary, its tables by class and by topic, and the
+// runs of resends and retries, the largest first (at most limit, 0: all),
+// and counts the runs of repeats; with all, the runs of every class. idx
+// (nil when unknown) says under each run which consumer groups committed
+// past its copies.
+func Dups(ctx context.Context, w io.Writer, s *pipeline.DupSummary, rb *dups.RunBuilder, idx pipeline.Consumed, limit, inputs int,
+	wide, all bool) error {
 	ew := &ErrWriter{W: w}
-	fmt.Fprintf(ew, "%d records in %d input(s): %d duplicate group(s), %d later cop%s in %d run(s)\n",
-		s.Records, inputs, s.Groups, s.Duplicates, Plural(s.Duplicates, "y", "ies"), s.Runs)
+	fmt.Fprintf(ew, "%s in %s: %s, %s in %s\n", Count(s.Records, "record"), Count(int64(inputs), "input"), Count(s.Groups, "duplicate group"),
+		Count(s.Duplicates, "later copy"), Count(int64(s.Runs), "run"))
 	Crashed(ew, s.CrashedCopies)
 	var strong, possible int64
 	for _, c := range s.ByClass {
 		strong, possible = strong+c.Strong, possible+c.Possible
 	}
 	if strong+possible > 0 {
-		fmt.Fprintf(ew, "resends and retries: %d with strong evidence, %d possible (a new session repeated content, but the bytes do not show a resend)\n",
-			strong, possible)
+		Wrap(ew, fmt.Sprintf("resends and retries: %d with strong evidence, %d possible (a new session repeated content, but the bytes do not show a resend)",
+			strong, possible), "", "    ")
 	}
 	if s.Findings > 0 {
-		fmt.Fprintf(ew, "note: the inputs hold %d finding(s) of severity error or warning; "+
-			"records of damaged batches are marked \"damaged\" (ksleuth verify PATH for details)\n", s.Findings)
+		Wrap(ew, fmt.Sprintf("note: the inputs hold %s of severity error or warning; "+
+			"records of damaged batches are marked \"damaged\" (ksleuth verify PATH for details)", Count(s.Findings, "finding")), "", "    ")
+	}
+	if err := writeDupTables(ew, s, wide); err != nil {
+		return err
 	}
 	if s.Runs > 0 {
-		fmt.Fprintln(ew)
-		n := 0
-		err := rb.Each(ctx, limit, func(r *dups.Run) error {
-			n++
-			fmt.Fprintln(ew, r.String())
-			if c := idx.Text(r.Input, r.Dir, r.Topic, r.Partition, r.First, r.Last); c != "" {
-				fmt.Fprintln(ew, "  "+c)
-			}
-			return ew.Err
-		})
-		if err != nil {
+		if err := writeRuns(ctx, ew, s, rb, idx, limit, all); err != nil {
 			return err
 		}
-		if n < s.Runs {
-			fmt.Fprintf(ew, "... %d more run(s)%s\n", s.Runs-n, RunsHint)
-		}
 	}
+	if s.SpillFiles > 0 {
+		fmt.Fprintf(ew, "\n(spilled %d bytes to %s, since removed)\n", s.SpillBytes, Count(int64(s.SpillFiles), "temporary file"))
+	}
+	return ew.Err
+}
+
+// writeRuns prints the runs, the largest first: of resends and retries
+// (every class with all), at most limit of them (0: all), each with the
+// groups that consumed it; then it counts those not printed.
+func writeRuns(ctx context.Context, ew *ErrWriter, s *pipeline.DupSummary, rb *dups.RunBuilder, idx pipeline.Consumed, limit int, all bool) error {
 	fmt.Fprintln(ew)
-	// A group counts once, under its most telling copy: the groups add
-	// up to the header's, the records to its later copies.
+	if all {
+		fmt.Fprintf(ew, "%s, the largest first:\n", Count(int64(s.Runs), "run"))
+	} else {
+		fmt.Fprintln(ew, "runs of resends and retries, the largest first:")
+	}
+	shown, more, repeats := 0, 0, 0
+	err := rb.Each(ctx, 0, func(r *dups.Run) error {
+		switch {
+		case !all && r.Class == dups.ClassRepeat:
+			repeats++
+			return nil
+		case limit > 0 && shown >= limit:
+			more++
+			return nil
+		}
+		shown++
+		Wrap(ew, r.String(), "", "    ")
+		if c := idx.Text(r.Input, r.Dir, r.Topic, r.Partition, r.First, r.Last); c != "" {
+			Wrap(ew, c, "  ", "    ")
+		}
+		return ew.Err
+	})
+	if err != nil {
+		return err
+	}
+	if shown == 0 {
+		fmt.Fprintln(ew, "  none")
+	}
+	if more > 0 {
+		fmt.Fprintf(ew, "... %s%s\n", Count(int64(more), "more run"), RunsHint)
+	}
+	if repeats > 0 {
+		var copies int64
+		for _, c := range s.ByClass {
+			if c.Class == dups.ClassRepeat {
+				copies = c.Records
+			}
+		}
+		fmt.Fprintf(ew, "%s of repeats (%s; content written again, no resend) not listed%s\n", Count(int64(repeats), "run"),
+			Count(copies, "later copy"), AllHint)
+	}
+	return ew.Err
+}
+
+// writeDupTables prints the later copies by class and by topic. A group
+// counts once, under its most telling copy: the groups add up to the
+// header's, the records to its later copies.
+func writeDupTables(ew *ErrWriter, s *pipeline.DupSummary, wide bool) error {
+	fmt.Fprintln(ew)
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "CLASS\tGROUPS\tRECORDS\tSTRONG\tPOSSIBLE\t")
 	var total pipeline.ClassTotal
@@ -86,9 +137,6 @@ func Dups(ctx context.Context, w io.Writer, s *pipeline.DupSummary, rb *dups.Run
 		if err := tt.Write(ew, wide); err != nil {
 			return err
 		}
-	}
-	if s.SpillFiles > 0 {
-		fmt.Fprintf(ew, "\n(spilled %d bytes to %d temporary file(s), since removed)\n", s.SpillBytes, s.SpillFiles)
 	}
 	return ew.Err
 }

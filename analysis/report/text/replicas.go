@@ -40,7 +40,8 @@ func Replicas(w io.Writer, rows []analysis.ReplicaRow, sum *pipeline.Summary, al
 		case unread > 0:
 			lost = fmt.Sprintf(", and %s unread (%s)", copies(unread), UnreadWhy(unread))
 		}
-		fmt.Fprintf(ew, "note: the inputs hold %s of severity error or warning%s (ksleuth verify PATH for details)\n", Count(findings, "finding"), lost)
+		Wrap(ew, fmt.Sprintf("note: the inputs hold %s of severity error or warning%s (ksleuth verify PATH for details)", Count(findings, "finding"), lost),
+			"", "    ")
 	}
 	switch {
 	case notDecoded > 0 && len(rows) > 0:

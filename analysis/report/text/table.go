@@ -51,6 +51,10 @@ type Table struct {
 	Rows   [][]string
 	Indent string
 	NoHead bool
+	// DropFirst leaves droppable columns out before names are shortened:
+	// for a table whose names tell rows apart only whole (one group's
+	// partitions of long, similar topic names).
+	DropFirst bool
 }
 
 // fit makes the table fit TerminalWidth, in the order that loses least:
@@ -61,25 +65,36 @@ func (t *Table) fit() (dropped []string) {
 	if t.total(t.widths(false)) > TerminalWidth {
 		t.factorDates()
 	}
+	for t.DropFirst && t.total(t.widths(true)) > TerminalWidth && t.dropOne(&dropped) {
+	}
 	for t.total(t.widths(false)) > TerminalWidth {
-		j := -1
-		for i, c := range t.Cols {
-			if c.Drop > 0 && (j < 0 || c.Drop > t.Cols[j].Drop) {
-				j = i
-			}
-		}
-		if j < 0 {
+		if !t.dropOne(&dropped) {
 			break
-		}
-		dropped = append(dropped, t.Cols[j].Head)
-		t.Cols = append(t.Cols[:j:j], t.Cols[j+1:]...)
-		for r := range t.Rows {
-			if j < len(t.Rows[r]) {
-				t.Rows[r] = append(t.Rows[r][:j:j], t.Rows[r][j+1:]...)
-			}
 		}
 	}
 	return dropped
+}
+
+// dropOne leaves out the droppable column of the highest Drop, adding its
+// heading to dropped; false when none is left.
+func (t *Table) dropOne(dropped *[]string) bool {
+	j := -1
+	for i, c := range t.Cols {
+		if c.Drop > 0 && (j < 0 || c.Drop > t.Cols[j].Drop) {
+			j = i
+		}
+	}
+	if j < 0 {
+		return false
+	}
+	*dropped = append(*dropped, t.Cols[j].Head)
+	t.Cols = append(t.Cols[:j:j], t.Cols[j+1:]...)
+	for r := range t.Rows {
+		if j < len(t.Rows[r]) {
+			t.Rows[r] = append(t.Rows[r][:j:j], t.Rows[r][j+1:]...)
+		}
+	}
+	return true
 }
 
 func (t *Table) total(w []int) int {

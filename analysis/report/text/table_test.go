@@ -61,3 +61,28 @@ func TestTextTableFits(t *testing.T) {
 		t.Errorf("numbers Cut: %v", ws)
 	}
 }
+
+// TestTableDropFirst: a DropFirst table leaves its droppable columns out
+// before it shortens a name, so names that differ in the middle stay
+// apart; without it the names are shortened first.
+func TestTableDropFirst(t *testing.T) {
+	t.Parallel()
+	a := "streams-app-aggregatedTopicPartitionTableWindows-ONE_MINUTE-repartition-0"
+	b := "streams-app-aggregatedTopicPartitionTableWindows-THREE_HOURS-repartition-0"
+	table := func(first bool) string {
+		tt := &Table{DropFirst: first, Cols: []Column{{Head: "PARTITION", Cut: CutMiddle}, {Head: "TIME", Drop: 1}, {Head: "N"}}}
+		tt.Add(a, strings.Repeat("9", 60), "1")
+		tt.Add(b, strings.Repeat("9", 60), "2")
+		var out strings.Builder
+		if err := tt.Write(&out, false); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	if got := table(true); !strings.Contains(got, "ONE_MINUTE") || !strings.Contains(got, "THREE_HOURS") || !strings.Contains(got, "left out") {
+		t.Errorf("DropFirst:\n%s", got)
+	}
+	if got := table(false); strings.Contains(got, "left out") || !strings.Contains(got, "…") {
+		t.Errorf("names shortened first:\n%s", got)
+	}
+}

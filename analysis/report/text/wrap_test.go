@@ -1,0 +1,35 @@
+package text
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestWrap: a sentence longer than a line breaks at spaces within
+// TerminalWidth, continuation lines after their own indent, and a word
+// wider than a line stays whole.
+func TestWrap(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	words := strings.Repeat("offsets 60–75 repeat 44–59 ", 12)
+	Wrap(&b, words, "  ", "    ")
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "  offsets") || !strings.HasPrefix(lines[1], "    ") {
+		t.Fatalf("not wrapped:\n%s", b.String())
+	}
+	for _, l := range lines {
+		if n := utf8.RuneCountInString(l); n > TerminalWidth || strings.HasSuffix(l, " ") {
+			t.Errorf("line of %d columns, or ending in a blank: %q", n, l)
+		}
+	}
+	if got := strings.Join(strings.Fields(b.String()), " "); got != strings.TrimSpace(words) {
+		t.Errorf("words changed: %q", got)
+	}
+	b.Reset()
+	long := strings.Repeat("x", 150)
+	Wrap(&b, "a "+long+" b", "", "  ")
+	if b.String() != "a\n  "+long+"\n  b\n" {
+		t.Errorf("a long word: %q", b.String())
+	}
+}
