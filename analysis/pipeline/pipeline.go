@@ -230,24 +230,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	all := append(res.Anomalies, cr.Findings...)
 	all = append(all, rep.Findings...)
 	all = append(all, sessionFindings...)
-	if f.attr != nil {
-		// A cluster's __transaction_state and metadata log usually lie on
-		// other brokers than its data: facts read from one log dir
-		// attribute the PIDs of the others of the same cluster, and of no
-		// other cluster's, even in the same input.
-		f.attr.a.Cluster = r.ClusterOf
-		f.attr.a.Finish()
-		txns := f.attr.a.Transactions()
-		for i := range txns {
-			txns[i].Source = sources[txns[i].Input]
-		}
-		all = append(all, f.attr.anomalies...)
-		all = append(all, f.cons.Findings()...)
-		r.consIdx = f.cons.Index(r.ClusterOf)
-		for i := range sessions {
-			f.attr.a.AnnotateProducer(&sessions[i])
-		}
-	}
+	all = append(all, f.finishAttribution(r, sessions, sources)...)
 	for i := range sessions {
 		sessions[i].Source = sources[sessions[i].Input]
 	}
@@ -274,6 +257,30 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	}
 	r.count(cr.Omitted)
 	return r, nothingRead(inputs, o, res, cr.Kafka)
+}
+
+// finishAttribution attributes the producer sessions and transactions once
+// every input is read, and returns the findings of the attribution and of
+// the consumer offsets; nothing without attribution.
+func (f *feed) finishAttribution(r *Result, sessions []analysis.ProducerRow, sources []string) []analysis.AnomalyRow {
+	if f.attr == nil {
+		return nil
+	}
+	// A cluster's __transaction_state and metadata log usually lie on
+	// other brokers than its data: facts read from one log dir attribute
+	// the PIDs of the others of the same cluster, and of no other
+	// cluster's, even in the same input.
+	f.attr.a.Cluster = r.ClusterOf
+	f.attr.a.Finish()
+	txns := f.attr.a.Transactions()
+	for i := range txns {
+		txns[i].Source = sources[txns[i].Input]
+	}
+	r.consIdx = f.cons.Index(r.ClusterOf)
+	for i := range sessions {
+		f.attr.a.AnnotateProducer(&sessions[i])
+	}
+	return append(append([]analysis.AnomalyRow{}, f.attr.anomalies...), f.cons.Findings()...)
 }
 
 // nothingRead is the error of a run that read nothing to report on: a

@@ -17,27 +17,20 @@ func newConsumersCmd(set *settings) *cobra.Command {
 		Use:   "consumers PATH...",
 		Short: "Show what consumer groups committed, and which flagged records they consumed",
 		Long: `consumers reads __consumer_offsets and names the consumer groups. Then,
-for every run of later duplicate copies, every gap of the loss ledger and
-every aborted transaction, the groups that committed past it, with the
-first such commit. A committed offset N means the group had processed the
-records below N, so a commit of exactly the first offset does not count. A
-group that never committed past a range has no evidence of having read it;
-records of an aborted transaction reach only read_uncommitted consumers.
---topic chooses the data partitions; __consumer_offsets is read whatever
-it says. See docs/consumers.md.
+for every run of later duplicate copies, every loss-ledger gap and every
+aborted transaction, the groups that committed past it (a commit of N means
+the records below N were processed), with the first such commit; aborted
+records reach only read_uncommitted consumers. --topic chooses the data
+partitions; __consumer_offsets is read whatever it says (docs/consumers.md).
 
-Last, per group, its commit timelines (one per partition): how many
-commits, the first and last, the committed offsets, how often the group
-went back (an offset reset), its lag behind the end of the partition as
-the inputs hold it, and the flagged ranges its lag holds (FLAGGED AHEAD).
-Only the timelines that need action are printed (a flagged range consumed
-or ahead, a reset, damaged commits, a commit past the end), and a count of
-the others; --all prints them all.
+Last, the commit timelines (a group and a partition: commits, committed
+offsets, resets, lag, and the flagged ranges the lag holds, FLAGGED AHEAD)
+that need action (a flagged range consumed or ahead, a reset, damaged
+commits, a commit past the end) and a count of the others (--all: every one).
 
 --json prints one object per line with a type: "commit" (the columns of
-commits.parquet), "group" (groups.parquet), "timeline" (one group and
-partition), "consumed" (a group that committed past a flagged range) and a
-last "summary".`,
+commits.parquet), "group" (groups.parquet), "timeline", "consumed" (a group
+that committed past a flagged range) and a last "summary".`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runConsumers(cmd, args, &o, &d, group)
