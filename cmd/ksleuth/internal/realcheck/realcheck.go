@@ -27,17 +27,23 @@ import (
 // Families splits the scenarios among the test packages under
 // cmd/ksleuth/realkafkatest, by the package that runs them; each
 // scenario is in exactly one (TestFamiliesCoverScenarios). The split
-// balances their minutes: unclean-election starts four JVMs, and the
-// restart cases start a broker again on a copy.
+// keeps each package to a few minutes on two busy cores: the restart
+// cases start a broker again on a copy of the run (hanging-txn's take
+// the longest), and unclean-election starts four JVMs.
 var Families = map[string][]string{
-	// Producers and their restarts; also the runs on the older releases.
-	"producers": {"idempotent-restart", "transactional", "innocent-repeats", "codecs"},
-	// Brokers that crash, are copied live, roll or delete segments, or
-	// elect a leader uncleanly.
-	"brokers": {"broker-crash", "live-copy", "segments", "unclean-election"},
-	// Applications: consumer groups, repeated messages, a hanging
-	// transaction and retention by time.
-	"apps": {"hanging-txn", "consumer-groups", "startup-republish", "shutdown-message", "retention-time"},
+	// Producers that restart, idempotent and transactional; also the
+	// runs on the older releases.
+	"producers": {"idempotent-restart", "transactional"},
+	// Clients whose repeats are no resends, and every codec.
+	"clients": {"innocent-repeats", "codecs", "startup-republish", "shutdown-message"},
+	// A hanging transaction, checked live and after a restart.
+	"hanging": {"hanging-txn"},
+	// Consumer groups, on one broker and across an unclean election.
+	"groups": {"consumer-groups", "unclean-election"},
+	// Segments deleted by size, time, DeleteRecords and compaction.
+	"retention": {"segments", "retention-time"},
+	// A broker killed, and a log dir copied while it runs.
+	"crash": {"broker-crash", "live-copy"},
 }
 
 // Release returns a resolved release, resolving it through Maven the

@@ -1,9 +1,9 @@
 // Package producers checks ksleuth against real Apache Kafka brokers on
-// the producer scenarios (idempotent and transactional producers that
-// restart, innocent repeats, every codec), with the runs on the older
-// releases. The checks are package realcheck's; this package runs its
-// family of scenarios, in a test binary of its own so that go test runs
-// it beside the other families.
+// producers that restart, idempotent and transactional (idempotent-
+// restart, transactional), with the runs on the older releases. The
+// checks are package realcheck's; this package runs its family of
+// scenarios, in a test binary of its own so that go test runs it beside
+// the other families.
 package producers
 
 import (

@@ -1,9 +1,9 @@
-// Package apps checks ksleuth against real Apache Kafka brokers on the
-// application scenarios (consumer groups, startup and shutdown repeats,
-// a hanging transaction, retention by time). The checks are package
+// Package groups checks ksleuth against real Apache Kafka brokers on
+// consumer groups, on one broker and across an unclean election
+// (consumer-groups, unclean-election). The checks are package
 // realcheck's; this package runs its family of scenarios, in a test
 // binary of its own so that go test runs it beside the other families.
-package apps
+package groups
 
 import (
 	"os"
@@ -21,4 +21,4 @@ func TestMain(m *testing.M) {
 
 // TestRealKafka runs each scenario of the family once and checks ksleuth
 // on what the brokers wrote.
-func TestRealKafka(t *testing.T) { realcheck.RunFamily(t, "apps") }
+func TestRealKafka(t *testing.T) { realcheck.RunFamily(t, "groups") }
