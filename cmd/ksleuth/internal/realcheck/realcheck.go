@@ -95,12 +95,23 @@ func Selected(env, name string) bool {
 	return v == "" || slices.Contains(strings.Split(v, ","), name)
 }
 
+// Run is one finished run of a scenario, as the checks get it.
+type Run struct {
+	Kafka *realkafka.Kafka
+	Name  string
+	// Dir holds the run (broker-<id>/data, broker-<id>/logs, truth.json);
+	// LogDirs are the brokers' log dirs in it.
+	Dir     string
+	Truth   *realkafka.Truth
+	LogDirs []string
+}
+
 // RunFamily runs each scenario of the family once on each release that
 // runs it, and checks ksleuth on what the brokers wrote: dump against
 // kafka-dump-log, verify, dups, producers, replicas and groups against
-// the truth, and the restart cases on the newest release. One run serves
-// every check of its scenario.
-func RunFamily(t *testing.T, family string) {
+// the truth, then the family's own checks (more), and the restart cases
+// on the newest release. One run serves every check of its scenario.
+func RunFamily(t *testing.T, family string, more ...func(t *testing.T, r *Run)) {
 	if testing.Short() {
 		t.Skip("real Kafka brokers take minutes: left out under -short")
 	}
@@ -117,7 +128,7 @@ func RunFamily(t *testing.T, family string) {
 			k := Release(t, v)
 			for _, name := range versions[v] {
 				if slices.Contains(names, name) && Selected("KSLEUTH_REAL_KAFKA_SCENARIOS", name) {
-					t.Run(name, func(t *testing.T) { runScenario(t, k, name) })
+					t.Run(name, func(t *testing.T) { runScenario(t, k, name, more) })
 				}
 			}
 		})
@@ -125,7 +136,7 @@ func RunFamily(t *testing.T, family string) {
 }
 
 // runScenario runs one scenario on release k and every check on it.
-func runScenario(t *testing.T, k *realkafka.Kafka, name string) {
+func runScenario(t *testing.T, k *realkafka.Kafka, name string, more []func(*testing.T, *Run)) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -154,6 +165,10 @@ func runScenario(t *testing.T, k *realkafka.Kafka, name string) {
 	})
 	if name == "hanging-txn" {
 		t.Run("hanging", func(t *testing.T) { checkHangingLive(t, dir) })
+	}
+	r := &Run{Kafka: k, Name: name, Dir: dir, Truth: truth, LogDirs: logDirs}
+	for _, check := range more {
+		check(t, r)
 	}
 	if k.Version == realkafka.Newest {
 		checkRestarts(t, k, name, dir)
