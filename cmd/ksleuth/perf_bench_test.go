@@ -37,6 +37,9 @@ type perfInput struct {
 	once  *sync.Once
 	seg   []byte
 	dir   string
+	// floor is the dedup floor's walker, its table reused from run to
+	// run (cleared, not reallocated), as a scan's would be.
+	floor *bench.Floor
 }
 
 // name is the sub-benchmark name of the input: shape/codec.
@@ -116,6 +119,7 @@ func perfStages() []perfStage {
 			}
 		}},
 		{"ceiling-lib", func(b *testing.B, in *perfInput) { runCeiling(b, in, (*bench.Ceiling).Library) }},
+		{"dedup-floor", runFloor},
 		{"reader", func(b *testing.B, in *perfInput) { iterate(b, in.seg, nil) }},
 		{"iterate", func(b *testing.B, in *perfInput) { iterate(b, in.seg, analysis.NewFingerprinter()) }},
 		{"iterate-mapped", func(b *testing.B, in *perfInput) { iterateMapped(b, in) }},
@@ -124,6 +128,19 @@ func perfStages() []perfStage {
 		{"sha256", func(b *testing.B, in *perfInput) { sha256.Sum256(in.seg) }},
 		{"scan", func(b *testing.B, in *perfInput) { runScanOnce(b, in.dir, "1") }},
 		{"scan-nohash", func(b *testing.B, in *perfInput) { runScanOnce(b, in.dir, "1", "--hash", "none") }},
+	}
+}
+
+// runFloor is the dedup floor (bench.Floor): framing, CRC-32C, the
+// decompression of each batch, a record walk, one XXH3-128 per record
+// and one hash-table insert, the least a scan that finds repeated content
+// does.
+func runFloor(b *testing.B, in *perfInput) {
+	if in.floor == nil {
+		in.floor = bench.NewFloor()
+	}
+	if _, _, err := in.floor.Run(in.seg); err != nil {
+		b.Fatal(err)
 	}
 }
 
@@ -190,7 +207,9 @@ func runScanOnce(b *testing.B, dir, jobs string, flags ...string) {
 
 // BenchmarkPipeline measures every stage per codec, one sub-benchmark
 // each, in one run: ceiling (block-level decompression only), ceiling-lib
-// (each library's one-shot API, the issue's ceiling), reader (records
+// (each library's one-shot API, the issue's ceiling), dedup-floor
+// (bench.Floor: CRC, decompression, a record walk, one hash and one
+// table insert per record), reader (records
 // decoded, CRC checked), iterate (reader + a fingerprint per record),
 // kmsg and kmsg-fp (franz-go's path without and with the same
 // fingerprint), sha256 (the segment's SHA-256 alone, what scan spends on
@@ -230,6 +249,9 @@ func BenchmarkPipeline(b *testing.B) {
 //	                                       CRC, decoding and one hash of the decoded bytes
 //	scan/floor                             issue 22: ≥ 0.8, the floor being
 //	                                       1/(1/ceiling + 1/sha256): decoding and hashing alone
+//	scan-nohash/dedup-floor                issue 43: ≥ 0.85, the dedup floor (bench.Floor) being
+//	                                       framing, CRC, decompression, a record walk, one
+//	                                       XXH3-128 and one hash-table insert per record
 func BenchmarkRatios(b *testing.B) {
 	for _, in := range perfSegments() {
 		b.Run(in.name(), func(b *testing.B) {
@@ -266,6 +288,7 @@ func BenchmarkRatios(b *testing.B) {
 			b.ReportMetric(rate["scan-nohash"]/rate["kmsg"], "scan-nohash/kmsg")
 			b.ReportMetric(rate["bound"]/rate["ceiling"], "bound/ceiling")
 			b.ReportMetric(rate["scan"]*(1/rate["ceiling"]+1/rate["sha256"]), "scan/floor")
+			b.ReportMetric(rate["scan-nohash"]/rate["dedup-floor"], "scan-nohash/dedup-floor")
 			b.ReportMetric(rate["iterate"]/rate["kmsg"], "iterate/kmsg")
 			b.ReportMetric(rate["iterate"]/rate["kmsg-fp"], "iterate/kmsg-fp")
 		})

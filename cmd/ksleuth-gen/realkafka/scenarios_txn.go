@@ -54,7 +54,13 @@ var hangingTxn = Scenario{
 		if err := CreateTopic(s.Ctx, s.Cluster, HangingTopic, 1, 1, nil); err != nil {
 			return err
 		}
-		tx, err := s.producer("txn-app", map[string]string{"transactional.id": fmt.Sprintf("orders-app-%d", s.Seed)})
+		// The open transaction must outlive the kafka-transactions.sh JVMs
+		// below, which take minutes on a busy machine: the default
+		// transaction.timeout.ms (60 s) let the coordinator abort it
+		// before the kill. 15 minutes is the broker's default maximum.
+		tx, err := s.producer("txn-app", map[string]string{
+			"transactional.id": fmt.Sprintf("orders-app-%d", s.Seed), "transaction.timeout.ms": "900000",
+		})
 		if err != nil {
 			return err
 		}

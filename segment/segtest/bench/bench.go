@@ -1,7 +1,8 @@
 // Package bench holds the reference walks ksleuth's performance benchmarks
 // measure themselves against, so the segment and scan benchmarks run the
 // same code in the same process: the decompression-only ceiling (two
-// forms) and franz-go's kmsg record iteration. Only tests import it.
+// forms), the dedup floor (Floor) and franz-go's kmsg record iteration.
+// Only tests import it.
 package bench
 
 import (

@@ -1,4 +1,4 @@
-package realkafkatest
+package realcheck
 
 import (
 	"encoding/json"

@@ -1,36 +1,26 @@
-// Package realkafkatest checks ksleuth against real Apache Kafka: what
-// brokers wrote, compared with kafka-dump-log and with the ground truth
-// of the scenarios of cmd/ksleuth-gen/realkafka. It runs the built
-// ksleuth binary (clitest), and is a package of its own so that its
-// minutes of brokers do not count against the command package's tests.
-package realkafkatest
+// Package dumplog holds ksleuth's dump and tables against kafka-dump-log
+// on the real corpus and the sample log dir, with no broker running. It
+// runs the built ksleuth binary (clitest); the broker scenarios are the
+// other packages under cmd/ksleuth/realkafkatest.
+package dumplog
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/ksleuth/ksleuth/analysis/export"
-	"github.com/ksleuth/ksleuth/analysis/pipeline"
-	jsonl "github.com/ksleuth/ksleuth/analysis/report/json"
 	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/clitest"
 )
 
-const (
-	exitOK       = clitest.ExitOK
-	exitFindings = clitest.ExitFindings
-)
-
-// tableEvents is the cluster timeline's table in a scan's --out.
-const tableEvents = export.Events
+const exitOK = clitest.ExitOK
 
 // sampleDir is the generated sample log dir.
-const sampleDir = "../../../testdata/logdirs/generated"
+const sampleDir = "../../../../testdata/logdirs/generated"
 
 // corpusPath is a corpus beside the checkout ("" when there is none; CI
 // requires it).
 func corpusPath(t *testing.T, sub string) string {
-	dir := filepath.Join("..", "..", "..", "..", "shared", "corpus", sub)
+	dir := filepath.Join("..", "..", "..", "..", "..", "shared", "corpus", sub)
 	if _, err := os.Stat(dir); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("corpus %s missing in CI", dir)
@@ -41,7 +31,7 @@ func corpusPath(t *testing.T, sub string) string {
 }
 
 // corpusDir holds real brokers' log dirs, beside the checkout.
-const corpusDir = "../../../../shared/corpus/real"
+const corpusDir = "../../../../../shared/corpus/real"
 
 // corpusSources names the log dirs of the corpus (the test skips when
 // there is none).
@@ -82,8 +72,3 @@ func runCLI(t *testing.T, args ...string) (string, string, int) {
 }
 func runOK(t *testing.T, args ...string) string { t.Helper(); return clitest.MustRun(t, args...) }
 func firstDiff(want, got []string) string       { return clitest.FirstDiff(want, got) }
-
-func dupsJSON(t *testing.T, args ...string) ([]jsonl.DupGroup, pipeline.DupSummary) {
-	t.Helper()
-	return clitest.DupsJSON(t, args...)
-}

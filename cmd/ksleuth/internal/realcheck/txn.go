@@ -1,4 +1,4 @@
-package realkafkatest
+package realcheck
 
 import (
 	"encoding/json"
@@ -73,7 +73,7 @@ func runAbort(t *testing.T, k *realkafka.Kafka, bootstrap, cmd string) string {
 
 // checkHangingLive holds ksleuth's open transactions on the log dir of
 // hanging-txn's killed broker to what kafka-transactions.sh said about
-// that broker while it ran (TestRealKafka calls it): describe-producers
+// that broker while it ran (runScenario calls it): describe-producers
 // for every partition, find-hanging for the broker.
 func checkHangingLive(t *testing.T, dir string) {
 	logs := filepath.Join(dir, "broker-1", "logs")

@@ -1,4 +1,4 @@
-package realkafkatest
+package realcheck
 
 import (
 	"bufio"
@@ -86,7 +86,8 @@ func checkReplicas(t *testing.T, truth *realkafka.Truth, logDirs []string) {
 		beyond += len(os)
 	}
 	beyond -= covered
-	t.Logf("replicas on %s: %d diverged copies; %d of %d offsets the truth lost by unclean election are in their extra ranges; %d extra offsets beyond those (written, never acknowledged)",
+	t.Logf("replicas on %s: %d diverged copies; %d of %d offsets the truth lost by unclean election are in their extra ranges; "+
+		"%d extra offsets beyond those (written, never acknowledged)",
 		truth.Scenario, diverged, covered, lost, beyond)
 	if covered != lost {
 		t.Errorf("replicas finds %d of the %d offsets lost by unclean election", covered, lost)

@@ -1,4 +1,4 @@
-package realkafkatest
+package realcheck
 
 import (
 	"context"
@@ -35,10 +35,11 @@ var (
 	reCorruption = regexp.MustCompile(`\[LogLoader partition=(\S+), dir=[^\]]*\] Corruption found in segment (\d+), truncating to offset (\d+)`)
 	reDeleting   = regexp.MustCompile(`\[LogLoader partition=(\S+), dir=[^\]]*\] Deleting segments as part of log recovery: (.*)`)
 	reSegBase    = regexp.MustCompile(`baseOffset=(\d+)`)
-	reCompleted  = regexp.MustCompile(`Completed load of Log\(dir=\S+, topicId=\S+, topic=(\S+), partition=(\d+), highWatermark=\d+, lastStableOffset=\d+, logStartOffset=(\d+), logEndOffset=(\d+)\)`)
-	reInitialHW  = regexp.MustCompile(`Log loaded for partition (\S+) with initial high watermark (\d+)`)
-	reUnclean    = regexp.MustCompile(`Recovering \d+ logs from \S+ since no clean shutdown file was found`)
-	reClean      = regexp.MustCompile(`Skipping recovery of \d+ logs from \S+ since clean shutdown file was found`)
+	reCompleted  = regexp.MustCompile(`Completed load of Log\(dir=\S+, topicId=\S+, topic=(\S+), partition=(\d+), ` +
+		`highWatermark=\d+, lastStableOffset=\d+, logStartOffset=(\d+), logEndOffset=(\d+)\)`)
+	reInitialHW = regexp.MustCompile(`Log loaded for partition (\S+) with initial high watermark (\d+)`)
+	reUnclean   = regexp.MustCompile(`Recovering \d+ logs from \S+ since no clean shutdown file was found`)
+	reClean     = regexp.MustCompile(`Skipping recovery of \d+ logs from \S+ since clean shutdown file was found`)
 )
 
 func atoi(t *testing.T, s string) int64 {
@@ -244,7 +245,7 @@ var recoveryCases = []recoveryCase{
 }
 
 // checkRestarts runs the restart cases of scenario on its finished run
-// in out (TestRealKafka calls it): for each, ksleuth verify --recovery on
+// in out (runScenario calls it): for each, ksleuth verify --recovery on
 // a copy of the broker's log dir (altered when the case says so) against
 // a real broker started on that copy: the start (clean or not), the
 // segments it recovered, where it truncated, the segments and files it

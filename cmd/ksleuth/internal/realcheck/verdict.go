@@ -1,4 +1,4 @@
-package realkafkatest
+package realcheck
 
 import (
 	"bufio"
@@ -248,7 +248,8 @@ func checkDups(t *testing.T, truth *realkafka.Truth, logDirs []string) {
 		t.Errorf("dups did not report the resend %s", m)
 	}
 	if len(samePID) > 0 {
-		knownIssue(t, "dups misses %d resends by the same PID under a newer epoch (a transactional.id keeps its PID across restarts; Kafka 4 bumps the epoch every transaction), e.g. %s",
+		knownIssue(t, "dups misses %d resends by the same PID under a newer epoch "+
+			"(a transactional.id keeps its PID across restarts; Kafka 4 bumps the epoch every transaction), e.g. %s",
 			len(samePID), samePID[0])
 	}
 }
@@ -311,7 +312,7 @@ func checkProducers(t *testing.T, k *realkafka.Kafka, truth *realkafka.Truth, lo
 	if err != nil {
 		t.Fatal(err)
 	}
-	parsed := parseDumpLog(dl)
+	parsed := ParseDumpLog(dl)
 	compared := 0
 	for _, f := range files {
 		snapOff, _ := strconv.ParseInt(strings.TrimSuffix(filepath.Base(f), ".snapshot"), 10, 64)

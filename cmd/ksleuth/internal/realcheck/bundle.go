@@ -1,4 +1,4 @@
-package realkafkatest
+package realcheck
 
 import (
 	"path/filepath"
@@ -13,10 +13,10 @@ func checkBundle(t *testing.T, logDirs []string) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "bundle.tar.zst")
 	args := append([]string{"bundle", "--out", out, "--redact", "--secret-file", filepath.Join(dir, "secret")}, logDirs...)
-	if _, errs, code := runCLI(t, args...); code != exitOK {
+	if _, errs, code := scanCmd(t, args...); code != exitOK {
 		t.Fatalf("bundle: exit %d\n%s", code, errs)
 	}
-	got, errs, code := runCLI(t, append([]string{"bundle", "--check", out}, logDirs...)...)
+	got, errs, code := scanCmd(t, append([]string{"bundle", "--check", out}, logDirs...)...)
 	if code != exitOK || !strings.Contains(got, "tells the same story") {
 		t.Errorf("bundle --check: exit %d\n%s%s", code, got, errs)
 	}

@@ -1,4 +1,4 @@
-package realkafkatest
+package dumplog
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/cmd/ksleuth-gen/realkafka"
+	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/realcheck"
 )
 
 // commitFields is one offset commit as both sides print it: the record's
@@ -49,7 +50,7 @@ func TestCommitsMatchDumpLog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SKIPPING the kafka-dump-log comparison of commits under -short")
 	}
-	k := kafkaRelease(t, realkafka.Newest)
+	k := realcheck.Release(t, realkafka.Newest)
 	sources := corpusSources(t)
 	var files []string
 	bySource := map[string][]string{}
@@ -69,11 +70,11 @@ func TestCommitsMatchDumpLog(t *testing.T) {
 	if len(files) < 100 {
 		t.Fatalf("only %d __consumer_offsets segments in the corpus", len(files))
 	}
-	dl, err := dumpLogFiles(k, files, []string{"--deep-iteration", "--print-data-log", "--offsets-decoder"})
+	dl, err := realcheck.DumpLogFiles(k, files, []string{"--deep-iteration", "--print-data-log", "--offsets-decoder"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for f := range dl.crashed {
+	for f := range dl.Crashed {
 		t.Errorf("%s: kafka-dump-log failed on it", f)
 	}
 	var total, totalTomb, totalOther, totalGroups int
@@ -82,13 +83,13 @@ func TestCommitsMatchDumpLog(t *testing.T) {
 		wantGroups := map[string][]string{}
 		n, tomb := 0, 0
 		for _, f := range bySource[src] {
-			d := dl.files[f]
+			d := dl.Files[f]
 			if d == nil {
 				t.Errorf("%s: kafka-dump-log printed nothing for it", f)
 				continue
 			}
-			for _, e := range d.entries {
-				if e.kind != "record" {
+			for _, e := range d.Entries() {
+				if e.Kind() != "record" {
 					continue
 				}
 				if g, ok := dumpLogGroup(e); ok {
@@ -96,7 +97,7 @@ func TestCommitsMatchDumpLog(t *testing.T) {
 				}
 				c, ok, err := dumpLogCommit(f, e)
 				if err != nil {
-					t.Errorf("%s: line %d: %v", f, e.line, err)
+					t.Errorf("%s: line %d: %v", f, e.Line(), err)
 				}
 				if ok {
 					want[f] = append(want[f], c)
@@ -169,7 +170,9 @@ func TestCommitsMatchDumpLog(t *testing.T) {
 // dumpLogCommit reads an offset commit from a kafka-dump-log record line
 // (--offsets-decoder prints the key and value as JSON); ok is false for
 // the other record types.
-func dumpLogCommit(file string, e *dlEntry) (commitFields, bool, error) {
+func dumpLogCommit(file string, e *realcheck.DumpEntry) (commitFields, bool, error) {
+	keyText, hasKey := e.Key()
+	payload, hasPayload := e.Payload()
 	var key struct {
 		Type string `json:"type"`
 		Data struct {
@@ -178,23 +181,23 @@ func dumpLogCommit(file string, e *dlEntry) (commitFields, bool, error) {
 			Partition int32  `json:"partition"`
 		} `json:"data"`
 	}
-	if !e.hasKey || json.Unmarshal([]byte(e.key), &key) != nil {
-		return commitFields{}, false, fmt.Errorf("key %q is not the decoder's JSON", e.key)
+	if !hasKey || json.Unmarshal([]byte(keyText), &key) != nil {
+		return commitFields{}, false, fmt.Errorf("key %q is not the decoder's JSON", keyText)
 	}
 	if key.Type != "0" && key.Type != "1" {
 		return commitFields{}, false, nil
 	}
-	off, err := strconv.ParseInt(e.fields["offset"], 10, 64)
+	off, err := strconv.ParseInt(e.Field("offset"), 10, 64)
 	if err != nil {
 		return commitFields{}, false, err
 	}
-	ts := e.fields["CreateTime"]
+	ts := e.Field("CreateTime")
 	if ts == "" {
-		ts = e.fields["LogAppendTime"]
+		ts = e.Field("LogAppendTime")
 	}
 	c := commitFields{file: file, offset: off, timestamp: ts, group: key.Data.Group, topic: key.Data.Topic,
 		partition: key.Data.Partition, leaderEpoch: -1, commitTimestamp: -1, expireTimestamp: -1}
-	if p := strings.TrimSpace(e.payload); !e.hasPayload || p == "<DELETE>" || p == "null" {
+	if p := strings.TrimSpace(payload); !hasPayload || p == "<DELETE>" || p == "null" {
 		c.tombstone = true
 		return c, true, nil
 	}
@@ -207,8 +210,8 @@ func dumpLogCommit(file string, e *dlEntry) (commitFields, bool, error) {
 			ExpireTimestamp *int64 `json:"expireTimestamp"`
 		} `json:"data"`
 	}
-	if err := json.Unmarshal([]byte(e.payload), &v); err != nil {
-		return c, false, fmt.Errorf("payload %q: %v", e.payload, err)
+	if err := json.Unmarshal([]byte(payload), &v); err != nil {
+		return c, false, fmt.Errorf("payload %q: %v", payload, err)
 	}
 	c.committed, c.metadata = v.Data.Offset, v.Data.Metadata
 	if v.Data.LeaderEpoch != nil {
@@ -252,18 +255,20 @@ func ksleuthCommit(file string, r *analysis.CommitRow) commitFields {
 
 // dumpLogGroup renders a GroupMetadata record of kafka-dump-log's decode
 // in the fields groups.parquet has; ok is false for other records.
-func dumpLogGroup(e *dlEntry) (string, bool) {
+func dumpLogGroup(e *realcheck.DumpEntry) (string, bool) {
+	keyText, hasKey := e.Key()
+	payload, hasPayload := e.Payload()
 	var key struct {
 		Type string `json:"type"`
 		Data struct {
 			Group string `json:"group"`
 		} `json:"data"`
 	}
-	if !e.hasKey || json.Unmarshal([]byte(e.key), &key) != nil || key.Type != "2" {
+	if !hasKey || json.Unmarshal([]byte(keyText), &key) != nil || key.Type != "2" {
 		return "", false
 	}
-	head := fmt.Sprintf("@%s %s", e.fields["offset"], key.Data.Group)
-	if p := strings.TrimSpace(e.payload); !e.hasPayload || p == "<DELETE>" || p == "null" {
+	head := fmt.Sprintf("@%s %s", e.Field("offset"), key.Data.Group)
+	if p := strings.TrimSpace(payload); !hasPayload || p == "<DELETE>" || p == "null" {
 		return head + " tombstone", true
 	}
 	var v struct {
@@ -282,7 +287,7 @@ func dumpLogGroup(e *dlEntry) (string, bool) {
 			} `json:"members"`
 		} `json:"data"`
 	}
-	if err := json.Unmarshal([]byte(e.payload), &v); err != nil {
+	if err := json.Unmarshal([]byte(payload), &v); err != nil {
 		return head + " undecodable: " + err.Error(), true
 	}
 	d := v.Data

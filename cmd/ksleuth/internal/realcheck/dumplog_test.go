@@ -1,4 +1,4 @@
-package realkafkatest
+package realcheck
 
 import "testing"
 
@@ -21,7 +21,7 @@ version: 0 producerId: 0 firstOffset: 94 lastOffset: 106 lastStableOffset: 107
 Dumping a/00000000000000000062.snapshot
 producerId: 0 producerEpoch: 6 coordinatorEpoch: 0 currentTxnFirstOffset: OptionalLong.empty lastTimestamp: 17
 `
-	files := parseDumpLog(out)
+	files := ParseDumpLog(out)
 	log := files["a/00000000000000000000.log"]
 	if log == nil || len(log.entries) != 5 || len(log.other) != 1 {
 		t.Fatalf("log: %+v", log)

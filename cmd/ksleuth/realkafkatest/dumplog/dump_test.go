@@ -1,4 +1,4 @@
-package realkafkatest
+package dumplog
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package realkafkatest
+package realcheck
 
 import (
 	"bufio"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -17,164 +16,6 @@ import (
 
 	"github.com/ksleuth/ksleuth/cmd/ksleuth-gen/realkafka"
 )
-
-// The kafka-dump-log side: its output parsed into entries of named
-// fields, file by file.
-
-// dlEntry is one line kafka-dump-log printed for a file: a batch, a
-// record, an index, time index, transaction index or snapshot entry.
-type dlEntry struct {
-	kind   string // batch, record, index_entry, timeindex_entry, txn_entry, snapshot_entry
-	line   int
-	fields map[string]string
-	names  []string // fields in printed order
-	// For records: the key and payload text, or the text of a decoded
-	// KRaft control record ("LeaderChange: {...}").
-	key, payload, control string
-	hasKey, hasPayload    bool
-}
-
-type dlFile struct {
-	name    string
-	entries []*dlEntry
-	// other holds lines that are none of the above (the tool's notes and
-	// index checks).
-	other []string
-}
-
-// parseFields reads "name: value name: value ..." where a name is one
-// word followed by a colon.
-func parseFields(s string) (map[string]string, []string) {
-	m := map[string]string{}
-	var names []string
-	var cur string
-	for _, tok := range strings.Fields(s) {
-		if strings.HasSuffix(tok, ":") && len(tok) > 1 && isWord(tok[:len(tok)-1]) {
-			cur = tok[:len(tok)-1]
-			names = append(names, cur)
-			m[cur] = ""
-			continue
-		}
-		if cur == "" {
-			continue
-		}
-		if m[cur] != "" {
-			m[cur] += " "
-		}
-		m[cur] += tok
-	}
-	return m, names
-}
-
-func isWord(s string) bool {
-	for _, r := range s {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-func parseDumpLog(out string) map[string]*dlFile {
-	files := map[string]*dlFile{}
-	var f *dlFile
-	sc := bufio.NewScanner(strings.NewReader(out))
-	sc.Buffer(nil, 64<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := sc.Text()
-		if name, ok := strings.CutPrefix(line, "Dumping "); ok {
-			f = &dlFile{name: name}
-			files[name] = f
-			continue
-		}
-		if f == nil || line == "" {
-			continue
-		}
-		e := &dlEntry{line: n}
-		switch {
-		case strings.HasPrefix(line, "baseOffset: "):
-			e.kind = "batch"
-		case strings.HasPrefix(line, "| offset: "):
-			e.kind = "record"
-			parseRecordLine(e, line[2:])
-			f.entries = append(f.entries, e)
-			continue
-		case strings.HasPrefix(line, "offset: ") && strings.Contains(line, " position: ") && len(strings.Fields(line)) == 4:
-			e.kind = "index_entry"
-		case strings.HasPrefix(line, "timestamp: ") && len(strings.Fields(line)) == 4:
-			e.kind = "timeindex_entry"
-		case strings.HasPrefix(line, "version: ") && strings.Contains(line, " lastStableOffset: "):
-			e.kind = "txn_entry"
-		case strings.HasPrefix(line, "producerId: ") && strings.Contains(line, " producerEpoch: "):
-			e.kind = "snapshot_entry"
-		default:
-			f.other = append(f.other, line)
-			continue
-		}
-		e.fields, e.names = parseFields(line)
-		f.entries = append(f.entries, e)
-	}
-	return files
-}
-
-// parseRecordLine splits a record line into its plain fields and the
-// free-form tail: key and payload (whose text may hold anything), an end
-// transaction marker, or a decoded control record.
-func parseRecordLine(e *dlEntry, line string) {
-	i := strings.Index(line, "headerKeys: [")
-	head, tail := line, ""
-	if i >= 0 {
-		if j := strings.IndexByte(line[i:], ']'); j >= 0 {
-			head, tail = line[:i+j+1], line[i+j+1:]
-		}
-	} else if j := firstIndex(line, " key: ", " payload: "); j >= 0 {
-		// A legacy (magic 0/1) message has no headers: its key or payload
-		// follows the crc.
-		head, tail = line[:j], line[j:]
-	}
-	e.fields, e.names = parseFields(head)
-	if i >= 0 {
-		// Header keys are printed [a,b]: keep the brackets' content whole.
-		e.fields["headerKeys"] = strings.TrimSuffix(strings.TrimPrefix(head[i:], "headerKeys: ["), "]")
-	}
-	tail = strings.TrimPrefix(tail, " ")
-	switch {
-	case tail == "":
-	case strings.HasPrefix(tail, "endTxnMarker: "), strings.HasPrefix(tail, "controlType: "):
-		m, names := parseFields(tail)
-		for _, k := range names {
-			e.fields[k] = m[k]
-		}
-		e.names = append(e.names, names...)
-	case strings.HasPrefix(tail, "key: "):
-		e.hasKey = true
-		rest := tail[len("key: "):]
-		if k := strings.Index(rest, " payload: "); k >= 0 {
-			e.key, e.payload, e.hasPayload = rest[:k], rest[k+len(" payload: "):], true
-		} else {
-			e.key = rest
-		}
-	case strings.HasPrefix(tail, "payload: "):
-		e.payload, e.hasPayload = tail[len("payload: "):], true
-	default:
-		e.control = tail
-	}
-}
-
-// firstIndex is the index of the first of subs in s, -1 when none is.
-func firstIndex(s string, subs ...string) int {
-	best := -1
-	for _, sub := range subs {
-		if i := strings.Index(s, sub); i >= 0 && (best < 0 || i < best) {
-			best = i
-		}
-	}
-	return best
-}
-
-// The ksleuth side: dump --json objects by file.
 
 func ksleuthDump(t *testing.T, files []string, extra ...string) map[string][]map[string]any {
 	t.Helper()
@@ -202,13 +43,13 @@ func ksleuthDump(t *testing.T, files []string, extra ...string) map[string][]map
 // ksleuthText is `ksleuth dump --records --payload` parsed as
 // kafka-dump-log output: its record lines carry the decoded key and
 // payload in kafka-dump-log's notation where ksleuth has one.
-func ksleuthText(t *testing.T, files []string) map[string]*dlFile {
+func ksleuthText(t *testing.T, files []string) map[string]*DumpFile {
 	t.Helper()
 	out, errs, code := scanCmd(t, append([]string{"dump", "--records", "--payload"}, files...)...)
 	if code != exitOK {
 		t.Fatalf("ksleuth dump: exit %d\n%s", code, errs)
 	}
-	return parseDumpLog(out)
+	return ParseDumpLog(out)
 }
 
 // Comparison.
@@ -284,11 +125,11 @@ func compareWithDumpLog(t *testing.T, k *realkafka.Kafka, logDirs []string) *dum
 		if opt != "" {
 			opts = append(opts, opt)
 		}
-		dl, err := dumpLogFiles(k, files, opts)
+		dl, err := DumpLogFiles(k, files, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for f, reason := range dl.crashed {
+		for f, reason := range dl.Crashed {
 			if reason == "" {
 				c.diff("%s: kafka-dump-log failed on it", f)
 				continue
@@ -297,16 +138,16 @@ func compareWithDumpLog(t *testing.T, k *realkafka.Kafka, logDirs []string) *dum
 			c.files[dumpKind(f)]++
 		}
 		ks := ksleuthDump(t, files)
-		var kt map[string]*dlFile
+		var kt map[string]*DumpFile
 		if opt != "" {
 			kt = ksleuthText(t, files)
 		}
 		for _, f := range files {
-			if _, ok := dl.crashed[f]; ok {
+			if _, ok := dl.Crashed[f]; ok {
 				c.expectNoEntries(f, ks[f])
 				continue
 			}
-			d := dl.files[f]
+			d := dl.Files[f]
 			if d == nil {
 				c.diff("%s: kafka-dump-log printed nothing for it", f)
 				continue
@@ -316,46 +157,6 @@ func compareWithDumpLog(t *testing.T, k *realkafka.Kafka, logDirs []string) *dum
 		}
 	}
 	return c
-}
-
-// dumpLogResult is kafka-dump-log's output by file, and the files it
-// failed on with the documented reason ("" for none).
-type dumpLogResult struct {
-	files   map[string]*dlFile
-	crashed map[string]string
-}
-
-// dumpLogFiles runs kafka-dump-log on all files in one JVM, and file by
-// file when that fails, to tell which file it fails on.
-func dumpLogFiles(k *realkafka.Kafka, files, opts []string) (*dumpLogResult, error) {
-	r := &dumpLogResult{files: map[string]*dlFile{}, crashed: map[string]string{}}
-	out, err := k.DumpLog(files, opts...)
-	if err == nil {
-		r.files = parseDumpLog(out)
-		return r, nil
-	}
-	for _, f := range files {
-		out, err := k.DumpLog([]string{f}, opts...)
-		if err != nil {
-			r.crashed[f] = dumpLogCrash(f, err)
-			continue
-		}
-		for name, d := range parseDumpLog(out) {
-			r.files[name] = d
-		}
-	}
-	return r, nil
-}
-
-// dumpLogCrash names the documented cases where kafka-dump-log fails on
-// a file the broker wrote.
-func dumpLogCrash(f string, err error) string {
-	if strings.HasSuffix(f, ".index") && strings.Contains(err.Error(), "NoSuchElementException") && strings.Contains(err.Error(), "dumpIndex") {
-		if st, serr := os.Stat(strings.TrimSuffix(f, ".index") + ".log"); serr == nil && st.Size() == 0 {
-			return "kafka-dump-log throws NoSuchElementException on the preallocated index of an empty active segment"
-		}
-	}
-	return ""
 }
 
 // expectNoEntries checks ksleuth's dump of a file kafka-dump-log could
@@ -369,7 +170,7 @@ func (c *dumpCompare) expectNoEntries(name string, ks []map[string]any) {
 	}
 }
 
-func (c *dumpCompare) compareFile(name string, d *dlFile, ks []map[string]any, kt *dlFile) {
+func (c *dumpCompare) compareFile(name string, d *DumpFile, ks []map[string]any, kt *DumpFile) {
 	var objs []map[string]any
 	zeroFromEntry0 := false
 	for _, o := range ks {
@@ -380,7 +181,8 @@ func (c *dumpCompare) compareFile(name string, d *dlFile, ks []map[string]any, k
 				c.exceptions["ksleuth notes the zero-filled (preallocated) tail of an active segment's index"]++
 				zeroFromEntry0 = zeroFromEntry0 || strings.HasPrefix(fmt.Sprint(o["message"]), "entry 0:")
 			case o["kind"] == "unknown-version":
-				c.known = append(c.known, fmt.Sprintf("%s: ksleuth's decoder does not know a record version this release writes: %v", filepath.Base(filepath.Dir(name)), o["message"]))
+				c.known = append(c.known, fmt.Sprintf("%s: ksleuth's decoder does not know a record version this release writes: %v",
+					filepath.Base(filepath.Dir(name)), o["message"]))
 			default:
 				c.diff("%s: ksleuth finding on a broker-written file: %v [%v, %v]", name, o["message"], o["kind"], o["severity"])
 			}
@@ -404,7 +206,7 @@ func (c *dumpCompare) compareFile(name string, d *dlFile, ks []map[string]any, k
 		}
 		c.diff("%s: kafka-dump-log says %q", name, line)
 	}
-	var ktRecords []*dlEntry
+	var ktRecords []*DumpEntry
 	if kt != nil {
 		for _, e := range kt.entries {
 			if e.kind == "record" {
@@ -437,7 +239,7 @@ func (c *dumpCompare) compareFile(name string, d *dlFile, ks []map[string]any, k
 		if e.kind != "record" {
 			continue
 		}
-		var kr *dlEntry
+		var kr *DumpEntry
 		if rec < len(ktRecords) {
 			kr = ktRecords[rec]
 		}
@@ -521,7 +323,7 @@ func jsonKey(o map[string]any, name string) string {
 
 // compareRecordTail compares a record's key and payload: the raw text
 // for user topics, the decoded content for internal ones.
-func (c *dumpCompare) compareRecordTail(where string, e *dlEntry, o map[string]any, kt *dlEntry) {
+func (c *dumpCompare) compareRecordTail(where string, e *DumpEntry, o map[string]any, kt *DumpEntry) {
 	dec, decoded := o["decoded"].(map[string]any)
 	if !decoded {
 		if e.control != "" {
@@ -564,7 +366,7 @@ func (c *dumpCompare) compareRecordTail(where string, e *dlEntry, o map[string]a
 // releases before 4.1 (transaction_metadata::transactionalId=...,
 // producerId:N,...) with ksleuth's text dump, which prints that notation
 // and appends the fields it leaves out.
-func (c *dumpCompare) compareTxnText(where string, e, kt *dlEntry) {
+func (c *dumpCompare) compareTxnText(where string, e, kt *DumpEntry) {
 	if kt == nil {
 		c.diff("%s: no ksleuth text record to compare the transaction log notation with", where)
 		return

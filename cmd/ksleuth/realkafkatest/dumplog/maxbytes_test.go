@@ -1,4 +1,4 @@
-package realkafkatest
+package dumplog
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ksleuth/ksleuth/cmd/ksleuth-gen/realkafka"
+	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/realcheck"
 )
 
 // batchLines are the batch lines of kafka-dump-log style output (record
@@ -34,7 +35,7 @@ func TestDumpMaxBytesMatchesKafkaDumpLog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("\n\n*** SKIPPING the kafka-dump-log --max-bytes comparison in -short mode (it starts a JVM per cut). ***\n")
 	}
-	k := kafkaRelease(t, realkafka.Newest)
+	k := realcheck.Release(t, realkafka.Newest)
 	files := []string{filepath.Join(sampleDir, "codecs-0", "00000000000000000000.log")}
 	if root := corpusPath(t, "real"); root != "" {
 		files = append(files, filepath.Join(root, "ArthurArutunyan04__Backend_labs", "kafka-data", "oms_order_status_changed-4", "00000000000000000000.log"))

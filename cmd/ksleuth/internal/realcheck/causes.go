@@ -1,4 +1,4 @@
-package realkafkatest
+package realcheck
 
 import (
 	"context"
@@ -13,23 +13,23 @@ import (
 // beyond a restart on the newest release and checks dups against their
 // truth: every later copy the truth has as a client's retry is found and
 // classed retry (recall 1.0), nothing else is, and none is left a repeat.
-func TestRealKafkaCauses(t *testing.T) {
+func RunCauses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real Kafka brokers take minutes: left out under -short")
 	}
-	if !selected("KSLEUTH_REAL_KAFKA_VERSIONS", realkafka.Newest) {
+	if !Selected("KSLEUTH_REAL_KAFKA_VERSIONS", realkafka.Newest) {
 		t.Skipf("SKIPPED: KSLEUTH_REAL_KAFKA_VERSIONS leaves out %s", realkafka.Newest)
 	}
-	k := kafkaRelease(t, realkafka.Newest)
+	k := Release(t, realkafka.Newest)
 	for _, sc := range realkafka.CauseScenarios() {
-		if !selected("KSLEUTH_REAL_KAFKA_SCENARIOS", sc.Name) {
+		if !Selected("KSLEUTH_REAL_KAFKA_SCENARIOS", sc.Name) {
 			continue
 		}
 		t.Run(sc.Name, func(t *testing.T) {
 			dir := t.TempDir()
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
-			truth, err := realkafka.Run(ctx, k, sc.Name, realSeed(t), dir, t.Logf)
+			truth, err := realkafka.Run(ctx, k, sc.Name, Seed(t), dir, t.Logf)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,7 @@
-package realkafkatest
+// Package tiered checks ksleuth against real Apache Kafka brokers with
+// tiered storage on, in a test binary of its own so that go test runs it
+// beside the scenario families of package realcheck.
+package tiered
 
 import (
 	"context"
@@ -17,7 +20,7 @@ import (
 	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/clitest"
 )
 
-// The tiered scenarios (issue #40): a Kafka 4.4 broker with tiered
+// The tiered scenarios: a Kafka 4.4 broker with tiered
 // storage on (Kafka's LocalTieredStorage and the topic-based remote log
 // metadata manager) copies a topic's rolled segments to remote storage
 // and deletes them locally. The log dir alone then holds only the tail:
@@ -34,6 +37,12 @@ func tieredScenarios() []string {
 		}
 	}
 	return out
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	clitest.Cleanup()
+	os.Exit(code)
 }
 
 func TestRealKafkaTiered(t *testing.T) {

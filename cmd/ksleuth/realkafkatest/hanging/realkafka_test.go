@@ -1,0 +1,24 @@
+// Package hanging checks ksleuth against real Apache Kafka brokers on a
+// hanging transaction (hanging-txn), checked on the live broker and
+// after a restart. The checks are package realcheck's; this package runs
+// its family of scenarios, in a test binary of its own so that go test
+// runs it beside the other families.
+package hanging
+
+import (
+	"os"
+	"testing"
+
+	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/clitest"
+	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/realcheck"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	clitest.Cleanup()
+	os.Exit(code)
+}
+
+// TestRealKafka runs each scenario of the family once and checks ksleuth
+// on what the brokers wrote.
+func TestRealKafka(t *testing.T) { realcheck.RunFamily(t, "hanging") }
