@@ -262,6 +262,7 @@ func TestDupsCauses(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	out = unwrap(out)
 	for _, want := range []string{
 		"           CLASS  GROUPS  RECORDS  STRONG  POSSIBLE\n" +
 			"  restart-resend     133      140     130        10\n" +
