@@ -20,7 +20,7 @@
 -- Options, to change by hand:
 --   --scope partition: in dup_records, scope_part = CAST(r.partition AS INT)
 --   --scope all:       in dup_records, scope_topic = '' (and scope_part -1)
---   --same-pid:        in dup_members, drop the PID and abort condition
+--   --same-pid:        in dup_members, drop the PID, abort and cause condition
 --   --restart-window:  the INTERVAL in dup_classified
 -- --match and --ignore-header were applied at scan time: the fingerprint
 -- column already covers the chosen parts.
@@ -38,7 +38,9 @@ CREATE OR REPLACE TEMPORARY VIEW dup_records AS
 SELECT r.source AS source, r.input AS input, COALESCE(r.topic, '') AS topic, CAST(r.partition AS INT) AS part, r.dir AS dir,
        r.offset AS off, r.timestamp AS ts, r.producer_id AS pid, r.producer_epoch AS epoch, r.sequence AS seq,
        r.fingerprint AS fp, r.txn_state AS txn_state, r.damaged AS damaged,
-       COALESCE(r.topic, '') AS scope_topic, -1 AS scope_part
+       COALESCE(r.topic, '') AS scope_topic, -1 AS scope_part,
+       COALESCE(r.timestamp_type, '') AS ts_type,
+       MIN(r.offset) OVER (PARTITION BY r.source, r.dir, r.segment, r.batch_position) AS batch_base
 FROM records r
 WHERE NOT r.is_control;
 
@@ -75,22 +77,44 @@ FROM dup_candidates c
 WINDOW w AS (PARTITION BY c.fp, c.scope_topic, c.scope_part
              ORDER BY c.ts ASC NULLS FIRST, c.topic, c.part, c.off, c.damaged, c.source, c.dir, c.input);
 
+-- Each member is compared with the member just before it for the causes
+-- that need no second writer (analysis/dups causes): a dedup-failure
+-- repeats the PID, epoch and sequence number later in the same
+-- partition; a retry is PID -1 twice, later in the same partition, in
+-- another batch, with the same timestamp set by the producer (not
+-- LogAppendTime).
+CREATE OR REPLACE TEMPORARY VIEW dup_members_caused AS
+SELECT k.*,
+       CASE WHEN k.a_off IS NULL OR k.a_topic <> k.topic OR k.a_part <> k.part OR k.off <= k.a_off THEN ''
+            WHEN k.a_pid >= 0 AND k.pid = k.a_pid AND k.epoch = k.a_epoch AND k.a_seq >= 0 AND k.seq = k.a_seq THEN 'dedup-failure'
+            WHEN k.a_pid < 0 AND k.pid < 0 AND k.a_ts IS NOT NULL AND k.ts = k.a_ts
+                 AND k.a_ts_type <> 'LogAppendTime' AND k.ts_type <> 'LogAppendTime' AND k.batch_base <> k.a_batch_base THEN 'retry'
+            ELSE '' END AS cause
+FROM (SELECT x.*,
+             LAG(x.topic) OVER p AS a_topic, LAG(x.part) OVER p AS a_part, LAG(x.off) OVER p AS a_off,
+             LAG(x.pid) OVER p AS a_pid, LAG(x.epoch) OVER p AS a_epoch, LAG(x.seq) OVER p AS a_seq,
+             LAG(x.ts) OVER p AS a_ts, LAG(x.ts_type) OVER p AS a_ts_type, LAG(x.batch_base) OVER p AS a_batch_base
+      FROM (SELECT o.*, ROW_NUMBER() OVER (PARTITION BY o.fp, o.scope_topic, o.scope_part ORDER BY o.pos) AS occurrence
+            FROM dup_ordered o
+            WHERE o.prev_off IS NULL OR NOT (o.prev_topic = o.topic AND o.prev_part = o.part AND o.prev_off = o.off)) x
+      WINDOW p AS (PARTITION BY x.fp, x.scope_topic, x.scope_part ORDER BY x.occurrence)) k;
+
 CREATE OR REPLACE TEMPORARY VIEW dup_members_all AS
 SELECT m.*,
        COUNT(*) OVER g AS members,
        MIN(m.pid) OVER g AS min_pid,
        MAX(m.pid) OVER g AS max_pid,
        MIN(CASE WHEN m.txn_state = 'aborted' THEN m.occurrence END) OVER g AS first_aborted,
-       MAX(CASE WHEN COALESCE(m.txn_state, '') <> 'aborted' THEN m.occurrence END) OVER g AS last_not_aborted
-FROM (SELECT o.*, ROW_NUMBER() OVER (PARTITION BY o.fp, o.scope_topic, o.scope_part ORDER BY o.pos) AS occurrence
-      FROM dup_ordered o
-      WHERE o.prev_off IS NULL OR NOT (o.prev_topic = o.topic AND o.prev_part = o.part AND o.prev_off = o.off)) m
+       MAX(CASE WHEN COALESCE(m.txn_state, '') <> 'aborted' THEN m.occurrence END) OVER g AS last_not_aborted,
+       MAX(CASE WHEN m.cause <> '' THEN 1 ELSE 0 END) OVER g AS caused
+FROM dup_members_caused m
 WINDOW g AS (PARTITION BY m.fp, m.scope_topic, m.scope_part);
 
 -- Reported groups: two or more copies written under two or more PIDs,
--- or a copy in an aborted transaction followed by one that is not (a
+-- a copy in an aborted transaction followed by one that is not (a
 -- restarted transactional producer keeps its PID: its retry is a
--- txn-retry under one PID).
+-- txn-retry under one PID), or a copy with a cause (a retry or a
+-- dedup-failure, which need no second writer either).
 -- Each later copy is compared with the copy just before it when that is
 -- of the same producer session (not PID -1, not in an aborted
 -- transaction): the session repeats its own content. Else with the
@@ -99,6 +123,7 @@ WINDOW g AS (PARTITION BY m.fp, m.scope_topic, m.scope_part);
 CREATE OR REPLACE TEMPORARY VIEW dup_members AS
 SELECT r.*,
        CASE WHEN r.occurrence = 1 THEN NULL
+            WHEN r.cause <> '' THEN r.occurrence - 1
             WHEN r.prev_pid = r.pid AND r.prev_epoch = r.epoch AND r.pid >= 0
                  AND COALESCE(r.prev_txn, '') <> 'aborted' THEN r.occurrence - 1
             WHEN r.run_start > 1 THEN r.run_start - 1
@@ -113,9 +138,10 @@ FROM (SELECT s.*, MIN(s.occurrence) OVER (PARTITION BY s.fp, s.scope_topic, s.sc
                          LAG(a.txn_state) OVER (PARTITION BY a.fp, a.scope_topic, a.scope_part ORDER BY a.occurrence) AS prev_txn
                   FROM dup_members_all a
                   WHERE a.members >= 2
-                    AND (a.min_pid <> a.max_pid OR a.first_aborted < a.last_not_aborted)) n) s) r;
+                    AND (a.min_pid <> a.max_pid OR a.first_aborted < a.last_not_aborted OR a.caused = 1)) n) s) r;
 
 -- Classes (analysis/dups classify):
+--   retry, dedup-failure  the cause against the copy just before;
 --   txn-retry       the earlier copy was in an aborted transaction;
 --   restart-resend  the later session began after the earlier PID's last
 --                   write (by offset in the same partition dir, by time
@@ -128,6 +154,7 @@ SELECT m.fp, m.scope_topic, m.scope_part, m.source, m.input, m.topic, m.part, m.
        e.source AS ref_source, e.topic AS ref_topic, e.part AS ref_part, e.off AS ref_off, e.pid AS ref_pid,
        CASE
          WHEN m.occurrence = 1 THEN ''
+         WHEN m.cause <> '' THEN m.cause
          WHEN e.txn_state = 'aborted' THEN 'txn-retry'
          WHEN m.pid = e.pid AND (m.pid < 0 OR m.epoch = e.epoch) THEN 'repeat'
          WHEN m.pid < 0 THEN 'repeat'
