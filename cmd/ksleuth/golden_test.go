@@ -23,6 +23,7 @@ type goldenCase struct {
 // the sample log dir. --jobs is fixed because scan prints it.
 var goldenCases = []goldenCase{
 	{"scan.txt", []string{"scan", sampleDir, "--out", "OUT", "--jobs", "2", "--progress", "never"}, exitOK},
+	{"scan_all.txt", []string{"scan", sampleDir, "--out", "OUT", "--all", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"scan_records.txt", []string{"scan", sampleDir, "--out", "OUT", "--payload", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"scan.jsonl", []string{"scan", sampleDir, "--out", "OUT", "--json", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"scan_topic.jsonl", []string{"scan", sampleDir, "--out", "OUT", "--json", "--topic", "^codecs$", "--jobs", "2", "--progress", "never"}, exitOK},
@@ -42,7 +43,9 @@ var goldenCases = []goldenCase{
 	{"producers.jsonl", []string{"producers", sampleDir, "--json", "--jobs", "2", "--progress", "never"}, exitOK},
 	// The sample and its copy as broker 2: two byte-identical copies of
 	// every partition. (The text output's columns are as wide as the
-	// copy's temporary path: TestReplicasText holds it.)
+	// copy's temporary path, so --all, which prints them, is held by
+	// TestReplicasText instead.)
+	{"replicas.txt", []string{"replicas", sampleDir, "BROKER2", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"replicas.jsonl", []string{"replicas", sampleDir, "BROKER2", "--json", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"report.txt", []string{"report", sampleDir, "--html", "OUT/r.html", "--jobs", "2", "--progress", "never"}, exitOK},
 	{"report.jsonl", []string{"report", sampleDir, "--html", "OUT/r.html", "--json", "--jobs", "2", "--progress", "never"}, exitOK},
