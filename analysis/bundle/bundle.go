@@ -44,6 +44,9 @@ type Options struct {
 	// Offsets, when set, keeps only the segments that can hold offsets
 	// of the range, with their indexes (selection).
 	Offsets *records.Range
+	// Window, when not always, keeps only the live segments that can
+	// hold a record whose timestamp lies in it, with their indexes.
+	Window records.Window
 }
 
 // ExistsError says that the output exists and Options.Force was not set.
@@ -172,12 +175,12 @@ func (w *writer) input(ctx context.Context, in *source.Input) error {
 	var empty []*source.Entry // partition dirs without a file: evidence too
 	opts := source.Options{Topic: w.o.Topic, EmptyDir: func(e *source.Entry) { empty = append(empty, e) }}
 	if in.Kind == source.Archive {
-		if w.o.Offsets != nil {
-			files, err := archiveFiles(ctx, in, source.Options{Topic: w.o.Topic})
+		if w.selects() {
+			files, outside, err := archiveFiles(ctx, in, source.Options{Topic: w.o.Topic}, w.window())
 			if err != nil {
 				return err
 			}
-			w.sel = newSelection(*w.o.Offsets, files)
+			w.sel = newSelection(w.o.Offsets, files, outside)
 		}
 		err := in.Stream(ctx, opts, func(e *source.Entry, r io.Reader) error { return w.entry(e, r) })
 		if err != nil {
@@ -189,8 +192,12 @@ func (w *writer) input(ctx context.Context, in *source.Input) error {
 			return err
 		}
 		empty = dirs
-		if w.o.Offsets != nil {
-			w.sel = newSelection(*w.o.Offsets, files)
+		if w.selects() {
+			outside, err := outsideWindow(ctx, files, w.window())
+			if err != nil {
+				return err
+			}
+			w.sel = newSelection(w.o.Offsets, files, outside)
 		}
 		for _, e := range files {
 			if err := ctx.Err(); err != nil {
@@ -216,6 +223,17 @@ func (w *writer) input(ctx context.Context, in *source.Input) error {
 		}
 	}
 	return nil
+}
+
+// selects reports whether the options leave segments out.
+func (w *writer) selects() bool { return w.o.Offsets != nil || !w.window().IsAlways() }
+
+// window is the time window of the options; the zero Window is Always.
+func (w *writer) window() records.Window {
+	if w.o.Window == (records.Window{}) {
+		return records.Always
+	}
+	return w.o.Window
 }
 
 // prefixOf names the dir of the bundle an input's files go under: the

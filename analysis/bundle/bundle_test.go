@@ -140,7 +140,7 @@ func TestOffsetsSelection(t *testing.T) {
 	}
 	kept := map[string]bool{}
 	for _, r := range []records.Range{{From: 60, To: 70}, {From: 0, To: 10}} {
-		sel := newSelection(r, all)
+		sel := newSelection(&r, all, nil)
 		for _, e := range all {
 			kept[r.String()+" "+e.Path] = sel.keeps(e)
 		}

@@ -35,11 +35,14 @@ type Hooks struct {
 	Version            func() string
 	CommandLine        func(cmd *cobra.Command, args []string) string
 	Now                func() time.Time
+	// WindowFlags names the flags of a time window in an error of
+	// records.ParseWindow.
+	WindowFlags func(error) error
 }
 
 type options struct {
 	out, secretFile, check, topic, tmp  string
-	offsets                             string
+	offsets, since, until               string
 	redact, force, json, failOnFindings bool
 	jobs                                int
 }
@@ -57,7 +60,9 @@ original path, size and SHA-256, the ksleuth version and the command. Broker
 logs and files ksleuth does not know are left out. --topic keeps only the
 matching partitions, --offsets only the segments that can hold the offsets
 (a segment holds those from its base offset to the next one's) with their
-indexes; the rest of a partition dir is kept. Every command reads the
+indexes; --since and --until only the segments that can hold records
+with timestamps in the window (batch headers decide, records are decoded
+where they cannot). The rest of a partition dir is kept. Every command reads the
 bundle as any archive input.
 
 --redact replaces every key, value and header value of the records with
@@ -92,6 +97,8 @@ when the bundle tells the same story and 3 when it does not.`,
 	f.StringVar(&o.check, "check", "", "compare the analysis of this bundle with that of the PATHs it was made from")
 	f.StringVar(&o.topic, "topic", "", "only partitions whose topic matches this regular expression")
 	f.StringVar(&o.offsets, "offsets", "", "only the segments that can hold offsets A..B (inclusive; A.. and ..B too), with their indexes")
+	f.StringVar(&o.since, "since", "", "only the segments that can hold records with timestamps at or after this time (RFC 3339 or epoch ms)")
+	f.StringVar(&o.until, "until", "", "only the segments that can hold records with timestamps before this time (RFC 3339 or epoch ms)")
 	f.IntVar(&o.jobs, "jobs", 0, "parallel workers of --check (default: all cores)")
 	f.StringVar(&o.tmp, "tmp", "", "where --check's spill files go (default: the system's temporary dir)")
 	f.BoolVar(&o.json, "json", false, "JSON lines instead of text")
@@ -133,6 +140,9 @@ func runBundle(cmd *cobra.Command, args []string, o *options, h Hooks) error {
 			return h.Usage(fmt.Errorf("bundle: --offsets: %w", err))
 		}
 		opts.Offsets = &r
+	}
+	if opts.Window, err = records.ParseWindow(o.since, o.until); err != nil {
+		return h.Usage(fmt.Errorf("bundle: %w", h.WindowFlags(err)))
 	}
 	if o.redact {
 		secret, generated, err := bundle.ReadSecret(o.secretFile, ins)
