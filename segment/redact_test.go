@@ -165,3 +165,54 @@ func TestRedactKeepsDamage(t *testing.T) {
 		}
 	}
 }
+
+// headerKeysOf returns the header keys of a segment's records, in order.
+func headerKeysOf(t *testing.T, data []byte) []string {
+	t.Helper()
+	r := NewReaderBytes(data, Options{})
+	defer r.Close()
+	var keys []string
+	for r.Next() {
+		if r.Finding() != nil {
+			continue
+		}
+		it := r.Records()
+		for it.Next() {
+			for _, h := range it.Record().Headers {
+				keys = append(keys, string(h.Key))
+			}
+		}
+	}
+	return keys
+}
+
+// TestRedactHeaderKeys: header keys are kept unless MapHeaderKeys is
+// set, and then each is replaced in place, compressed batches included.
+func TestRedactHeaderKeys(t *testing.T) {
+	upper := func(p []byte) { copy(p, strings.ToUpper(string(p))) }
+	n := 0
+	for _, f := range segmentFiles(t, "../testdata/logdirs/generated") {
+		orig, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := headerKeysOf(t, orig)
+		n += len(want)
+		kept := NewRedactor(flipFill)
+		out, _ := kept.Segment(f, orig)
+		if got := headerKeysOf(t, out); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: header keys %q became %q", f, want, got)
+		}
+		kept.Close()
+		mapped := NewRedactor(flipFill)
+		mapped.MapHeaderKeys(upper)
+		out, _ = mapped.Segment(f, orig)
+		if got := headerKeysOf(t, out); strings.Join(got, ",") != strings.ToUpper(strings.Join(want, ",")) {
+			t.Errorf("%s: header keys %q mapped to %q", f, want, got)
+		}
+		mapped.Close()
+	}
+	if n < 10 {
+		t.Errorf("only %d header keys in the sample", n)
+	}
+}

@@ -44,6 +44,10 @@ type Options struct {
 	// Offsets, when set, keeps only the segments that can hold offsets
 	// of the range, with their indexes (selection).
 	Offsets *records.Range
+	// Names, with Secret, replaces topic names (in partition dirs' names,
+	// checkpoints and the manifest) and header keys by tokens; Result.Names
+	// says which. The internal topics' records are kept as they are.
+	Names bool
 	// Window, when not always, keeps only the live segments that can
 	// hold a record whose timestamp lies in it, with their indexes.
 	Window records.Window
@@ -65,6 +69,12 @@ type Result struct {
 	// InputBytes are the bytes of the files bundled, BundleBytes those
 	// of the .tar.zst.
 	InputBytes, BundleBytes int64
+	// Names are the tokens of Options.Names and what they stand for.
+	Names *NamesMap
+	// InternalKept: under Options.Names, the bundle holds records of the
+	// internal topics, whose names (groups, transactional ids, topics)
+	// are kept as they are.
+	InternalKept bool
 }
 
 // Write writes the bundle of inputs to out: written under a temporary
@@ -105,7 +115,10 @@ func Write(ctx context.Context, out string, inputs []*source.Input, o Options) (
 	if err := errors.Join(w.tw.Close(), zw.Close(), tmp.Sync(), tmp.Close()); err != nil {
 		return nil, err
 	}
-	res = &Result{Manifest: w.man, BundleBytes: cw.n}
+	res = &Result{Manifest: w.man, BundleBytes: cw.n, InternalKept: w.internal}
+	if w.names != nil {
+		res.Names = w.names.names(w.man.SecretID)
+	}
 	for _, f := range w.man.Files {
 		res.InputBytes += f.Size
 	}
@@ -141,6 +154,9 @@ type writer struct {
 	prefix string
 	in     int
 	inputs int // how many inputs the bundle is made of
+	names  *namer
+	// internal: under names, a segment of an internal topic went in.
+	internal bool
 }
 
 // pending is an offset index held until its segment is written.
@@ -156,6 +172,10 @@ func newWriter(tw *tar.Writer, o Options) *writer {
 		w.fill = newFiller(o.Secret)
 		w.red = segment.NewRedactor(w.fill.fill)
 		w.man.SecretID = secretID(o.Secret)
+		if o.Names {
+			w.names, w.man.Names = newNamer(o.Secret), true
+			w.red.MapHeaderKeys(w.names.headerKey)
+		}
 	}
 	return w
 }
@@ -209,7 +229,7 @@ func (w *writer) input(ctx context.Context, in *source.Input) error {
 		}
 	}
 	for _, e := range empty {
-		h := w.header(path.Join(w.prefix, e.Path)+"/", 0)
+		h := w.header(path.Join(w.prefix, w.rel(e))+"/", 0)
 		h.Typeflag, h.Mode = tar.TypeDir, 0o755
 		if err := w.tw.WriteHeader(h); err != nil {
 			return err
@@ -264,7 +284,21 @@ func (w *writer) prefixOf(in *source.Input) string {
 		p = fmt.Sprintf("%s-%d", name, i)
 	}
 	w.used[p] = true
+	if w.names != nil && in.Kind == source.File {
+		if pd, ok := source.ParsePartitionDir(p); ok {
+			p = renamePath(p, pd.Topic, w.names.topic)
+		}
+	}
 	return p
+}
+
+// rel is the name in the bundle of an entry's path relative to its
+// input: with its partition dir renamed under Options.Names.
+func (w *writer) rel(e *source.Entry) string {
+	if w.names == nil || e.Partition == nil {
+		return e.Path
+	}
+	return renamePath(e.Path, e.Partition.Topic, w.names.topic)
 }
 
 // file opens a dir or file input's entry and writes it.
@@ -316,8 +350,23 @@ func (w *writer) entry(e *source.Entry, r io.Reader) error {
 		w.moves[segKey(e)] = moves
 		return w.put(e, out, int64(len(data)), hashOf(data), func(f *File) { f.Redacted, f.Moves = true, moves })
 	}
+	if w.names != nil && checkpoints[e.Name.Kind] {
+		data, err := readSize(nil, r, e.Size)
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.Path, err)
+		}
+		return w.put(e, w.names.checkpoint(data), e.Size, hashOf(data), func(f *File) { f.Redacted = true })
+	}
+	if w.names != nil && e.Partition != nil && internalTopics[e.Partition.Topic] && e.Name.Kind == snapshot.KindLog {
+		w.internal = true
+	}
 	return w.copy(e, r)
 }
+
+// checkpoints are the files that name topics: the four offset
+// checkpoints.
+var checkpoints = map[snapshot.Kind]bool{snapshot.KindRecoveryPointCheckpoint: true, snapshot.KindReplicationCheckpoint: true,
+	snapshot.KindLogStartCheckpoint: true, snapshot.KindCleanerCheckpoint: true}
 
 // segKey pairs a segment with its offset index: same dir, same base
 // offset, same suffix (a .deleted segment's index is .deleted too).
@@ -353,7 +402,7 @@ func hashOf(b []byte) string {
 
 // copy writes an entry as it is, hashing it on the way.
 func (w *writer) copy(e *source.Entry, r io.Reader) error {
-	name := path.Join(w.prefix, e.Path)
+	name := path.Join(w.prefix, w.rel(e))
 	if err := w.tw.WriteHeader(w.header(name, e.Size)); err != nil {
 		return err
 	}
@@ -366,21 +415,21 @@ func (w *writer) copy(e *source.Entry, r io.Reader) error {
 		return err
 	}
 	sum := hex.EncodeToString(w.sha.Sum(nil))
-	w.man.Files = append(w.man.Files, File{Input: w.in, Path: e.Path, Bundle: name, Size: e.Size, SHA256: sum, BundleSize: e.Size, BundleSHA256: sum})
+	w.man.Files = append(w.man.Files, File{Input: w.in, Path: w.rel(e), Bundle: name, Size: e.Size, SHA256: sum, BundleSize: e.Size, BundleSHA256: sum})
 	return nil
 }
 
 // put writes data as the entry of e, whose original had size bytes of
 // hash sum; set fills in what the manifest says of the rewrite.
 func (w *writer) put(e *source.Entry, data []byte, size int64, sum string, set func(*File)) error {
-	name := path.Join(w.prefix, e.Path)
+	name := path.Join(w.prefix, w.rel(e))
 	if err := w.tw.WriteHeader(w.header(name, int64(len(data)))); err != nil {
 		return err
 	}
 	if _, err := w.tw.Write(data); err != nil {
 		return err
 	}
-	f := File{Input: w.in, Path: e.Path, Bundle: name, Size: size, SHA256: sum, BundleSize: int64(len(data)), BundleSHA256: hashOf(data)}
+	f := File{Input: w.in, Path: w.rel(e), Bundle: name, Size: size, SHA256: sum, BundleSize: int64(len(data)), BundleSHA256: hashOf(data)}
 	set(&f)
 	w.man.Files = append(w.man.Files, f)
 	return nil
@@ -392,6 +441,13 @@ func (w *writer) header(name string, size int64) *tar.Header {
 
 // manifest writes the manifest as the last entry.
 func (w *writer) manifest() error {
+	if w.names != nil {
+		// The command line and the inputs' paths may name topics too.
+		w.man.Command = w.names.forward(w.man.Command)
+		for i := range w.man.Inputs {
+			w.man.Inputs[i].Path = w.names.forward(w.man.Inputs[i].Path)
+		}
+	}
 	b, err := json.MarshalIndent(w.man, "", "  ")
 	if err != nil {
 		return err

@@ -42,8 +42,9 @@ type Hooks struct {
 
 type options struct {
 	out, secretFile, check, topic, tmp  string
-	offsets, since, until               string
+	offsets, since, until, namesMap     string
 	redact, force, json, failOnFindings bool
+	redactNames                         bool
 	jobs                                int
 }
 
@@ -77,9 +78,18 @@ that held are recomputed and CRCs that failed still fail, damaged bytes are
 zero-filled in place, and offset indexes are rewritten for the batches that
 moved; the manifest maps every byte of the inputs to the bundle's.
 
+--redact-names (with --redact) also replaces topic names, in partition
+dirs' names, checkpoints and the manifest, by tokens (t- and 10 hex
+digits), and header keys by keys of the same length, with the same keyed
+HMAC; the tokens and the names they stand for go to --names-map FILE,
+which the sender keeps and never sends. The internal topics' records keep
+the names they hold (groups, transactional ids, topics).
+
 --check FILE.tar.zst PATH... runs the analysis on the bundle and on the
 inputs it was made from (the same inputs, in the same order) and prints what
-differs: verdicts, losses, findings, duplicates and replicas. It exits 0
+differs: verdicts, losses, findings, duplicates and replicas; with
+--names-map, the names of a bundle made with --redact-names are mapped
+back first. It exits 0
 when the bundle tells the same story and 3 when it does not.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -93,6 +103,8 @@ when the bundle tells the same story and 3 when it does not.`,
 	f.StringVar(&o.out, "out", "", "the bundle to write (.tar.zst)")
 	f.BoolVar(&o.redact, "redact", false, "replace keys, values and header values by keyed hashes of the same length")
 	f.StringVar(&o.secretFile, "secret-file", "", "the secret of --redact (generated there when absent; keep it, never send it)")
+	f.BoolVar(&o.redactNames, "redact-names", false, "with --redact: replace topic names and header keys by tokens too, mapped in --names-map")
+	f.StringVar(&o.namesMap, "names-map", "", "where --redact-names writes its tokens and the names (keep it, never send it); what --check reads")
 	f.BoolVar(&o.force, "force", false, "replace an existing bundle")
 	f.StringVar(&o.check, "check", "", "compare the analysis of this bundle with that of the PATHs it was made from")
 	f.StringVar(&o.topic, "topic", "", "only partitions whose topic matches this regular expression")
@@ -124,6 +136,10 @@ func runBundle(cmd *cobra.Command, args []string, o *options, h Hooks) error {
 		return h.Usage(errors.New("bundle: --out FILE.tar.zst is required (or --check FILE.tar.zst)"))
 	case o.redact != (o.secretFile != ""):
 		return h.Usage(errors.New("bundle: --redact and --secret-file go together"))
+	case o.redactNames && !o.redact:
+		return h.Usage(errors.New("bundle: --redact-names needs --redact"))
+	case o.redactNames != (o.namesMap != ""):
+		return h.Usage(errors.New("bundle: --redact-names and --names-map go together"))
 	}
 	topic, err := pipeline.Pattern(o.topic)
 	if err != nil {
@@ -154,11 +170,27 @@ func runBundle(cmd *cobra.Command, args []string, o *options, h Hooks) error {
 		}
 		opts.Secret = secret
 	}
+	if o.redactNames {
+		if err := bundle.NamesOutput(o.namesMap, ins, o.force); err != nil {
+			return usageIf(err, h)
+		}
+		opts.Names = true
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := bundle.Write(ctx, o.out, ins, opts)
 	if err != nil {
 		return usageIf(err, h)
+	}
+	if res.Names != nil {
+		if err := bundle.WriteNames(o.namesMap, res.Names, ins, true); err != nil {
+			return fmt.Errorf("bundle: --names-map: %w", err)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: bundle: wrote the names map to %s: %d topics, %d header keys; keep it, never send it\n",
+			o.namesMap, len(res.Names.Topics), len(res.Names.HeaderKeys))
+		if res.InternalKept {
+			fmt.Fprintln(cmd.ErrOrStderr(), "ksleuth: bundle: the internal topics' records keep the names they hold (groups, transactional ids, topics)")
+		}
 	}
 	return printBundle(cmd.OutOrStdout(), o, res)
 }
@@ -222,8 +254,8 @@ func size(n int64) string {
 }
 
 func runCheck(cmd *cobra.Command, args []string, o *options, h Hooks) error {
-	if o.out != "" || o.redact || o.secretFile != "" {
-		return h.Usage(errors.New("bundle: --check reads a bundle; --out, --redact and --secret-file write one"))
+	if o.out != "" || o.redact || o.secretFile != "" || o.redactNames {
+		return h.Usage(errors.New("bundle: --check reads a bundle; --out, --redact, --redact-names and --secret-file write one"))
 	}
 	if o.jobs < 0 {
 		return h.Usage(errors.New("bundle: --jobs must be positive"))
@@ -249,7 +281,19 @@ func runCheck(cmd *cobra.Command, args []string, o *options, h Hooks) error {
 	if jobs == 0 {
 		jobs = runtime.NumCPU()
 	}
-	diffs, findings, err := bundle.Compare(ctx, ins, b[0], man, bundle.CompareOptions{Jobs: jobs, TmpDir: o.tmp})
+	copts := bundle.CompareOptions{Jobs: jobs, TmpDir: o.tmp}
+	switch {
+	case man.Names && o.namesMap == "":
+		return h.Usage(fmt.Errorf("bundle: --check %s: its names were replaced; give the --names-map it was made with", o.check))
+	case o.namesMap != "":
+		if copts.Names, err = bundle.ReadNames(o.namesMap); err != nil {
+			return fmt.Errorf("bundle: --names-map: %w", err)
+		}
+		if copts.Names.SecretID != man.SecretID {
+			return h.Usage(fmt.Errorf("bundle: --names-map %s goes with secret %s, the bundle with %s", o.namesMap, copts.Names.SecretID, man.SecretID))
+		}
+	}
+	diffs, findings, err := bundle.Compare(ctx, ins, b[0], man, copts)
 	if err != nil {
 		return fmt.Errorf("bundle: --check: %w", err)
 	}
