@@ -63,17 +63,17 @@ matching partitions, --offsets only the segments that can hold the offsets
 (a segment holds those from its base offset to the next one's) with their
 indexes; --since and --until only the segments that can hold records
 with timestamps in the window (batch headers decide, records are decoded
-where they cannot). The rest of a partition dir is kept. Every command reads the
-bundle as any archive input.
+where they cannot). The rest of a partition dir is kept. Every command
+reads the bundle as any archive input.
 
 --redact replaces every key, value and header value of the records with
 bytes of the same length derived from HMAC-SHA-256 under a secret kept in
 --secret-file (generated there when the file does not exist): equal
 contents stay equal, so duplicates are found the same, and nothing of the
-original can be read back without the secret. Header keys, topic names,
-offsets, timestamps and producer fields are kept; so are the internal
-topics (__consumer_offsets, __transaction_state, __cluster_metadata), which
-hold structure. Compressed batches are re-compressed with their codec, CRCs
+original can be read back without the secret. Header keys, topic names
+(unless --redact-names), offsets, timestamps and producer fields are kept;
+so are the internal topics (__consumer_offsets, __transaction_state,
+__cluster_metadata), which hold structure. Compressed batches are re-compressed with their codec, CRCs
 that held are recomputed and CRCs that failed still fail, damaged bytes are
 zero-filled in place, and offset indexes are rewritten for the batches that
 moved; the manifest maps every byte of the inputs to the bundle's.
@@ -89,8 +89,7 @@ the names they hold (groups, transactional ids, topics).
 inputs it was made from (the same inputs, in the same order) and prints what
 differs: verdicts, losses, findings, duplicates and replicas; with
 --names-map, the names of a bundle made with --redact-names are mapped
-back first. It exits 0
-when the bundle tells the same story and 3 when it does not.`,
+back first. It exits 0 when the bundle tells the same story and 3 when it does not.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.check != "" {
