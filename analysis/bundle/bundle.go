@@ -155,6 +155,7 @@ type writer struct {
 	in     int
 	inputs int // how many inputs the bundle is made of
 	names  *namer
+	rekey  *segment.Redactor // __consumer_offsets' keys, under names
 	// internal: under names, a segment of an internal topic went in.
 	internal bool
 }
@@ -175,6 +176,8 @@ func newWriter(tw *tar.Writer, o Options) *writer {
 		if o.Names {
 			w.names, w.man.Names = newNamer(o.Secret), true
 			w.red.MapHeaderKeys(w.names.headerKey)
+			w.rekey = segment.NewRedactor(nil)
+			w.rekey.RekeyRecords(w.names.groupKey)
 		}
 	}
 	return w
@@ -183,6 +186,9 @@ func newWriter(tw *tar.Writer, o Options) *writer {
 func (w *writer) close() {
 	if w.red != nil {
 		w.red.Close()
+	}
+	if w.rekey != nil {
+		w.rekey.Close()
 	}
 }
 
@@ -325,9 +331,19 @@ func (w *writer) wanted(e *source.Entry) bool {
 	return e.Skipped == "" && e.Err == nil && !strings.HasSuffix(e.Path, "/") && e.Name.Kind != snapshot.KindUnknown && w.sel.keeps(e)
 }
 
-// redacts reports whether an entry's payloads are replaced.
-func (w *writer) redacts(e *source.Entry) bool {
-	return w.red != nil && e.Partition != nil && !internalTopics[e.Partition.Topic]
+// redactor returns what rewrites an entry's segments: the Redactor of
+// payloads, or under names that of __consumer_offsets' keys; nil when
+// they are kept as they are.
+func (w *writer) redactor(e *source.Entry) *segment.Redactor {
+	switch {
+	case w.red == nil || e.Partition == nil:
+		return nil
+	case !internalTopics[e.Partition.Topic]:
+		return w.red
+	case e.Partition.Topic == "__consumer_offsets":
+		return w.rekey
+	}
+	return nil
 }
 
 // entry writes one file read from r: a segment or offset index to be
@@ -336,7 +352,7 @@ func (w *writer) entry(e *source.Entry, r io.Reader) error {
 	if !w.wanted(e) {
 		return nil
 	}
-	if w.redacts(e) && (e.Name.Kind == snapshot.KindLog || e.Name.Kind == snapshot.KindIndex) {
+	if red := w.redactor(e); red != nil && (e.Name.Kind == snapshot.KindLog || e.Name.Kind == snapshot.KindIndex) {
 		data, err := readSize(w.data[:0], r, e.Size)
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Path, err)
@@ -346,7 +362,8 @@ func (w *writer) entry(e *source.Entry, r io.Reader) error {
 			return nil
 		}
 		w.data = data // reused by the next segment
-		out, moves := w.red.Segment(e.Path, data)
+		w.internal = w.internal || red == w.rekey && len(data) > 0
+		out, moves := red.Segment(e.Path, data)
 		w.moves[segKey(e)] = moves
 		return w.put(e, out, int64(len(data)), hashOf(data), func(f *File) { f.Redacted, f.Moves = true, moves })
 	}
@@ -357,7 +374,7 @@ func (w *writer) entry(e *source.Entry, r io.Reader) error {
 		}
 		return w.put(e, w.names.checkpoint(data), e.Size, hashOf(data), func(f *File) { f.Redacted = true })
 	}
-	if w.names != nil && e.Partition != nil && internalTopics[e.Partition.Topic] && e.Name.Kind == snapshot.KindLog {
+	if w.names != nil && e.Partition != nil && internalTopics[e.Partition.Topic] && e.Name.Kind == snapshot.KindLog && e.Size > 0 {
 		w.internal = true
 	}
 	return w.copy(e, r)

@@ -4,17 +4,20 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/analysis/topics"
 )
 
 // NamesMap is what --redact-names replaced: each token of the bundle and
@@ -28,6 +31,10 @@ type NamesMap struct {
 	Topics map[string]string `json:"topics"`
 	// HeaderKeys maps a header key's replacement to the key.
 	HeaderKeys map[string]string `json:"header_keys"`
+	// Groups and Members map the tokens of the group ids and member ids
+	// of __consumer_offsets keys.
+	Groups  map[string]string `json:"groups"`
+	Members map[string]string `json:"members"`
 }
 
 // namer makes the tokens of names from a keyed HMAC: a name always gets
@@ -37,11 +44,15 @@ type namer struct {
 	mac                 hash.Hash
 	topics, topicTokens map[string]string // name → token, token → name
 	keys, keyTokens     map[string]string
+	groups, groupTokens map[string]string
+	members             map[string]string
+	memberTokens        map[string]string
 }
 
 func newNamer(secret []byte) *namer {
 	return &namer{mac: hmac.New(sha256.New, secret), topics: map[string]string{}, topicTokens: map[string]string{},
-		keys: map[string]string{}, keyTokens: map[string]string{}}
+		keys: map[string]string{}, keyTokens: map[string]string{}, groups: map[string]string{}, groupTokens: map[string]string{},
+		members: map[string]string{}, memberTokens: map[string]string{}}
 }
 
 // sum is the MAC of a name of one kind, at one try (a later try when an
@@ -59,16 +70,48 @@ func (n *namer) topic(name string) string {
 	if strings.HasPrefix(name, "__") {
 		return name
 	}
-	if t, ok := n.topics[name]; ok {
+	return n.token("topic", "t-", name, n.topics, n.topicTokens)
+}
+
+// token is the token of a name of one kind: prefix and 10 hex digits of
+// its MAC, more when those were taken by another name.
+func (n *namer) token(kind, prefix, name string, names, tokens map[string]string) string {
+	if t, ok := names[name]; ok {
 		return t
 	}
 	for try := 0; ; try++ {
-		t := "t-" + hex.EncodeToString(n.sum("topic", name, try))[:10+2*min(try, 27)]
-		if _, taken := n.topicTokens[t]; !taken {
-			n.topics[name], n.topicTokens[t] = t, name
+		t := prefix + hex.EncodeToString(n.sum(kind, name, try))[:10+2*min(try, 27)]
+		if _, taken := tokens[t]; !taken {
+			names[name], tokens[t] = t, name
 			return t
 		}
 	}
+}
+
+// groupKey returns a __consumer_offsets key with its group id, topic and
+// member id replaced by tokens ("g-", "t-", "m-"); a key that does not
+// decode whole is kept as it is.
+func (n *namer) groupKey(key []byte) []byte {
+	k, err := topics.DecodeGroupKey(key)
+	if err != nil {
+		return key
+	}
+	out := binary.BigEndian.AppendUint16(nil, uint16(k.Type))
+	out = appendString(out, n.token("group", "g-", k.Group, n.groups, n.groupTokens))
+	switch {
+	case k.Topic != nil && k.Partition != nil:
+		out = appendString(out, n.topic(*k.Topic))
+		out = binary.BigEndian.AppendUint32(out, uint32(*k.Partition))
+	case k.MemberID != nil:
+		out = appendString(out, n.token("member", "m-", *k.MemberID, n.members, n.memberTokens))
+	}
+	return out
+}
+
+// appendString appends a string as Kafka's non-flexible schemas do: an
+// int16 length, then the bytes.
+func appendString(b []byte, s string) []byte {
+	return append(binary.BigEndian.AppendUint16(b, uint16(len(s))), s...)
 }
 
 // tokenChars are the characters of a header key's replacement.
@@ -143,10 +186,11 @@ func (n *namer) checkpoint(data []byte) []byte {
 
 // names returns what the namer replaced.
 func (n *namer) names(secretID string) *NamesMap {
-	m := &NamesMap{SecretID: secretID, Topics: map[string]string{}, HeaderKeys: map[string]string{}}
-	for t, name := range n.topicTokens {
-		m.Topics[t] = name
-	}
+	m := &NamesMap{SecretID: secretID, Topics: map[string]string{}, HeaderKeys: map[string]string{}, Groups: map[string]string{},
+		Members: map[string]string{}}
+	maps.Copy(m.Groups, n.groupTokens)
+	maps.Copy(m.Members, n.memberTokens)
+	maps.Copy(m.Topics, n.topicTokens)
 	for t, key := range n.keyTokens {
 		if t != key {
 			m.HeaderKeys[t] = key

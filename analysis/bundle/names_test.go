@@ -14,6 +14,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
 )
@@ -89,8 +90,9 @@ func TestNamesSameStory(t *testing.T) {
 }
 
 // originalNames returns the user topics' names (of the partition dirs
-// the inputs list: the dirs above them are no topic's) and the header
-// keys of dir's segments, of 8 bytes or more.
+// the inputs list: the dirs above them are no topic's), the header keys
+// of dir's segments and the group ids of its __consumer_offsets keys, of
+// 8 bytes or more.
 func originalNames(t *testing.T, dir string) map[string]bool {
 	t.Helper()
 	inputs, err := source.Classify([]string{dir})
@@ -103,6 +105,17 @@ func originalNames(t *testing.T, dir string) map[string]bool {
 	}
 	names := map[string]bool{}
 	for _, e := range files {
+		if e.Partition != nil && e.Partition.Topic == "__consumer_offsets" && e.Name.Kind == snapshot.KindLog {
+			data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(e.Path)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range recordKeys(data) {
+				if gk, err := topics.DecodeGroupKey(k); err == nil {
+					names[gk.Group] = true
+				}
+			}
+		}
 		if e.Partition == nil || strings.HasPrefix(e.Partition.Topic, "__") {
 			continue
 		}
@@ -124,6 +137,23 @@ func originalNames(t *testing.T, dir string) map[string]bool {
 		}
 	}
 	return names
+}
+
+// recordKeys returns the keys of a segment's records.
+func recordKeys(data []byte) [][]byte {
+	r := segment.NewReaderBytes(data, segment.Options{})
+	defer r.Close()
+	var out [][]byte
+	for r.Next() {
+		if r.Batch() == nil {
+			continue
+		}
+		it := r.Records()
+		for it.Next() {
+			out = append(out, bytes.Clone(it.Record().Key))
+		}
+	}
+	return out
 }
 
 func headerKeys(data []byte) []string {
@@ -169,12 +199,20 @@ func namesText(t *testing.T, path string) []byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(h.Name, "/__") {
+		if strings.Contains(h.Name, "/__") && !strings.Contains(h.Name, "/__consumer_offsets-") {
 			continue
 		}
 		b, err := io.ReadAll(tr)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if strings.Contains(h.Name, "/__consumer_offsets-") {
+			// Its values keep their client ids, hosts, metadata and
+			// subscriptions; its keys are searched.
+			if strings.HasSuffix(h.Name, ".log") {
+				all.Write(bytes.Join(recordKeys(b), []byte{0}))
+			}
+			continue
 		}
 		all.WriteString(h.Name)
 		all.Write(b)
@@ -185,10 +223,11 @@ func namesText(t *testing.T, path string) []byte {
 	return all.Bytes()
 }
 
-// TestNamesLeakNoName: no topic name or header key of 8 bytes or more
-// occurs in a bundle made with names replaced, outside the internal
-// topics; and each occurs in a bundle made without, so the search finds
-// what it looks for.
+// TestNamesLeakNoName: no topic name, header key or group id of 8 bytes
+// or more occurs in a bundle made with names replaced, outside the
+// internal topics' values (__consumer_offsets' keys are searched); and
+// each occurs in a bundle made without, so the search finds what it
+// looks for.
 func TestNamesLeakNoName(t *testing.T) {
 	searched := 0
 	for _, d := range namesDirs(t) {
@@ -249,5 +288,31 @@ func TestCheckpointRenamed(t *testing.T) {
 	}
 	if !strings.HasPrefix(n.topic("orders"), "t-") || len(n.topic("orders")) != 12 {
 		t.Errorf("token %q", n.topic("orders"))
+	}
+}
+
+// TestGroupKeyTokens: a __consumer_offsets key decodes after its names
+// were replaced, with the tokens in their places and the partition kept;
+// a key that does not decode stays as it is.
+func TestGroupKeyTokens(t *testing.T) {
+	n := newNamer(testSecret)
+	commit := appendString(appendString([]byte{0, 1}, "billing-consumers"), "orders.eu")
+	commit = append(commit, 0, 0, 0, 7)
+	k, err := topics.DecodeGroupKey(n.groupKey(commit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Type != 1 || k.Group != n.groups["billing-consumers"] || !strings.HasPrefix(k.Group, "g-") || *k.Topic != n.topic("orders.eu") ||
+		*k.Partition != 7 {
+		t.Errorf("offset commit key became %+v", k)
+	}
+	member := appendString(appendString([]byte{0, 5}, "billing-consumers"), "consumer-1-4f2a")
+	if k, err = topics.DecodeGroupKey(n.groupKey(member)); err != nil || k.Group != n.groups["billing-consumers"] ||
+		*k.MemberID != n.members["consumer-1-4f2a"] || !strings.HasPrefix(*k.MemberID, "m-") {
+		t.Errorf("member key became %+v (%v)", k, err)
+	}
+	bad := []byte{0, 1, 0, 40, 'x'}
+	if got := n.groupKey(bad); !bytes.Equal(got, bad) {
+		t.Errorf("a torn key became %q", got)
 	}
 }
