@@ -45,8 +45,9 @@ type Options struct {
 	// of the range, with their indexes (selection).
 	Offsets *records.Range
 	// Names, with Secret, replaces topic names (in partition dirs' names,
-	// checkpoints and the manifest) and header keys by tokens; Result.Names
-	// says which. The internal topics' records are kept as they are.
+	// checkpoints and the manifest), header keys and the names in
+	// __consumer_offsets' keys by tokens; Result.Names says which. The
+	// internal topics' values are kept as they are.
 	Names bool
 	// Window, when not always, keeps only the live segments that can
 	// hold a record whose timestamp lies in it, with their indexes.
@@ -72,8 +73,8 @@ type Result struct {
 	// Names are the tokens of Options.Names and what they stand for.
 	Names *NamesMap
 	// InternalKept: under Options.Names, the bundle holds records of the
-	// internal topics, whose names (groups, transactional ids, topics)
-	// are kept as they are.
+	// internal topics, whose values keep the names they hold (client ids,
+	// hosts, subscribed topics, transactional ids).
 	InternalKept bool
 }
 

@@ -82,8 +82,9 @@ moved; the manifest maps every byte of the inputs to the bundle's.
 dirs' names, checkpoints and the manifest, by tokens (t- and 10 hex
 digits), and header keys by keys of the same length, with the same keyed
 HMAC; the tokens and the names they stand for go to --names-map FILE,
-which the sender keeps and never sends. The internal topics' records keep
-the names they hold (groups, transactional ids, topics).
+which the sender keeps and never sends. The keys of __consumer_offsets
+get tokens for their group ids, topics and member ids; the internal
+topics' values keep the names they hold.
 
 --check FILE.tar.zst PATH... runs the analysis on the bundle and on the
 inputs it was made from (the same inputs, in the same order) and prints what
@@ -188,7 +189,8 @@ func runBundle(cmd *cobra.Command, args []string, o *options, h Hooks) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: bundle: wrote the names map to %s: %d topics, %d header keys; keep it, never send it\n",
 			o.namesMap, len(res.Names.Topics), len(res.Names.HeaderKeys))
 		if res.InternalKept {
-			fmt.Fprintln(cmd.ErrOrStderr(), "ksleuth: bundle: the internal topics' records keep the names they hold (groups, transactional ids, topics)")
+			fmt.Fprintln(cmd.ErrOrStderr(), "ksleuth: bundle: the internal topics' values keep the names they hold "+
+				"(client ids, hosts, subscribed topics, transactional ids; docs/bundle.md)")
 		}
 	}
 	return printBundle(cmd.OutOrStdout(), o, res)
