@@ -50,16 +50,25 @@ func MapPosition(moves []Move, pos int64) int64 {
 // way. Not safe for concurrent use.
 type Redactor struct {
 	fill Fill
-	dec  *Decoder
-	comp compressor
-	buf  []byte
-	out  []byte // the last segment's copy, reused by the next
+	keys Fill // header keys' replacement; nil keeps them
+	// rekey, when set, replaces records' keys instead of filling
+	// payloads (RekeyRecords).
+	rekey Rekey
+	dec   *Decoder
+	comp  compressor
+	buf   []byte
+	out   []byte // the last segment's copy, reused by the next
 }
 
 // NewRedactor returns a Redactor that replaces payloads with fill.
 func NewRedactor(fill Fill) *Redactor {
 	return &Redactor{fill: fill, dec: NewDecoder(Options{})}
 }
+
+// MapHeaderKeys makes the Redactor replace every header key too, in
+// place with keys of the same length: equal keys must get equal ones, and
+// distinct keys distinct ones, so that records compare as before.
+func (x *Redactor) MapHeaderKeys(keys Fill) { x.keys = keys }
 
 // Close releases the codecs' state.
 func (x *Redactor) Close() {
@@ -138,6 +147,9 @@ func appendDamaged(out, d []byte, header bool) []byte {
 // batch returns the redacted bytes of one batch.
 func (x *Redactor) batch(b *Batch) []byte {
 	nb := append([]byte(nil), b.Bytes()...)
+	if x.rekey != nil {
+		return x.rekeyBatch(b, nb)
+	}
 	if b.Magic < 2 {
 		return x.legacy(b, nb)
 	}
@@ -224,10 +236,10 @@ func (x *Redactor) record(r []byte) bool {
 		r = r[k:]
 	}
 	var ok bool
-	if r, ok = x.field(r, true); !ok {
+	if r, ok = x.field(r, x.fill); !ok {
 		return false
 	}
-	if r, ok = x.field(r, true); !ok {
+	if r, ok = x.field(r, x.fill); !ok {
 		return false
 	}
 	h, k := varint32(r)
@@ -236,18 +248,19 @@ func (x *Redactor) record(r []byte) bool {
 	}
 	r = r[k:]
 	for range h {
-		if r, ok = x.field(r, false); !ok {
+		if r, ok = x.field(r, x.keys); !ok {
 			return false
 		}
-		if r, ok = x.field(r, true); !ok {
+		if r, ok = x.field(r, x.fill); !ok {
 			return false
 		}
 	}
 	return len(r) == 0
 }
 
-// field passes a varint-prefixed byte field, filling it when fill is set.
-func (x *Redactor) field(r []byte, fill bool) ([]byte, bool) {
+// field passes a varint-prefixed byte field, replacing it by fill when
+// fill is set.
+func (x *Redactor) field(r []byte, fill Fill) ([]byte, bool) {
 	l, k := varint32(r)
 	if k == 0 || int(l) > len(r)-k {
 		return nil, false
@@ -256,8 +269,8 @@ func (x *Redactor) field(r []byte, fill bool) ([]byte, bool) {
 	if l <= 0 {
 		return r, true
 	}
-	if fill {
-		x.fill(r[:l])
+	if fill != nil {
+		fill(r[:l])
 	}
 	return r[l:], true
 }

@@ -44,6 +44,14 @@ type Options struct {
 	// Offsets, when set, keeps only the segments that can hold offsets
 	// of the range, with their indexes (selection).
 	Offsets *records.Range
+	// Names, with Secret, replaces topic names (in partition dirs' names,
+	// checkpoints and the manifest), header keys and the names in
+	// __consumer_offsets' keys by tokens; Result.Names says which. The
+	// internal topics' values are kept as they are.
+	Names bool
+	// Window, when not always, keeps only the live segments that can
+	// hold a record whose timestamp lies in it, with their indexes.
+	Window records.Window
 }
 
 // ExistsError says that the output exists and Options.Force was not set.
@@ -62,6 +70,12 @@ type Result struct {
 	// InputBytes are the bytes of the files bundled, BundleBytes those
 	// of the .tar.zst.
 	InputBytes, BundleBytes int64
+	// Names are the tokens of Options.Names and what they stand for.
+	Names *NamesMap
+	// InternalKept: under Options.Names, the bundle holds records of the
+	// internal topics, whose values keep the names they hold (client ids,
+	// hosts, subscribed topics, transactional ids).
+	InternalKept bool
 }
 
 // Write writes the bundle of inputs to out: written under a temporary
@@ -102,7 +116,10 @@ func Write(ctx context.Context, out string, inputs []*source.Input, o Options) (
 	if err := errors.Join(w.tw.Close(), zw.Close(), tmp.Sync(), tmp.Close()); err != nil {
 		return nil, err
 	}
-	res = &Result{Manifest: w.man, BundleBytes: cw.n}
+	res = &Result{Manifest: w.man, BundleBytes: cw.n, InternalKept: w.internal}
+	if w.names != nil {
+		res.Names = w.names.names(w.man.SecretID)
+	}
 	for _, f := range w.man.Files {
 		res.InputBytes += f.Size
 	}
@@ -138,6 +155,10 @@ type writer struct {
 	prefix string
 	in     int
 	inputs int // how many inputs the bundle is made of
+	names  *namer
+	rekey  *segment.Redactor // __consumer_offsets' keys, under names
+	// internal: under names, a segment of an internal topic went in.
+	internal bool
 }
 
 // pending is an offset index held until its segment is written.
@@ -153,6 +174,12 @@ func newWriter(tw *tar.Writer, o Options) *writer {
 		w.fill = newFiller(o.Secret)
 		w.red = segment.NewRedactor(w.fill.fill)
 		w.man.SecretID = secretID(o.Secret)
+		if o.Names {
+			w.names, w.man.Names = newNamer(o.Secret), true
+			w.red.MapHeaderKeys(w.names.headerKey)
+			w.rekey = segment.NewRedactor(nil)
+			w.rekey.RekeyRecords(w.names.groupKey)
+		}
 	}
 	return w
 }
@@ -160,6 +187,9 @@ func newWriter(tw *tar.Writer, o Options) *writer {
 func (w *writer) close() {
 	if w.red != nil {
 		w.red.Close()
+	}
+	if w.rekey != nil {
+		w.rekey.Close()
 	}
 }
 
@@ -172,12 +202,12 @@ func (w *writer) input(ctx context.Context, in *source.Input) error {
 	var empty []*source.Entry // partition dirs without a file: evidence too
 	opts := source.Options{Topic: w.o.Topic, EmptyDir: func(e *source.Entry) { empty = append(empty, e) }}
 	if in.Kind == source.Archive {
-		if w.o.Offsets != nil {
-			files, err := archiveFiles(ctx, in, source.Options{Topic: w.o.Topic})
+		if w.selects() {
+			files, outside, err := archiveFiles(ctx, in, source.Options{Topic: w.o.Topic}, w.window())
 			if err != nil {
 				return err
 			}
-			w.sel = newSelection(*w.o.Offsets, files)
+			w.sel = newSelection(w.o.Offsets, files, outside)
 		}
 		err := in.Stream(ctx, opts, func(e *source.Entry, r io.Reader) error { return w.entry(e, r) })
 		if err != nil {
@@ -189,8 +219,12 @@ func (w *writer) input(ctx context.Context, in *source.Input) error {
 			return err
 		}
 		empty = dirs
-		if w.o.Offsets != nil {
-			w.sel = newSelection(*w.o.Offsets, files)
+		if w.selects() {
+			outside, err := outsideWindow(ctx, files, w.window())
+			if err != nil {
+				return err
+			}
+			w.sel = newSelection(w.o.Offsets, files, outside)
 		}
 		for _, e := range files {
 			if err := ctx.Err(); err != nil {
@@ -202,7 +236,7 @@ func (w *writer) input(ctx context.Context, in *source.Input) error {
 		}
 	}
 	for _, e := range empty {
-		h := w.header(path.Join(w.prefix, e.Path)+"/", 0)
+		h := w.header(path.Join(w.prefix, w.rel(e))+"/", 0)
 		h.Typeflag, h.Mode = tar.TypeDir, 0o755
 		if err := w.tw.WriteHeader(h); err != nil {
 			return err
@@ -216,6 +250,17 @@ func (w *writer) input(ctx context.Context, in *source.Input) error {
 		}
 	}
 	return nil
+}
+
+// selects reports whether the options leave segments out.
+func (w *writer) selects() bool { return w.o.Offsets != nil || !w.window().IsAlways() }
+
+// window is the time window of the options; the zero Window is Always.
+func (w *writer) window() records.Window {
+	if w.o.Window == (records.Window{}) {
+		return records.Always
+	}
+	return w.o.Window
 }
 
 // prefixOf names the dir of the bundle an input's files go under: the
@@ -246,7 +291,21 @@ func (w *writer) prefixOf(in *source.Input) string {
 		p = fmt.Sprintf("%s-%d", name, i)
 	}
 	w.used[p] = true
+	if w.names != nil && in.Kind == source.File {
+		if pd, ok := source.ParsePartitionDir(p); ok {
+			p = renamePath(p, pd.Topic, w.names.topic)
+		}
+	}
 	return p
+}
+
+// rel is the name in the bundle of an entry's path relative to its
+// input: with its partition dir renamed under Options.Names.
+func (w *writer) rel(e *source.Entry) string {
+	if w.names == nil || e.Partition == nil {
+		return e.Path
+	}
+	return renamePath(e.Path, e.Partition.Topic, w.names.topic)
 }
 
 // file opens a dir or file input's entry and writes it.
@@ -273,9 +332,19 @@ func (w *writer) wanted(e *source.Entry) bool {
 	return e.Skipped == "" && e.Err == nil && !strings.HasSuffix(e.Path, "/") && e.Name.Kind != snapshot.KindUnknown && w.sel.keeps(e)
 }
 
-// redacts reports whether an entry's payloads are replaced.
-func (w *writer) redacts(e *source.Entry) bool {
-	return w.red != nil && e.Partition != nil && !internalTopics[e.Partition.Topic]
+// redactor returns what rewrites an entry's segments: the Redactor of
+// payloads, or under names that of __consumer_offsets' keys; nil when
+// they are kept as they are.
+func (w *writer) redactor(e *source.Entry) *segment.Redactor {
+	switch {
+	case w.red == nil || e.Partition == nil:
+		return nil
+	case !internalTopics[e.Partition.Topic]:
+		return w.red
+	case e.Partition.Topic == "__consumer_offsets":
+		return w.rekey
+	}
+	return nil
 }
 
 // entry writes one file read from r: a segment or offset index to be
@@ -284,7 +353,7 @@ func (w *writer) entry(e *source.Entry, r io.Reader) error {
 	if !w.wanted(e) {
 		return nil
 	}
-	if w.redacts(e) && (e.Name.Kind == snapshot.KindLog || e.Name.Kind == snapshot.KindIndex) {
+	if red := w.redactor(e); red != nil && (e.Name.Kind == snapshot.KindLog || e.Name.Kind == snapshot.KindIndex) {
 		data, err := readSize(w.data[:0], r, e.Size)
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Path, err)
@@ -294,12 +363,28 @@ func (w *writer) entry(e *source.Entry, r io.Reader) error {
 			return nil
 		}
 		w.data = data // reused by the next segment
-		out, moves := w.red.Segment(e.Path, data)
+		w.internal = w.internal || red == w.rekey && len(data) > 0
+		out, moves := red.Segment(e.Path, data)
 		w.moves[segKey(e)] = moves
 		return w.put(e, out, int64(len(data)), hashOf(data), func(f *File) { f.Redacted, f.Moves = true, moves })
 	}
+	if w.names != nil && checkpoints[e.Name.Kind] {
+		data, err := readSize(nil, r, e.Size)
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.Path, err)
+		}
+		return w.put(e, w.names.checkpoint(data), e.Size, hashOf(data), func(f *File) { f.Redacted = true })
+	}
+	if w.names != nil && e.Partition != nil && internalTopics[e.Partition.Topic] && e.Name.Kind == snapshot.KindLog && e.Size > 0 {
+		w.internal = true
+	}
 	return w.copy(e, r)
 }
+
+// checkpoints are the files that name topics: the four offset
+// checkpoints.
+var checkpoints = map[snapshot.Kind]bool{snapshot.KindRecoveryPointCheckpoint: true, snapshot.KindReplicationCheckpoint: true,
+	snapshot.KindLogStartCheckpoint: true, snapshot.KindCleanerCheckpoint: true}
 
 // segKey pairs a segment with its offset index: same dir, same base
 // offset, same suffix (a .deleted segment's index is .deleted too).
@@ -335,7 +420,7 @@ func hashOf(b []byte) string {
 
 // copy writes an entry as it is, hashing it on the way.
 func (w *writer) copy(e *source.Entry, r io.Reader) error {
-	name := path.Join(w.prefix, e.Path)
+	name := path.Join(w.prefix, w.rel(e))
 	if err := w.tw.WriteHeader(w.header(name, e.Size)); err != nil {
 		return err
 	}
@@ -348,21 +433,21 @@ func (w *writer) copy(e *source.Entry, r io.Reader) error {
 		return err
 	}
 	sum := hex.EncodeToString(w.sha.Sum(nil))
-	w.man.Files = append(w.man.Files, File{Input: w.in, Path: e.Path, Bundle: name, Size: e.Size, SHA256: sum, BundleSize: e.Size, BundleSHA256: sum})
+	w.man.Files = append(w.man.Files, File{Input: w.in, Path: w.rel(e), Bundle: name, Size: e.Size, SHA256: sum, BundleSize: e.Size, BundleSHA256: sum})
 	return nil
 }
 
 // put writes data as the entry of e, whose original had size bytes of
 // hash sum; set fills in what the manifest says of the rewrite.
 func (w *writer) put(e *source.Entry, data []byte, size int64, sum string, set func(*File)) error {
-	name := path.Join(w.prefix, e.Path)
+	name := path.Join(w.prefix, w.rel(e))
 	if err := w.tw.WriteHeader(w.header(name, int64(len(data)))); err != nil {
 		return err
 	}
 	if _, err := w.tw.Write(data); err != nil {
 		return err
 	}
-	f := File{Input: w.in, Path: e.Path, Bundle: name, Size: size, SHA256: sum, BundleSize: int64(len(data)), BundleSHA256: hashOf(data)}
+	f := File{Input: w.in, Path: w.rel(e), Bundle: name, Size: size, SHA256: sum, BundleSize: int64(len(data)), BundleSHA256: hashOf(data)}
 	set(&f)
 	w.man.Files = append(w.man.Files, f)
 	return nil
@@ -374,6 +459,13 @@ func (w *writer) header(name string, size int64) *tar.Header {
 
 // manifest writes the manifest as the last entry.
 func (w *writer) manifest() error {
+	if w.names != nil {
+		// The command line and the inputs' paths may name topics too.
+		w.man.Command = w.names.forward(w.man.Command)
+		for i := range w.man.Inputs {
+			w.man.Inputs[i].Path = w.names.forward(w.man.Inputs[i].Path)
+		}
+	}
 	b, err := json.MarshalIndent(w.man, "", "  ")
 	if err != nil {
 		return err

@@ -109,7 +109,7 @@ func TestTwoBrokersBundle(t *testing.T) {
 		t.Fatalf("inputs %+v", man.Inputs)
 	}
 	f, _, err := facts(context.Background(), inputs, CompareOptions{Jobs: 1, TmpDir: t.TempDir()},
-		func(i int32, d string) string { return man.Dir(int(i), d) }, man)
+		func(i int32, d string) string { return man.Dir(int(i), d) }, man, same)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestOffsetsSelection(t *testing.T) {
 	}
 	kept := map[string]bool{}
 	for _, r := range []records.Range{{From: 60, To: 70}, {From: 0, To: 10}} {
-		sel := newSelection(r, all)
+		sel := newSelection(&r, all, nil)
 		for _, e := range all {
 			kept[r.String()+" "+e.Path] = sel.keeps(e)
 		}
@@ -185,7 +185,7 @@ func TestEmptyPartitionDir(t *testing.T) {
 	again, man2, inputs2 := makeBundle(t, testSecret, out) // a bundle of the bundle
 	checkSame(t, again, man2, inputs2)
 	f, _, err := facts(context.Background(), inputs2, CompareOptions{Jobs: 1, TmpDir: t.TempDir()},
-		func(i int32, d string) string { return man2.Dir(int(i), d) }, man2)
+		func(i int32, d string) string { return man2.Dir(int(i), d) }, man2, same)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,3 +193,6 @@ func TestEmptyPartitionDir(t *testing.T) {
 		t.Errorf("no verdict of the empty dir in %q", f)
 	}
 }
+
+// same renames nothing.
+func same(p string) string { return p }

@@ -40,6 +40,9 @@ type CompareOptions struct {
 	Jobs      int
 	TmpDir    string
 	RunBudget int64
+	// Names, for a bundle made with names replaced, maps them back: the
+	// differences are in the original names.
+	Names *NamesMap
 }
 
 // Compare runs the analysis on the inputs a bundle was made from (as
@@ -58,13 +61,26 @@ func Compare(ctx context.Context, originals []*source.Input, bundle *source.Inpu
 	if len(man.Inputs) != len(originals) {
 		return nil, 0, fmt.Errorf("the bundle was made from %d inputs, %d are given", len(man.Inputs), len(originals))
 	}
-	want, findings, err := facts(ctx, originals, o, func(input int32, dir string) string { return man.Dir(int(input), dir) }, man)
+	rename := func(p string) string { return p }
+	if o.Names != nil {
+		n := o.Names.namer()
+		rename = func(p string) string { return renamePath(p, "", o.Names.known(n)) }
+	}
+	want, findings, err := facts(ctx, originals, o, func(input int32, dir string) string { return man.Dir(int(input), rename(dir)) }, man, rename)
 	if err != nil {
 		return nil, 0, err
 	}
-	got, _, err := facts(ctx, []*source.Input{bundle}, o, func(_ int32, dir string) string { return dir }, nil)
+	got, _, err := facts(ctx, []*source.Input{bundle}, o, func(_ int32, dir string) string { return dir }, nil, rename)
 	if err != nil {
 		return nil, 0, err
+	}
+	if o.Names != nil {
+		for _, lines := range [][]string{want, got} {
+			for i, l := range lines {
+				lines[i] = o.Names.back(l)
+			}
+			slices.Sort(lines)
+		}
 	}
 	return diff(want, got), findings, nil
 }
@@ -98,9 +114,10 @@ func diff(want, got []string) []string {
 // facts runs the analysis on inputs and returns one line per thing the
 // bundle must reproduce, sorted, and the count of errors and warnings;
 // dir names a copy's dir as the bundle does, and man, for the original
-// inputs, maps files and bytes.
+// inputs, maps files and bytes, their paths renamed by rename as the
+// bundle names them.
 func facts(ctx context.Context, inputs []*source.Input, o CompareOptions, dir func(int32, string) string,
-	man *Manifest) (out []string, findings int64, err error) {
+	man *Manifest, rename func(string) string) (out []string, findings int64, err error) {
 	det, err := pipeline.OpenDetector(dups.Options{TmpDir: o.TmpDir, NoExplanations: true}, inputs)
 	if err != nil {
 		return nil, 0, err
@@ -121,7 +138,7 @@ func facts(ctx context.Context, inputs []*source.Input, o CompareOptions, dir fu
 			g.Cause, g.Severity))
 	}
 	for _, f := range res.Scan.Anomalies {
-		out = append(out, findingFact(f, man))
+		out = append(out, findingFact(f, man, rename))
 	}
 	rows, err := dupRows(ctx, det, res, o)
 	if err != nil {
@@ -156,16 +173,16 @@ func facts(ctx context.Context, inputs []*source.Input, o CompareOptions, dir fu
 
 // findingFact names a finding by its kind, and its file and byte as the
 // bundle has them.
-func findingFact(f analysis.AnomalyRow, man *Manifest) string {
+func findingFact(f analysis.AnomalyRow, man *Manifest, rename func(string) string) string {
 	file, pos := f.File, optInt(f.Position)
 	if man != nil {
-		if mf := man.Lookup(int(f.Input), f.File); mf != nil {
+		if mf := man.Lookup(int(f.Input), rename(f.File)); mf != nil {
 			file = mf.Bundle
 			if f.Position != nil {
 				pos = fmt.Sprint(mf.Position(*f.Position))
 			}
 		} else if f.File != "" {
-			file = man.Dir(int(f.Input), f.File) // a partition dir's finding
+			file = man.Dir(int(f.Input), rename(f.File)) // a partition dir's finding
 		}
 	}
 	return fmt.Sprintf("finding %s %s at %s (offset %s)", f.Kind, strings.TrimPrefix(file, "./"), pos, optInt(f.Offset))

@@ -24,9 +24,12 @@ type Manifest struct {
 	// SecretID names the secret a redacted bundle was made with (an HMAC
 	// of a fixed text): the sender can tell which secret goes with which
 	// bundle, and nobody can find the secret from it.
-	SecretID string  `json:"secret_id,omitempty"`
-	Inputs   []Input `json:"inputs"`
-	Files    []File  `json:"files"`
+	SecretID string `json:"secret_id,omitempty"`
+	// Names: topic names and header keys were replaced by tokens, which
+	// only the sender's names map turns back into names.
+	Names  bool    `json:"names_redacted,omitempty"`
+	Inputs []Input `json:"inputs"`
+	Files  []File  `json:"files"`
 }
 
 // Input is one PATH the bundle was made from, and the dir of the bundle

@@ -69,7 +69,8 @@ producer ID. Inputs are only ever opened read-only.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newVersionCmd(), newDumpCmd(), newRecordsCmd(), newScanCmd(set), newVerifyCmd(set), newDupsCmd(set), newProducersCmd(set),
 		newConsumersCmd(set), newReplicasCmd(set), newReportCmd(set), bundlecmd.New(bundlecmd.Hooks{Usage: func(err error) error { return usageError{err} },
-			Differs: errFindings, FailOnFindingsHelp: failOnFindingsHelp, Version: ksleuthVersion, CommandLine: commandLine, Now: set.now}))
+			Differs: errFindings, FailOnFindingsHelp: failOnFindingsHelp, Version: ksleuthVersion, CommandLine: commandLine, Now: set.now,
+			WindowFlags: windowFlagError}))
 	return root
 }
 

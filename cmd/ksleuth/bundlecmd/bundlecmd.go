@@ -35,12 +35,16 @@ type Hooks struct {
 	Version            func() string
 	CommandLine        func(cmd *cobra.Command, args []string) string
 	Now                func() time.Time
+	// WindowFlags names the flags of a time window in an error of
+	// records.ParseWindow.
+	WindowFlags func(error) error
 }
 
 type options struct {
 	out, secretFile, check, topic, tmp  string
-	offsets                             string
+	offsets, since, until, namesMap     string
 	redact, force, json, failOnFindings bool
+	redactNames                         bool
 	jobs                                int
 }
 
@@ -57,25 +61,36 @@ original path, size and SHA-256, the ksleuth version and the command. Broker
 logs and files ksleuth does not know are left out. --topic keeps only the
 matching partitions, --offsets only the segments that can hold the offsets
 (a segment holds those from its base offset to the next one's) with their
-indexes; the rest of a partition dir is kept. Every command reads the
-bundle as any archive input.
+indexes; --since and --until only the segments that can hold records
+with timestamps in the window (batch headers decide, records are decoded
+where they cannot). The rest of a partition dir is kept. Every command
+reads the bundle as any archive input.
 
 --redact replaces every key, value and header value of the records with
 bytes of the same length derived from HMAC-SHA-256 under a secret kept in
 --secret-file (generated there when the file does not exist): equal
 contents stay equal, so duplicates are found the same, and nothing of the
-original can be read back without the secret. Header keys, topic names,
-offsets, timestamps and producer fields are kept; so are the internal
-topics (__consumer_offsets, __transaction_state, __cluster_metadata), which
-hold structure. Compressed batches are re-compressed with their codec, CRCs
+original can be read back without the secret. Header keys, topic names
+(unless --redact-names), offsets, timestamps and producer fields are kept;
+so are the internal topics (__consumer_offsets, __transaction_state,
+__cluster_metadata), which hold structure. Compressed batches are re-compressed with their codec, CRCs
 that held are recomputed and CRCs that failed still fail, damaged bytes are
 zero-filled in place, and offset indexes are rewritten for the batches that
 moved; the manifest maps every byte of the inputs to the bundle's.
 
+--redact-names (with --redact) also replaces topic names, in partition
+dirs' names, checkpoints and the manifest, by tokens (t- and 10 hex
+digits), and header keys by keys of the same length, with the same keyed
+HMAC; the tokens and the names they stand for go to --names-map FILE,
+which the sender keeps and never sends. The keys of __consumer_offsets
+get tokens for their group ids, topics and member ids; the internal
+topics' values keep the names they hold.
+
 --check FILE.tar.zst PATH... runs the analysis on the bundle and on the
 inputs it was made from (the same inputs, in the same order) and prints what
-differs: verdicts, losses, findings, duplicates and replicas. It exits 0
-when the bundle tells the same story and 3 when it does not.`,
+differs: verdicts, losses, findings, duplicates and replicas; with
+--names-map, the names of a bundle made with --redact-names are mapped
+back first. It exits 0 when the bundle tells the same story and 3 when it does not.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.check != "" {
@@ -88,10 +103,14 @@ when the bundle tells the same story and 3 when it does not.`,
 	f.StringVar(&o.out, "out", "", "the bundle to write (.tar.zst)")
 	f.BoolVar(&o.redact, "redact", false, "replace keys, values and header values by keyed hashes of the same length")
 	f.StringVar(&o.secretFile, "secret-file", "", "the secret of --redact (generated there when absent; keep it, never send it)")
+	f.BoolVar(&o.redactNames, "redact-names", false, "with --redact: replace topic names and header keys by tokens too, mapped in --names-map")
+	f.StringVar(&o.namesMap, "names-map", "", "where --redact-names writes its tokens and the names (keep it, never send it); what --check reads")
 	f.BoolVar(&o.force, "force", false, "replace an existing bundle")
 	f.StringVar(&o.check, "check", "", "compare the analysis of this bundle with that of the PATHs it was made from")
 	f.StringVar(&o.topic, "topic", "", "only partitions whose topic matches this regular expression")
 	f.StringVar(&o.offsets, "offsets", "", "only the segments that can hold offsets A..B (inclusive; A.. and ..B too), with their indexes")
+	f.StringVar(&o.since, "since", "", "only the segments that can hold records with timestamps at or after this time (RFC 3339 or epoch ms)")
+	f.StringVar(&o.until, "until", "", "only the segments that can hold records with timestamps before this time (RFC 3339 or epoch ms)")
 	f.IntVar(&o.jobs, "jobs", 0, "parallel workers of --check (default: all cores)")
 	f.StringVar(&o.tmp, "tmp", "", "where --check's spill files go (default: the system's temporary dir)")
 	f.BoolVar(&o.json, "json", false, "JSON lines instead of text")
@@ -117,6 +136,10 @@ func runBundle(cmd *cobra.Command, args []string, o *options, h Hooks) error {
 		return h.Usage(errors.New("bundle: --out FILE.tar.zst is required (or --check FILE.tar.zst)"))
 	case o.redact != (o.secretFile != ""):
 		return h.Usage(errors.New("bundle: --redact and --secret-file go together"))
+	case o.redactNames && !o.redact:
+		return h.Usage(errors.New("bundle: --redact-names needs --redact"))
+	case o.redactNames != (o.namesMap != ""):
+		return h.Usage(errors.New("bundle: --redact-names and --names-map go together"))
 	}
 	topic, err := pipeline.Pattern(o.topic)
 	if err != nil {
@@ -134,6 +157,9 @@ func runBundle(cmd *cobra.Command, args []string, o *options, h Hooks) error {
 		}
 		opts.Offsets = &r
 	}
+	if opts.Window, err = records.ParseWindow(o.since, o.until); err != nil {
+		return h.Usage(fmt.Errorf("bundle: %w", h.WindowFlags(err)))
+	}
 	if o.redact {
 		secret, generated, err := bundle.ReadSecret(o.secretFile, ins)
 		if err != nil {
@@ -144,11 +170,28 @@ func runBundle(cmd *cobra.Command, args []string, o *options, h Hooks) error {
 		}
 		opts.Secret = secret
 	}
+	if o.redactNames {
+		if err := bundle.NamesOutput(o.namesMap, ins, o.force); err != nil {
+			return usageIf(err, h)
+		}
+		opts.Names = true
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := bundle.Write(ctx, o.out, ins, opts)
 	if err != nil {
 		return usageIf(err, h)
+	}
+	if res.Names != nil {
+		if err := bundle.WriteNames(o.namesMap, res.Names, ins, true); err != nil {
+			return fmt.Errorf("bundle: --names-map: %w", err)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: bundle: wrote the names map to %s: %d topics, %d header keys; keep it, never send it\n",
+			o.namesMap, len(res.Names.Topics), len(res.Names.HeaderKeys))
+		if res.InternalKept {
+			fmt.Fprintln(cmd.ErrOrStderr(), "ksleuth: bundle: the internal topics' values keep the names they hold "+
+				"(client ids, hosts, subscribed topics, transactional ids; docs/bundle.md)")
+		}
 	}
 	return printBundle(cmd.OutOrStdout(), o, res)
 }
@@ -212,8 +255,8 @@ func size(n int64) string {
 }
 
 func runCheck(cmd *cobra.Command, args []string, o *options, h Hooks) error {
-	if o.out != "" || o.redact || o.secretFile != "" {
-		return h.Usage(errors.New("bundle: --check reads a bundle; --out, --redact and --secret-file write one"))
+	if o.out != "" || o.redact || o.secretFile != "" || o.redactNames {
+		return h.Usage(errors.New("bundle: --check reads a bundle; --out, --redact, --redact-names and --secret-file write one"))
 	}
 	if o.jobs < 0 {
 		return h.Usage(errors.New("bundle: --jobs must be positive"))
@@ -239,7 +282,19 @@ func runCheck(cmd *cobra.Command, args []string, o *options, h Hooks) error {
 	if jobs == 0 {
 		jobs = runtime.NumCPU()
 	}
-	diffs, findings, err := bundle.Compare(ctx, ins, b[0], man, bundle.CompareOptions{Jobs: jobs, TmpDir: o.tmp})
+	copts := bundle.CompareOptions{Jobs: jobs, TmpDir: o.tmp}
+	switch {
+	case man.Names && o.namesMap == "":
+		return h.Usage(fmt.Errorf("bundle: --check %s: its names were replaced; give the --names-map it was made with", o.check))
+	case o.namesMap != "":
+		if copts.Names, err = bundle.ReadNames(o.namesMap); err != nil {
+			return fmt.Errorf("bundle: --names-map: %w", err)
+		}
+		if copts.Names.SecretID != man.SecretID {
+			return h.Usage(fmt.Errorf("bundle: --names-map %s goes with secret %s, the bundle with %s", o.namesMap, copts.Names.SecretID, man.SecretID))
+		}
+	}
+	diffs, findings, err := bundle.Compare(ctx, ins, b[0], man, copts)
 	if err != nil {
 		return fmt.Errorf("bundle: --check: %w", err)
 	}

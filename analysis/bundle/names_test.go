@@ -1,0 +1,318 @@
+package bundle
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/analysis/topics"
+	"github.com/ksleuth/ksleuth/segment"
+	"github.com/ksleuth/ksleuth/snapshot"
+)
+
+// makeNamesBundle bundles dir redacted, its names replaced.
+func makeNamesBundle(t *testing.T, dir string) (string, *Result, []*source.Input) {
+	t.Helper()
+	inputs, err := source.Classify([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "b.tar.zst")
+	res, err := Write(context.Background(), out, inputs, Options{Secret: testSecret, Names: true, Command: "ksleuth bundle " + dir, Now: time.Unix(0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, res, inputs
+}
+
+// namesDirs are the sample and real dirs with user topics whose names
+// are 8 bytes or more (ksqlDB's and Control Center's among them), and
+// consumer offsets.
+func namesDirs(t *testing.T) []string {
+	dirs := []string{sampleDir}
+	for _, d := range realDirs(t) {
+		switch filepath.Base(d) {
+		case "JY-GIEGIEGIE__Stock-Sys-Integration", "Danielowo2000__BigDataTechnologies-Version-2", "ArthurArutunyan04__Backend_labs",
+			"DonaldY__kafka-2.7.1", "mscaldas2012__kafka-connect-spooldir", "NikhilDighe9975__kafka_setup":
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// TestNamesSameStory: with names replaced, --check given the names map
+// finds the same verdicts, losses, findings, duplicates and replicas.
+func TestNamesSameStory(t *testing.T) {
+	for _, d := range namesDirs(t) {
+		t.Run(filepath.Base(d), func(t *testing.T) {
+			out, res, inputs := makeNamesBundle(t, d)
+			if len(res.Names.Topics) == 0 {
+				t.Fatal("no topic renamed")
+			}
+			b, err := source.Classify([]string{out})
+			if err != nil {
+				t.Fatal(err)
+			}
+			man, err := ReadManifest(context.Background(), b[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !man.Names {
+				t.Error("the manifest does not say names were replaced")
+			}
+			diffs, _, err := Compare(context.Background(), inputs, b[0], man, CompareOptions{Jobs: 1, TmpDir: t.TempDir(), Names: res.Names})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range diffs {
+				t.Error(d)
+			}
+			// Without the map the bundle names other topics: the check
+			// would see every verdict differ.
+			diffs, _, err = Compare(context.Background(), inputs, b[0], man, CompareOptions{Jobs: 1, TmpDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(diffs) == 0 {
+				t.Error("the bundle tells the same story without its names map")
+			}
+		})
+	}
+}
+
+// originalNames returns the user topics' names (of the partition dirs
+// the inputs list: the dirs above them are no topic's), the header keys
+// of dir's segments and the group ids of its __consumer_offsets keys, of
+// 8 bytes or more.
+func originalNames(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	inputs, err := source.Classify([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := inputs[0].Files(source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, e := range files {
+		if e.Partition != nil && e.Partition.Topic == "__consumer_offsets" && e.Name.Kind == snapshot.KindLog {
+			data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(e.Path)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range recordKeys(data) {
+				if gk, err := topics.DecodeGroupKey(k); err == nil {
+					names[gk.Group] = true
+				}
+			}
+		}
+		if e.Partition == nil || strings.HasPrefix(e.Partition.Topic, "__") {
+			continue
+		}
+		names[e.Partition.Topic] = true
+		if e.Name.Kind != snapshot.KindLog {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(e.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range headerKeys(data) {
+			names[k] = true
+		}
+	}
+	for n := range names {
+		if len(n) < 8 {
+			delete(names, n)
+		}
+	}
+	return names
+}
+
+// recordKeys returns the keys of a segment's records.
+func recordKeys(data []byte) [][]byte {
+	r := segment.NewReaderBytes(data, segment.Options{})
+	defer r.Close()
+	var out [][]byte
+	for r.Next() {
+		if r.Batch() == nil {
+			continue
+		}
+		it := r.Records()
+		for it.Next() {
+			out = append(out, bytes.Clone(it.Record().Key))
+		}
+	}
+	return out
+}
+
+func headerKeys(data []byte) []string {
+	r := segment.NewReaderBytes(data, segment.Options{})
+	defer r.Close()
+	var out []string
+	for r.Next() {
+		if r.Batch() == nil {
+			continue
+		}
+		it := r.Records()
+		for it.Next() {
+			for _, h := range it.Record().Headers {
+				out = append(out, string(h.Key))
+			}
+		}
+	}
+	return out
+}
+
+// namesText is what a bundle holds outside the internal topics' dirs,
+// whose records keep their names: each entry's name and bytes, and the
+// header keys of each segment decompressed.
+func namesText(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := zstd.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	tr := tar.NewReader(zr)
+	var all bytes.Buffer
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(h.Name, "/__") && !strings.Contains(h.Name, "/__consumer_offsets-") {
+			continue
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(h.Name, "/__consumer_offsets-") {
+			// Its values keep their client ids, hosts, metadata and
+			// subscriptions; its keys are searched.
+			if strings.HasSuffix(h.Name, ".log") {
+				all.Write(bytes.Join(recordKeys(b), []byte{0}))
+			}
+			continue
+		}
+		all.WriteString(h.Name)
+		all.Write(b)
+		if strings.HasSuffix(h.Name, ".log") {
+			all.WriteString(strings.Join(headerKeys(b), "\x00"))
+		}
+	}
+	return all.Bytes()
+}
+
+// TestNamesLeakNoName: no topic name, header key or group id of 8 bytes
+// or more occurs in a bundle made with names replaced, outside the
+// internal topics' values (__consumer_offsets' keys are searched); and
+// each occurs in a bundle made without, so the search finds what it
+// looks for.
+func TestNamesLeakNoName(t *testing.T) {
+	searched := 0
+	for _, d := range namesDirs(t) {
+		names := originalNames(t, d)
+		out, _, _ := makeNamesBundle(t, d)
+		text := namesText(t, out)
+		plain, _, _ := makeBundle(t, testSecret, d)
+		plainText := namesText(t, plain)
+		for n := range names {
+			searched++
+			if bytes.Contains(text, []byte(n)) {
+				t.Errorf("%s: the bundle holds the name %q", d, n)
+			}
+			if !bytes.Contains(plainText, []byte(n)) {
+				t.Errorf("%s: the bundle without names replaced does not hold %q", d, n)
+			}
+		}
+	}
+	if searched < 10 {
+		t.Errorf("only %d names searched", searched)
+	}
+	t.Logf("%d names searched", searched)
+}
+
+// TestHeaderKeyTokens: a header key's replacement has its length, equal
+// keys get equal replacements and distinct keys distinct ones, even when
+// they are many and short.
+func TestHeaderKeyTokens(t *testing.T) {
+	n := newNamer(testSecret)
+	seen := map[string]string{}
+	for i := range 2000 {
+		key := []byte(strings.Repeat("k", 1+i%3) + string(rune('a'+i%26)) + strings.Repeat("x", i/78))
+		orig := string(key)
+		n.headerKey(key)
+		if len(key) != len(orig) {
+			t.Fatalf("%q became %q", orig, key)
+		}
+		if prev, ok := seen[string(key)]; ok && prev != orig {
+			t.Fatalf("%q and %q both became %q", prev, orig, key)
+		}
+		seen[string(key)] = orig
+		again := []byte(orig)
+		n.headerKey(again)
+		if string(again) != string(key) {
+			t.Fatalf("%q became %q, then %q", orig, key, again)
+		}
+	}
+}
+
+// TestCheckpointRenamed: every entry of an offset checkpoint names the
+// topic's token, and a line that is no entry stays as it was.
+func TestCheckpointRenamed(t *testing.T) {
+	n := newNamer(testSecret)
+	got := string(n.checkpoint([]byte("0\n3\norders 0 12\norders.eu-west 1 7\n__consumer_offsets 4 9\nnot an entry\n")))
+	want := "0\n3\n" + n.topic("orders") + " 0 12\n" + n.topic("orders.eu-west") + " 1 7\n__consumer_offsets 4 9\nnot an entry\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if !strings.HasPrefix(n.topic("orders"), "t-") || len(n.topic("orders")) != 12 {
+		t.Errorf("token %q", n.topic("orders"))
+	}
+}
+
+// TestGroupKeyTokens: a __consumer_offsets key decodes after its names
+// were replaced, with the tokens in their places and the partition kept;
+// a key that does not decode stays as it is.
+func TestGroupKeyTokens(t *testing.T) {
+	n := newNamer(testSecret)
+	commit := appendString(appendString([]byte{0, 1}, "billing-consumers"), "orders.eu")
+	commit = append(commit, 0, 0, 0, 7)
+	k, err := topics.DecodeGroupKey(n.groupKey(commit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Type != 1 || k.Group != n.groups["billing-consumers"] || !strings.HasPrefix(k.Group, "g-") || *k.Topic != n.topic("orders.eu") ||
+		*k.Partition != 7 {
+		t.Errorf("offset commit key became %+v", k)
+	}
+	member := appendString(appendString([]byte{0, 5}, "billing-consumers"), "consumer-1-4f2a")
+	if k, err = topics.DecodeGroupKey(n.groupKey(member)); err != nil || k.Group != n.groups["billing-consumers"] ||
+		*k.MemberID != n.members["consumer-1-4f2a"] || !strings.HasPrefix(*k.MemberID, "m-") {
+		t.Errorf("member key became %+v (%v)", k, err)
+	}
+	bad := []byte{0, 1, 0, 40, 'x'}
+	if got := n.groupKey(bad); !bytes.Equal(got, bad) {
+		t.Errorf("a torn key became %q", got)
+	}
+}
