@@ -119,40 +119,43 @@ func TestRecordsMatchDuckDB(t *testing.T) {
 		{"thirdparty", thirdDirs, false},
 		{"damaged", []string{damagedSample(t)}, true},
 	} {
-		out := filepath.Join(t.TempDir(), "out")
-		scanArgs := append([]string{"scan", "--records", "--payload", "--progress", "never", "--hash", "none", "--out", out}, in.paths...)
-		if _, errs, code := clitest.Run(t, scanArgs...); code != clitest.ExitOK && !(in.damaged && code == clitest.ExitFindings) {
-			t.Fatalf("scan %s: exit %d\n%s", in.name, code, errs)
-		}
-		all, findings := recordsJSON(t, in.damaged, in.paths...)
-		if in.damaged && findings < 2 {
-			t.Errorf("damaged: %d findings", findings)
-		}
-		for _, c := range recordCases(t, all) {
-			got, _ := recordsJSON(t, in.damaged, append(c.flags, in.paths...)...)
-			want := clitest.RunNode(t, node, nodeModules, "", enginecheck.Script("duckdb_records.cjs"), filepath.Join(out, export.Records), c.where)
-			if len(want) == 1 && want[0] == "" {
-				want = nil
+		t.Run(in.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			scanArgs := append([]string{"scan", "--records", "--payload", "--progress", "never", "--hash", "none", "--out", out}, in.paths...)
+			if _, errs, code := clitest.Run(t, scanArgs...); code != clitest.ExitOK && !(in.damaged && code == clitest.ExitFindings) {
+				t.Fatalf("scan %s: exit %d\n%s", in.name, code, errs)
 			}
-			gl := sqlLines(got)
-			if strings.Join(gl, "\n") != strings.Join(want, "\n") {
-				t.Errorf("%s %s: records %v gives %d records, DuckDB (%s) %d:\n%s", in.name, c.name, c.flags, len(gl), c.where, len(want), clitest.FirstDiff(want, gl))
-				continue
+			all, findings := recordsJSON(t, in.damaged, in.paths...)
+			if in.damaged && findings < 2 {
+				t.Errorf("damaged: %d findings", findings)
 			}
-			if in.name == "sample" && (len(gl) == 0 || len(gl) == len(all) && c.name != "all") {
-				t.Errorf("%s %s: %d of %d records selected: the case tests nothing", in.name, c.name, len(gl), len(all))
+			for _, c := range recordCases(t, all) {
+				got, _ := recordsJSON(t, in.damaged, append(c.flags, in.paths...)...)
+				want := clitest.RunNode(t, node, nodeModules, "", enginecheck.Script("duckdb_records.cjs"), filepath.Join(out, export.Records), c.where)
+				if len(want) == 1 && want[0] == "" {
+					want = nil
+				}
+				gl := sqlLines(got)
+				if strings.Join(gl, "\n") != strings.Join(want, "\n") {
+					t.Errorf("%s %s: records %v gives %d records, DuckDB (%s) %d:\n%s", in.name, c.name, c.flags, len(gl), c.where, len(want), clitest.FirstDiff(want, gl))
+					continue
+				}
+				if in.name == "sample" && (len(gl) == 0 || len(gl) == len(all) && c.name != "all") {
+					t.Errorf("%s %s: %d of %d records selected: the case tests nothing", in.name, c.name, len(gl), len(all))
+				}
+				noIdxRecs, _ := recordsJSON(t, in.damaged, append(append([]string{"--no-index"}, c.flags...), in.paths...)...)
+				noIdx := sqlLines(noIdxRecs)
+				if strings.Join(noIdx, "\n") != strings.Join(gl, "\n") {
+					t.Errorf("%s %s: records --no-index differs:\n%s", in.name, c.name, clitest.FirstDiff(gl, noIdx))
+				}
+				t.Logf("%s %s: %d of %d records, as DuckDB selects them", in.name, c.name, len(gl), len(all))
 			}
-			noIdxRecs, _ := recordsJSON(t, in.damaged, append(append([]string{"--no-index"}, c.flags...), in.paths...)...)
-			noIdx := sqlLines(noIdxRecs)
-			if strings.Join(noIdx, "\n") != strings.Join(gl, "\n") {
-				t.Errorf("%s %s: records --no-index differs:\n%s", in.name, c.name, clitest.FirstDiff(gl, noIdx))
+			lim, _ := recordsJSON(t, in.damaged, append([]string{"--limit", "7"}, in.paths...)...)
+			if strings.Join(sqlLines(lim), "\n") != strings.Join(sqlLines(all[:7]), "\n") {
+				t.Errorf("%s: --limit 7 is not the first 7 records", in.name)
 			}
-			t.Logf("%s %s: %d of %d records, as DuckDB selects them", in.name, c.name, len(gl), len(all))
-		}
-		lim, _ := recordsJSON(t, in.damaged, append([]string{"--limit", "7"}, in.paths...)...)
-		if strings.Join(sqlLines(lim), "\n") != strings.Join(sqlLines(all[:7]), "\n") {
-			t.Errorf("%s: --limit 7 is not the first 7 records", in.name)
-		}
+		})
 	}
 }
 
