@@ -3,7 +3,6 @@ package main
 import (
 	"archive/tar"
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/export"
+	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/clitest"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
@@ -230,25 +230,8 @@ func TestTruncatedArchive(t *testing.T) {
 }
 
 // bigSegment writes a partition dir holding one segment of n copies of a
-// small batch, each with its own base offset (the CRC does not cover it).
-func bigSegment(t *testing.T, dir string, n int) {
-	t.Helper()
-	pd := filepath.Join(dir, "big-0")
-	os.MkdirAll(pd, 0o755)
-	one := segtest.Batch{Magic: 2, Codec: segtest.CodecNone, AutoDeltas: true, FirstTimestamp: 1700000000000,
-		Producer: &segtest.Producer{ID: 9, Epoch: 0},
-		Records: []segtest.Record{{Key: []byte("key"), Value: []byte("a value of some length")},
-			{Key: []byte("key2"), Value: []byte("another value")}}}.Encode()
-	buf := make([]byte, 0, len(one)*n)
-	for i := 0; i < n; i++ {
-		b := append(buf[len(buf):], one...)
-		binary.BigEndian.PutUint64(b, uint64(2*i))
-		buf = buf[:len(buf)+len(one)]
-	}
-	if err := os.WriteFile(filepath.Join(pd, "00000000000000000000.log"), buf, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// small batch.
+func bigSegment(t *testing.T, dir string, n int) { t.Helper(); clitest.BigSegment(t, dir, n) }
 
 // TestScanOutRefusedWithoutForce: an --out that holds any table (even one
 // table, even an empty file under a table name) is refused unless --force,

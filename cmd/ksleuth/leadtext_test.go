@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ksleuth/ksleuth/segment/segtest"
+	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/clitest"
 )
 
 // The text outputs lead with what needs action and count the rest (#44):
@@ -125,22 +125,7 @@ func TestLeadOnEmptyCluster(t *testing.T) {
 }
 
 // manyPartitions writes a log dir of n partitions of one batch each.
-func manyPartitions(t *testing.T, n int) string {
-	t.Helper()
-	dir := t.TempDir()
-	for p := range n {
-		pd := filepath.Join(dir, fmt.Sprintf("t%d-%d", p%7, p))
-		if err := os.Mkdir(pd, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		b := segtest.Batch{Magic: 2, FirstTimestamp: 1700000000000 + int64(p), AutoDeltas: true,
-			Records: []segtest.Record{{Key: fmt.Appendf(nil, "k%d", p), Value: []byte("v")}}}.Encode()
-		if err := os.WriteFile(filepath.Join(pd, "00000000000000000000.log"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+func manyPartitions(t *testing.T, n int) string { t.Helper(); return clitest.ManyPartitions(t, n) }
 
 // TestLeadOnManyPartitions: 5,000 intact partitions are a count in
 // verify, and a roll-up by topic in scan.

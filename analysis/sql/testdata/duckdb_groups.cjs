@@ -1,7 +1,7 @@
 // Runs analysis/sql/duplicates.sql on DuckDB (the @duckdb/node-api
 // package, found through NODE_PATH) over the records datasets given, and
 // prints one line per member of each group, for comparison with
-// `ksleuth dups --from-tables --json` (cmd/ksleuth/scaleout_test.go):
+// `ksleuth dups --from-tables --json` (cmd/ksleuth/enginetest/duckdb):
 //
 //   group_id|fingerprint|source|topic|partition|offset|producer_id|producer_epoch|
 //   sequence|timestamp_ms|occurrence|class|txn_state|damaged|ref_topic|

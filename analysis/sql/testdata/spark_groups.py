@@ -1,7 +1,7 @@
 # Runs analysis/sql/duplicates.sql on Spark SQL (pyspark, local mode) over
 # the records datasets of sharded scans, and prints one line per member of
 # each group in the format of duckdb_groups.cjs, for comparison with
-# `ksleuth dups --from-tables --json` (cmd/ksleuth/engines_test.go).
+# `ksleuth dups --from-tables --json` (cmd/ksleuth/enginetest/spark).
 #
 # Usage: python spark_groups.py duplicates.sql RECORDS_PATH [RECORDS_PATH ...] [-- RECORDS_PATH ...]
 #

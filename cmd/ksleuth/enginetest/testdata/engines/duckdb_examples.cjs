@@ -1,7 +1,7 @@
 // Prints one example row of every table of a ksleuth scan output dir as
 // DuckDB reads it, as JSON lines {"table", "row"}: the first row of each
 // file table, and the record with the lowest topic, partition and offset
-// of the records dataset. For docs/tables.md (cmd/ksleuth/engines_test.go).
+// of the records dataset. For docs/tables.md (cmd/ksleuth/enginetest/duckdb).
 //
 // Usage: node duckdb_examples.cjs DIR
 'use strict';

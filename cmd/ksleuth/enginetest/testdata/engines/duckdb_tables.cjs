@@ -1,7 +1,7 @@
 // Reads every table of a ksleuth scan output dir with DuckDB (the
 // @duckdb/node-api package, found through NODE_PATH) and prints one JSON
 // line per column: {"table", "column", "type", "nulls", "rows"}, for
-// cmd/ksleuth/engines_test.go.
+// cmd/ksleuth/enginetest/duckdb.
 //
 // Usage: node duckdb_tables.cjs DIR
 'use strict';

@@ -1,27 +1,29 @@
 # Reads every table of a ksleuth scan (DIR/*.parquet and the records
-# dataset DIR/records) with pyarrow, pandas (pyarrow engine), polars and
-# Spark (local mode), each with its defaults as docs/tables.md shows
-# (pandas also with dtype_backend="pyarrow", for the type table), and
-# prints JSON lines for cmd/ksleuth/engines_test.go:
+# dataset DIR/records) with the engines named in ENGINES, a comma list of
+# pyarrow, pandas (pyarrow engine), polars and spark (local mode), each
+# with its defaults as docs/tables.md shows (pandas also with
+# dtype_backend="pyarrow", for the type table), and prints JSON lines for
+# the tests under cmd/ksleuth/enginetest:
 #
 #   {"kind":"column","engine":E,"table":T,"column":C,"type":"...","nullable":B|null,"nulls":N,"rows":R}
 #   {"kind":"value","engine":E,"table":T,"column":C,"what":"max"|"min","value":"decimal or epoch ms"}
 #     (for every int64 and timestamp column)
 #   {"kind":"headers","engine":E,"offset":O,"value":[[key, hex value or null], ...]}
 #
-# Usage: python tables.py DIR PROBE_TOPIC PROBE_OFFSET
+# Usage: python tables.py DIR PROBE_TOPIC PROBE_OFFSET ENGINES
+#
+# Spark starts only when ENGINES names it: its JVM takes most of a run.
 import glob
 import json
 import os
 import sys
 
-import pandas as pd
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 DIR, PROBE_TOPIC, PROBE_OFFSET = sys.argv[1], sys.argv[2], int(sys.argv[3])
+ENGINES = sys.argv[4].split(",")
 
 
 def emit(**kw):
@@ -72,6 +74,7 @@ def do_pandas(name, path):
     # dtype_backend="pyarrow" gives the types of docs/tables.md's table;
     # the plain default ("pandas-default") reads the same values, the
     # nullable integer columns as Int64 and Int32 (the pandas footer key).
+    import pandas as pd
     df = pd.read_parquet(path, dtype_backend="pyarrow")
     for c in df.columns:
         emit(kind="column", engine="pandas", table=name, column=c, type=str(df.dtypes[c]), nullable=None,
@@ -105,6 +108,7 @@ def do_pandas(name, path):
 
 
 def do_polars(name, path):
+    import polars as pl
     df = pl.read_parquet(path)
     for c, dt in df.schema.items():
         emit(kind="column", engine="polars", table=name, column=c, type=str(dt), nullable=None,
@@ -157,19 +161,25 @@ def do_spark(spark, name, path):
 
 
 def main():
-    from pyspark.sql import SparkSession
-    spark = (SparkSession.builder.master("local[2]")
-             .config("spark.sql.session.timeZone", "UTC")
-             .config("spark.sql.shuffle.partitions", "4")
-             .config("spark.ui.enabled", "false")
-             .getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = None
+    if "spark" in ENGINES:
+        from pyspark.sql import SparkSession
+        spark = (SparkSession.builder.master("local[2]")
+                 .config("spark.sql.session.timeZone", "UTC")
+                 .config("spark.sql.shuffle.partitions", "4")
+                 .config("spark.ui.enabled", "false")
+                 .getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+    readers = {"pyarrow": do_pyarrow, "pandas": do_pandas, "polars": do_polars,
+               "spark": lambda name, path: do_spark(spark, name, path)}
+    for e in ENGINES:
+        if e not in readers:
+            sys.exit("unknown engine " + e)
     for name, path in tables().items():
-        do_pyarrow(name, path)
-        do_pandas(name, path)
-        do_polars(name, path)
-        do_spark(spark, name, path)
-    spark.stop()
+        for e in ENGINES:
+            readers[e](name, path)
+    if spark is not None:
+        spark.stop()
 
 
 main()

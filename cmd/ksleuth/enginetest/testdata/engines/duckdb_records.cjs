@@ -3,7 +3,7 @@
 // records` promises (input, partition dir, segment, byte position,
 // offset): source|segment|offset|timestamp ms|producer id|epoch|sequence|
 // key hex|value hex|headers as key=hex,... (NULL for a null). A second
-// reader's answer to a records selection (cmd/ksleuth/records_test.go).
+// reader's answer to a records selection (cmd/ksleuth/enginetest/duckdb).
 //
 // Usage: node duckdb_records.cjs RECORDS_DIR "WHERE-CONDITION"
 'use strict';

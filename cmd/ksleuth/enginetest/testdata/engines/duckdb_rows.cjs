@@ -1,7 +1,7 @@
 // Prints the rows of one Parquet file as DuckDB reads them, one line per
 // row, the columns given joined by '|' (NULL as an empty field), ordered
 // by the ORDER BY clause given: a second reader's view of ksleuth's tables
-// (cmd/ksleuth/scaleout_test.go).
+// (cmd/ksleuth/enginetest/duckdb).
 //
 // Usage: node duckdb_rows.cjs FILE.parquet "ORDER BY ..." COLUMN...
 'use strict';

@@ -1,4 +1,4 @@
-package main
+package scaletest
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/clitest"
 )
 
 // The peak anonymous memory docs/performance.md states for scan
@@ -42,9 +44,9 @@ func TestRecordsManyPartitions50k(t *testing.T) {
 
 func checkRecordsScale(t *testing.T, n int, budget int64) {
 	t.Helper()
-	dir := manyPartitions(t, n)
+	dir := clitest.ManyPartitions(t, n)
 	out := filepath.Join(t.TempDir(), "out")
-	peak, stderr, err := peakAnon(ksleuthBinary(t), "scan", "--records", "--progress", "never", "--out", out, dir)
+	peak, stderr, err := peakAnon(clitest.Binary(t), "scan", "--records", "--progress", "never", "--out", out, dir)
 	if err != nil {
 		t.Fatalf("scan: %v\n%s", err, stderr)
 	}
