@@ -20,8 +20,9 @@ import (
 // __remote_log_metadata, known only once its records are read: the
 // ledger is classified at Finish.
 func (c *Checker) AddRemoteSegments(rows []analysis.RemoteSegmentRow) {
+	c.remoteOrphans(rows)
 	for _, r := range rows {
-		if !r.Held {
+		if !r.Held || !c.storeHolds(&r) {
 			continue
 		}
 		if c.o.RemoteHeld == nil {
