@@ -42,4 +42,40 @@ type RemoteSegmentRow struct {
 	// CustomMetadataBytes is the size of the remote storage manager's
 	// custom metadata (null when it has none).
 	CustomMetadataBytes *int32 `parquet:"custom_metadata_bytes,optional" json:"custom_metadata_bytes"`
+	// FilesPresent lists the segment's files a remote store root given as
+	// an input holds ("log,index,timeindex,..."; "" for none), null when
+	// no remote root was read. SizeMatch says whether the .log's size is
+	// SizeBytes (null without a .log).
+	FilesPresent *string `parquet:"files_present,optional" json:"files_present"`
+	SizeMatch    *bool   `parquet:"size_match,optional" json:"size_match"`
 }
+
+// RemoteStoreSegment is one remote segment as a remote store root holds
+// it (Kafka's LocalTieredStorage layout: a dir per partition named
+// <topic>-<partition>-<topic id>, and per segment the files
+// <start offset>-<segment id>.<suffix>), with what reading its .log found.
+type RemoteStoreSegment struct {
+	// Input is the index of the remote root among the run's inputs.
+	Input     int32
+	Dir       string
+	Topic     string
+	Partition int32
+	TopicID   string
+	SegmentID string
+	// StartOffset is the offset in the files' names.
+	StartOffset int64
+	// Files are the suffixes present (log, index, timeindex, snapshot,
+	// leader_epoch_checkpoint, txnindex), in that order.
+	Files []string
+	// LogFile is the .log's path below the root ("" when it is absent),
+	// LogSize its size.
+	LogFile string
+	LogSize int64
+	// First and Last are the offsets the .log's intact batches hold (-1
+	// when none); Damaged counts the reader's findings in it.
+	First, Last int64
+	Damaged     int
+}
+
+// HasLog reports whether the segment's .log file is in the store.
+func (s *RemoteStoreSegment) HasLog() bool { return s.LogFile != "" }

@@ -94,6 +94,8 @@ type Checker struct {
 	// log dir (unselected.go).
 	unselected map[logDirKey]map[partName]bool
 
+	store *remoteStore // the remote store roots read, if any (remotestore.go)
+
 	held *archiveHold // the archive input being held, if any
 	// cut holds the archive inputs that ended before their end (cut
 	// short or damaged): entries after the fault were never read.

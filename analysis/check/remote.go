@@ -20,8 +20,9 @@ import (
 // __remote_log_metadata, known only once its records are read: the
 // ledger is classified at Finish.
 func (c *Checker) AddRemoteSegments(rows []analysis.RemoteSegmentRow) {
+	c.remoteOrphans(rows)
 	for _, r := range rows {
-		if !r.Held {
+		if !r.Held || !c.storeHolds(&r) {
 			continue
 		}
 		if c.o.RemoteHeld == nil {
@@ -67,6 +68,7 @@ func (g *gapLedger) remoteOnly(first *segSummary, l *int64, lso int64, lsoKnown 
 	g.gap(from, &last, CauseRemoteOnly, finding.Note, first.path, -1,
 		"offsets %d..%d are below the first segment on disk (%d) and held only in remote storage: __remote_log_metadata lists %d segment(s) "+
 			"copied (COPY_SEGMENT_FINISHED) and not deleted that hold them", from, last, first.base, n)
+	from = g.remoteBelowHoles(first, from)
 	if from <= 0 {
 		return true
 	}
@@ -84,4 +86,37 @@ func (g *gapLedger) remoteOnly(first *segSummary, l *int64, lso int64, lsoKnown 
 func (p *partition) remoteHolds(start, base int64) bool {
 	from, _, ok := p.remoteBelow(base)
 	return ok && from <= start
+}
+
+// remoteBelowHoles goes on below a remote run that starts at from: a
+// range no held remote segment holds between two that are held is a
+// hole in the remote log, a missing segment (retention deletes from the
+// log's start, never from its middle), and the run below it is
+// remote-only again. It returns where the lowest run starts.
+func (g *gapLedger) remoteBelowHoles(first *segSummary, from int64) int64 {
+	for from > 0 {
+		top := int64(-1)
+		for _, r := range g.p.c.o.RemoteHeld[g.p.topic][g.p.part] {
+			if r.Last < from-1 {
+				top = max(top, r.Last)
+			}
+		}
+		if top < 0 {
+			return from
+		}
+		holeFirst, holeLast := top+1, from-1
+		l := holeLast
+		g.gap(holeFirst, &l, CauseMissingSegment, finding.Warning, first.path, -1,
+			"offsets %d..%d are below the first segment on disk (%d) and in no remote segment held, though remote segments below them are: "+
+				"a hole in the remote log", holeFirst, holeLast, first.base)
+		g.p.add(finding.NewSev(g.p.where(first.path), finding.KindMissingSegment, finding.Warning, -1, holeFirst,
+			"offsets %d..%d are in no remote segment held, between remote segments that are: a hole in the remote log", holeFirst, holeLast))
+		low, n, _ := g.p.remoteBelow(top + 1)
+		last := top
+		g.gap(low, &last, CauseRemoteOnly, finding.Note, first.path, -1,
+			"offsets %d..%d are below the first segment on disk (%d) and held only in remote storage: __remote_log_metadata lists %d segment(s) "+
+				"copied (COPY_SEGMENT_FINISHED) and not deleted that hold them", low, top, first.base, n)
+		from = low
+	}
+	return from
 }

@@ -1,6 +1,8 @@
 package check_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,5 +54,37 @@ func TestLedgerRemoteOnly(t *testing.T) {
 	}
 	if v := verdictOf(t, rep, "codecs-1"); v.Intact || v.Lost != b1 {
 		t.Errorf("verdict %+v, want %d offsets lost", v, b1)
+	}
+}
+
+// TestLedgerRemoteHole: a remote segment held between two others is
+// missing (deleted by hand, or its copy lost): its offsets are lost, a
+// missing segment, and the remote runs above and below it stay
+// remote-only.
+func TestLedgerRemoteHole(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-1")
+	if len(p.Segments) < 4 {
+		t.Fatalf("codecs-1 has %d segments, want 4 or more", len(p.Segments))
+	}
+	for _, s := range p.Segments[:3] {
+		dropSegment(mfs, s.File)
+	}
+	b1, b2, b3 := p.Segments[1].BaseOffset, p.Segments[2].BaseOffset, p.Segments[3].BaseOffset
+	dir := writeFS(t, mfs, "")
+	held := map[string]map[int32][]analysis.OffsetRange{"codecs": {1: {{First: 0, Last: b1 - 1}, {First: b2, Last: b3 - 1}}}}
+	rep := runPathsWith(t, check.Options{RemoteHeld: held}, dir)
+	var got []string
+	for _, g := range gapsOf(rep, "codecs-1") {
+		got = append(got, fmt.Sprintf("%s %d..%d", g.Cause, g.FirstOffset, lastOf(g)))
+	}
+	slices.Sort(got)
+	want := []string{fmt.Sprintf("missing-segment %d..%d", b1, b2-1), fmt.Sprintf("remote-only %d..%d", 0, b1-1), fmt.Sprintf("remote-only %d..%d", b2, b3-1)}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("gaps %v, want %v", got, want)
+	}
+	if v := verdictOf(t, rep, "codecs-1"); v.Intact || v.Lost != b2-b1 {
+		t.Errorf("verdict %+v, want %d offsets lost", v, b2-b1)
 	}
 }

@@ -3,6 +3,7 @@ package cluster
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/topics"
@@ -93,4 +94,25 @@ func (s *RemoteSegments) Rows(source func(int32) string) []analysis.RemoteSegmen
 		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.StartOffset, b.StartOffset))
 	})
 	return out
+}
+
+// MatchStore fills each row's files_present and size_match from the
+// segments a remote store root holds, matched by segment id.
+func MatchStore(rows []analysis.RemoteSegmentRow, store []analysis.RemoteStoreSegment) {
+	by := make(map[string]*analysis.RemoteStoreSegment, len(store))
+	for i := range store {
+		by[store[i].SegmentID] = &store[i]
+	}
+	for i := range rows {
+		r := &rows[i]
+		present := ""
+		if s := by[r.SegmentID]; s != nil {
+			present = strings.Join(s.Files, ",")
+			if s.HasLog() {
+				match := s.LogSize == int64(r.SizeBytes)
+				r.SizeMatch = &match
+			}
+		}
+		r.FilesPresent = &present
+	}
 }

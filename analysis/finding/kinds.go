@@ -60,6 +60,7 @@ const (
 	OriginInput     = "input"
 	OriginReplicas  = "replica comparison"
 	OriginPayload   = "payload decoder"
+	OriginRemote    = "remote store"
 )
 
 // Kinds lists every kind ksleuth reports, in the order docs/findings.md
@@ -97,6 +98,13 @@ var Kinds = []Info{
 	{KindMissingSegment, Warning, OriginPartition,
 		"offsets missing at a segment boundary with no evidence of compaction, index files without " +
 			"their .log, or a partition dir with no .log file at all (an empty one too)"},
+	{KindRemoteSegmentMissing, Error, OriginRemote,
+		"a remote segment __remote_log_metadata says is held (copied, not deleted) whose .log the remote store root given as an input does not hold"},
+	{KindRemoteSegmentDamaged, Error, OriginRemote,
+		"a remote segment's .log that is damaged or does not hold the offsets __remote_log_metadata gives it: those offsets are not held remotely"},
+	{KindRemoteOrphan, Warning, OriginRemote,
+		"a segment in the remote store root that __remote_log_metadata does not know, or knows as deleted or never finished: " +
+			"the broker never reads it (left behind by a failed copy or delete)"},
 	{KindIndexMismatch, Error, OriginIndex, "an .index or .timeindex entry that disagrees with the log"},
 	{KindIndexFormat, Error, OriginIndex, "an index file that does not parse cleanly (size, order, range)"},
 	{KindIndexZeroTail, Note, OriginIndex, "preallocated zero slots at the end of an index"},
@@ -191,6 +199,11 @@ const (
 	KindNameMismatch     Kind = "name-mismatch"
 	KindSegmentOverlap   Kind = "segment-overlap"
 	KindMissingSegment   Kind = "missing-segment"
+
+	KindRemoteSegmentMissing Kind = "remote-segment-missing"
+	KindRemoteSegmentDamaged Kind = "remote-segment-damaged"
+	KindRemoteOrphan         Kind = "remote-orphan"
+
 	KindIndexMismatch    Kind = "index-mismatch"
 	KindIndexFormat      Kind = "index-format"
 	KindIndexZeroTail    Kind = "index-zero-tail"

@@ -207,6 +207,10 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	if err != nil {
 		return nil, err
 	}
+	store, err := readRemote(inputs, chk)
+	if err != nil {
+		return nil, err
+	}
 	if f.attr != nil {
 		chk.AddCompactedTopics(f.attr.configs.CompactedTopics())
 		chk.AddTopicRetention(topicRetention(f.attr.configs))
@@ -236,6 +240,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	}
 	r.Txns = f.tracker.Transactions(txnContext(res, chk, f.attr, sources, r.ClusterOf))
 	all = append(all, r.Txns.Findings...)
+	all = append(all, store.found...)
 	all = append(all, emptyInputs(inputs, res.Files)...)
 	all = append(all, values.findings()...)
 	all = reported(o.Scan.Topic, all, cr)
@@ -251,6 +256,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	r.Sessions = sessions
 	if f.attr != nil {
 		r.RemoteSegments = f.attr.remote.Rows(func(in int32) string { return sources[in] })
+		store.match(r.RemoteSegments)
 	}
 	if o.Detector != nil {
 		o.Detector.SetClusters(reps.ClusterOf)
@@ -397,7 +403,7 @@ func emptyInputs(inputs []*source.Input, files []analysis.FileRow) []analysis.An
 	}
 	var out []analysis.AnomalyRow
 	for i, in := range inputs {
-		if kafka[i] == 0 && len(files) > 0 {
+		if kafka[i] == 0 && len(files) > 0 && in.Kind != source.Remote {
 			w := finding.Where{Input: int32(i), Partition: -1, File: path.Base(in.Path)}
 			out = append(out, finding.New(w, finding.KindNotKafkaData, -1, -1, "%s holds no Kafka file: %s", in.Path, expected))
 		}

@@ -24,7 +24,7 @@ func DisplayPath(inputs []*source.Input, input int32, file string) string {
 	}
 	in := inputs[input]
 	switch in.Kind {
-	case source.Dir:
+	case source.Dir, source.Remote:
 		return filepath.ToSlash(filepath.Join(in.Path, file))
 	case source.Archive:
 		return in.Path + ":" + file

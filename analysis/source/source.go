@@ -32,6 +32,10 @@ const (
 	Dir     InputKind = iota // a log dir, a partition dir, or any dir above them
 	File                     // a single file
 	Archive                  // a tar stream, maybe gzip or zstd compressed
+	// Remote is a remote store root of tiered storage (remote.go), told
+	// apart from a log dir by its dir names; its files are read by
+	// ListRemote, not listed with a log dir's.
+	Remote
 )
 
 func (k InputKind) String() string {
@@ -40,6 +44,8 @@ func (k InputKind) String() string {
 		return "dir"
 	case File:
 		return "file"
+	case Remote:
+		return "remote"
 	}
 	return "archive"
 }
@@ -208,6 +214,8 @@ func ClassifyStdin(paths []string, stdin io.Reader) ([]*Input, error) {
 		}
 		in := &Input{Index: i, Path: p, Abs: abs}
 		switch {
+		case fi.IsDir() && IsRemoteRoot(abs):
+			in.Kind = Remote
 		case fi.IsDir():
 			in.Kind = Dir
 		case !fi.Mode().IsRegular():

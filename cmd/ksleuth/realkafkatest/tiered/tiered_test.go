@@ -75,6 +75,8 @@ func TestRealKafkaTiered(t *testing.T) {
 			t.Run("remote-segments", func(t *testing.T) { checkRemoteSegments(t, data, root, local) })
 			t.Run("dump-metadata", func(t *testing.T) { checkRemoteMetadataDump(t, k, data) })
 			t.Run("dump-remote", func(t *testing.T) { checkRemoteSegmentDump(t, k, root) })
+			t.Run("remote-root", func(t *testing.T) { checkTieredRemoteRoot(t, data, root, local) })
+			t.Run("remote-deleted", func(t *testing.T) { checkTieredRemoteDeleted(t, data, root, local) })
 		})
 	}
 }
