@@ -42,7 +42,7 @@ func TestVerifyClusterVerdictFirst(t *testing.T) {
 	}
 	var out, errb strings.Builder
 	code := run(append([]string{"verify", "--no-notes", "--topic", "^idempotent$"}, brokers...), &out, &errb)
-	lines := strings.Split(out.String(), "\n")
+	lines := strings.Split(unwrap(out.String()), "\n")
 	if code != 3 || len(lines) < 3 || lines[0] != "partitions across brokers:" {
 		t.Fatalf("exit %d, output:\n%s%s", code, out.String(), errb.String())
 	}

@@ -67,6 +67,7 @@ func TestVerifyCutTarGz(t *testing.T) {
 	if code != exitFindings {
 		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
 	}
+	out = unwrap(out)
 	for _, want := range []string{
 		fmt.Sprintf("archive-damaged at byte %d: tar stream ends inside an entry; entries after it not read (at byte %d of the decompressed tar stream; the gzip decoder had read all %d bytes of the compressed file)", cut, cut, size),
 		"broker/codecs-0: UNREAD offsets (how many is unknown): ",

@@ -42,6 +42,7 @@ func TestVerifyFoldsFollowers(t *testing.T) {
 	}
 	var findings, followers []string
 	in := false
+	out = unwrap(out)
 	for _, l := range strings.Split(out, "\n") {
 		switch {
 		case l == "findings:":

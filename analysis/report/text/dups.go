@@ -75,7 +75,7 @@ func writeRuns(ctx context.Context, ew *ErrWriter, s *pipeline.DupSummary, rb *d
 		shown++
 		Wrap(ew, r.String(), "", "    ")
 		if c := idx.Text(r.Input, r.Dir, r.Topic, r.Partition, r.First, r.Last); c != "" {
-			Wrap(ew, c, "  ", "    ")
+			Wrap(ew, c, "  ", "      ")
 		}
 		return ew.Err
 	})
