@@ -156,3 +156,11 @@ func TestScanHelpNamesTables(t *testing.T) {
 		t.Errorf("scan wrote %d entries, want the 14 tables, the records dataset and the manifest", len(ents))
 	}
 }
+
+// runCLIFlat is runCLI with its outputs unwrapped, for tests that look
+// for whole lines of text.
+func runCLIFlat(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	out, errOut, code := runCLI(t, args...)
+	return unwrap(out), unwrap(errOut), code
+}

@@ -12,7 +12,12 @@ import (
 func Wrap(w io.Writer, s, indent, more string) {
 	var b strings.Builder
 	lead, line := indent, indent
-	for word := range strings.FieldsSeq(s) {
+	// Only blanks break a line: a name may hold other white space (a
+	// carriage return, which the terminal-safe writer escapes later).
+	for word := range strings.SplitSeq(s, " ") {
+		if word == "" {
+			continue
+		}
 		if line != lead && width(line)+1+width(word) > TerminalWidth {
 			b.WriteString(line + "\n")
 			lead, line = more, more
