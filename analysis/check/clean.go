@@ -65,15 +65,22 @@ func (c *Checker) OffsetIndexEnd(input int32, seg string) (off, pos int64, ok bo
 // holds .kafka_cleanshutdown and its recovery point, which a clean stop
 // sets to the log end, is past first. It returns that recovery point.
 func (p *partition) cleanStopCut(first int64) (int64, bool) {
+	s := p.cleanStop()
+	return s.RecoveryPoint, s.LostAfterStop(first)
+}
+
+// cleanStop is what the partition's log dir says of its stop; nothing
+// for a file given on its own.
+func (p *partition) cleanStop() finding.CleanStop {
 	if p.c.isFile(p.key.input) {
-		return 0, false
+		return finding.CleanStop{}
 	}
 	ld := p.c.logDirOfPartition(p)
 	if ld == nil || !ld.clean {
-		return 0, false
+		return finding.CleanStop{}
 	}
 	rp, ok := ld.entry(snapshot.KindRecoveryPointCheckpoint, p.topic, p.part)
-	return rp, ok && rp > first
+	return finding.CleanStop{Clean: true, RecoveryPoint: rp, HasPoint: ok}
 }
 
 // cleanStopTear grades the torn batch at the end of the active segment of
@@ -83,14 +90,11 @@ func (p *partition) cleanStopTear(t truncRef, active *segSummary) bool {
 	if active.firstIntact < 0 {
 		first = active.base
 	}
-	rp, ok := p.cleanStopCut(first)
-	if !ok {
+	s := p.cleanStop()
+	if !s.LostAfterStop(first) {
 		return false
 	}
-	f := &p.findings[t.idx]
-	f.Severity = finding.Error
-	f.Message += fmt.Sprintf(" (at the end of the active segment of a log dir the broker stopped cleanly: .kafka_cleanshutdown is present "+
-		"and the recovery point %d is past the tear, so the broker had flushed these bytes; they were lost after the stop)", rp)
+	finding.GradeActiveTear(&p.findings[t.idx], s, first)
 	return true
 }
 

@@ -1,6 +1,10 @@
 package finding
 
-import "github.com/ksleuth/ksleuth/analysis"
+import (
+	"fmt"
+
+	"github.com/ksleuth/ksleuth/analysis"
+)
 
 // Place says where a file with a torn batch (a truncated-batch finding)
 // stands, which decides what the tear means. The segment reader cannot
@@ -81,4 +85,38 @@ func TornFromStart(kind Kind, pos int64) bool { return kind == KindTruncated && 
 func NotKafkaData(w Where, size int64) analysis.AnomalyRow {
 	return New(w, KindNotKafkaData, 0, -1,
 		"no Kafka record batch could be read in its %d bytes: the file is not a Kafka segment, or is damaged beyond recognition", size)
+}
+
+// CleanStop is what a log dir says of how its broker stopped a partition:
+// Clean when it holds .kafka_cleanshutdown, and the partition's entry in
+// its recovery-point-offset-checkpoint when HasPoint.
+type CleanStop struct {
+	Clean         bool
+	RecoveryPoint int64
+	HasPoint      bool
+}
+
+// LostAfterStop reports whether offsets from first on, missing from the
+// end of the active segment, went missing after a clean stop: a broker
+// that stops cleanly flushes its logs and sets the recovery point to the
+// log end, so a recovery point past first says those bytes were written.
+func (s CleanStop) LostAfterStop(first int64) bool {
+	return s.Clean && s.HasPoint && s.RecoveryPoint > first
+}
+
+// GradeActiveTear grades a torn batch at the end of the active segment,
+// whose first missing offset is first: a loss (an error) in a log dir
+// stopped cleanly past it, else a torn tail (GradeTruncated). verify and
+// records both grade a tear of the active segment so.
+func GradeActiveTear(f *analysis.AnomalyRow, s CleanStop, first int64) {
+	if f.Kind != KindTruncated {
+		return
+	}
+	if !s.LostAfterStop(first) {
+		GradeTruncated(f, ActiveSegment)
+		return
+	}
+	f.Severity = Error
+	f.Message += fmt.Sprintf(" (at the end of the active segment of a log dir the broker stopped cleanly: .kafka_cleanshutdown is present "+
+		"and the recovery point %d is past the tear, so the broker had flushed these bytes; they were lost after the stop)", s.RecoveryPoint)
 }

@@ -45,9 +45,14 @@ func (r *run) listed(ctx context.Context, in *source.Input, src string, entries 
 		}
 	}
 	r.known = true
+	stops := newCleanStops(entries)
 	for _, dir := range order {
 		p := parts[dir]
 		r.stopped = false
+		r.stop = finding.CleanStop{}
+		if len(p.logs) > 0 && in.Kind != source.File {
+			r.stop = stops.of(p.logs[0])
+		}
 		// The active segment is the one of the highest base offset, as
 		// verify takes it.
 		last := int64(math.MinInt64)

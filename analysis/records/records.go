@@ -159,7 +159,11 @@ type run struct {
 	// truncated-batch findings waiting for it.
 	place finding.Place
 	known bool
-	torn  []heldTorn
+	// stop is what the log dir of the partition dir being read says of
+	// its stop: a tear of the active segment of a log dir stopped
+	// cleanly is graded a loss, as verify grades it.
+	stop finding.CleanStop
+	torn []heldTorn
 	// top is the highest base offset an archive has shown per dir.
 	top map[string]int64
 	// tail is the hole to the end of the segment being read, reported
@@ -202,7 +206,14 @@ func (r *run) corruption(w finding.Where, ce *segment.CorruptionError) {
 		r.sink.Finding(f)
 		return
 	}
-	if f.Kind == finding.KindTruncated {
+	switch {
+	case f.Kind == finding.KindTruncated && r.place == finding.ActiveSegment:
+		first := snapshotBase(r.rec.File)
+		if f.Offset != nil {
+			first = *f.Offset
+		}
+		finding.GradeActiveTear(&f, r.stop, first)
+	case f.Kind == finding.KindTruncated:
 		finding.GradeTruncated(&f, r.place)
 	}
 	r.sink.Finding(f)

@@ -13,7 +13,8 @@ import (
 // at 600 bytes, broker 3's removed). verify leads with the partition's
 // verdict across the copies: intact, broker 1 holding every offset, the
 // other two lost their tails; the JSON lines carry one cluster_verdict
-// per partition, first; replicas calls neither copy lagging.
+// per partition, first; replicas calls neither copy lagging; scan's
+// losses name each lost copy by its broker's input, as verify does.
 func TestVerifyClusterVerdictFirst(t *testing.T) {
 	dir := t.TempDir()
 	var brokers []string
@@ -42,7 +43,7 @@ func TestVerifyClusterVerdictFirst(t *testing.T) {
 	}
 	var out, errb strings.Builder
 	code := run(append([]string{"verify", "--no-notes", "--topic", "^idempotent$"}, brokers...), &out, &errb)
-	lines := strings.Split(out.String(), "\n")
+	lines := strings.Split(unwrap(out.String()), "\n")
 	if code != 3 || len(lines) < 3 || lines[0] != "partitions across brokers:" {
 		t.Fatalf("exit %d, output:\n%s%s", code, out.String(), errb.String())
 	}
@@ -61,5 +62,16 @@ func TestVerifyClusterVerdictFirst(t *testing.T) {
 	run(append([]string{"replicas", "--topic", "^idempotent$"}, brokers...), &out, &errb)
 	if strings.Contains(out.String(), "lagging") || !strings.Contains(out.String(), "broker 2 lost 75–84") {
 		t.Errorf("replicas:\n%s", out.String())
+	}
+	out.Reset()
+	run(append([]string{"scan", "--progress", "never", "--topic", "^idempotent$", "--out", filepath.Join(dir, "tables")}, brokers...), &out, &errb)
+	scan := unwrap(out.String())
+	for _, b := range brokers[1:] {
+		if w := "\n  " + filepath.ToSlash(filepath.Join(b, "idempotent-0")) + ": LOST "; strings.Count(scan, w) != 1 {
+			t.Errorf("scan's losses do not name %s's copy once (%q):\n%s%s", filepath.Base(b), w, scan, errb.String())
+		}
+	}
+	if strings.Contains(scan, "\n  idempotent-0: LOST") {
+		t.Errorf("scan names a lost copy without its input:\n%s", scan)
 	}
 }

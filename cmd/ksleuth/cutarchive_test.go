@@ -67,6 +67,7 @@ func TestVerifyCutTarGz(t *testing.T) {
 	if code != exitFindings {
 		t.Fatalf("exit %d:\n%s%s", code, out, errOut)
 	}
+	out = unwrap(out)
 	for _, want := range []string{
 		fmt.Sprintf("archive-damaged at byte %d: tar stream ends inside an entry; entries after it not read (at byte %d of the decompressed tar stream; the gzip decoder had read all %d bytes of the compressed file)", cut, cut, size),
 		"broker/codecs-0: UNREAD offsets (how many is unknown): ",
@@ -99,35 +100,35 @@ func TestVerifyCutTarGz(t *testing.T) {
 func TestCutArchiveSummaries(t *testing.T) {
 	t.Parallel()
 	arc, _, _ := cutSampleTarGz(t, "codecs-0/00000000000000000068.log", "codecs-1/00000000000000000000.log")
-	out, errOut, code := runCLI(t, "verify", arc)
+	out, errOut, code := runCLIFlat(t, "verify", arc)
 	if want := "; 1 partition copy lost offsets, 2 unread: the archive ended before their data (INCOMPLETE"; code != exitFindings || !strings.Contains(out, want) {
 		t.Errorf("verify: exit %d, want %d and %q:\n%s%s", code, exitFindings, want, out, errOut)
 	}
 	var sum map[string]any
-	out, _, code = runCLI(t, "verify", "--json", arc)
+	out, _, code = runCLIFlat(t, "verify", "--json", arc)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || code != exitFindings ||
 		sum["partitions_with_loss"] != 1.0 || sum["partitions_unread"] != 2.0 {
 		t.Errorf("verify --json: exit %d, summary %v (%v)", code, sum, err)
 	}
 
-	out, errOut, code = runCLI(t, "scan", "--out", filepath.Join(t.TempDir(), "o"), arc)
+	out, errOut, code = runCLIFlat(t, "scan", "--out", filepath.Join(t.TempDir(), "o"), arc)
 	if want := "losses in 1 partition copy, and 2 unread: the archive ended before their data ("; code != exitFindings || !strings.Contains(out, want) {
 		t.Errorf("scan: exit %d, want %d and %q:\n%s%s", code, exitFindings, want, out, errOut)
 	}
-	out, errOut, code = runCLI(t, "replicas", arc)
+	out, errOut, code = runCLIFlat(t, "replicas", arc)
 	if want := ", and 1 partition copy lost offsets, 2 unread (the archive ended before their data)"; code != exitFindings ||
 		!strings.Contains(unwrap(out), want) {
 		t.Errorf("replicas: exit %d, want %d and %q:\n%s%s", code, exitFindings, want, out, errOut)
 	}
 	sum = nil
-	out, _, _ = runCLI(t, "scan", "--json", "--out", filepath.Join(t.TempDir(), "o"), arc)
+	out, _, _ = runCLIFlat(t, "scan", "--json", "--out", filepath.Join(t.TempDir(), "o"), arc)
 	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum["partitions_unread"] != 2.0 {
 		t.Errorf("scan --json: partitions_unread %v (%v)", sum["partitions_unread"], err)
 	}
 	// The report page says the same, in its data and its text.
 	html := filepath.Join(t.TempDir(), "r.html")
-	if _, errOut, code := runCLI(t, "report", "--progress", "never", "--html", html, arc); code != exitFindings {
+	if _, errOut, code := runCLIFlat(t, "report", "--progress", "never", "--html", html, arc); code != exitFindings {
 		t.Fatalf("report: exit %d: %s", code, errOut)
 	}
 	if d := reportData(t, html); d["partitions_with_loss"] != 1.0 || d["partitions_unread"] != 2.0 {

@@ -41,7 +41,7 @@ func TestDumpDecodeTransactionState(t *testing.T) {
 		[]byte{2, 0, 8}, int64(4000), []byte{2, 2}, int16(2))
 	p := writeInternalSegment(t, "__transaction_state-7", []segtest.Record{{Key: key, Value: v1}, {Key: key, Value: nil}, {Key: key, Value: be(int16(5))}})
 
-	out, errOut, code := runCLI(t, "dump", "--records", p)
+	out, errOut, code := runCLIFlat(t, "dump", "--records", p)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -57,7 +57,7 @@ func TestDumpDecodeTransactionState(t *testing.T) {
 		t.Errorf("stderr: %s", errOut)
 	}
 
-	out, _, _ = runCLI(t, "dump", "--records", "--json", p)
+	out, _, _ = runCLIFlat(t, "dump", "--records", "--json", p)
 	var rec map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		var m map[string]any
@@ -78,11 +78,11 @@ func TestDumpDecodeTransactionState(t *testing.T) {
 		t.Errorf("decoded %v", dec)
 	}
 
-	out, _, _ = runCLI(t, "dump", "--records", "--payload", "--decode", "none", p)
+	out, _, _ = runCLIFlat(t, "dump", "--records", "--payload", "--decode", "none", p)
 	if strings.Contains(out, "transaction_metadata") || !strings.Contains(out, "key: 0x") {
 		t.Errorf("--decode none decoded anyway:\n%s", out)
 	}
-	if _, _, code := runCLI(t, "dump", "--decode", "yes", p); code != 2 {
+	if _, _, code := runCLIFlat(t, "dump", "--decode", "yes", p); code != 2 {
 		t.Errorf("--decode yes: exit %d, want 2", code)
 	}
 }
@@ -154,7 +154,7 @@ func TestDumpMetadataFields(t *testing.T) {
 	pc = append(pc, be(int32(2))...)
 	p := writeInternalSegment(t, "__cluster_metadata-0", []segtest.Record{{Value: pc}, {Value: []byte{1, 5, 9, 0}}})
 
-	out, errOut, code := runCLI(t, "dump", "--records", p)
+	out, errOut, code := runCLIFlat(t, "dump", "--records", p)
 	want := `payload: {"type":"PARTITION_CHANGE_RECORD","version":0,"data":{"partitionId":0,"topicId":"AAAAAAAAAAAAAAAAAAAAAQ","isr":[1,2],"leader":2}}`
 	if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, "| offset: 1 ") ||
 		!strings.Contains(out, "payload: Error at 1, skipping. PartitionChange record v9 not decoded (1-byte body)") {
@@ -164,7 +164,7 @@ func TestDumpMetadataFields(t *testing.T) {
 		t.Errorf("finding: %s", errOut)
 	}
 
-	out, _, _ = runCLI(t, "dump", "--records", "--json", p)
+	out, _, _ = runCLIFlat(t, "dump", "--records", "--json", p)
 	var rec struct {
 		Type    string `json:"type"`
 		Decoded struct {

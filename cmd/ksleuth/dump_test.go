@@ -80,7 +80,7 @@ func TestDumpDamaged(t *testing.T) {
 	if err := os.WriteFile(path, src, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code := runCLI(t, "dump", path)
+	out, errOut, code := runCLIFlat(t, "dump", path)
 	if code != 0 {
 		t.Fatalf("exit %d without --fail-on-findings", code)
 	}
@@ -91,10 +91,10 @@ func TestDumpDamaged(t *testing.T) {
 	if n := strings.Count(out, "baseOffset:"); n < 5 {
 		t.Fatalf("only %d batches printed", n)
 	}
-	if _, _, code := runCLI(t, "dump", "--fail-on-findings", path); code != exitFindings {
+	if _, _, code := runCLIFlat(t, "dump", "--fail-on-findings", path); code != exitFindings {
 		t.Fatalf("--fail-on-findings: exit %d, want 3", code)
 	}
-	jsonOut, _, _ := runCLI(t, "dump", "--json", path)
+	jsonOut, _, _ := runCLIFlat(t, "dump", "--json", path)
 	kinds := map[string]int{}
 	for _, line := range strings.Split(strings.TrimSpace(jsonOut), "\n") {
 		var m map[string]any

@@ -49,7 +49,7 @@ func TestDumpGarbageStateFiles(t *testing.T) {
 			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out, errOut, code := runCLI(t, "dump", "--fail-on-findings", path)
+			out, errOut, code := runCLIFlat(t, "dump", "--fail-on-findings", path)
 			if code != exitFindings {
 				t.Errorf("exit %d, want %d", code, exitFindings)
 			}
@@ -84,11 +84,11 @@ func TestDumpEmptyStateFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		_, errOut, code := runCLI(t, "dump", "--fail-on-findings", tmp)
+		_, errOut, code := runCLIFlat(t, "dump", "--fail-on-findings", tmp)
 		if code != exitOK || !strings.Contains(errOut, "empty leftover") || strings.Contains(errOut, "error") {
 			t.Errorf("%s: exit %d\n%s", tmp, code, errOut)
 		}
-		_, errOut, code = runCLI(t, "dump", "--fail-on-findings", live)
+		_, errOut, code = runCLIFlat(t, "dump", "--fail-on-findings", live)
 		if code != exitFindings || !strings.Contains(errOut, "empty file") || strings.Contains(errOut, "EOF") {
 			t.Errorf("%s: exit %d\n%s", live, code, errOut)
 		}

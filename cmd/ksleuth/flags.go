@@ -22,15 +22,16 @@ func init() {
 }
 
 // addAllFlag is the one --all of the commands that lead with what needs
-// action and count the rest.
+// action and count the rest; -v is its short form, as a more verbose
+// listing.
 func addAllFlag(f *pflag.FlagSet, all *bool) {
-	f.BoolVar(all, "all", false, "list every partition copy, intact ones too (default: what needs action, and a count of the rest)")
+	f.BoolVarP(all, "all", "v", false, "list every partition copy, intact ones too (default: what needs action, and a count of the rest)")
 }
 
 // addAllOfFlag is --all of a command that lists other things than
 // partition copies: every one of what.
 func addAllOfFlag(f *pflag.FlagSet, all *bool, what string) {
-	f.BoolVar(all, "all", false, "list every "+what+" (default: what needs action, and a count of the rest)")
+	f.BoolVarP(all, "all", "v", false, "list every "+what+" (default: what needs action, and a count of the rest)")
 }
 
 func addWideFlag(f *pflag.FlagSet, wide *bool) {

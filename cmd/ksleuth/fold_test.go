@@ -42,6 +42,7 @@ func TestVerifyFoldsFollowers(t *testing.T) {
 	}
 	var findings, followers []string
 	in := false
+	out = unwrap(out)
 	for _, l := range strings.Split(out, "\n") {
 		switch {
 		case l == "findings:":
@@ -77,6 +78,7 @@ func TestVerifyFoldsFollowers(t *testing.T) {
 		t.Errorf("summary line lacks %q:\n%s", want, out)
 	}
 	all, _, _ := runCLI(t, "verify", "--all", dir)
+	all = unwrap(all)
 	listed := 0
 	for _, l := range strings.Split(all, "\n") {
 		if strings.HasPrefix(l, "    + "+dir) {

@@ -92,22 +92,32 @@ func TestConsumersLead(t *testing.T) {
 }
 
 // unwrap joins the lines text.Wrap broke to fit 120 columns: a line
-// indented four or six spaces after a line of 80 columns or more
-// continues it (a table's rows are indented two, or aligned right).
+// indented four spaces deeper than the line it continues, after a line
+// of 60 columns or more (a list's items are indented two deeper, a
+// table's rows as deep as its heading). A path broken after a slash
+// joins without a blank.
 func unwrap(out string) string {
 	var b strings.Builder
 	ls := strings.Split(out, "\n")
+	lead := 0 // the indent of the line being continued
 	for i, l := range ls {
 		rest := strings.TrimLeft(l, " ")
 		indent := len(l) - len(rest)
-		if i > 0 && (indent == 4 || indent == 6) && rest != "" && utf8.RuneCountInString(ls[i-1]) >= 80 {
-			b.WriteString(" " + rest)
-			continue
+		if i > 0 && rest != "" {
+			prev := utf8.RuneCountInString(ls[i-1])
+			if indent == lead+4 && prev >= 60 {
+				if !strings.HasSuffix(ls[i-1], "/") {
+					b.WriteString(" ")
+				}
+				b.WriteString(rest)
+				continue
+			}
 		}
 		if i > 0 {
 			b.WriteString("\n")
 		}
 		b.WriteString(l)
+		lead = indent
 	}
 	return b.String()
 }
@@ -145,4 +155,12 @@ func TestScanHelpNamesTables(t *testing.T) {
 	if len(ents) < 15 {
 		t.Errorf("scan wrote %d entries, want the 14 tables, the records dataset and the manifest", len(ents))
 	}
+}
+
+// runCLIFlat is runCLI with its outputs unwrapped, for tests that look
+// for whole lines of text.
+func runCLIFlat(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	out, errOut, code := runCLI(t, args...)
+	return unwrap(out), unwrap(errOut), code
 }

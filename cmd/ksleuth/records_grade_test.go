@@ -52,6 +52,7 @@ func TestRecordsDumpVerifyGradeAlike(t *testing.T) {
 	}
 	for i, f := range []string{rolled, active} {
 		_, errOut, code := runCLI(t, "dump", "--fail-on-findings", f)
+		errOut = unwrap(errOut)
 		sev, _, _ := strings.Cut(want[i], " ")
 		if w := ": " + sev + " truncated-batch at byte "; !strings.Contains(errOut, w) || code != 3 {
 			t.Errorf("dump %s (exit %d) does not say %q:\n%s", filepath.Base(f), code, w, errOut)

@@ -22,7 +22,7 @@ func TestSpecialFilesNamedLikeSegments(t *testing.T) {
 	if err := os.Symlink("/dev/zero", filepath.Join(dir, "codecs-0", "00000000000000002000.log")); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code := runCLI(t, "verify", dir)
+	out, errOut, code := runCLIFlat(t, "verify", dir)
 	if code != exitFindings || !strings.Contains(out, "INCOMPLETE") {
 		t.Errorf("exit %d, want 3 and INCOMPLETE:\n%s%s", code, out, errOut)
 	}

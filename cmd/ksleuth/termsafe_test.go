@@ -37,7 +37,7 @@ func TestTermSafeHostileNames(t *testing.T) {
 		{"producers", dir},
 		{"dups", dir},
 	} {
-		out, errOut, _ := runCLI(t, args...)
+		out, errOut, _ := runCLIFlat(t, args...)
 		for _, s := range []string{out, errOut} {
 			for _, c := range s {
 				if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f || c >= 0x80 && c <= 0x9f {
@@ -53,7 +53,7 @@ func TestTermSafeHostileNames(t *testing.T) {
 			t.Errorf("dump does not show the header key escaped:\n%s", out)
 		}
 	}
-	out, _, _ := runCLI(t, "dump", file, "--records", "--json")
+	out, _, _ := runCLIFlat(t, "dump", file, "--records", "--json")
 	found := false
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		var m map[string]any

@@ -122,7 +122,7 @@ func TestTornSegmentDirUnlisted(t *testing.T) {
 		cmd := exec.Command(bin, args...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 		out, _ := cmd.CombinedOutput()
-		s := string(out)
+		s := unwrap(string(out))
 		if !strings.Contains(s, "whose directory could not be listed") || strings.Contains(s, "a torn tail, left by a crash") ||
 			strings.Contains(s, "in a rolled segment") || !strings.Contains(s, "warning") {
 			t.Errorf("%s of a segment in an unlisted dir:\n%s", args[0], s)

@@ -86,7 +86,7 @@ func tornSample(t *testing.T) (dir, seg string, pos int64) {
 func TestTornRolledSegment(t *testing.T) {
 	t.Parallel()
 	dir, _, pos := tornSample(t)
-	out, _, code := runCLI(t, "verify", dir)
+	out, _, code := runCLIFlat(t, "verify", dir)
 	if code != exitFindings {
 		t.Errorf("verify: exit %d, want 3", code)
 	}
@@ -97,10 +97,10 @@ func TestTornRolledSegment(t *testing.T) {
 	}
 	tables := filepath.Join(t.TempDir(), "out")
 	page := filepath.Join(t.TempDir(), "report.html")
-	if _, _, code := runCLI(t, "scan", dir, "--out", tables, "--fail-on-findings", "--html", page); code != exitFindings {
+	if _, _, code := runCLIFlat(t, "scan", dir, "--out", tables, "--fail-on-findings", "--html", page); code != exitFindings {
 		t.Errorf("scan --fail-on-findings: exit %d, want 3", code)
 	}
-	if _, _, code := runCLI(t, "scan", dir, "--out", tables, "--force"); code != exitOK {
+	if _, _, code := runCLIFlat(t, "scan", dir, "--out", tables, "--force"); code != exitOK {
 		t.Errorf("scan without --fail-on-findings: exit %d, want 0", code)
 	}
 	var found bool

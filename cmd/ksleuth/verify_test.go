@@ -268,7 +268,7 @@ func TestVerifyGenerated(t *testing.T) {
 	if code != exitFindings {
 		t.Fatalf("exit %d, want 3", code)
 	}
-	if !strings.Contains(out, "findings:\n  "+snap+": error snapshot-crc at byte 2: snapshot: crc mismatch") ||
+	if out = unwrap(out); !strings.Contains(out, "findings:\n  "+snap+": error snapshot-crc at byte 2: snapshot: crc mismatch") ||
 		!strings.HasSuffix(out, "1 finding (1 snapshot-crc), 0 notes\n") {
 		t.Errorf("output:\n%s", out)
 	}

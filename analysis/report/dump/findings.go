@@ -2,7 +2,6 @@ package dump
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -52,7 +51,7 @@ func (d *Dumper) row(name string, r analysis.AnomalyRow, length int64) {
 func (d *Dumper) textFinding(name string, r *analysis.AnomalyRow) {
 	// Keep the two streams in order for a reader watching both.
 	d.out.Flush()
-	fmt.Fprintf(d.errw, "finding: %s\n", text.FindingLine(name, r))
+	text.Wrap(d.errw, "finding: "+text.FindingLine(name, r), "", "    ")
 }
 
 // decodeFinding reports a record of an internal topic that did not decode,

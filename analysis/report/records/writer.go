@@ -5,7 +5,6 @@ package records
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -85,7 +84,7 @@ func (w *Writer) Finding(r analysis.AnomalyRow) {
 		return
 	}
 	w.out.Flush() // keep the two streams in order for a reader of both
-	fmt.Fprintf(w.errw, "finding: %s\n", text.FindingLine(r.File, &r))
+	text.Wrap(w.errw, "finding: "+text.FindingLine(r.File, &r), "", "    ")
 }
 
 // recordJSON is one JSON line: the records table's column names, each

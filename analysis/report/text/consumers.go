@@ -159,8 +159,8 @@ func groupTitle(t *pipeline.TimelineLine, timelines []pipeline.TimelineLine) str
 func timelineTable(timelines []pipeline.TimelineLine, wide bool) *Table {
 	// Partitions of long topic names that differ in the middle (Kafka
 	// Streams' repartition topics) are told apart only whole: the columns
-	// least needed go first.
-	tt := &Table{Indent: "  ", DropFirst: true}
+	// least needed go first (Table.fit).
+	tt := &Table{Indent: "  "}
 	for _, h := range []string{"PARTITION", "COMMITS", "COMMIT TIME (UTC)", "COMMITTED", "LAST", "END", "LAG", "RESETS", "FLAGGED AHEAD"} {
 		tt.Cols = append(tt.Cols, Column{Head: h, Right: true})
 	}

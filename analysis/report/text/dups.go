@@ -75,7 +75,7 @@ func writeRuns(ctx context.Context, ew *ErrWriter, s *pipeline.DupSummary, rb *d
 		shown++
 		Wrap(ew, r.String(), "", "    ")
 		if c := idx.Text(r.Input, r.Dir, r.Topic, r.Partition, r.First, r.Last); c != "" {
-			Wrap(ew, c, "  ", "    ")
+			Wrap(ew, c, "  ", "      ")
 		}
 		return ew.Err
 	})
@@ -127,6 +127,13 @@ func writeDupTables(ew *ErrWriter, s *pipeline.DupSummary, wide bool) error {
 			tt.Cols = append(tt.Cols, Column{Head: h, Right: true})
 		}
 		tt.Cols[0].Cut = CutMiddle
+		for i, c := range pipeline.DupClasses {
+			// A class no topic has is the least needed column: it goes
+			// first when names whole would not fit (Table.fit).
+			if !anyOfClass(s.ByTopic, c) {
+				tt.Cols[2+i].Drop = len(pipeline.DupClasses) - i
+			}
+		}
 		for _, t := range s.ByTopic {
 			cells := []string{t.Topic, Itoa(t.Records)}
 			for _, c := range pipeline.DupClasses {
@@ -139,4 +146,14 @@ func writeDupTables(ew *ErrWriter, s *pipeline.DupSummary, wide bool) error {
 		}
 	}
 	return ew.Err
+}
+
+// anyOfClass reports whether a topic has records of class c.
+func anyOfClass(topics []pipeline.TopicTotal, c string) bool {
+	for _, t := range topics {
+		if t.ByClass[c] > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -11,7 +11,8 @@ import (
 // FindingLine is the one line a finding prints as in every text output
 // (verify's report, dump's and records' error stream): the file as the
 // output names it, then "severity kind at byte N (offset O): message",
-// so that a finding reads the same whichever command found it.
+// so that a finding reads the same whichever command found it. Printers
+// wrap it (Wrap) to fit TerminalWidth.
 func FindingLine(file string, a *analysis.AnomalyRow) string {
 	return file + ": " + finding.Text(a)
 }
@@ -47,16 +48,16 @@ func Findings(out io.Writer, rows []analysis.AnomalyRow, path func(*analysis.Ano
 	}
 	fmt.Fprintln(out, "findings:")
 	for _, c := range analysis.FoldFindings(kept) {
-		fmt.Fprintf(out, "  %s\n", FindingLine(path(&c.Finding), &c.Finding))
+		Wrap(out, FindingLine(path(&c.Finding), &c.Finding), "  ", "      ")
 		if len(c.Rows) == 0 {
 			continue
 		}
 		if !all {
-			fmt.Fprintf(out, "    %s%s\n", FollowersLine(&c), AllHint)
+			Wrap(out, FollowersLine(&c)+AllHint, "    ", "        ")
 			continue
 		}
 		for i := range c.Rows {
-			fmt.Fprintf(out, "    + %s\n", FindingLine(path(&c.Rows[i]), &c.Rows[i]))
+			Wrap(out, "+ "+FindingLine(path(&c.Rows[i]), &c.Rows[i]), "    ", "        ")
 		}
 	}
 }

@@ -29,8 +29,9 @@ func Recovery(out io.Writer, inputs []*source.Input, ps []analysis.RecoveryParti
 		if p.Clean {
 			start = "clean start (.kafka_cleanshutdown present: no recovery past the sanity checks)"
 		}
-		fmt.Fprintf(out, "\n%s: %s, recovery point %d, log start checkpoint %d\n", report.DisplayPath(inputs, p.Input, p.Dir), start,
-			p.RecoveryPoint, p.LogStartCheckpoint)
+		fmt.Fprintln(out)
+		Wrap(out, fmt.Sprintf("%s: %s, recovery point %d, log start checkpoint %d", report.DisplayPath(inputs, p.Input, p.Dir), start,
+			p.RecoveryPoint, p.LogStartCheckpoint), "", "    ")
 		if len(p.Actions) == 0 {
 			fmt.Fprintln(out, "  nothing to do")
 		}
@@ -39,10 +40,11 @@ func Recovery(out io.Writer, inputs []*source.Input, ps []analysis.RecoveryParti
 			if a.Action == analysis.ActTruncate {
 				what = fmt.Sprintf("truncate %d bytes, log end %d", a.Bytes, a.Offset)
 			}
-			fmt.Fprintf(out, "  %s %s\n    because %s\n", what, report.DisplayPath(inputs, p.Input, a.File), a.Rule)
+			Wrap(out, what+" "+report.DisplayPath(inputs, p.Input, a.File), "  ", "      ")
+			Wrap(out, "because "+a.Rule, "    ", "        ")
 		}
-		fmt.Fprintf(out, "  after: log start %d, log end %d, high watermark %d, segments %v, snapshots %v\n",
-			p.LogStartOffset, p.LogEndOffset, p.HighWatermark, p.Segments, p.Snapshots)
+		Wrap(out, fmt.Sprintf("after: log start %d, log end %d, high watermark %d, segments %v, snapshots %v",
+			p.LogStartOffset, p.LogEndOffset, p.HighWatermark, p.Segments, p.Snapshots), "  ", "      ")
 	}
 	if n := len(ps) - changing; !all && n > 0 {
 		_, err := fmt.Fprintf(out, "\n%d partition dir%s with nothing to do%s\n", n, Plural(int64(n), "", "s"), AllHint)

@@ -3,9 +3,12 @@ package text
 import (
 	"fmt"
 	"io"
+	"path"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/report"
 )
 
@@ -44,7 +47,7 @@ func Scan(w io.Writer, s *report.ScanSummary, wide, all bool) error {
 		}
 		fmt.Fprintf(ew, "%s (%d intact; gaps.parquet has every range):\n", head, s.Intact)
 		for _, v := range s.Losses {
-			fmt.Fprintf(ew, "  %s: %s\n", v.Dir, v.Text)
+			Wrap(ew, copyName(s, &v)+": "+v.Text, "  ", "      ")
 		}
 	}
 	Checked(ew, s.Checked)
@@ -99,6 +102,28 @@ func Scan(w io.Writer, s *report.ScanSummary, wide, all bool) error {
 		return err
 	}
 	return ew.Err
+}
+
+// copyName names a partition copy in scan's losses: by its dir in the
+// input, or, when several inputs may hold copies of one partition, by
+// its path as verify names it (the input, then the dir in it).
+func copyName(s *report.ScanSummary, v *analysis.Verdict) string {
+	if len(s.Inputs) < 2 {
+		return v.Dir
+	}
+	for _, in := range s.Inputs {
+		if in.Index != int(v.Input) {
+			continue
+		}
+		switch in.Kind {
+		case "dir":
+			return path.Join(filepath.ToSlash(in.Path), v.Dir)
+		case "archive":
+			return in.Path + ":" + v.Dir
+		}
+		return in.Path
+	}
+	return v.Dir
 }
 
 // RecordsElsewhere says what a record count includes besides the rows of

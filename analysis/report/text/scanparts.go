@@ -152,7 +152,8 @@ func partitionTable(ew *ErrWriter, s *report.ScanSummary, parts []analysis.Parti
 	return tt.Write(ew, wide)
 }
 
-// writeEmpty counts the partitions with no batches, by topic.
+// writeEmpty counts the partitions with no batches on one line: their
+// topics by name while they fit TerminalWidth, then how many more.
 func writeEmpty(ew *ErrWriter, empty map[string]int) {
 	if len(empty) == 0 {
 		return
@@ -163,8 +164,20 @@ func writeEmpty(ew *ErrWriter, empty map[string]int) {
 		topics = append(topics, t)
 	}
 	sort.Strings(topics)
-	if len(topics) > 8 {
-		topics = append(topics[:8], "...")
+	head := fmt.Sprintf("(%s with no batches: ", Count(int64(n), "more partition"))
+	named := len(topics)
+	line := func() string {
+		s := head + strings.Join(topics[:named], ", ")
+		if rest := len(topics) - named; rest > 0 {
+			if named > 0 {
+				s += ", "
+			}
+			s += fmt.Sprintf("and %s", Count(int64(rest), "more topic"))
+		}
+		return s + ")"
 	}
-	fmt.Fprintf(ew, "(%s with no batches: %s)\n", Count(int64(n), "more partition"), strings.Join(topics, ", "))
+	for named > 0 && width(line()) > TerminalWidth {
+		named--
+	}
+	fmt.Fprintln(ew, line())
 }

@@ -38,3 +38,25 @@ func TestRollUpNotesNeedNoAction(t *testing.T) {
 		t.Errorf("want t-5 and t-7 listed, t-3 (notes alone) rolled up:\n%s", out)
 	}
 }
+
+// TestEmptyLineFits: the line of partitions with no batches names their
+// topics while they fit 120 columns and counts the rest.
+func TestEmptyLineFits(t *testing.T) {
+	empty := map[string]int{}
+	for i := range 30 {
+		empty[fmt.Sprintf("_confluent-controlcenter-topic-%02d", i)] = 2
+	}
+	var b strings.Builder
+	writeEmpty(&ErrWriter{W: &b}, empty)
+	line := strings.TrimSuffix(b.String(), "\n")
+	if strings.Contains(line, "\n") || width(line) > TerminalWidth ||
+		!strings.HasPrefix(line, "(60 more partitions with no batches: _confluent-controlcenter-topic-00, ") ||
+		!strings.HasSuffix(line, "topic-00, and 29 more topics)") {
+		t.Errorf("line of %d columns: %q", width(line), line)
+	}
+	b.Reset()
+	writeEmpty(&ErrWriter{W: &b}, map[string]int{"a": 1, "b": 2})
+	if b.String() != "(3 more partitions with no batches: a, b)\n" {
+		t.Errorf("short: %q", b.String())
+	}
+}

@@ -9,7 +9,8 @@ import (
 )
 
 // TerminalWidth is the width the text tables are fitted to unless --wide:
-// names that would make a table wider are shortened with an ellipsis.
+// the columns least needed are left out first, so that names stay whole
+// while they can, and only then are names shortened with an ellipsis.
 const TerminalWidth = 120
 
 // WideHint follows the columns a table left out: how to have them
@@ -51,21 +52,19 @@ type Table struct {
 	Rows   [][]string
 	Indent string
 	NoHead bool
-	// DropFirst leaves droppable columns out before names are shortened:
-	// for a table whose names tell rows apart only whole (one group's
-	// partitions of long, similar topic names).
-	DropFirst bool
 }
 
 // fit makes the table fit TerminalWidth, in the order that loses least:
-// a date common to a time column moves into its heading, names are
-// shortened (see widths), and then droppable columns are left out. It
+// a date common to a time column moves into its heading, droppable
+// columns are left out while names whole would not fit (long names, such
+// as Kafka Streams' topics, often differ only in the middle and tell rows
+// apart only whole), and then names are shortened (see widths). It
 // returns the headings of the columns left out.
 func (t *Table) fit() (dropped []string) {
 	if t.total(t.widths(false)) > TerminalWidth {
 		t.factorDates()
 	}
-	for t.DropFirst && t.total(t.widths(true)) > TerminalWidth && t.dropOne(&dropped) {
+	for t.total(t.widths(true)) > TerminalWidth && t.dropOne(&dropped) {
 	}
 	for t.total(t.widths(false)) > TerminalWidth {
 		if !t.dropOne(&dropped) {

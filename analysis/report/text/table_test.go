@@ -62,27 +62,31 @@ func TestTextTableFits(t *testing.T) {
 	}
 }
 
-// TestTableDropFirst: a DropFirst table leaves its droppable columns out
-// before it shortens a name, so names that differ in the middle stay
-// apart; without it the names are shortened first.
-func TestTableDropFirst(t *testing.T) {
+// TestTableDropsBeforeCutting: every table leaves its droppable columns
+// out before it shortens a name, so names that differ in the middle stay
+// apart; a table with nothing to drop shortens its names; --wide keeps
+// every column and name.
+func TestTableDropsBeforeCutting(t *testing.T) {
 	t.Parallel()
 	a := "streams-app-aggregatedTopicPartitionTableWindows-ONE_MINUTE-repartition-0"
 	b := "streams-app-aggregatedTopicPartitionTableWindows-THREE_HOURS-repartition-0"
-	table := func(first bool) string {
-		tt := &Table{DropFirst: first, Cols: []Column{{Head: "PARTITION", Cut: CutMiddle}, {Head: "TIME", Drop: 1}, {Head: "N"}}}
+	table := func(drop int, wide bool) string {
+		tt := &Table{Cols: []Column{{Head: "PARTITION", Cut: CutMiddle}, {Head: "TIME", Drop: drop}, {Head: "N"}}}
 		tt.Add(a, strings.Repeat("9", 60), "1")
 		tt.Add(b, strings.Repeat("9", 60), "2")
 		var out strings.Builder
-		if err := tt.Write(&out, false); err != nil {
+		if err := tt.Write(&out, wide); err != nil {
 			t.Fatal(err)
 		}
 		return out.String()
 	}
-	if got := table(true); !strings.Contains(got, "ONE_MINUTE") || !strings.Contains(got, "THREE_HOURS") || !strings.Contains(got, "left out") {
-		t.Errorf("DropFirst:\n%s", got)
+	if got := table(1, false); !strings.Contains(got, "ONE_MINUTE") || !strings.Contains(got, "THREE_HOURS") || !strings.Contains(got, "left out") {
+		t.Errorf("droppable column:\n%s", got)
 	}
-	if got := table(false); strings.Contains(got, "left out") || !strings.Contains(got, "…") {
-		t.Errorf("names shortened first:\n%s", got)
+	if got := table(0, false); strings.Contains(got, "left out") || !strings.Contains(got, "…") {
+		t.Errorf("nothing to drop, names shortened:\n%s", got)
+	}
+	if got := table(1, true); strings.Contains(got, "left out") || strings.Contains(got, "…") || !strings.Contains(got, "THREE_HOURS") {
+		t.Errorf("wide:\n%s", got)
 	}
 }

@@ -23,7 +23,7 @@ func Verify(out io.Writer, inputs []*source.Input, res *pipeline.Result, sum *pi
 	if !all && len(sum.Losses) > 0 {
 		fmt.Fprintf(out, "%s that %s action:\n", copies(len(sum.Losses)), Plural(int64(len(sum.Losses)), "needs", "need"))
 		for _, v := range sum.Losses {
-			fmt.Fprintf(out, "  %s: %s\n", report.DisplayPath(inputs, v.Input, v.Dir), v.Text)
+			Wrap(out, report.DisplayPath(inputs, v.Input, v.Dir)+": "+v.Text, "  ", "      ")
 		}
 	}
 	Findings(out, res.Scan.Anomalies, func(a *analysis.AnomalyRow) string { return report.DisplayPath(inputs, a.Input, a.File) }, noNotes, all)
@@ -31,7 +31,7 @@ func Verify(out io.Writer, inputs []*source.Input, res *pipeline.Result, sum *pi
 	case all && len(sum.Verdicts) > 0:
 		fmt.Fprintln(out, "partitions:")
 		for _, v := range sum.Verdicts {
-			fmt.Fprintf(out, "  %s: %s\n", report.DisplayPath(inputs, v.Input, v.Dir), v.Text)
+			Wrap(out, report.DisplayPath(inputs, v.Input, v.Dir)+": "+v.Text, "  ", "      ")
 		}
 	case sum.Intact > 0:
 		fmt.Fprintln(out, IntactLine(sum.Verdicts)+AllHint)
@@ -47,11 +47,14 @@ func Verify(out io.Writer, inputs []*source.Input, res *pipeline.Result, sum *pi
 	}
 	// Segments are the live segments read, as the "checked:" line counts
 	// them: also a segment given on its own, outside a partition dir.
-	_, err := fmt.Fprintf(out, "verified %s, %s, %s, %s: %s, %s%s%s\n",
+	var line strings.Builder
+	fmt.Fprintf(&line, "verified %s, %s, %s, %s: %s, %s%s%s",
 		Count(int64(sum.CheckedFiles), "file"), Count(int64(sum.Segments), "segment"), Count(sum.Batches, "batch"),
 		Count(sum.Records, "record"), FindingCounts(sum.Counted, sum.CountedByKind, sum.Followers, sum.FollowersByKind), Count(sum.Notes, "note"),
 		ByKind(sum.NotesByKind), status)
-	return err
+	ew := &ErrWriter{W: out}
+	Wrap(ew, line.String(), "", "    ")
+	return ew.Err
 }
 
 // AllHint follows the count of intact partition copies: how to have
@@ -133,7 +136,7 @@ func Checked(out io.Writer, kinds []analysis.CheckedKind) {
 		}
 		parts = append(parts, part)
 	}
-	fmt.Fprintf(out, "checked: %s\n", strings.Join(parts, ", "))
+	Wrap(out, "checked: "+strings.Join(parts, ", "), "", "    ")
 }
 
 // writeSkipped lists the files that are not Kafka files, a few by name.
@@ -149,8 +152,8 @@ func writeSkipped(out io.Writer, inputs []*source.Input, sk []analysis.SkippedFi
 	if len(sk) > 5 {
 		more = fmt.Sprintf(", … (%d in all)", len(sk))
 	}
-	fmt.Fprintf(out, "skipped %s that %s: %s%s\n", Count(int64(len(sk)), "file"), Plural(int64(len(sk)), "is not a Kafka file", "are not Kafka files"),
-		strings.Join(names, ", "), more)
+	Wrap(out, fmt.Sprintf("skipped %s that %s: %s%s", Count(int64(len(sk)), "file"), Plural(int64(len(sk)), "is not a Kafka file", "are not Kafka files"),
+		strings.Join(names, ", "), more), "", "    ")
 }
 
 // clusterVerdicts prints, when the inputs hold several copies of a
@@ -170,7 +173,7 @@ func clusterVerdicts(out io.Writer, cvs []analysis.ClusterVerdict, all bool) {
 	if len(act) > 0 {
 		fmt.Fprintln(out, "partitions across brokers:")
 		for _, cv := range act {
-			fmt.Fprintf(out, "  %s-%d: %s\n", cv.Topic, cv.Partition, cv.Text)
+			Wrap(out, fmt.Sprintf("%s-%d: %s", cv.Topic, cv.Partition, cv.Text), "  ", "      ")
 		}
 	}
 	if rest := len(cvs) - len(act); rest > 0 {
@@ -181,6 +184,6 @@ func clusterVerdicts(out io.Writer, cvs []analysis.ClusterVerdict, all bool) {
 // Crashed prints the one line of the copies not shut down cleanly, if any.
 func Crashed(w io.Writer, c analysis.CrashedCopies) {
 	if l := c.Line(); l != "" {
-		fmt.Fprintln(w, l)
+		Wrap(w, l, "", "    ")
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 // TestWrap: a sentence longer than a line breaks at spaces within
 // TerminalWidth, continuation lines after their own indent, and a word
-// wider than a line stays whole.
+// wider than a line (a path) breaks after a slash.
 func TestWrap(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
@@ -27,9 +27,14 @@ func TestWrap(t *testing.T) {
 		t.Errorf("words changed: %q", got)
 	}
 	b.Reset()
-	long := strings.Repeat("x", 150)
+	long := strings.Repeat("x", 100) + "/" + strings.Repeat("y", 50)
 	Wrap(&b, "a "+long+" b", "", "  ")
-	if b.String() != "a\n  "+long+"\n  b\n" {
-		t.Errorf("a long word: %q", b.String())
+	if want := "a\n  " + long[:101] + "\n  " + long[101:] + " b\n"; b.String() != want {
+		t.Errorf("a long path: %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	Wrap(&b, strings.Repeat("z", 250), "", "")
+	if want := strings.Repeat("z", 120) + "\n" + strings.Repeat("z", 120) + "\n" + strings.Repeat("z", 10) + "\n"; b.String() != want {
+		t.Errorf("a long word without slashes: %q", b.String())
 	}
 }
