@@ -14,7 +14,7 @@ func TestReplicasText(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "9 partitions compared: 9 in-sync") || strings.Count(out, "broker 2 holds the same batches as broker 0") != 9 {
+	if !strings.Contains(out, "9 partitions compared, their copies besides the reference: 9 in-sync") || strings.Count(out, "broker 2 holds the same batches as broker 0") != 9 {
 		t.Errorf("replicas over two copies:\n%s", out)
 	}
 	// Without --all, copies that agree are a count (#44).

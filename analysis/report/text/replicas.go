@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
@@ -45,8 +44,8 @@ func Replicas(w io.Writer, rows []analysis.ReplicaRow, sum *pipeline.Summary, al
 	}
 	switch {
 	case notDecoded > 0 && len(rows) > 0:
-		fmt.Fprintf(ew, "batches compared by offsets, leader epoch and CRC (each CRC checked); "+
-			"the records of %s not decoded: ksleuth verify decodes them\n", Count(notDecoded, "batch"))
+		Wrap(ew, fmt.Sprintf("batches compared by offsets, leader epoch and CRC (each CRC checked); "+
+			"the records of %s not decoded: ksleuth verify decodes them", Count(notDecoded, "batch")), "", "    ")
 	case notDecoded > 0:
 		fmt.Fprintf(ew, "batch headers and CRCs checked; the records of %s not decoded: ksleuth verify decodes them\n", Count(notDecoded, "batch"))
 	}
@@ -118,21 +117,27 @@ func writeReplicaCopies(ew *ErrWriter, rows []analysis.ReplicaRow, all bool) {
 		}
 	}
 	n := counts[string(analysis.CopyReference)]
-	fmt.Fprintf(ew, "%d partition%s compared: %s\n", n, Plural(int64(n), "", "s"), strings.Join(parts, ", "))
+	fmt.Fprintf(ew, "%d partition%s compared, their copies besides the reference: %s\n", n, Plural(int64(n), "", "s"), strings.Join(parts, ", "))
 }
 
-// writeReplicaGroup prints one partition's copies and their verdicts.
+// writeReplicaGroup prints one partition's copies and their verdicts,
+// the table fitted to TerminalWidth as every table is; replicas has no
+// --wide, so no column is left out: long paths and epoch lists are
+// shortened instead.
 func writeReplicaGroup(ew *ErrWriter, g []analysis.ReplicaRow) {
 	fmt.Fprintf(ew, "%s-%d: %d copies\n", g[0].Topic, g[0].Partition, len(g))
-	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  BROKER\tCOPY\tLOG START\tLOG END\tHIGH WATERMARK\tRECOVERY POINT\tLEADER EPOCHS (epoch@offset)\tVERDICT")
+	t := &Table{Indent: "  ", Cols: []Column{{Head: "BROKER"}, {Head: "COPY", Cut: CutMiddle}, {Head: "LOG START", Right: true},
+		{Head: "LOG END", Right: true}, {Head: "HIGH WM", Right: true}, {Head: "RECOVERY POINT", Right: true},
+		{Head: "LEADER EPOCH@OFFSET", Cut: CutEnd}, {Head: "VERDICT"}}}
 	for _, r := range g {
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", brokerName(r.Broker), r.Source+":"+r.Dir, r.LogStartOffset, r.LogEndOffset,
+		t.Add(brokerName(r.Broker), r.Source+":"+r.Dir, Itoa(r.LogStartOffset), Itoa(r.LogEndOffset),
 			optOffset(r.HighWatermark), optOffset(r.RecoveryPoint), epochList(r.LeaderEpochs), r.Verdict)
 	}
-	tw.Flush()
+	if err := t.Write(ew, false); err != nil {
+		return
+	}
 	for _, r := range g {
-		fmt.Fprintf(ew, "  %s\n", r.Explanation)
+		Wrap(ew, r.Explanation, "  ", "      ")
 	}
 	fmt.Fprintln(ew)
 }

@@ -17,8 +17,8 @@ import (
 // checked, the findings by kind and the tables written.
 func Scan(w io.Writer, s *report.ScanSummary, wide, all bool) error {
 	ew := &ErrWriter{W: w}
-	fmt.Fprintf(ew, "scanned %d input(s): %d files, %d bytes, %d batches, %d records%s in %.2fs (jobs %d)\n\n",
-		len(s.Inputs), s.Files, s.Bytes, s.Batches, s.Records, RecordsElsewhere(s.RecordsElsewhere), s.Seconds, s.Jobs)
+	fmt.Fprintf(ew, "scanned %s: %s, %d bytes, %s, %s%s in %.2fs (jobs %d)\n\n", Count(int64(len(s.Inputs)), "input"), Count(int64(s.Files), "file"),
+		s.Bytes, Count(s.Batches, "batch"), Count(s.Records, "record"), RecordsElsewhere(s.RecordsElsewhere), s.Seconds, s.Jobs)
 	if l := s.CrashedCopies.Line(); l != "" {
 		fmt.Fprintf(ew, "%s\n\n", l)
 	}
