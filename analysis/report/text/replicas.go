@@ -128,7 +128,7 @@ func writeReplicaGroup(ew *ErrWriter, g []analysis.ReplicaRow) {
 	fmt.Fprintf(ew, "%s-%d: %d copies\n", g[0].Topic, g[0].Partition, len(g))
 	t := &Table{Indent: "  ", Cols: []Column{{Head: "BROKER"}, {Head: "COPY", Cut: CutMiddle}, {Head: "LOG START", Right: true},
 		{Head: "LOG END", Right: true}, {Head: "HIGH WM", Right: true}, {Head: "RECOVERY POINT", Right: true},
-		{Head: "LEADER EPOCH@OFFSET", Cut: CutEnd}, {Head: "VERDICT"}}}
+		{Head: "LEADER EPOCHS", Cut: CutEnd}, {Head: "VERDICT"}}}
 	for _, r := range g {
 		t.Add(brokerName(r.Broker), r.Source+":"+r.Dir, Itoa(r.LogStartOffset), Itoa(r.LogEndOffset),
 			optOffset(r.HighWatermark), optOffset(r.RecoveryPoint), epochList(r.LeaderEpochs), r.Verdict)
