@@ -11,15 +11,15 @@ import (
 const retryTimeout = 2 * time.Second
 
 // nonidemRetry: a Java producer without idempotence (acks=all, retries)
-// sends readings; while a burst is in flight the broker is paused
-// (SIGSTOP) for three request timeouts, then resumed (SIGCONT). The client
+// sends readings; the broker is paused (SIGSTOP), a burst is sent to it,
+// and it is resumed (SIGCONT) three request timeouts later. The client
 // gives up on its requests, reconnects and sends the batches again; the
 // broker appends the requests it had read and then the retries. The
 // application sends every reading once, so every second copy in the log
 // is the client's retry (KindRetry).
 var nonidemRetry = Scenario{
 	Name:    "nonidem-retry",
-	Doc:     "producer without idempotence; the broker paused past request.timeout.ms with batches in flight, so the client retries batches it had appended",
+	Doc:     "producer without idempotence; a burst sent to a broker paused past request.timeout.ms, so the client retries batches the broker then appends",
 	Brokers: 1, Stop: "clean",
 	run: func(s *Session) error {
 		const topic = "readings"
@@ -54,13 +54,14 @@ var nonidemRetry = Scenario{
 		}
 		broker := s.Cluster.All()[0]
 		for round := range 2 {
-			if err := send(s.between(200, 400)); err != nil {
+			// The broker is stalled before the burst, so its requests are
+			// on the wire, queued in the stalled broker's socket, however
+			// fast the machine: sent after the pause began, a burst could
+			// be acknowledged whole before it.
+			if err := broker.Pause(); err != nil {
 				return err
 			}
-			// Let the client put batches on the wire, then stall the
-			// broker with them read or queued.
-			time.Sleep(time.Duration(30+s.Rand.IntN(60)) * time.Millisecond)
-			if err := broker.Pause(); err != nil {
+			if err := send(s.between(200, 400)); err != nil {
 				return err
 			}
 			time.Sleep(3 * retryTimeout)
