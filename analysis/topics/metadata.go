@@ -138,14 +138,12 @@ func DecodeMetadata(b []byte) (*MetadataRecord, error) {
 	}
 	c := newCursor(b, "value")
 	m := &MetadataRecord{}
-	m.FrameVersion = c.uvarint("frame version")
-	keyAt := c.off
-	m.APIKey = c.uvarint("apiKey")
-	versionAt := c.off
-	m.Version = c.uvarint("version")
+	h := c.apiFrame()
 	if c.err != nil {
 		return nil, c.err
 	}
+	m.FrameVersion, m.APIKey, m.Version = h.frame, h.key, h.version
+	keyAt, versionAt := h.keyAt, h.versionAt
 	m.Type = MetadataTypeName(m.APIKey)
 	m.KafkaType = MetadataKafkaName(m.APIKey)
 	m.BodySize = c.left()

@@ -109,14 +109,12 @@ func DecodeRemoteLogMetadata(b []byte) (*RemoteLogRecord, error) {
 	}
 	c := newCursor(b, "value")
 	m := &RemoteLogRecord{}
-	m.FrameVersion = c.uvarint("frame version")
-	keyAt := c.off
-	m.APIKey = c.uvarint("apiKey")
-	versionAt := c.off
-	m.Version = c.uvarint("version")
+	h := c.apiFrame()
 	if c.err != nil {
 		return nil, c.err
 	}
+	m.FrameVersion, m.APIKey, m.Version = h.frame, h.key, h.version
+	keyAt, versionAt := h.keyAt, h.versionAt
 	if m.FrameVersion != 1 {
 		return m, fmt.Errorf("%w, at byte 0 of the value", &VersionError{Part: "remote log metadata frame", Version: int16(min(m.FrameVersion, 32767)), Max: 1})
 	}

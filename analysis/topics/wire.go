@@ -256,3 +256,23 @@ func (c *cursor) done() error {
 	}
 	return c.err
 }
+
+// apiHeader is the framing of a record value that Kafka writes as an
+// ApiMessageAndVersion (the metadata log, __remote_log_metadata): a frame
+// version, the apiKey and the record's version, unsigned varints, with
+// where the last two were read, for errors that name the byte.
+type apiHeader struct {
+	frame, key, version uint32
+	keyAt, versionAt    int
+}
+
+// apiFrame reads an apiHeader; c.err says whether it parsed.
+func (c *cursor) apiFrame() apiHeader {
+	var h apiHeader
+	h.frame = c.uvarint("frame version")
+	h.keyAt = c.off
+	h.key = c.uvarint("apiKey")
+	h.versionAt = c.off
+	h.version = c.uvarint("version")
+	return h
+}
