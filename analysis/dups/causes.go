@@ -194,7 +194,7 @@ func (d *Detector) gradeRetry(m, ref *rec, f *retryFacts) (evidence string, why 
 	switch {
 	case f.records < minRun && f.records == 1:
 		why |= WhyShort
-		rs = append(rs, "a run of one record: an application that writes a record twice within one millisecond leaves the same bytes")
+		rs = append(rs, RunOfOne+": an application that writes a record twice within one millisecond leaves the same bytes")
 	case f.records < minRun:
 		why |= WhyShort
 		rs = append(rs, fmt.Sprintf("a run of %d records, fewer than %d", f.records, minRun))

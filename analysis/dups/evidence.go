@@ -45,6 +45,11 @@ const (
 	WhyTimestamps                     // (dedup-failure) the timestamps differ or are unknown
 )
 
+// RunOfOne opens the reason a run of a single record gives for not being
+// strong, so that callers reading the JSON can tell that contract apart
+// from a grading miss.
+const RunOfOne = "a run of one record"
+
 var whyWords = [...]string{"no restart", "too few records", "not the session's head", "not the earlier session's tail",
 	"one value repeated", "content new sessions write", "no sequence numbers", "not in flight at the session's end",
 	"far from the first copy", "other timestamps"}
@@ -541,7 +546,7 @@ func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts, writes int32) (
 	switch {
 	case f.records < minRun && f.records == 1:
 		why |= WhyShort
-		rs = append(rs, "a run of one record: one record written again reads the same whether it was resent or written anew")
+		rs = append(rs, RunOfOne+": one record written again reads the same whether it was resent or written anew")
 	case f.records < minRun:
 		why |= WhyShort
 		rs = append(rs, fmt.Sprintf("a run of %d records, fewer than %d", f.records, minRun))

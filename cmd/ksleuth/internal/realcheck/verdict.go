@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/dups"
 	jsonl "github.com/ksleuth/ksleuth/analysis/report/json"
 	"github.com/ksleuth/ksleuth/cmd/ksleuth-gen/realkafka"
 )
@@ -223,7 +224,7 @@ func checkDups(t *testing.T, truth *realkafka.Truth, logDirs []string) {
 		m := member[l]
 		t.Logf("not strong: %s-%d@%d, PID %d epoch %d seq %d, class %q evidence %q (%s): %s", l.topic, l.partition, l.offset,
 			m.ProducerID, m.ProducerEpoch, m.Sequence, m.Class, m.Evidence, m.EvidenceReasons, m.Explanation)
-		if resentBy[instancePart{l.topic, l.partition, recs[l].ProducerID}] == 1 && strings.Contains(m.EvidenceReasons, "too few records") {
+		if resentBy[instancePart{l.topic, l.partition, recs[l].ProducerID}] == 1 && strings.Contains(m.EvidenceReasons, dups.RunOfOne) {
 			single++
 		}
 	}
