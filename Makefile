@@ -7,7 +7,7 @@ CACHE       := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/ksleuth-ci
 STATICCHECK := $(CACHE)/bin/staticcheck
 
 # The tests that hold output to golden files.
-GOLDEN_TESTS := TestGolden$$|TestDumpGolden|TestDumpGoldenPayloads|TestDumpStateGolden|TestReportDataGolden|TestConsumersGolden
+GOLDEN_TESTS := TestGolden$$|TestDumpGolden|TestDumpGoldenPayloads|TestDumpStateGolden|TestReportDataGolden|TestConsumersGolden|TestDocExamples
 
 .PHONY: test race fuzz lint golden docs
 
