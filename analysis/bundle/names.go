@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis/source"
-	"github.com/ksleuth/ksleuth/analysis/topics"
 )
 
 // NamesMap is what --redact-names replaced: each token of the bundle and
@@ -32,9 +30,19 @@ type NamesMap struct {
 	// HeaderKeys maps a header key's replacement to the key.
 	HeaderKeys map[string]string `json:"header_keys"`
 	// Groups and Members map the tokens of the group ids and member ids
-	// of __consumer_offsets keys.
+	// of __consumer_offsets (a group's leader is one of its members).
 	Groups  map[string]string `json:"groups"`
 	Members map[string]string `json:"members"`
+	// The other names of the internal topics' records: group instance
+	// ids, client ids, hosts (of group members and of brokers' listeners),
+	// transactional ids, protocol types and names other than Kafka's own,
+	// and racks.
+	Instances     map[string]string `json:"group_instances,omitempty"`
+	Clients       map[string]string `json:"clients,omitempty"`
+	Hosts         map[string]string `json:"hosts,omitempty"`
+	Transactional map[string]string `json:"transactional_ids,omitempty"`
+	Protocols     map[string]string `json:"protocols,omitempty"`
+	Racks         map[string]string `json:"racks,omitempty"`
 }
 
 // namer makes the tokens of names from a keyed HMAC: a name always gets
@@ -47,12 +55,22 @@ type namer struct {
 	groups, groupTokens map[string]string
 	members             map[string]string
 	memberTokens        map[string]string
+	// others are the tokens of the other names of the internal topics'
+	// records, by their prefix.
+	others map[string]*tokens
+	// fill replaces the bytes of the internal topics' records that are
+	// no name this package can read (secret.go's filler).
+	fill func([]byte)
 }
+
+// tokens are the names of one kind and their tokens: name → token and
+// token → name.
+type tokens struct{ names, tokens map[string]string }
 
 func newNamer(secret []byte) *namer {
 	return &namer{mac: hmac.New(sha256.New, secret), topics: map[string]string{}, topicTokens: map[string]string{},
 		keys: map[string]string{}, keyTokens: map[string]string{}, groups: map[string]string{}, groupTokens: map[string]string{},
-		members: map[string]string{}, memberTokens: map[string]string{}}
+		members: map[string]string{}, memberTokens: map[string]string{}, others: map[string]*tokens{}}
 }
 
 // sum is the MAC of a name of one kind, at one try (a later try when an
@@ -86,32 +104,6 @@ func (n *namer) token(kind, prefix, name string, names, tokens map[string]string
 			return t
 		}
 	}
-}
-
-// groupKey returns a __consumer_offsets key with its group id, topic and
-// member id replaced by tokens ("g-", "t-", "m-"); a key that does not
-// decode whole is kept as it is.
-func (n *namer) groupKey(key []byte) []byte {
-	k, err := topics.DecodeGroupKey(key)
-	if err != nil {
-		return key
-	}
-	out := binary.BigEndian.AppendUint16(nil, uint16(k.Type))
-	out = appendString(out, n.token("group", "g-", k.Group, n.groups, n.groupTokens))
-	switch {
-	case k.Topic != nil && k.Partition != nil:
-		out = appendString(out, n.topic(*k.Topic))
-		out = binary.BigEndian.AppendUint32(out, uint32(*k.Partition))
-	case k.MemberID != nil:
-		out = appendString(out, n.token("member", "m-", *k.MemberID, n.members, n.memberTokens))
-	}
-	return out
-}
-
-// appendString appends a string as Kafka's non-flexible schemas do: an
-// int16 length, then the bytes.
-func appendString(b []byte, s string) []byte {
-	return append(binary.BigEndian.AppendUint16(b, uint16(len(s))), s...)
 }
 
 // tokenChars are the characters of a header key's replacement.
@@ -190,6 +182,12 @@ func (n *namer) names(secretID string) *NamesMap {
 		Members: map[string]string{}}
 	maps.Copy(m.Groups, n.groupTokens)
 	maps.Copy(m.Members, n.memberTokens)
+	for prefix, to := range map[string]*map[string]string{"i-": &m.Instances, "c-": &m.Clients, "h-": &m.Hosts,
+		"x-": &m.Transactional, "p-": &m.Protocols, "r-": &m.Racks} {
+		if t := n.others[prefix]; t != nil && len(t.tokens) > 0 {
+			*to = maps.Clone(t.tokens)
+		}
+	}
 	maps.Copy(m.Topics, n.topicTokens)
 	for t, key := range n.keyTokens {
 		if t != key {

@@ -188,9 +188,9 @@ func runBundle(cmd *cobra.Command, args []string, o *options, h Hooks) error {
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: bundle: wrote the names map to %s: %d topics, %d header keys; keep it, never send it\n",
 			o.namesMap, len(res.Names.Topics), len(res.Names.HeaderKeys))
-		if res.InternalKept {
-			fmt.Fprintln(cmd.ErrOrStderr(), "ksleuth: bundle: the internal topics' values keep the names they hold "+
-				"(client ids, hosts, subscribed topics, transactional ids; docs/bundle.md)")
+		if res.InternalKept > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: bundle: %s of the internal topics did not decode and keep the names they hold "+
+				"(docs/bundle.md)\n", plural(int(res.InternalKept), "record"))
 		}
 	}
 	return printBundle(cmd.OutOrStdout(), o, res)
