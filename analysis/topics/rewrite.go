@@ -54,8 +54,16 @@ var ErrNotRewritten = errors.New("not rewritten")
 // ErrNotRewritten and says why; key and value are returned as far as they
 // were rewritten (the key, when only the value failed).
 func Rewrite(t Topic, key, value []byte, control bool, r Renamer) (newKey, newValue []byte, err error) {
-	if control {
-		return key, value, nil // transaction markers; KRaft's name voters by id and endpoint
+	switch {
+	case control && t == ClusterMetadata && len(key) >= 4:
+		// KRaft's control records: the voters' endpoints name hosts.
+		ed := &editor{r: r}
+		if _, err := decodeControl(int16(binary.BigEndian.Uint16(key[2:])), value, ed); err != nil {
+			return key, value, fmt.Errorf("%w: %w", ErrNotRewritten, err)
+		}
+		return key, ed.apply(value), nil
+	case control:
+		return key, value, nil // transaction markers
 	}
 	switch t {
 	case TransactionState:
