@@ -269,11 +269,22 @@ func (m *NamesMap) known(n *namer) func(string) string {
 	return func(name string) string { return n.topics[name] }
 }
 
-// back replaces every topic token in s by its name.
+// back replaces every token in s by its name, the longest tokens first
+// (a token taken by another name is the shorter one and more digits).
 func (m *NamesMap) back(s string) string {
-	pairs := make([]string, 0, 2*len(m.Topics))
-	for t, name := range m.Topics {
-		pairs = append(pairs, t, name)
+	var toks []string
+	names := map[string]string{}
+	for _, kind := range []map[string]string{m.Topics, m.Groups, m.Members, m.Instances, m.Clients, m.Hosts, m.Transactional, m.Protocols,
+		m.Racks} {
+		for t, name := range kind {
+			toks = append(toks, t)
+			names[t] = name
+		}
+	}
+	slices.SortFunc(toks, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*len(toks))
+	for _, t := range toks {
+		pairs = append(pairs, t, names[t])
 	}
 	return strings.NewReplacer(pairs...).Replace(s)
 }

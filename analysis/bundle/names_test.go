@@ -17,6 +17,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
+	"github.com/ksleuth/ksleuth/segment/segtest"
 	"github.com/ksleuth/ksleuth/snapshot"
 )
 
@@ -35,15 +36,22 @@ func makeNamesBundle(t *testing.T, dir string) (string, *Result, []*source.Input
 	return out, res, inputs
 }
 
-// namesDirs are the sample and real dirs with user topics whose names
-// are 8 bytes or more (ksqlDB's and Control Center's among them), and
-// consumer offsets.
+// namesDirs are the sample, the real dirs with user topics whose names
+// are 8 bytes or more (ksqlDB's and Control Center's among them) or with
+// internal topics, and a generated dir with transactional ids.
 func namesDirs(t *testing.T) []string {
-	dirs := []string{sampleDir}
+	attribution := filepath.Join(t.TempDir(), "attribution")
+	if err := segtest.WriteAttributionLogDir(attribution); err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{sampleDir, attribution}
 	for _, d := range realDirs(t) {
-		switch filepath.Base(d) {
-		case "JY-GIEGIEGIE__Stock-Sys-Integration", "Danielowo2000__BigDataTechnologies-Version-2", "ArthurArutunyan04__Backend_labs",
-			"DonaldY__kafka-2.7.1", "mscaldas2012__kafka-connect-spooldir", "NikhilDighe9975__kafka_setup":
+		internal, _ := filepath.Glob(filepath.Join(d, "*", "__*"))
+		top, _ := filepath.Glob(filepath.Join(d, "__*"))
+		switch {
+		case len(internal)+len(top) > 0:
+			dirs = append(dirs, d)
+		case filepath.Base(d) == "mscaldas2012__kafka-connect-spooldir", filepath.Base(d) == "NikhilDighe9975__kafka_setup":
 			dirs = append(dirs, d)
 		}
 	}
@@ -51,13 +59,19 @@ func namesDirs(t *testing.T) []string {
 }
 
 // TestNamesSameStory: with names replaced, --check given the names map
-// finds the same verdicts, losses, findings, duplicates and replicas.
+// finds the same verdicts, losses, findings, duplicates, replicas,
+// commits, groups and transactional ids; without the map, the commits,
+// groups and transactional ids differ (they are compared, under tokens).
 func TestNamesSameStory(t *testing.T) {
+	unmapped := map[string]int{}
 	for _, d := range namesDirs(t) {
 		t.Run(filepath.Base(d), func(t *testing.T) {
 			out, res, inputs := makeNamesBundle(t, d)
-			if len(res.Names.Topics) == 0 {
-				t.Fatal("no topic renamed")
+			if len(res.Names.Topics)+len(res.Names.Groups)+len(res.Names.Transactional)+len(res.Names.Hosts) == 0 {
+				t.Fatal("no name replaced")
+			}
+			if res.InternalKept != 0 {
+				t.Errorf("%d records of the internal topics kept as they were", res.InternalKept)
 			}
 			b, err := source.Classify([]string{out})
 			if err != nil {
@@ -83,16 +97,25 @@ func TestNamesSameStory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(diffs) == 0 {
+			if len(diffs) == 0 && len(res.Names.Topics) > 0 {
 				t.Error("the bundle tells the same story without its names map")
+			}
+			for _, d := range diffs {
+				unmapped[strings.Fields(d)[1]]++
 			}
 		})
 	}
+	for _, kind := range []string{"commit", "group", "transaction"} {
+		if unmapped[kind] == 0 {
+			t.Errorf("no %s differs without the names map", kind)
+		}
+	}
+	t.Logf("without the names map: %v", unmapped)
 }
 
 // originalNames returns the user topics' names (of the partition dirs
 // the inputs list: the dirs above them are no topic's), the header keys
-// of dir's segments and the group ids of its __consumer_offsets keys, of
+// of dir's segments and the names the internal topics' records hold, of
 // 8 bytes or more.
 func originalNames(t *testing.T, dir string) map[string]bool {
 	t.Helper()
@@ -106,16 +129,13 @@ func originalNames(t *testing.T, dir string) map[string]bool {
 	}
 	names := map[string]bool{}
 	for _, e := range files {
-		if e.Partition != nil && e.Partition.Topic == "__consumer_offsets" && e.Name.Kind == snapshot.KindLog {
-			data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(e.Path)))
+		p := filepath.Join(dir, filepath.FromSlash(e.Path))
+		if it := internalFile(p); it != topics.None {
+			data, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, k := range recordKeys(data) {
-				if gk, err := topics.DecodeGroupKey(k); err == nil {
-					names[gk.Group] = true
-				}
-			}
+			internalNames(it, data, names)
 		}
 		if e.Partition == nil || strings.HasPrefix(e.Partition.Topic, "__") {
 			continue
@@ -124,7 +144,7 @@ func originalNames(t *testing.T, dir string) map[string]bool {
 		if e.Name.Kind != snapshot.KindLog {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(e.Path)))
+		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,23 +158,6 @@ func originalNames(t *testing.T, dir string) map[string]bool {
 		}
 	}
 	return names
-}
-
-// recordKeys returns the keys of a segment's records.
-func recordKeys(data []byte) [][]byte {
-	r := segment.NewReaderBytes(data, segment.Options{})
-	defer r.Close()
-	var out [][]byte
-	for r.Next() {
-		if r.Batch() == nil {
-			continue
-		}
-		it := r.Records()
-		for it.Next() {
-			out = append(out, bytes.Clone(it.Record().Key))
-		}
-	}
-	return out
 }
 
 func headerKeys(data []byte) []string {
@@ -175,9 +178,9 @@ func headerKeys(data []byte) []string {
 	return out
 }
 
-// namesText is what a bundle holds outside the internal topics' dirs,
-// whose records keep their names: each entry's name and bytes, and the
-// header keys of each segment decompressed.
+// namesText is everything a bundle holds: each entry's name and bytes,
+// and the keys, values and header keys of each segment and KRaft
+// snapshot, decompressed.
 func namesText(t *testing.T, path string) []byte {
 	t.Helper()
 	f, err := os.Open(path)
@@ -200,33 +203,23 @@ func namesText(t *testing.T, path string) []byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(h.Name, "/__") && !strings.Contains(h.Name, "/__consumer_offsets-") {
-			continue
-		}
 		b, err := io.ReadAll(tr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(h.Name, "/__consumer_offsets-") {
-			// Its values keep their client ids, hosts, metadata and
-			// subscriptions; its keys are searched.
-			if strings.HasSuffix(h.Name, ".log") {
-				all.Write(bytes.Join(recordKeys(b), []byte{0}))
-			}
-			continue
-		}
 		all.WriteString(h.Name)
 		all.Write(b)
-		if strings.HasSuffix(h.Name, ".log") {
-			all.WriteString(strings.Join(headerKeys(b), "\x00"))
+		if k := snapshot.KindOf(filepath.Base(h.Name)); k == snapshot.KindLog || k == snapshot.KindKRaftSnapshot {
+			all.Write(recordText(b))
 		}
 	}
 	return all.Bytes()
 }
 
-// TestNamesLeakNoName: no topic name, header key or group id of 8 bytes
-// or more occurs in a bundle made with names replaced, outside the
-// internal topics' values (__consumer_offsets' keys are searched); and
+// TestNamesLeakNoName: no topic name, header key, or name the internal
+// topics' records hold (group, member, client, instance and
+// transactional ids, hosts, racks, commit metadata) of 8 bytes or more
+// occurs in a bundle made with names replaced, records decompressed; and
 // each occurs in a bundle made without, so the search finds what it
 // looks for.
 func TestNamesLeakNoName(t *testing.T) {

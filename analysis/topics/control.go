@@ -41,7 +41,9 @@ type VoterEndpoint struct {
 // DecodeControl decodes the value of a KRaft control record. ABORT and
 // COMMIT markers are left to package segment (Record.CoordinatorEpoch);
 // unknown types are named and not decoded.
-func DecodeControl(typ int16, value []byte) (*ControlRecord, error) { return decodeControl(typ, value, nil) }
+func DecodeControl(typ int16, value []byte) (*ControlRecord, error) {
+	return decodeControl(typ, value, nil)
+}
 
 func decodeControl(typ int16, value []byte, ed *editor) (*ControlRecord, error) {
 	r := &ControlRecord{Type: segment.ControlTypeName(typ), TypeID: typ}
