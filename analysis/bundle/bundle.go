@@ -393,7 +393,8 @@ func (w *writer) entry(e *source.Entry, r io.Reader) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Path, err)
 		}
-		return w.put(e, w.names.checkpoint(data), e.Size, hashOf(data), func(f *File) { f.Redacted = true })
+		out, moves := w.names.checkpoint(data)
+		return w.put(e, out, e.Size, hashOf(data), func(f *File) { f.Redacted, f.Moves = true, moves })
 	}
 	return w.copy(e, r)
 }

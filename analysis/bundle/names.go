@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/segment"
 )
 
 // NamesMap is what --redact-names replaced: each token of the bundle and
@@ -157,23 +158,33 @@ func renamePath(p, topic string, rename func(string) string) string {
 }
 
 // checkpoint returns an offset checkpoint with the topic of every entry
-// ("TOPIC PARTITION OFFSET") renamed; other lines are kept as they are,
-// so a damaged file stays damaged where it was.
-func (n *namer) checkpoint(data []byte) []byte {
+// ("TOPIC PARTITION OFFSET") renamed, and a move per renamed topic (its
+// bytes and its token's), so that a byte of the file maps through them
+// as a segment's do through its batches; other lines are kept as they
+// are, so a damaged file stays damaged where it was.
+func (n *namer) checkpoint(data []byte) ([]byte, []segment.Move) {
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	var out []byte
+	var moves []segment.Move
+	at := int64(0)
 	for _, l := range lines {
+		from := at
+		at += int64(len(l))
 		f := strings.Split(strings.TrimRight(string(l), "\n"), " ")
 		if len(f) == 3 && f[0] != "" {
 			if _, err := strconv.ParseInt(f[1], 10, 32); err == nil {
-				out = append(out, n.topic(f[0])...)
+				t := n.topic(f[0])
+				if len(t) != len(f[0]) {
+					moves = append(moves, segment.Move{From: from, Len: int64(len(f[0])), To: int64(len(out)), NewLen: int64(len(t))})
+				}
+				out = append(out, t...)
 				out = append(out, l[len(f[0]):]...)
 				continue
 			}
 		}
 		out = append(out, l...)
 	}
-	return out
+	return out, moves
 }
 
 // names returns what the namer replaced.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -275,13 +276,23 @@ func TestHeaderKeyTokens(t *testing.T) {
 // topic's token, and a line that is no entry stays as it was.
 func TestCheckpointRenamed(t *testing.T) {
 	n := newNamer(testSecret)
-	got := string(n.checkpoint([]byte("0\n3\norders 0 12\norders.eu-west 1 7\n__consumer_offsets 4 9\nnot an entry\n")))
+	in := "0\n3\norders 0 12\norders.eu-west 1 7\n__consumer_offsets 4 9\nnot an entry\n"
+	b, moves := n.checkpoint([]byte(in))
+	got := string(b)
 	want := "0\n3\n" + n.topic("orders") + " 0 12\n" + n.topic("orders.eu-west") + " 1 7\n__consumer_offsets 4 9\nnot an entry\n"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	if !strings.HasPrefix(n.topic("orders"), "t-") || len(n.topic("orders")) != 12 {
 		t.Errorf("token %q", n.topic("orders"))
+	}
+	// Every byte after a topic maps to the same byte of the rewritten
+	// file: the partition and offset of each entry, and the lines after.
+	for _, probe := range []string{" 0 12", " 1 7", "__consumer_offsets", "not an entry"} {
+		from, to := strings.Index(in, probe), strings.Index(got, probe)
+		if p := segment.MapPosition(moves, int64(from)); p != int64(to) {
+			t.Errorf("%q at byte %d maps to %d, is at %d", probe, from, p, to)
+		}
 	}
 }
 
@@ -318,5 +329,63 @@ func TestGroupKeyTokens(t *testing.T) {
 	bad := []byte{0, 1, 0, 40, 'x'}
 	if got := rekey(bad); !bytes.Equal(got, bad) {
 		t.Errorf("a torn key became %q", got)
+	}
+}
+
+// TestDamagedCheckpointNames: a checkpoint damaged after entries whose
+// topics became tokens of other lengths gives the same finding, at the
+// same line, in the bundle, and the manifest maps every byte of its
+// entries through the renamed topics.
+func TestDamagedCheckpointNames(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "generated")
+	if err := os.CopyFS(dir, os.DirFS(sampleDir)); err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(dir, "replication-offset-checkpoint")
+	data, err := os.ReadFile(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := strings.Replace(string(data), "upgrade 0 43", "upgrade 0 x43", 1)
+	if damaged == string(data) {
+		t.Fatal("the sample's checkpoint changed: no entry to damage")
+	}
+	if err := os.WriteFile(cp, []byte(damaged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, res, inputs := makeNamesBundle(t, dir)
+	f := res.Manifest.Lookup(0, "replication-offset-checkpoint")
+	if f == nil || len(f.Moves) == 0 {
+		t.Fatalf("the checkpoint's manifest entry has no moves: %+v", f)
+	}
+	token := res.Names.namer().topics["upgrade"]
+	at := strings.Index(damaged, "upgrade 0 x43") + len("upgrade")
+	b, err := source.Classify([]string{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := token + " 0 x43"
+	bundled := namesText(t, out)
+	i := bytes.Index(bundled, []byte(want))
+	if i < 0 {
+		t.Fatalf("the bundle has no %q", want)
+	}
+	start := bytes.LastIndex(bundled[:i], []byte("0\n9\n")) // the checkpoint's first lines
+	if got := f.Position(int64(at)); start < 0 || got != int64(i-start+len(token)) {
+		t.Errorf("byte %d of the entry maps to %d, is at %d", at, got, i-start+len(token))
+	}
+	diffs, _, err := Compare(context.Background(), inputs, b[0], res.Manifest, CompareOptions{Jobs: 1, TmpDir: t.TempDir(), Names: res.Names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		t.Error(d)
+	}
+	facts, _, err := facts(context.Background(), inputs, CompareOptions{Jobs: 1, TmpDir: t.TempDir()}, func(_ int32, d string) string { return d }, nil, same)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(facts, func(s string) bool { return strings.HasPrefix(s, "finding state-format replication-offset-checkpoint") }) {
+		t.Errorf("no finding of the damaged checkpoint in %q", facts)
 	}
 }
