@@ -178,3 +178,44 @@ func checkDecodes(t *testing.T, r internalRecord, k, v []byte) {
 		t.Errorf("%v record %q rewritten to %q %q does not decode: %v", r.t, r.key, k, v, err)
 	}
 }
+
+// TestRewriteGroupMetadataSubscription: a consumer group's member keeps
+// its subscription and assignment readable, with their topics renamed
+// and their user data filled; a Connect group's are filled whole.
+func TestRewriteGroupMetadataSubscription(t *testing.T) {
+	sub := (&enc{}).i16(1).i32(2).str(false, "orders").str(false, "payments").bytes(false, []byte("user")).
+		i32(1).str(false, "orders").i32s(false, []int32{0, 3}).b
+	asg := (&enc{}).i16(0).i32(1).str(false, "orders").i32s(false, []int32{3}).bytes(false, nil).b
+	value := func(protocolType string) []byte {
+		return (&enc{}).i16(3).str(false, protocolType).i32(5).nstr(false, sp("range")).nstr(false, sp("m-1")).i64(1700000000000).
+			i32(1).str(false, "m-1").nstr(false, sp("inst-1")).str(false, "app").str(false, "/10.0.0.7").i32(300000).i32(45000).
+			bytes(false, sub).bytes(false, asg).b
+	}
+	key := (&enc{}).i16(2).str(false, "billing").b
+	k, v, err := topics.Rewrite(topics.ConsumerOffsets, key, value("consumer"), false, &bracket{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := topics.DecodeGroupMetadataValue(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := g.Members[0]
+	if string(k[4:]) != "<billing>" || *g.Protocol != "<range>" || *g.Leader != "<m-1>" || m.MemberID != "<m-1>" || *m.GroupInstanceID != "<inst-1>" ||
+		m.ClientID != "<app>" || m.ClientHost != "</10.0.0.7>" {
+		t.Errorf("rewritten to key %q, %+v, member %+v", k, g, m)
+	}
+	wantSub := (&enc{}).i16(1).i32(2).str(false, "<orders>").str(false, "<payments>").bytes(false, []byte{^byte('u'), ^byte('s'), ^byte('e'), ^byte('r')}).
+		i32(1).str(false, "<orders>").i32s(false, []int32{0, 3}).b
+	wantAsg := (&enc{}).i16(0).i32(1).str(false, "<orders>").i32s(false, []int32{3}).bytes(false, nil).b
+	if !bytes.Contains(v, wantSub) || !bytes.Contains(v, wantAsg) || m.SubscriptionSize != len(wantSub) || m.AssignmentSize != len(wantAsg) {
+		t.Errorf("the subscription and assignment became %q", v)
+	}
+	_, v, err = topics.Rewrite(topics.ConsumerOffsets, key, value("connect"), false, &bracket{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(v, []byte("orders")) || !bytes.Contains(v, append(be16(int16(len(sub)>>16)), be16(int16(len(sub)))...)) {
+		t.Errorf("a connect group's subscription became %q", v)
+	}
+}
