@@ -219,8 +219,8 @@ func TestRedactHeaderKeys(t *testing.T) {
 
 // TestRewriteRecords: keys replaced by longer ones (and null keys by
 // "none") and values by shorter ones are read back from every batch,
-// compressed ones included, with the offsets and CRC verdicts as they
-// were; control records are kept.
+// compressed ones and magic 0/1 messages included, with the offsets and
+// CRC verdicts as they were; control records are kept.
 func TestRewriteRecords(t *testing.T) {
 	rekey := func(k []byte) []byte {
 		if k == nil {
@@ -277,7 +277,7 @@ func TestRewriteRecords(t *testing.T) {
 		r := NewReaderBytes(orig, Options{})
 		control := map[int64]bool{}
 		for r.Next() {
-			if b := r.Batch(); b != nil && (b.IsControl() || b.Magic < 2) {
+			if b := r.Batch(); b != nil && b.IsControl() {
 				for o := b.BaseOffset; o <= b.LastOffset(); o++ {
 					control[o] = true
 				}

@@ -1,6 +1,9 @@
 package segment
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"hash/crc32"
+)
 
 // Rewrite returns what a record's key and value become (nil: null), of
 // any length: the record is encoded again around them. control says the
@@ -15,14 +18,15 @@ type Rewrite func(key, value []byte, control bool) (newKey, newValue []byte)
 // its new length, its codec's compression again and, when its CRC held,
 // the CRC of its new bytes. The internal topics' records are structure
 // the broker reads (a group, a topic, a broker's endpoints), so their
-// names are replaced field by field, never filled. Magic 0/1 entries are
-// kept.
+// names are replaced field by field, never filled. Magic 0/1 messages
+// are encoded again the same way, those inside a compressed wrapper too
+// (Kafka 0.10 wrote __consumer_offsets so).
 func (x *Redactor) RewriteRecords(rewrite Rewrite) { x.rewrite = rewrite }
 
 // rewriteBatch returns the batch b with its records rewritten.
 func (x *Redactor) rewriteBatch(b *Batch, nb []byte) []byte {
 	if b.Magic < 2 {
-		return nb
+		return x.rewriteLegacy(b, nb)
 	}
 	body := nb[BatchHeaderSize:]
 	plain := body
@@ -123,4 +127,64 @@ func appendField(b, f []byte) []byte {
 		return binary.AppendVarint(b, -1)
 	}
 	return append(binary.AppendVarint(b, int64(len(f))), f...)
+}
+
+// rewriteLegacy returns a magic 0/1 entry with its key and value
+// rewritten, or for a compressed wrapper the messages inside it,
+// compressed again; one that does not parse stays as it is.
+func (x *Redactor) rewriteLegacy(b *Batch, nb []byte) []byte {
+	key, val, ok := legacyFields(nb)
+	if !ok {
+		return nb
+	}
+	if b.Codec() == CodecNone {
+		k, v := x.rewrite(key, val, false)
+		return x.sealLegacy(relegacy(nb, k, v), b.CRCValid)
+	}
+	if b.inner == nil || b.innerErr != nil {
+		return nb
+	}
+	var inner []byte
+	for p := 0; p < len(b.inner); {
+		size := int(binary.BigEndian.Uint32(b.inner[p+8:]))
+		m := b.inner[p : p+LogOverhead+size]
+		p += len(m)
+		k, v, ok := legacyFields(m)
+		if !ok {
+			inner = append(inner, m...)
+			continue
+		}
+		valid := crc32.ChecksumIEEE(m[crcStartLegacy:]) == binary.BigEndian.Uint32(m[12:])
+		k, v = x.rewrite(k, v, false)
+		inner = append(inner, x.sealLegacy(relegacy(m, k, v), valid)...)
+	}
+	packed, err := x.comp.compress(b.Codec(), b.Magic, isXerial(val), inner)
+	if err != nil {
+		return nb
+	}
+	return x.sealLegacy(relegacy(nb, key, packed), b.CRCValid)
+}
+
+// relegacy returns a copy of the magic 0/1 message m with key and
+// value (nil: null) in place of its own: offset, magic, attributes and
+// timestamp kept, the size field set to the new length. The CRC is the
+// caller's (sealLegacy).
+func relegacy(m, key, val []byte) []byte {
+	head := LogOverhead + 4 + 1 + 1
+	if m[16] == 1 {
+		head += 8
+	}
+	out := append([]byte(nil), m[:head]...)
+	out = appendBytes32(out, key)
+	out = appendBytes32(out, val)
+	binary.BigEndian.PutUint32(out[8:], uint32(len(out)-LogOverhead))
+	return out
+}
+
+// appendBytes32 appends an int32-length field, -1 for nil.
+func appendBytes32(b, f []byte) []byte {
+	if f == nil {
+		return binary.BigEndian.AppendUint32(b, 0xffffffff)
+	}
+	return append(binary.BigEndian.AppendUint32(b, uint32(len(f))), f...)
 }

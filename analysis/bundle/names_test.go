@@ -37,26 +37,15 @@ func makeNamesBundle(t *testing.T, dir string) (string, *Result, []*source.Input
 	return out, res, inputs
 }
 
-// namesDirs are the sample, the real dirs with user topics whose names
-// are 8 bytes or more (ksqlDB's and Control Center's among them) or with
-// internal topics, and a generated dir with transactional ids.
+// namesDirs are the sample, every dir of the real corpus (ksqlDB's and
+// Control Center's topics, consumer groups, transactional ids, KRaft
+// metadata among them) and a generated dir with transactional ids.
 func namesDirs(t *testing.T) []string {
 	attribution := filepath.Join(t.TempDir(), "attribution")
 	if err := segtest.WriteAttributionLogDir(attribution); err != nil {
 		t.Fatal(err)
 	}
-	dirs := []string{sampleDir, attribution}
-	for _, d := range realDirs(t) {
-		internal, _ := filepath.Glob(filepath.Join(d, "*", "__*"))
-		top, _ := filepath.Glob(filepath.Join(d, "__*"))
-		switch {
-		case len(internal)+len(top) > 0:
-			dirs = append(dirs, d)
-		case filepath.Base(d) == "mscaldas2012__kafka-connect-spooldir", filepath.Base(d) == "NikhilDighe9975__kafka_setup":
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs
+	return append([]string{sampleDir, attribution}, realDirs(t)...)
 }
 
 // TestNamesSameStory: with names replaced, --check given the names map

@@ -73,7 +73,7 @@ func internalRecords(t *testing.T, root string) []internalRecord {
 		r := segment.NewReaderBytes(data, segment.Options{})
 		defer r.Close()
 		for r.Next() {
-			if r.Batch() == nil || r.Batch().Magic < 2 {
+			if r.Batch() == nil {
 				continue
 			}
 			it := r.Records()
