@@ -51,13 +51,13 @@ func MapPosition(moves []Move, pos int64) int64 {
 type Redactor struct {
 	fill Fill
 	keys Fill // header keys' replacement; nil keeps them
-	// rekey, when set, replaces records' keys instead of filling
-	// payloads (RekeyRecords).
-	rekey Rekey
-	dec   *Decoder
-	comp  compressor
-	buf   []byte
-	out   []byte // the last segment's copy, reused by the next
+	// rewrite, when set, rewrites records' keys and values instead of
+	// filling payloads (RewriteRecords).
+	rewrite Rewrite
+	dec     *Decoder
+	comp    compressor
+	buf     []byte
+	out     []byte // the last segment's copy, reused by the next
 }
 
 // NewRedactor returns a Redactor that replaces payloads with fill.
@@ -147,8 +147,8 @@ func appendDamaged(out, d []byte, header bool) []byte {
 // batch returns the redacted bytes of one batch.
 func (x *Redactor) batch(b *Batch) []byte {
 	nb := append([]byte(nil), b.Bytes()...)
-	if x.rekey != nil {
-		return x.rekeyBatch(b, nb)
+	if x.rewrite != nil {
+		return x.rewriteBatch(b, nb)
 	}
 	if b.Magic < 2 {
 		return x.legacy(b, nb)

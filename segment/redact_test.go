@@ -217,15 +217,28 @@ func TestRedactHeaderKeys(t *testing.T) {
 	}
 }
 
-// TestRekeyRecords: keys replaced by longer ones (and null keys by
-// "none") are read back from every batch, compressed ones included, with
-// the values, offsets and CRC verdicts as they were.
-func TestRekeyRecords(t *testing.T) {
+// TestRewriteRecords: keys replaced by longer ones (and null keys by
+// "none") and values by shorter ones are read back from every batch,
+// compressed ones and magic 0/1 messages included, with the offsets and
+// CRC verdicts as they were; control records are kept.
+func TestRewriteRecords(t *testing.T) {
 	rekey := func(k []byte) []byte {
 		if k == nil {
 			return []byte("none")
 		}
 		return append(bytes.Clone(k), "-longer"...)
+	}
+	revalue := func(v []byte) []byte {
+		if len(v) < 2 {
+			return v
+		}
+		return v[:len(v)/2]
+	}
+	rewrite := func(k, v []byte, control bool) ([]byte, []byte) {
+		if control {
+			return k, v
+		}
+		return rekey(k), revalue(v)
 	}
 	type rec struct {
 		offset     int64
@@ -255,7 +268,7 @@ func TestRekeyRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 		x := NewRedactor(nil)
-		x.RekeyRecords(rekey)
+		x.RewriteRecords(rewrite)
 		out, _ := x.Segment(f, orig)
 		want, got := read(orig), read(out)
 		if len(want) != len(got) {
@@ -264,7 +277,7 @@ func TestRekeyRecords(t *testing.T) {
 		r := NewReaderBytes(orig, Options{})
 		control := map[int64]bool{}
 		for r.Next() {
-			if b := r.Batch(); b != nil && (b.IsControl() || b.Magic < 2) {
+			if b := r.Batch(); b != nil && b.IsControl() {
 				for o := b.BaseOffset; o <= b.LastOffset(); o++ {
 					control[o] = true
 				}
@@ -278,6 +291,7 @@ func TestRekeyRecords(t *testing.T) {
 				if want[i].key == "" && got[i].key == "none" {
 					w.key = "none"
 				}
+				w.value = string(revalue([]byte(w.value)))
 				n++
 			}
 			if got[i] != w {

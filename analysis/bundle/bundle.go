@@ -25,6 +25,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/ksleuth/ksleuth/analysis/records"
 	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
 	"github.com/ksleuth/ksleuth/snapshot"
 )
@@ -45,9 +46,10 @@ type Options struct {
 	// of the range, with their indexes (selection).
 	Offsets *records.Range
 	// Names, with Secret, replaces topic names (in partition dirs' names,
-	// checkpoints and the manifest), header keys and the names in
-	// __consumer_offsets' keys by tokens; Result.Names says which. The
-	// internal topics' values are kept as they are.
+	// checkpoints and the manifest), header keys and the names in the
+	// internal topics' records (group, member, client and transactional
+	// ids, hosts, racks, the topics they name) by tokens; Result.Names
+	// says which.
 	Names bool
 	// Window, when not always, keeps only the live segments that can
 	// hold a record whose timestamp lies in it, with their indexes.
@@ -61,7 +63,8 @@ func (e *ExistsError) Error() string { return e.Path + " exists; it is left as i
 
 // internalTopics hold structure, not payloads: their records say which
 // groups committed what, which transaction is where and what the cluster
-// is; they are kept as they are.
+// is; they are kept as they are, or under Options.Names rewritten with
+// their names replaced (internal.go).
 var internalTopics = map[string]bool{"__consumer_offsets": true, "__transaction_state": true, "__cluster_metadata": true}
 
 // Result is what Write wrote.
@@ -72,10 +75,10 @@ type Result struct {
 	InputBytes, BundleBytes int64
 	// Names are the tokens of Options.Names and what they stand for.
 	Names *NamesMap
-	// InternalKept: under Options.Names, the bundle holds records of the
-	// internal topics, whose values keep the names they hold (client ids,
-	// hosts, subscribed topics, transactional ids).
-	InternalKept bool
+	// InternalKept: under Options.Names, the records of the internal
+	// topics that did not decode (damaged, or of a version this ksleuth
+	// does not know) and so were kept as they are, names and all.
+	InternalKept int64
 }
 
 // Write writes the bundle of inputs to out: written under a temporary
@@ -116,7 +119,7 @@ func Write(ctx context.Context, out string, inputs []*source.Input, o Options) (
 	if err := errors.Join(w.tw.Close(), zw.Close(), tmp.Sync(), tmp.Close()); err != nil {
 		return nil, err
 	}
-	res = &Result{Manifest: w.man, BundleBytes: cw.n, InternalKept: w.internal}
+	res = &Result{Manifest: w.man, BundleBytes: cw.n, InternalKept: w.kept}
 	if w.names != nil {
 		res.Names = w.names.names(w.man.SecretID)
 	}
@@ -156,9 +159,11 @@ type writer struct {
 	in     int
 	inputs int // how many inputs the bundle is made of
 	names  *namer
-	rekey  *segment.Redactor // __consumer_offsets' keys, under names
-	// internal: under names, a segment of an internal topic went in.
-	internal bool
+	// rewrite rewrites the internal topics' records under names, those
+	// of the topic internal; kept counts the records it kept as they were.
+	rewrite  *segment.Redactor
+	internal topics.Topic
+	kept     int64
 }
 
 // pending is an offset index held until its segment is written.
@@ -176,9 +181,10 @@ func newWriter(tw *tar.Writer, o Options) *writer {
 		w.man.SecretID = secretID(o.Secret)
 		if o.Names {
 			w.names, w.man.Names = newNamer(o.Secret), true
+			w.names.fill = w.fill.fill
 			w.red.MapHeaderKeys(w.names.headerKey)
-			w.rekey = segment.NewRedactor(nil)
-			w.rekey.RekeyRecords(w.names.groupKey)
+			w.rewrite = segment.NewRedactor(nil)
+			w.rewrite.RewriteRecords(w.rewriteRecord)
 		}
 	}
 	return w
@@ -188,8 +194,8 @@ func (w *writer) close() {
 	if w.red != nil {
 		w.red.Close()
 	}
-	if w.rekey != nil {
-		w.rekey.Close()
+	if w.rewrite != nil {
+		w.rewrite.Close()
 	}
 }
 
@@ -333,7 +339,7 @@ func (w *writer) wanted(e *source.Entry) bool {
 }
 
 // redactor returns what rewrites an entry's segments: the Redactor of
-// payloads, or under names that of __consumer_offsets' keys; nil when
+// payloads, or under names that of the internal topics' records; nil when
 // they are kept as they are.
 func (w *writer) redactor(e *source.Entry) *segment.Redactor {
 	switch {
@@ -341,11 +347,26 @@ func (w *writer) redactor(e *source.Entry) *segment.Redactor {
 		return nil
 	case !internalTopics[e.Partition.Topic]:
 		return w.red
-	case e.Partition.Topic == "__consumer_offsets":
-		return w.rekey
+	case w.rewrite != nil:
+		w.internal = topics.TopicOf(e.Partition.Topic)
+		return w.rewrite
 	}
 	return nil
 }
+
+// rewriteRecord rewrites one record of the internal topic w.internal
+// with its names replaced; one that does not decode is kept, and counted.
+func (w *writer) rewriteRecord(key, value []byte, control bool) ([]byte, []byte) {
+	k, v, err := topics.Rewrite(w.internal, key, value, control, w.names)
+	if err != nil {
+		w.kept++
+	}
+	return k, v
+}
+
+// rewritten are the kinds of files a Redactor rewrites: segments, their
+// offset indexes, and the KRaft snapshots, which are record batches too.
+var rewritten = map[snapshot.Kind]bool{snapshot.KindLog: true, snapshot.KindIndex: true, snapshot.KindKRaftSnapshot: true}
 
 // entry writes one file read from r: a segment or offset index to be
 // redacted is read whole, anything else is copied as it is read.
@@ -353,7 +374,7 @@ func (w *writer) entry(e *source.Entry, r io.Reader) error {
 	if !w.wanted(e) {
 		return nil
 	}
-	if red := w.redactor(e); red != nil && (e.Name.Kind == snapshot.KindLog || e.Name.Kind == snapshot.KindIndex) {
+	if red := w.redactor(e); red != nil && rewritten[e.Name.Kind] {
 		data, err := readSize(w.data[:0], r, e.Size)
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Path, err)
@@ -363,7 +384,6 @@ func (w *writer) entry(e *source.Entry, r io.Reader) error {
 			return nil
 		}
 		w.data = data // reused by the next segment
-		w.internal = w.internal || red == w.rekey && len(data) > 0
 		out, moves := red.Segment(e.Path, data)
 		w.moves[segKey(e)] = moves
 		return w.put(e, out, int64(len(data)), hashOf(data), func(f *File) { f.Redacted, f.Moves = true, moves })
@@ -373,10 +393,8 @@ func (w *writer) entry(e *source.Entry, r io.Reader) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Path, err)
 		}
-		return w.put(e, w.names.checkpoint(data), e.Size, hashOf(data), func(f *File) { f.Redacted = true })
-	}
-	if w.names != nil && e.Partition != nil && internalTopics[e.Partition.Topic] && e.Name.Kind == snapshot.KindLog && e.Size > 0 {
-		w.internal = true
+		out, moves := w.names.checkpoint(data)
+		return w.put(e, out, e.Size, hashOf(data), func(f *File) { f.Redacted, f.Moves = true, moves })
 	}
 	return w.copy(e, r)
 }

@@ -52,8 +52,9 @@ type CompareOptions struct {
 // bundle tells the same story. What is compared: every copy's verdict,
 // the loss ledger's ranges and causes, the findings (kind, file and byte
 // mapped through the manifest), the duplicates (by topic, partition and
-// offset, with their class and the copy they repeat) and the replicas'
-// verdicts. Dirs and files are named as the bundle names them.
+// offset, with their class and the copy they repeat), the replicas'
+// verdicts, and the consumer groups' commits and metadata and the
+// transactional ids' records (groupFacts). Dirs and files are named as the bundle names them.
 //
 // Findings counts the errors and warnings the analysis found in the
 // inputs.
@@ -140,6 +141,7 @@ func facts(ctx context.Context, inputs []*source.Input, o CompareOptions, dir fu
 	for _, f := range res.Scan.Anomalies {
 		out = append(out, findingFact(f, man, rename))
 	}
+	out = append(out, groupFacts(res, dir)...)
 	rows, err := dupRows(ctx, det, res, o)
 	if err != nil {
 		return nil, 0, err

@@ -51,8 +51,9 @@ type File struct {
 	BundleSize   int64  `json:"bundle_size"`
 	BundleSHA256 string `json:"bundle_sha256"`
 	Redacted     bool   `json:"redacted,omitempty"`
-	// Moves are the batches of a redacted segment whose length changed;
-	// Position maps a byte through them.
+	// Moves are the batches of a redacted segment whose length changed,
+	// or the topic names of a checkpoint's entries replaced by tokens of
+	// another length; Position maps a byte through them.
 	Moves []segment.Move `json:"moves,omitempty"`
 	// Index: an offset index whose positions were rewritten for the
 	// moves of its segment.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -17,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis/source"
-	"github.com/ksleuth/ksleuth/analysis/topics"
+	"github.com/ksleuth/ksleuth/segment"
 )
 
 // NamesMap is what --redact-names replaced: each token of the bundle and
@@ -32,9 +31,19 @@ type NamesMap struct {
 	// HeaderKeys maps a header key's replacement to the key.
 	HeaderKeys map[string]string `json:"header_keys"`
 	// Groups and Members map the tokens of the group ids and member ids
-	// of __consumer_offsets keys.
+	// of __consumer_offsets (a group's leader is one of its members).
 	Groups  map[string]string `json:"groups"`
 	Members map[string]string `json:"members"`
+	// The other names of the internal topics' records: group instance
+	// ids, client ids, hosts (of group members and of brokers' listeners),
+	// transactional ids, protocol types and names other than Kafka's own,
+	// and racks.
+	Instances     map[string]string `json:"group_instances,omitempty"`
+	Clients       map[string]string `json:"clients,omitempty"`
+	Hosts         map[string]string `json:"hosts,omitempty"`
+	Transactional map[string]string `json:"transactional_ids,omitempty"`
+	Protocols     map[string]string `json:"protocols,omitempty"`
+	Racks         map[string]string `json:"racks,omitempty"`
 }
 
 // namer makes the tokens of names from a keyed HMAC: a name always gets
@@ -47,12 +56,22 @@ type namer struct {
 	groups, groupTokens map[string]string
 	members             map[string]string
 	memberTokens        map[string]string
+	// others are the tokens of the other names of the internal topics'
+	// records, by their prefix.
+	others map[string]*tokens
+	// fill replaces the bytes of the internal topics' records that are
+	// no name this package can read (secret.go's filler).
+	fill func([]byte)
 }
+
+// tokens are the names of one kind and their tokens: name → token and
+// token → name.
+type tokens struct{ names, tokens map[string]string }
 
 func newNamer(secret []byte) *namer {
 	return &namer{mac: hmac.New(sha256.New, secret), topics: map[string]string{}, topicTokens: map[string]string{},
 		keys: map[string]string{}, keyTokens: map[string]string{}, groups: map[string]string{}, groupTokens: map[string]string{},
-		members: map[string]string{}, memberTokens: map[string]string{}}
+		members: map[string]string{}, memberTokens: map[string]string{}, others: map[string]*tokens{}}
 }
 
 // sum is the MAC of a name of one kind, at one try (a later try when an
@@ -86,32 +105,6 @@ func (n *namer) token(kind, prefix, name string, names, tokens map[string]string
 			return t
 		}
 	}
-}
-
-// groupKey returns a __consumer_offsets key with its group id, topic and
-// member id replaced by tokens ("g-", "t-", "m-"); a key that does not
-// decode whole is kept as it is.
-func (n *namer) groupKey(key []byte) []byte {
-	k, err := topics.DecodeGroupKey(key)
-	if err != nil {
-		return key
-	}
-	out := binary.BigEndian.AppendUint16(nil, uint16(k.Type))
-	out = appendString(out, n.token("group", "g-", k.Group, n.groups, n.groupTokens))
-	switch {
-	case k.Topic != nil && k.Partition != nil:
-		out = appendString(out, n.topic(*k.Topic))
-		out = binary.BigEndian.AppendUint32(out, uint32(*k.Partition))
-	case k.MemberID != nil:
-		out = appendString(out, n.token("member", "m-", *k.MemberID, n.members, n.memberTokens))
-	}
-	return out
-}
-
-// appendString appends a string as Kafka's non-flexible schemas do: an
-// int16 length, then the bytes.
-func appendString(b []byte, s string) []byte {
-	return append(binary.BigEndian.AppendUint16(b, uint16(len(s))), s...)
 }
 
 // tokenChars are the characters of a header key's replacement.
@@ -165,23 +158,33 @@ func renamePath(p, topic string, rename func(string) string) string {
 }
 
 // checkpoint returns an offset checkpoint with the topic of every entry
-// ("TOPIC PARTITION OFFSET") renamed; other lines are kept as they are,
-// so a damaged file stays damaged where it was.
-func (n *namer) checkpoint(data []byte) []byte {
+// ("TOPIC PARTITION OFFSET") renamed, and a move per renamed topic (its
+// bytes and its token's), so that a byte of the file maps through them
+// as a segment's do through its batches; other lines are kept as they
+// are, so a damaged file stays damaged where it was.
+func (n *namer) checkpoint(data []byte) ([]byte, []segment.Move) {
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	var out []byte
+	var moves []segment.Move
+	at := int64(0)
 	for _, l := range lines {
+		from := at
+		at += int64(len(l))
 		f := strings.Split(strings.TrimRight(string(l), "\n"), " ")
 		if len(f) == 3 && f[0] != "" {
 			if _, err := strconv.ParseInt(f[1], 10, 32); err == nil {
-				out = append(out, n.topic(f[0])...)
+				t := n.topic(f[0])
+				if len(t) != len(f[0]) {
+					moves = append(moves, segment.Move{From: from, Len: int64(len(f[0])), To: int64(len(out)), NewLen: int64(len(t))})
+				}
+				out = append(out, t...)
 				out = append(out, l[len(f[0]):]...)
 				continue
 			}
 		}
 		out = append(out, l...)
 	}
-	return out
+	return out, moves
 }
 
 // names returns what the namer replaced.
@@ -190,6 +193,12 @@ func (n *namer) names(secretID string) *NamesMap {
 		Members: map[string]string{}}
 	maps.Copy(m.Groups, n.groupTokens)
 	maps.Copy(m.Members, n.memberTokens)
+	for prefix, to := range map[string]*map[string]string{"i-": &m.Instances, "c-": &m.Clients, "h-": &m.Hosts,
+		"x-": &m.Transactional, "p-": &m.Protocols, "r-": &m.Racks} {
+		if t := n.others[prefix]; t != nil && len(t.tokens) > 0 {
+			*to = maps.Clone(t.tokens)
+		}
+	}
 	maps.Copy(m.Topics, n.topicTokens)
 	for t, key := range n.keyTokens {
 		if t != key {
@@ -271,11 +280,22 @@ func (m *NamesMap) known(n *namer) func(string) string {
 	return func(name string) string { return n.topics[name] }
 }
 
-// back replaces every topic token in s by its name.
+// back replaces every token in s by its name, the longest tokens first
+// (a token taken by another name is the shorter one and more digits).
 func (m *NamesMap) back(s string) string {
-	pairs := make([]string, 0, 2*len(m.Topics))
-	for t, name := range m.Topics {
-		pairs = append(pairs, t, name)
+	var toks []string
+	names := map[string]string{}
+	for _, kind := range []map[string]string{m.Topics, m.Groups, m.Members, m.Instances, m.Clients, m.Hosts, m.Transactional, m.Protocols,
+		m.Racks} {
+		for t, name := range kind {
+			toks = append(toks, t)
+			names[t] = name
+		}
+	}
+	slices.SortFunc(toks, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*len(toks))
+	for _, t := range toks {
+		pairs = append(pairs, t, names[t])
 	}
 	return strings.NewReplacer(pairs...).Replace(s)
 }

@@ -4,10 +4,12 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
+	"github.com/ksleuth/ksleuth/segment/segtest"
 	"github.com/ksleuth/ksleuth/snapshot"
 )
 
@@ -34,29 +37,31 @@ func makeNamesBundle(t *testing.T, dir string) (string, *Result, []*source.Input
 	return out, res, inputs
 }
 
-// namesDirs are the sample and real dirs with user topics whose names
-// are 8 bytes or more (ksqlDB's and Control Center's among them), and
-// consumer offsets.
+// namesDirs are the sample, every dir of the real corpus (ksqlDB's and
+// Control Center's topics, consumer groups, transactional ids, KRaft
+// metadata among them) and a generated dir with transactional ids.
 func namesDirs(t *testing.T) []string {
-	dirs := []string{sampleDir}
-	for _, d := range realDirs(t) {
-		switch filepath.Base(d) {
-		case "JY-GIEGIEGIE__Stock-Sys-Integration", "Danielowo2000__BigDataTechnologies-Version-2", "ArthurArutunyan04__Backend_labs",
-			"DonaldY__kafka-2.7.1", "mscaldas2012__kafka-connect-spooldir", "NikhilDighe9975__kafka_setup":
-			dirs = append(dirs, d)
-		}
+	attribution := filepath.Join(t.TempDir(), "attribution")
+	if err := segtest.WriteAttributionLogDir(attribution); err != nil {
+		t.Fatal(err)
 	}
-	return dirs
+	return append([]string{sampleDir, attribution}, realDirs(t)...)
 }
 
 // TestNamesSameStory: with names replaced, --check given the names map
-// finds the same verdicts, losses, findings, duplicates and replicas.
+// finds the same verdicts, losses, findings, duplicates, replicas,
+// commits, groups and transactional ids; without the map, the commits,
+// groups and transactional ids differ (they are compared, under tokens).
 func TestNamesSameStory(t *testing.T) {
+	unmapped := map[string]int{}
 	for _, d := range namesDirs(t) {
 		t.Run(filepath.Base(d), func(t *testing.T) {
 			out, res, inputs := makeNamesBundle(t, d)
-			if len(res.Names.Topics) == 0 {
-				t.Fatal("no topic renamed")
+			if len(res.Names.Topics)+len(res.Names.Groups)+len(res.Names.Transactional)+len(res.Names.Hosts) == 0 {
+				t.Fatal("no name replaced")
+			}
+			if res.InternalKept != 0 {
+				t.Errorf("%d records of the internal topics kept as they were", res.InternalKept)
 			}
 			b, err := source.Classify([]string{out})
 			if err != nil {
@@ -82,16 +87,25 @@ func TestNamesSameStory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(diffs) == 0 {
+			if len(diffs) == 0 && len(res.Names.Topics) > 0 {
 				t.Error("the bundle tells the same story without its names map")
+			}
+			for _, d := range diffs {
+				unmapped[strings.Fields(d)[1]]++
 			}
 		})
 	}
+	for _, kind := range []string{"commit", "group", "transaction"} {
+		if unmapped[kind] == 0 {
+			t.Errorf("no %s differs without the names map", kind)
+		}
+	}
+	t.Logf("without the names map: %v", unmapped)
 }
 
 // originalNames returns the user topics' names (of the partition dirs
 // the inputs list: the dirs above them are no topic's), the header keys
-// of dir's segments and the group ids of its __consumer_offsets keys, of
+// of dir's segments and the names the internal topics' records hold, of
 // 8 bytes or more.
 func originalNames(t *testing.T, dir string) map[string]bool {
 	t.Helper()
@@ -105,16 +119,13 @@ func originalNames(t *testing.T, dir string) map[string]bool {
 	}
 	names := map[string]bool{}
 	for _, e := range files {
-		if e.Partition != nil && e.Partition.Topic == "__consumer_offsets" && e.Name.Kind == snapshot.KindLog {
-			data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(e.Path)))
+		p := filepath.Join(dir, filepath.FromSlash(e.Path))
+		if it := internalFile(p); it != topics.None {
+			data, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, k := range recordKeys(data) {
-				if gk, err := topics.DecodeGroupKey(k); err == nil {
-					names[gk.Group] = true
-				}
-			}
+			internalNames(it, data, names)
 		}
 		if e.Partition == nil || strings.HasPrefix(e.Partition.Topic, "__") {
 			continue
@@ -123,7 +134,7 @@ func originalNames(t *testing.T, dir string) map[string]bool {
 		if e.Name.Kind != snapshot.KindLog {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(e.Path)))
+		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,23 +148,6 @@ func originalNames(t *testing.T, dir string) map[string]bool {
 		}
 	}
 	return names
-}
-
-// recordKeys returns the keys of a segment's records.
-func recordKeys(data []byte) [][]byte {
-	r := segment.NewReaderBytes(data, segment.Options{})
-	defer r.Close()
-	var out [][]byte
-	for r.Next() {
-		if r.Batch() == nil {
-			continue
-		}
-		it := r.Records()
-		for it.Next() {
-			out = append(out, bytes.Clone(it.Record().Key))
-		}
-	}
-	return out
 }
 
 func headerKeys(data []byte) []string {
@@ -174,9 +168,9 @@ func headerKeys(data []byte) []string {
 	return out
 }
 
-// namesText is what a bundle holds outside the internal topics' dirs,
-// whose records keep their names: each entry's name and bytes, and the
-// header keys of each segment decompressed.
+// namesText is everything a bundle holds: each entry's name and bytes,
+// and the keys, values and header keys of each segment and KRaft
+// snapshot, decompressed.
 func namesText(t *testing.T, path string) []byte {
 	t.Helper()
 	f, err := os.Open(path)
@@ -199,33 +193,23 @@ func namesText(t *testing.T, path string) []byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(h.Name, "/__") && !strings.Contains(h.Name, "/__consumer_offsets-") {
-			continue
-		}
 		b, err := io.ReadAll(tr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(h.Name, "/__consumer_offsets-") {
-			// Its values keep their client ids, hosts, metadata and
-			// subscriptions; its keys are searched.
-			if strings.HasSuffix(h.Name, ".log") {
-				all.Write(bytes.Join(recordKeys(b), []byte{0}))
-			}
-			continue
-		}
 		all.WriteString(h.Name)
 		all.Write(b)
-		if strings.HasSuffix(h.Name, ".log") {
-			all.WriteString(strings.Join(headerKeys(b), "\x00"))
+		if k := snapshot.KindOf(filepath.Base(h.Name)); k == snapshot.KindLog || k == snapshot.KindKRaftSnapshot {
+			all.Write(recordText(b))
 		}
 	}
 	return all.Bytes()
 }
 
-// TestNamesLeakNoName: no topic name, header key or group id of 8 bytes
-// or more occurs in a bundle made with names replaced, outside the
-// internal topics' values (__consumer_offsets' keys are searched); and
+// TestNamesLeakNoName: no topic name, header key, or name the internal
+// topics' records hold (group, member, client, instance and
+// transactional ids, hosts, racks, commit metadata) of 8 bytes or more
+// occurs in a bundle made with names replaced, records decompressed; and
 // each occurs in a bundle made without, so the search finds what it
 // looks for.
 func TestNamesLeakNoName(t *testing.T) {
@@ -281,7 +265,9 @@ func TestHeaderKeyTokens(t *testing.T) {
 // topic's token, and a line that is no entry stays as it was.
 func TestCheckpointRenamed(t *testing.T) {
 	n := newNamer(testSecret)
-	got := string(n.checkpoint([]byte("0\n3\norders 0 12\norders.eu-west 1 7\n__consumer_offsets 4 9\nnot an entry\n")))
+	in := "0\n3\norders 0 12\norders.eu-west 1 7\n__consumer_offsets 4 9\nnot an entry\n"
+	b, moves := n.checkpoint([]byte(in))
+	got := string(b)
 	want := "0\n3\n" + n.topic("orders") + " 0 12\n" + n.topic("orders.eu-west") + " 1 7\n__consumer_offsets 4 9\nnot an entry\n"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
@@ -289,6 +275,20 @@ func TestCheckpointRenamed(t *testing.T) {
 	if !strings.HasPrefix(n.topic("orders"), "t-") || len(n.topic("orders")) != 12 {
 		t.Errorf("token %q", n.topic("orders"))
 	}
+	// Every byte after a topic maps to the same byte of the rewritten
+	// file: the partition and offset of each entry, and the lines after.
+	for _, probe := range []string{" 0 12", " 1 7", "__consumer_offsets", "not an entry"} {
+		from, to := strings.Index(in, probe), strings.Index(got, probe)
+		if p := segment.MapPosition(moves, int64(from)); p != int64(to) {
+			t.Errorf("%q at byte %d maps to %d, is at %d", probe, from, p, to)
+		}
+	}
+}
+
+// appendString appends a string as Kafka's non-flexible schemas do: an
+// int16 length, then the bytes.
+func appendString(b []byte, s string) []byte {
+	return append(binary.BigEndian.AppendUint16(b, uint16(len(s))), s...)
 }
 
 // TestGroupKeyTokens: a __consumer_offsets key decodes after its names
@@ -296,9 +296,13 @@ func TestCheckpointRenamed(t *testing.T) {
 // a key that does not decode stays as it is.
 func TestGroupKeyTokens(t *testing.T) {
 	n := newNamer(testSecret)
+	rekey := func(k []byte) []byte {
+		nk, _, _ := topics.Rewrite(topics.ConsumerOffsets, k, nil, false, n)
+		return nk
+	}
 	commit := appendString(appendString([]byte{0, 1}, "billing-consumers"), "orders.eu")
 	commit = append(commit, 0, 0, 0, 7)
-	k, err := topics.DecodeGroupKey(n.groupKey(commit))
+	k, err := topics.DecodeGroupKey(rekey(commit))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,12 +311,70 @@ func TestGroupKeyTokens(t *testing.T) {
 		t.Errorf("offset commit key became %+v", k)
 	}
 	member := appendString(appendString([]byte{0, 5}, "billing-consumers"), "consumer-1-4f2a")
-	if k, err = topics.DecodeGroupKey(n.groupKey(member)); err != nil || k.Group != n.groups["billing-consumers"] ||
+	if k, err = topics.DecodeGroupKey(rekey(member)); err != nil || k.Group != n.groups["billing-consumers"] ||
 		*k.MemberID != n.members["consumer-1-4f2a"] || !strings.HasPrefix(*k.MemberID, "m-") {
 		t.Errorf("member key became %+v (%v)", k, err)
 	}
 	bad := []byte{0, 1, 0, 40, 'x'}
-	if got := n.groupKey(bad); !bytes.Equal(got, bad) {
+	if got := rekey(bad); !bytes.Equal(got, bad) {
 		t.Errorf("a torn key became %q", got)
+	}
+}
+
+// TestDamagedCheckpointNames: a checkpoint damaged after entries whose
+// topics became tokens of other lengths gives the same finding, at the
+// same line, in the bundle, and the manifest maps every byte of its
+// entries through the renamed topics.
+func TestDamagedCheckpointNames(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "generated")
+	if err := os.CopyFS(dir, os.DirFS(sampleDir)); err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(dir, "replication-offset-checkpoint")
+	data, err := os.ReadFile(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := strings.Replace(string(data), "upgrade 0 43", "upgrade 0 x43", 1)
+	if damaged == string(data) {
+		t.Fatal("the sample's checkpoint changed: no entry to damage")
+	}
+	if err := os.WriteFile(cp, []byte(damaged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, res, inputs := makeNamesBundle(t, dir)
+	f := res.Manifest.Lookup(0, "replication-offset-checkpoint")
+	if f == nil || len(f.Moves) == 0 {
+		t.Fatalf("the checkpoint's manifest entry has no moves: %+v", f)
+	}
+	token := res.Names.namer().topics["upgrade"]
+	at := strings.Index(damaged, "upgrade 0 x43") + len("upgrade")
+	b, err := source.Classify([]string{out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := token + " 0 x43"
+	bundled := namesText(t, out)
+	i := bytes.Index(bundled, []byte(want))
+	if i < 0 {
+		t.Fatalf("the bundle has no %q", want)
+	}
+	start := bytes.LastIndex(bundled[:i], []byte("0\n9\n")) // the checkpoint's first lines
+	if got := f.Position(int64(at)); start < 0 || got != int64(i-start+len(token)) {
+		t.Errorf("byte %d of the entry maps to %d, is at %d", at, got, i-start+len(token))
+	}
+	diffs, _, err := Compare(context.Background(), inputs, b[0], res.Manifest, CompareOptions{Jobs: 1, TmpDir: t.TempDir(), Names: res.Names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		t.Error(d)
+	}
+	facts, _, err := facts(context.Background(), inputs, CompareOptions{Jobs: 1, TmpDir: t.TempDir()}, func(_ int32, d string) string { return d }, nil, same)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(facts, func(s string) bool { return strings.HasPrefix(s, "finding state-format replication-offset-checkpoint") }) {
+		t.Errorf("no finding of the damaged checkpoint in %q", facts)
 	}
 }

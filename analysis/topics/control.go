@@ -42,6 +42,10 @@ type VoterEndpoint struct {
 // COMMIT markers are left to package segment (Record.CoordinatorEpoch);
 // unknown types are named and not decoded.
 func DecodeControl(typ int16, value []byte) (*ControlRecord, error) {
+	return decodeControl(typ, value, nil)
+}
+
+func decodeControl(typ int16, value []byte, ed *editor) (*ControlRecord, error) {
 	r := &ControlRecord{Type: segment.ControlTypeName(typ), TypeID: typ}
 	switch typ {
 	case segment.ControlLeaderChange, segment.ControlSnapshotHeader, segment.ControlSnapshotFooter,
@@ -49,7 +53,7 @@ func DecodeControl(typ int16, value []byte) (*ControlRecord, error) {
 	default:
 		return r, nil
 	}
-	c := newCursor(value, "control value")
+	c := &cursor{b: value, part: "control value", ed: ed}
 	r.Version = c.int16("Version")
 	switch typ {
 	case segment.ControlLeaderChange:
@@ -77,7 +81,7 @@ func DecodeControl(typ int16, value []byte) (*ControlRecord, error) {
 					for j := range v.Endpoints {
 						e := &v.Endpoints[j]
 						e.Name = c.string(true, "Endpoint Name")
-						e.Host = c.string(true, "Endpoint Host")
+						e.Host = c.named(FieldHost, true, "Endpoint Host")
 						e.Port = c.uint16("Endpoint Port")
 						c.tags(nil)
 					}

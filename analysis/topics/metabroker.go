@@ -155,7 +155,7 @@ func endpoints(c *cursor) []BrokerEndpoint {
 	for i := 0; i < n && c.err == nil; i++ {
 		e := &out[i]
 		e.Name = c.string(true, "EndPoint Name")
-		e.Host = c.string(true, "EndPoint Host")
+		e.Host = c.named(FieldHost, true, "EndPoint Host")
 		e.Port = c.uint16("EndPoint Port")
 		e.SecurityProtocol = c.int16("EndPoint SecurityProtocol")
 		c.tags(nil)
@@ -188,7 +188,7 @@ func decodeRegisterBroker(c *cursor, version uint32) any {
 	r.BrokerEpoch = c.int64("BrokerEpoch")
 	r.EndPoints = endpoints(c)
 	r.Features = features(c)
-	r.Rack = c.nullableString(true, "Rack")
+	r.Rack = c.namedNullable(FieldRack, true, "Rack")
 	r.Fenced = c.bool("Fenced")
 	if version >= 1 {
 		v := c.bool("InControlledShutdown")

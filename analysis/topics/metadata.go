@@ -132,7 +132,9 @@ type MetadataRecord struct {
 // package has no schema for is an ErrUnknownType error and a version above
 // the known one an ErrUnknownVersion error, both naming the type, version
 // and the byte of the value they were read at; Data is nil then.
-func DecodeMetadata(b []byte) (*MetadataRecord, error) {
+func DecodeMetadata(b []byte) (*MetadataRecord, error) { return decodeMetadata(b, nil) }
+
+func decodeMetadata(b []byte, ed *editor) (*MetadataRecord, error) {
 	if b == nil {
 		return nil, fmt.Errorf("%w: null metadata record value", ErrMalformed)
 	}
@@ -157,7 +159,7 @@ func DecodeMetadata(b []byte) (*MetadataRecord, error) {
 	if m.Version > s.max {
 		return m, fmt.Errorf("%w, at byte %d of the value", &VersionError{Part: m.Type + "Record", Version: int16(min(m.Version, 32767)), Max: int16(s.max)}, versionAt)
 	}
-	body := &cursor{b: b, off: c.off, part: m.Type + "Record v" + itoa(int(m.Version)) + " value"}
+	body := &cursor{b: b, off: c.off, part: m.Type + "Record v" + itoa(int(m.Version)) + " value", ed: ed}
 	data := s.decode(body, m.Version)
 	if err := body.done(); err != nil {
 		return m, err

@@ -84,7 +84,7 @@ type ClearElrRecord struct {
 }
 
 func decodeTopic(c *cursor, _ uint32) any {
-	r := &TopicRecord{Name: c.string(true, "Name"), TopicID: c.uuid("TopicId")}
+	r := &TopicRecord{Name: c.named(FieldTopic, true, "Name"), TopicID: c.uuid("TopicId")}
 	c.tags(nil)
 	return r
 }

@@ -124,8 +124,16 @@ type RemoveUserScramCredentialRecord struct {
 }
 
 func decodeConfig(c *cursor, _ uint32) any {
-	r := &ConfigRecord{ResourceType: c.int8("ResourceType"), ResourceName: c.string(true, "ResourceName"),
-		Name: c.string(true, "Name"), Value: c.nullableString(true, "Value")}
+	r := &ConfigRecord{ResourceType: c.int8("ResourceType")}
+	switch r.ResourceType {
+	case ConfigResourceTopic:
+		r.ResourceName = c.named(FieldTopic, true, "ResourceName")
+	case ConfigResourceGroup:
+		r.ResourceName = c.named(FieldGroup, true, "ResourceName")
+	default:
+		r.ResourceName = c.string(true, "ResourceName")
+	}
+	r.Name, r.Value = c.string(true, "Name"), c.nullableString(true, "Value")
 	c.tags(nil)
 	return r
 }
@@ -136,7 +144,14 @@ func decodeClientQuota(c *cursor, _ uint32) any {
 	for i := 0; i < n && c.err == nil; i++ {
 		e := &r.Entity[i]
 		e.EntityType = c.string(true, "EntityType")
-		e.EntityName = c.nullableString(true, "EntityName")
+		switch e.EntityType {
+		case "client-id":
+			e.EntityName = c.namedNullable(FieldClientID, true, "EntityName")
+		case "ip":
+			e.EntityName = c.namedNullable(FieldHost, true, "EntityName")
+		default:
+			e.EntityName = c.nullableString(true, "EntityName")
+		}
 		c.tags(nil)
 	}
 	r.Key = c.string(true, "Key")

@@ -72,11 +72,13 @@ func (k *GroupKey) TypeName() string { return GroupTypeName(k.Type) }
 // DecodeGroupKey decodes a __consumer_offsets key. For a type above 15 it
 // still reads the group id (every known key starts with it) and returns
 // the key with an ErrUnknownType error.
-func DecodeGroupKey(b []byte) (*GroupKey, error) {
+func DecodeGroupKey(b []byte) (*GroupKey, error) { return decodeGroupKey(b, nil) }
+
+func decodeGroupKey(b []byte, ed *editor) (*GroupKey, error) {
 	if b == nil {
 		return nil, fmt.Errorf("%w: null key", ErrMalformed)
 	}
-	c := newCursor(b, "key")
+	c := &cursor{b: b, part: "key", ed: ed}
 	k := &GroupKey{Type: c.int16("key version")}
 	if c.err != nil {
 		return nil, c.err
@@ -91,14 +93,14 @@ func DecodeGroupKey(b []byte) (*GroupKey, error) {
 		}
 		return k, fmt.Errorf("%w: __consumer_offsets key version %d", ErrUnknownType, k.Type)
 	}
-	k.Group = c.string(false, "group")
+	k.Group = c.named(FieldGroup, false, "group")
 	switch {
 	case k.Type <= GroupTypeOffsetCommit:
-		t := c.string(false, "topic")
+		t := c.named(FieldTopic, false, "topic")
 		p := c.int32("partition")
 		k.Topic, k.Partition = &t, &p
 	case groupTypeHasMember(k.Type):
-		m := c.string(false, "MemberId")
+		m := c.named(FieldMember, false, "MemberId")
 		k.MemberID = &m
 	}
 	return k, c.done()
@@ -121,10 +123,14 @@ type OffsetCommitValue struct {
 
 // DecodeOffsetCommitValue decodes an OffsetCommit value; nil is a tombstone.
 func DecodeOffsetCommitValue(b []byte) (*OffsetCommitValue, error) {
+	return decodeOffsetCommitValue(b, nil)
+}
+
+func decodeOffsetCommitValue(b []byte, ed *editor) (*OffsetCommitValue, error) {
 	if b == nil {
 		return nil, nil
 	}
-	c := newCursor(b, "value")
+	c := &cursor{b: b, part: "value", ed: ed}
 	v := &OffsetCommitValue{Version: c.int16("value version"), LeaderEpoch: -1, ExpireTimestamp: -1}
 	if c.err != nil {
 		return nil, c.err
@@ -137,7 +143,7 @@ func DecodeOffsetCommitValue(b []byte) (*OffsetCommitValue, error) {
 	if v.Version >= 3 {
 		v.LeaderEpoch = c.int32("leaderEpoch")
 	}
-	v.Metadata = c.string(flex, "metadata")
+	v.Metadata = c.named(FieldCommitMetadata, flex, "metadata")
 	v.CommitTimestamp = c.int64("commitTimestamp")
 	if v.Version == 1 {
 		v.ExpireTimestamp = c.int64("expireTimestamp")
@@ -185,10 +191,14 @@ type GroupMetadataValue struct {
 // DecodeGroupMetadataValue decodes a GroupMetadata value; nil is a
 // tombstone (the group was deleted).
 func DecodeGroupMetadataValue(b []byte) (*GroupMetadataValue, error) {
+	return decodeGroupMetadataValue(b, nil)
+}
+
+func decodeGroupMetadataValue(b []byte, ed *editor) (*GroupMetadataValue, error) {
 	if b == nil {
 		return nil, nil
 	}
-	c := newCursor(b, "value")
+	c := &cursor{b: b, part: "value", ed: ed}
 	v := &GroupMetadataValue{Version: c.int16("value version"), CurrentStateTimestamp: -1}
 	if c.err != nil {
 		return nil, c.err
@@ -197,10 +207,10 @@ func DecodeGroupMetadataValue(b []byte) (*GroupMetadataValue, error) {
 		return v, &VersionError{Part: "GroupMetadataValue", Version: v.Version, Max: groupMetadataValueMax}
 	}
 	flex := v.Version >= groupMetadataFlexMin
-	v.ProtocolType = c.string(flex, "protocolType")
+	v.ProtocolType = c.named(FieldProtocolType, flex, "protocolType")
 	v.Generation = c.int32("generation")
-	v.Protocol = c.nullableString(flex, "protocol")
-	v.Leader = c.nullableString(flex, "leader")
+	v.Protocol = c.namedNullable(FieldProtocol, flex, "protocol")
+	v.Leader = c.namedNullable(FieldMember, flex, "leader")
 	if v.Version >= 2 {
 		v.CurrentStateTimestamp = c.int64("currentStateTimestamp")
 	}
@@ -214,19 +224,19 @@ func DecodeGroupMetadataValue(b []byte) (*GroupMetadataValue, error) {
 		v.Members = make([]GroupMember, n)
 		for i := range v.Members {
 			m := &v.Members[i]
-			m.MemberID = c.string(flex, "memberId")
+			m.MemberID = c.named(FieldMember, flex, "memberId")
 			if v.Version >= 3 {
-				m.GroupInstanceID = c.nullableString(flex, "groupInstanceId")
+				m.GroupInstanceID = c.namedNullable(FieldGroupInstance, flex, "groupInstanceId")
 			}
-			m.ClientID = c.string(flex, "clientId")
-			m.ClientHost = c.string(flex, "clientHost")
+			m.ClientID = c.named(FieldClientID, flex, "clientId")
+			m.ClientHost = c.named(FieldClientHost, flex, "clientHost")
 			m.RebalanceTimeout = -1
 			if v.Version >= 1 {
 				m.RebalanceTimeout = c.int32("rebalanceTimeout")
 			}
 			m.SessionTimeout = c.int32("sessionTimeout")
-			m.SubscriptionSize = sizeOf(c.bytes(flex, "subscription"))
-			m.AssignmentSize = sizeOf(c.bytes(flex, "assignment"))
+			m.SubscriptionSize = sizeOf(c.protocolBytes(flex, v.ProtocolType, false, "subscription"))
+			m.AssignmentSize = sizeOf(c.protocolBytes(flex, v.ProtocolType, true, "assignment"))
 			if flex {
 				c.tags(nil)
 			}

@@ -73,11 +73,13 @@ type TxnValue struct {
 }
 
 // DecodeTxnKey decodes a __transaction_state key.
-func DecodeTxnKey(b []byte) (*TxnKey, error) {
+func DecodeTxnKey(b []byte) (*TxnKey, error) { return decodeTxnKey(b, nil) }
+
+func decodeTxnKey(b []byte, ed *editor) (*TxnKey, error) {
 	if b == nil {
 		return nil, fmt.Errorf("%w: null key", ErrMalformed)
 	}
-	c := newCursor(b, "key")
+	c := &cursor{b: b, part: "key", ed: ed}
 	k := &TxnKey{Version: c.int16("key version")}
 	if c.err != nil {
 		return nil, c.err
@@ -85,17 +87,19 @@ func DecodeTxnKey(b []byte) (*TxnKey, error) {
 	if k.Version != 0 {
 		return k, &VersionError{Part: "TransactionLogKey", Version: k.Version, Max: 0}
 	}
-	k.TransactionalID = c.string(false, "TransactionalId")
+	k.TransactionalID = c.named(FieldTransactionalID, false, "TransactionalId")
 	return k, c.done()
 }
 
 // DecodeTxnValue decodes a __transaction_state value. A nil value is a
 // tombstone and returns nil, nil.
-func DecodeTxnValue(b []byte) (*TxnValue, error) {
+func DecodeTxnValue(b []byte) (*TxnValue, error) { return decodeTxnValue(b, nil) }
+
+func decodeTxnValue(b []byte, ed *editor) (*TxnValue, error) {
 	if b == nil {
 		return nil, nil
 	}
-	c := newCursor(b, "value")
+	c := &cursor{b: b, part: "value", ed: ed}
 	v := &TxnValue{Version: c.int16("value version"), PreviousProducerID: -1, NextProducerID: -1, NextProducerEpoch: -1}
 	if c.err != nil {
 		return nil, c.err
@@ -112,7 +116,7 @@ func DecodeTxnValue(b []byte) (*TxnValue, error) {
 		v.Partitions = make([]TxnPartitions, n)
 		for i := range v.Partitions {
 			p := &v.Partitions[i]
-			p.Topic = c.string(flex, "Topic")
+			p.Topic = c.named(FieldTopic, flex, "Topic")
 			p.PartitionIDs = c.int32Array(flex, "PartitionIds")
 			if flex {
 				c.tags(nil)

@@ -16,6 +16,9 @@ type cursor struct {
 	off  int
 	err  error
 	part string // "key" or "value", for error messages
+	// ed, when set, collects the replacements of identifying fields
+	// (Rewrite); the reads are the same with or without it.
+	ed *editor
 }
 
 func newCursor(b []byte, part string) *cursor { return &cursor{b: b, part: part} }
@@ -231,6 +234,7 @@ func (c *cursor) tags(fn func(tag uint32, f *cursor)) []uint32 {
 	}
 	var seen []uint32
 	for i := uint32(0); i < n && c.err == nil; i++ {
+		start := c.off
 		tag := c.uvarint("tag")
 		size := c.uvarint("tagged field size")
 		data := c.take(int(size), fmt.Sprintf("tagged field %d", tag))
@@ -240,10 +244,14 @@ func (c *cursor) tags(fn func(tag uint32, f *cursor)) []uint32 {
 		seen = append(seen, tag)
 		if fn != nil {
 			f := &cursor{b: data, part: fmt.Sprintf("tagged field %d of the %s", tag, c.part)}
+			if c.ed != nil {
+				f.ed = &editor{r: c.ed.r}
+			}
 			fn(tag, f)
 			if f.err != nil && c.err == nil {
 				c.err = f.err
 			}
+			c.retag(f, tag, start)
 		}
 	}
 	return seen

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -82,13 +83,15 @@ moved; the manifest maps every byte of the inputs to the bundle's.
 dirs' names, checkpoints and the manifest, by tokens (t- and 10 hex
 digits), and header keys by keys of the same length, with the same keyed
 HMAC; the tokens and the names they stand for go to --names-map FILE,
-which the sender keeps and never sends. The keys of __consumer_offsets
-get tokens for their group ids, topics and member ids; the internal
-topics' values keep the names they hold.
+which the sender keeps and never sends. The records of the internal
+topics (__consumer_offsets, __transaction_state, __cluster_metadata) keep
+their structure, with tokens for the group, member, client, instance and
+transactional ids, hosts, racks and the topics they name.
 
 --check FILE.tar.zst PATH... runs the analysis on the bundle and on the
 inputs it was made from (the same inputs, in the same order) and prints what
-differs: verdicts, losses, findings, duplicates and replicas; with
+differs: verdicts, losses, findings, duplicates, replicas, the consumer
+groups' commits and metadata and the transactional ids' records; with
 --names-map, the names of a bundle made with --redact-names are mapped
 back first. It exits 0 when the bundle tells the same story and 3 when it does not.`,
 		Args: cobra.MinimumNArgs(1),
@@ -186,11 +189,11 @@ func runBundle(cmd *cobra.Command, args []string, o *options, h Hooks) error {
 		if err := bundle.WriteNames(o.namesMap, res.Names, ins, true); err != nil {
 			return fmt.Errorf("bundle: --names-map: %w", err)
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: bundle: wrote the names map to %s: %d topics, %d header keys; keep it, never send it\n",
-			o.namesMap, len(res.Names.Topics), len(res.Names.HeaderKeys))
-		if res.InternalKept {
-			fmt.Fprintln(cmd.ErrOrStderr(), "ksleuth: bundle: the internal topics' values keep the names they hold "+
-				"(client ids, hosts, subscribed topics, transactional ids; docs/bundle.md)")
+		fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: bundle: wrote the names map to %s: %s; keep it, never send it\n",
+			o.namesMap, namesCount(res.Names))
+		if res.InternalKept > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ksleuth: bundle: %s of the internal topics did not decode and keep the names they hold "+
+				"(docs/bundle.md)\n", plural(int(res.InternalKept), "record"))
 		}
 	}
 	return printBundle(cmd.OutOrStdout(), o, res)
@@ -331,7 +334,7 @@ func printCheck(w io.Writer, o *options, man *bundle.Manifest, diffs []string) e
 		return enc.Encode(checked{Type: "check", Bundle: o.check, Redacted: man.Redacted, Differences: len(diffs)})
 	}
 	if len(diffs) == 0 {
-		_, err := fmt.Fprintf(w, "%s tells the same story as its %s: the same verdicts, losses, findings, duplicates and replicas\n",
+		_, err := fmt.Fprintf(w, "%s tells the same story as its %s: the same verdicts, losses, findings, duplicates, replicas, commits and groups\n",
 			o.check, plural(len(man.Inputs), "input"))
 		return err
 	}
@@ -349,4 +352,21 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// namesCount says how many names of each kind a names map holds: topics
+// and header keys always, the names of the internal topics' records when
+// there are some.
+func namesCount(m *bundle.NamesMap) string {
+	parts := []string{plural(len(m.Topics), "topic"), plural(len(m.HeaderKeys), "header key")}
+	for _, k := range []struct {
+		n    int
+		what string
+	}{{len(m.Groups), "group"}, {len(m.Members), "member"}, {len(m.Instances), "group instance"}, {len(m.Clients), "client"},
+		{len(m.Hosts), "host"}, {len(m.Transactional), "transactional id"}, {len(m.Protocols), "protocol"}, {len(m.Racks), "rack"}} {
+		if k.n > 0 {
+			parts = append(parts, plural(k.n, k.what))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

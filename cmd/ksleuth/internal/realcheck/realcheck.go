@@ -158,7 +158,7 @@ func runScenario(t *testing.T, k *realkafka.Kafka, name string, more []func(*tes
 	t.Run("verify", func(t *testing.T) { checkVerify(t, truth, logDirs) })
 	t.Run("dups", func(t *testing.T) { checkDups(t, truth, logDirs) })
 	t.Run("replicas", func(t *testing.T) { checkReplicas(t, truth, logDirs) })
-	t.Run("bundle", func(t *testing.T) { checkBundle(t, logDirs) })
+	t.Run("bundle", func(t *testing.T) { checkBundle(t, truth, logDirs) })
 	t.Run("groups", func(t *testing.T) { checkGroups(t, truth, logDirs) })
 	t.Run("consumed", func(t *testing.T) { checkConsumedBy(t, truth, logDirs) })
 	t.Run("consumed-lost", func(t *testing.T) { checkConsumedLost(t, truth, logDirs) })
