@@ -361,6 +361,14 @@ func (c *Checker) Finish() *Result {
 	}
 	res := &Result{Omitted: c.omitted, Files: c.files, Kafka: c.kafka, Skipped: c.skipped}
 	for _, p := range c.order {
+		if p.remoteDir() {
+			// A remote store's partition dir is part of every broker's
+			// log, not a copy of its own: its offsets are judged in the
+			// ledgers of the local copies (remote.go), its files here.
+			p.flushCaps()
+			c.findings = append(c.findings, p.findings...)
+			continue
+		}
 		p.regrade()
 		gaps := p.ledger()
 		res.Gaps = append(res.Gaps, gaps...)
@@ -387,6 +395,7 @@ func (c *Checker) Finish() *Result {
 		res.Gaps[i].Source = c.source(res.Gaps[i].Input)
 	}
 	linkCauses(c.findings, res.Gaps)
+	linkRemoteHoles(c.findings)
 	SortFindings(c.findings)
 	res.Findings = c.findings
 	return res

@@ -2,10 +2,13 @@ package check
 
 import (
 	"cmp"
+	"fmt"
+	"path"
 	"slices"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
 // A broker with tiered storage (KIP-405) copies rolled segments to remote
@@ -61,13 +64,19 @@ func (p *partition) remoteBelow(base int64) (int64, int, bool) {
 // below them; done when nothing is.
 func (g *gapLedger) remoteOnly(first *segSummary, l *int64, lso int64, lsoKnown bool) bool {
 	from, n, ok := g.p.remoteBelow(first.base)
-	if !ok {
+	switch {
+	case ok:
+		last := *l
+		g.gap(from, &last, CauseRemoteOnly, finding.Note, first.path, -1,
+			"offsets %d..%d are below the first segment on disk (%d) and held only in remote storage: __remote_log_metadata lists %d segment(s) "+
+				"copied (COPY_SEGMENT_FINISHED) and not deleted that hold them", from, last, first.base, n)
+	case g.p.remoteAnyBelow(first.base):
+		// The remote log ends before the local one starts: the offsets
+		// between are a hole, the remote run below it is held.
+		from = first.base
+	default:
 		return false
 	}
-	last := *l
-	g.gap(from, &last, CauseRemoteOnly, finding.Note, first.path, -1,
-		"offsets %d..%d are below the first segment on disk (%d) and held only in remote storage: __remote_log_metadata lists %d segment(s) "+
-			"copied (COPY_SEGMENT_FINISHED) and not deleted that hold them", from, last, first.base, n)
 	from = g.remoteBelowHoles(first, from)
 	if from <= 0 {
 		return true
@@ -77,6 +86,17 @@ func (g *gapLedger) remoteOnly(first *segSummary, l *int64, lso int64, lsoKnown 
 		g.gap(0, l, CauseRetention, finding.Note, first.path, -1,
 			"offsets 0..%d are below the log start offset checkpoint (%d) and the first remote segment (%d): deleted by retention", *l, lso, from)
 		return true
+	}
+	return false
+}
+
+// remoteAnyBelow reports whether remote storage holds some offset below
+// base.
+func (p *partition) remoteAnyBelow(base int64) bool {
+	for _, r := range p.c.o.RemoteHeld[p.topic][p.part] {
+		if r.First < base {
+			return true
+		}
 	}
 	return false
 }
@@ -106,11 +126,15 @@ func (g *gapLedger) remoteBelowHoles(first *segSummary, from int64) int64 {
 		}
 		holeFirst, holeLast := top+1, from-1
 		l := holeLast
+		where := "between remote segments that are: a hole in the remote log"
+		if holeLast == first.base-1 {
+			where = fmt.Sprintf("between the end of the remote log (%d) and the first segment on disk (%d)", top, first.base)
+		}
 		g.gap(holeFirst, &l, CauseMissingSegment, finding.Warning, first.path, -1,
 			"offsets %d..%d are below the first segment on disk (%d) and in no remote segment held, though remote segments below them are: "+
 				"a hole in the remote log", holeFirst, holeLast, first.base)
 		g.p.add(finding.NewSev(g.p.where(first.path), finding.KindMissingSegment, finding.Warning, -1, holeFirst,
-			"offsets %d..%d are in no remote segment held, between remote segments that are: a hole in the remote log", holeFirst, holeLast))
+			"offsets %d..%d are in no remote segment held, %s", holeFirst, holeLast, where))
 		low, n, _ := g.p.remoteBelow(top + 1)
 		last := top
 		g.gap(low, &last, CauseRemoteOnly, finding.Note, first.path, -1,
@@ -119,4 +143,42 @@ func (g *gapLedger) remoteBelowHoles(first *segSummary, from int64) int64 {
 		from = low
 	}
 	return from
+}
+
+// remoteDir reports whether the partition dir is a remote store's
+// (<topic>-<partition>-<topic id>), whatever input holds it.
+func (p *partition) remoteDir() bool {
+	_, ok := source.ParseRemoteDir(path.Base(p.key.dir))
+	return ok
+}
+
+// linkRemoteHoles sets caused_by on each hole in the remote log
+// (missing-segment) whose first offset is the start of a remote segment
+// the store lacks or holds damaged: that finding is the evidence of the
+// loss.
+func linkRemoteHoles(findings []analysis.AnomalyRow) {
+	type at struct {
+		topic string
+		part  int32
+		off   int64
+	}
+	causes := map[at]int{}
+	for i := range findings {
+		f := &findings[i]
+		if (f.Kind == finding.KindRemoteSegmentMissing || f.Kind == finding.KindRemoteSegmentDamaged) && f.Offset != nil && f.Topic != nil && f.Partition != nil {
+			causes[at{*f.Topic, *f.Partition, *f.Offset}] = i
+		}
+	}
+	if len(causes) == 0 {
+		return
+	}
+	for i := range findings {
+		f := &findings[i]
+		if f.Kind != finding.KindMissingSegment || f.CausedBy != nil || f.Offset == nil || f.Topic == nil || f.Partition == nil {
+			continue
+		}
+		if c, ok := causes[at{*f.Topic, *f.Partition, *f.Offset}]; ok {
+			*f = finding.Follows(*f, &findings[c])
+		}
+	}
 }
