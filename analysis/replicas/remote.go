@@ -88,6 +88,6 @@ func (c *Collector) remoteOverlap(res *Result, l, rm *replica, byBase map[int64]
 	w := finding.Where{Input: l.key.input, Topic: l.topic, Partition: l.part, File: l.segs[first.seg]}
 	res.Findings = append(res.Findings, finding.New(w, finding.KindRemoteOverlapDiffers, first.pos, first.base,
 		"%d batch(es) in offsets %d..%d differ from the remote store's batches at the same offsets (%d others agree): the first at offset %d "+
-			"has CRC %d and last offset %d here, CRC %d and last offset %d in %s",
-		n, lo, hi, same, first.base, first.crc, first.last, other.crc, other.last, rm.segs[other.seg]))
+			"has CRC %d and last offset %d here, CRC %d and last offset %d in %s of %s",
+		n, lo, hi, same, first.base, first.crc, first.last, other.crc, other.last, rm.segs[other.seg], c.source(rm.key.input)))
 }

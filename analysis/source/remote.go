@@ -173,7 +173,7 @@ func RemoteSuffixRank(s string) int {
 // the start offset (snapshot.Name.Offset) and the segment id
 // (snapshot.Name.SegmentID). The remote partition dirs' parent is their
 // log dir. Names that are no remote segment file are left to ListRemote's
-// others, which ReadRemote reports.
+// others, which scan.RemoteOthers reports.
 func (in *Input) listRemote(opts Options) (files, emptyDirs []*Entry, err error) {
 	rs, _, err := ListRemote(in.Abs)
 	if err != nil {
