@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
 	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/snapshot"
 )
 
 // A broker with tiered storage (KIP-405) copies rolled segments to remote
@@ -25,7 +27,11 @@ import (
 func (c *Checker) AddRemoteSegments(rows []analysis.RemoteSegmentRow) {
 	c.remoteOrphans(rows)
 	for _, r := range rows {
-		if !r.Held || !c.storeHolds(&r) {
+		if !r.Held {
+			continue
+		}
+		last, ok := c.storeHolds(&r)
+		if !ok {
 			continue
 		}
 		if c.o.RemoteHeld == nil {
@@ -36,7 +42,7 @@ func (c *Checker) AddRemoteSegments(rows []analysis.RemoteSegmentRow) {
 			byPart = map[int32][]analysis.OffsetRange{}
 			c.o.RemoteHeld[r.Topic] = byPart
 		}
-		byPart[r.Partition] = append(byPart[r.Partition], analysis.OffsetRange{First: r.StartOffset, Last: r.EndOffset})
+		byPart[r.Partition] = append(byPart[r.Partition], analysis.OffsetRange{First: r.StartOffset, Last: last})
 	}
 }
 
@@ -145,11 +151,30 @@ func (g *gapLedger) remoteBelowHoles(first *segSummary, from int64) int64 {
 	return from
 }
 
-// remoteDir reports whether the partition dir is a remote store's
-// (<topic>-<partition>-<topic id>), whatever input holds it.
+// remoteDir reports whether the partition is a remote segment's
+// (segmentKeyDir), whatever input holds it.
 func (p *partition) remoteDir() bool {
-	_, ok := source.ParseRemoteDir(path.Base(p.key.dir))
-	return ok
+	_, ok := source.ParseRemoteDir(path.Base(path.Dir(p.key.dir)))
+	return ok && strings.HasSuffix(p.key.dir, "/"+path.Base(p.key.dir))
+}
+
+// segmentKeyDir is the key of the partition the file at p belongs to for
+// the checks: its partition dir, or for a file of a remote segment
+// (<start>-<segment id>.<suffix> in a <topic>-<partition>-<topic id> dir)
+// that dir and the segment id. Each remote segment is an object of its
+// own: a failed copy left beside the copy retried, or a segment copied
+// again by another leader, holds the same offsets as another without
+// the log going back, so offsets, sequences and segment bounds are
+// checked within one remote segment, not across them.
+func segmentKeyDir(p string) string {
+	dir := analysis.PartitionDir(p)
+	if _, ok := source.ParseRemoteDir(path.Base(dir)); !ok {
+		return dir
+	}
+	if n := snapshot.ParseName(path.Base(p)); n.SegmentID != "" {
+		return dir + "/" + n.SegmentID
+	}
+	return dir
 }
 
 // linkRemoteHoles sets caused_by on each hole in the remote log
@@ -178,6 +203,39 @@ func linkRemoteHoles(findings []analysis.AnomalyRow) {
 			continue
 		}
 		if c, ok := causes[at{*f.Topic, *f.Partition, *f.Offset}]; ok {
+			*f = finding.Follows(*f, &findings[c])
+		}
+	}
+	linkRemoteFollowers(findings)
+}
+
+// linkRemoteFollowers sets caused_by on the findings of a remote
+// segment's index files and producer snapshot that name an offset the
+// segment no longer holds (followerKinds): they follow from its
+// remote-segment-damaged, as a local segment's do from its cut.
+func linkRemoteFollowers(findings []analysis.AnomalyRow) {
+	type seg struct {
+		input  int32
+		prefix string // <dir>/<start>-<segment id>.
+	}
+	damaged := map[seg]int{}
+	for i := range findings {
+		f := &findings[i]
+		if f.Kind == finding.KindRemoteSegmentDamaged && f.Offset != nil {
+			damaged[seg{f.Input, strings.TrimSuffix(f.File, "log")}] = i
+		}
+	}
+	if len(damaged) == 0 {
+		return
+	}
+	for i := range findings {
+		f := &findings[i]
+		if !followerKinds[f.Kind] || f.CausedBy != nil || f.Offset == nil {
+			continue
+		}
+		dot := strings.LastIndexByte(f.File, '.')
+		c, ok := damaged[seg{f.Input, f.File[:dot+1]}]
+		if ok && *f.Offset >= *findings[c].Offset {
 			*f = finding.Follows(*f, &findings[c])
 		}
 	}

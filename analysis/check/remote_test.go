@@ -185,3 +185,65 @@ func scanInto(t *testing.T, c *check.Checker, inputs []*source.Input) {
 		t.Fatal(err)
 	}
 }
+
+// TestRemoteSegmentCutShort: a remote segment whose .log was cut short
+// still holds the intact batches it starts with; exactly the offsets past
+// the cut are lost, and the hole follows from its remote-segment-damaged.
+func TestRemoteSegmentCutShort(t *testing.T) {
+	mfs, m := multiSegment(t)
+	p := partitionOf(t, m, "codecs-1")
+	for _, s := range p.Segments[:2] {
+		dropSegment(mfs, s.File)
+	}
+	b1, b2 := p.Segments[1].BaseOffset, p.Segments[2].BaseOffset
+	if b2-b1 < 3 {
+		t.Fatalf("segment %d..%d too short to cut", b1, b2-1)
+	}
+	cut := b1 + (b2-b1)/2 // the last offset left intact
+	dir := writeFS(t, mfs, "")
+	inputs, err := source.Classify([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := check.New(inputs, []string{dir}, check.Options{NewProducerState: producer.NewProducerState})
+	scanInto(t, c, inputs)
+	const topicID = "Fy3GRnlwRH2elChibHkMug"
+	a, b := "AAAAAAAAAAAAAAAAAAAAAA", "BBBBBBBBBBBBBBBBBBBBBB"
+	c.AddRemoteStore([]analysis.RemoteStoreSegment{
+		{Topic: "codecs", Partition: 1, TopicID: topicID, SegmentID: a, StartOffset: 0, Files: []string{"log"}, LogFile: a + ".log",
+			First: 0, Last: b1 - 1, IntactTo: b1 - 1},
+		{Topic: "codecs", Partition: 1, TopicID: topicID, SegmentID: b, StartOffset: b1, Files: []string{"log"}, LogFile: b + ".log",
+			First: b1, Last: cut, IntactTo: cut, Damaged: 1},
+	}, 0)
+	c.AddRemoteSegments([]analysis.RemoteSegmentRow{
+		{Topic: "codecs", Partition: 1, TopicID: topicID, SegmentID: a, StartOffset: 0, EndOffset: b1 - 1, Held: true},
+		{Topic: "codecs", Partition: 1, TopicID: topicID, SegmentID: b, StartOffset: b1, EndOffset: b2 - 1, Held: true},
+	})
+	res := c.Finish()
+	var got []string
+	for _, g := range res.Gaps {
+		if g.Topic == "codecs" && g.Partition == 1 {
+			got = append(got, fmt.Sprintf("%s %d..%d", g.Cause, g.FirstOffset, lastOf(g)))
+		}
+	}
+	slices.Sort(got)
+	want := []string{fmt.Sprintf("missing-segment %d..%d", cut+1, b2-1), fmt.Sprintf("remote-only %d..%d", 0, cut)}
+	if !slices.Equal(got, want) {
+		t.Errorf("gaps %v, want %v", got, want)
+	}
+	var damaged, hole *analysis.AnomalyRow
+	for i := range res.Findings {
+		switch f := &res.Findings[i]; f.Kind {
+		case finding.KindRemoteSegmentDamaged:
+			damaged = f
+		case finding.KindMissingSegment:
+			hole = f
+		}
+	}
+	if damaged == nil || hole == nil || damaged.Offset == nil || *damaged.Offset != cut+1 {
+		t.Fatalf("findings %+v, want remote-segment-damaged at %d and the hole's missing-segment", res.Findings, cut+1)
+	}
+	if hole.CausedBy == nil || *hole.CausedBy != analysis.FindingRef(damaged) {
+		t.Errorf("the hole's caused_by is %v, want %v", hole.CausedBy, analysis.FindingRef(damaged))
+	}
+}

@@ -163,6 +163,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 					sim.Batch(&rows[i])
 				}
 			}
+			store.scanned.Batches(rows)
 			if err := chk.Batches(rows); err != nil {
 				return err
 			}

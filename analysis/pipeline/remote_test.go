@@ -188,3 +188,28 @@ func TestRemoteInArchive(t *testing.T) {
 		t.Errorf("no partition of the archive's remote dir: %+v", arcRes.Scan.Partitions)
 	}
 }
+
+// TestRemoteCopyBeside: a failed copy left in the store beside the copy
+// retried (one segment under two segment ids) holds the same offsets
+// twice; each remote segment is an object of its own, so neither the
+// offset checks nor the producer's sequences see the log go back.
+func TestRemoteCopyBeside(t *testing.T) {
+	logDir, pm := tieredLogDir(t, 7)
+	root := t.TempDir()
+	dir := tierSegments(t, root, logDir, pm, 0, 1)
+	logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	data, err := os.ReadFile(logs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := filepath.Join(dir, filepath.Base(logs[0])[:21]+strings.Repeat("Z", 22)+".log")
+	if err := os.WriteFile(again, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := runPlan(t, pipeline.Plan{Command: pipeline.Verify}, logDir, root)
+	for _, f := range res.Scan.Anomalies {
+		if finding.Counts(f.Severity) && strings.Contains(f.File, "kafka-tiered-storage") {
+			t.Errorf("finding on a copy beside another: %+v", f)
+		}
+	}
+}

@@ -21,6 +21,13 @@ import (
 type RemoteStore struct {
 	segs []analysis.RemoteStoreSegment
 	at   map[remoteKey]int
+	// The intact run the segment whose batches are read starts with: a
+	// file's batches all come before its file event.
+	runIn     int32
+	runSeg    string
+	runRemote bool
+	runTo     int64 // last offset of the intact run, -1 for none
+	runBroken bool  // a damaged batch or a gap ended the run
 }
 
 type remoteKey struct {
@@ -30,7 +37,28 @@ type remoteKey struct {
 }
 
 // NewRemoteStore starts an empty store.
-func NewRemoteStore() *RemoteStore { return &RemoteStore{at: map[remoteKey]int{}} }
+func NewRemoteStore() *RemoteStore { return &RemoteStore{at: map[remoteKey]int{}, runIn: -1} }
+
+// Batches takes the scan's batch rows: of a remote segment's .log, the run
+// of intact batches it starts with, without a gap between them.
+func (st *RemoteStore) Batches(rows []analysis.BatchRow) {
+	for i := range rows {
+		r := &rows[i]
+		if r.Input != st.runIn || r.Segment != st.runSeg {
+			st.runIn, st.runSeg, st.runTo, st.runBroken = r.Input, r.Segment, -1, false
+			_, st.runRemote = source.ParseRemoteFile(path.Base(r.Segment))
+		}
+		if !st.runRemote || st.runBroken {
+			continue
+		}
+		switch {
+		case !r.CRCValid, st.runTo >= 0 && r.BaseOffset != st.runTo+1:
+			st.runBroken = true
+		default:
+			st.runTo = r.LastOffset
+		}
+	}
+}
 
 // File takes a scan's file event: a file of a remote partition dir named
 // like a remote segment's joins that segment's row, and a .log gives it
@@ -52,7 +80,7 @@ func (st *RemoteStore) File(ev *FileEvent) {
 		n = len(st.segs)
 		st.at[k] = n
 		st.segs = append(st.segs, analysis.RemoteStoreSegment{Input: k.input, Dir: dir, Topic: rd.Topic, Partition: rd.Partition,
-			TopicID: rd.TopicID, SegmentID: rf.SegmentID, StartOffset: rf.StartOffset, First: -1, Last: -1})
+			TopicID: rd.TopicID, SegmentID: rf.SegmentID, StartOffset: rf.StartOffset, First: -1, Last: -1, IntactTo: -1})
 	}
 	s := &st.segs[n]
 	s.Files = append(s.Files, rf.Suffix)
@@ -62,6 +90,10 @@ func (st *RemoteStore) File(ev *FileEvent) {
 	s.LogFile, s.LogSize = ev.Entry.Path, ev.Row.Size
 	if ev.Row.FirstOffset != nil && ev.Row.LastOffset != nil {
 		s.First, s.Last = *ev.Row.FirstOffset, *ev.Row.LastOffset
+	}
+	s.IntactTo = -1
+	if st.runIn == k.input && st.runSeg == ev.Entry.Path && st.runRemote && s.First == rf.StartOffset {
+		s.IntactTo = st.runTo
 	}
 	if ev.Row.Status == statusUnreadable {
 		s.Damaged++

@@ -64,11 +64,13 @@ func TestRemoteStore(t *testing.T) {
 	}
 	st := NewRemoteStore()
 	var found []analysis.AnomalyRow
-	res, err := Run(context.Background(), inputs, Config{Jobs: 2}, Output{File: func(ev *FileEvent) error {
-		st.File(ev)
-		found = append(found, ev.Anomalies...)
-		return nil
-	}})
+	res, err := Run(context.Background(), inputs, Config{Jobs: 2}, Output{
+		Batches: func(rows []analysis.BatchRow) error { st.Batches(rows); return nil },
+		File: func(ev *FileEvent) error {
+			st.File(ev)
+			found = append(found, ev.Anomalies...)
+			return nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +95,14 @@ func TestRemoteStore(t *testing.T) {
 		s0.Damaged != 0 || s0.Topic != pm.Topic || !s0.HasLog() || len(s0.Files) != 2 || s0.Files[0] != "log" || s0.Files[1] != "index" {
 		t.Errorf("first segment %+v, want offsets %d..%d, log and index, intact", s0, s0.StartOffset, wantLast)
 	}
+	if s0.IntactTo != wantLast {
+		t.Errorf("first segment intact to %d, want %d", s0.IntactTo, wantLast)
+	}
 	if segs[1].SegmentID != ids[1] || segs[1].Damaged == 0 {
 		t.Errorf("damaged segment %+v, want damage counted", segs[1])
+	}
+	if s1 := segs[1]; s1.IntactTo >= pm.Segments[2].BaseOffset-1 || s1.IntactTo < -1 {
+		t.Errorf("damaged segment intact to %d, want below its end %d", s1.IntactTo, pm.Segments[2].BaseOffset-1)
 	}
 	if segs[2].HasLog() || segs[2].First != -1 || len(segs[2].Files) != 1 {
 		t.Errorf("segment without .log %+v", segs[2])
