@@ -101,7 +101,8 @@ var Kinds = []Info{
 	{KindRemoteSegmentMissing, Error, OriginRemote,
 		"a remote segment __remote_log_metadata says is held (copied, not deleted) whose .log the remote store root given as an input does not hold"},
 	{KindRemoteSegmentDamaged, Error, OriginRemote,
-		"a remote segment's .log that is damaged or does not hold the offsets __remote_log_metadata gives it: those offsets are not held remotely"},
+		"a remote segment's .log that is damaged or does not hold the offsets __remote_log_metadata gives it: " +
+			"the offsets past the intact batches it starts with are not held remotely"},
 	{KindRemoteOrphan, Warning, OriginRemote,
 		"a segment in the remote store root that __remote_log_metadata does not know, or knows as deleted or never finished: " +
 			"the broker never reads it (left behind by a failed copy or delete)"},
