@@ -71,10 +71,14 @@ type RemoteStoreSegment struct {
 	// LogSize its size.
 	LogFile string
 	LogSize int64
-	// First and Last are the offsets the .log's intact batches hold (-1
-	// when none); Damaged counts the reader's findings in it.
+	// First and Last are the offsets the .log's batches hold (-1 when
+	// none); Damaged counts the reader's findings in it. IntactTo is the
+	// last offset of the run of intact batches the .log starts with,
+	// without a gap (-1 when its first batch is damaged or missing): what
+	// a damaged segment, one cut short say, still holds.
 	First, Last int64
 	Damaged     int
+	IntactTo    int64
 }
 
 // HasLog reports whether the segment's .log file is in the store.

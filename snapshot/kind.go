@@ -108,6 +108,10 @@ type Name struct {
 	Offset int64
 	// Epoch is the KRaft snapshot epoch, or -1.
 	Epoch int64
+	// SegmentID is the remote segment id of a tiered segment's file as
+	// Kafka's LocalTieredStorage names it (<20 digits>-<segment id>.<suffix>),
+	// "" for any other name.
+	SegmentID string
 }
 
 // KindOf maps a file base name to its Kind, ignoring .deleted, .cleaned,
@@ -200,8 +204,17 @@ func ParseName(name string) Name {
 		}
 		return n
 	}
+	if id, ok := remoteID(prefix); ok {
+		prefix, n.SegmentID = prefix[:offsetDigits], id
+		if ext == "leader_epoch_checkpoint" {
+			n.Kind = KindLeaderEpochCheckpoint
+			n.Offset, _ = OffsetFromName(prefix)
+			return n
+		}
+	}
 	off, ok := OffsetFromName(prefix)
 	if !ok {
+		n.SegmentID = ""
 		return n
 	}
 	switch ext {
@@ -216,10 +229,31 @@ func ParseName(name string) Name {
 	case "snapshot":
 		n.Kind = KindSnapshot
 	default:
+		n.SegmentID = ""
 		return n
 	}
 	n.Offset = off
 	return n
+}
+
+// remoteIDLen is the length of a Kafka Uuid in unpadded URL-safe base64.
+const remoteIDLen = 22
+
+// remoteID cuts the segment id off a remote segment file's prefix,
+// <20 digits>-<segment id>. The id may itself hold '-' and '_', so it is
+// cut by length, not at a dash.
+func remoteID(prefix string) (string, bool) {
+	if len(prefix) != offsetDigits+1+remoteIDLen || prefix[offsetDigits] != '-' || !allDigits(prefix[:offsetDigits]) {
+		return "", false
+	}
+	id := prefix[offsetDigits+1:]
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return "", false
+		}
+	}
+	return id, true
 }
 
 // parseDigits parses at most 18 ASCII digits (callers check allDigits).

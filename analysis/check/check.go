@@ -213,7 +213,7 @@ func (c *Checker) Batches(rows []analysis.BatchRow) error {
 // it on to OnBatch.
 func (c *Checker) replay(r *analysis.BatchRow) {
 	b := infoOf(r)
-	c.partitionOf(r.Input, analysis.PartitionDir(r.Segment), r.Topic, r.Partition).batch(r.Segment, &b)
+	c.partitionOf(r.Input, segmentKeyDir(r.Segment), r.Topic, r.Partition).batch(r.Segment, &b)
 	if c.OnBatch != nil {
 		c.OnBatch(r)
 	}
@@ -263,7 +263,7 @@ func (c *Checker) File(ev *scan.FileEvent) error {
 func (c *Checker) route(ev *scan.FileEvent) {
 	e := ev.Entry
 	if e.Partition != nil && partitionFile(e.Name.Kind) {
-		c.partitionOf(int32(e.Input), analysis.PartitionDir(e.Path), e.Partition.Topic, e.Partition.Partition).file(ev)
+		c.partitionOf(int32(e.Input), segmentKeyDir(e.Path), e.Partition.Topic, e.Partition.Partition).file(ev)
 		return
 	}
 	if e.Partition == nil && liveSegment(e.Name) {
@@ -361,6 +361,19 @@ func (c *Checker) Finish() *Result {
 	}
 	res := &Result{Omitted: c.omitted, Files: c.files, Kafka: c.kafka, Skipped: c.skipped}
 	for _, p := range c.order {
+		if p.remoteDir() {
+			// A remote segment is part of every broker's log, not a
+			// copy of its own: its offsets are judged in the
+			// ledgers of the local copies (remote.go), its files here.
+			// A remote segment is never written again: a torn batch in
+			// it is a rolled segment's.
+			for _, t := range p.truncated {
+				finding.GradeTruncated(&p.findings[t.idx], finding.RolledSegment)
+			}
+			p.flushCaps()
+			c.findings = append(c.findings, p.findings...)
+			continue
+		}
 		p.regrade()
 		gaps := p.ledger()
 		res.Gaps = append(res.Gaps, gaps...)
@@ -387,6 +400,7 @@ func (c *Checker) Finish() *Result {
 		res.Gaps[i].Source = c.source(res.Gaps[i].Input)
 	}
 	linkCauses(c.findings, res.Gaps)
+	linkRemoteHoles(c.findings)
 	SortFindings(c.findings)
 	res.Findings = c.findings
 	return res

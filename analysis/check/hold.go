@@ -118,7 +118,7 @@ func (c *Checker) flushHeld() {
 			if e.Partition != nil {
 				topic, part = e.Partition.Topic, e.Partition.Partition
 			}
-			p := c.partitionOf(h.input, analysis.PartitionDir(e.Path), topic, part)
+			p := c.partitionOf(h.input, segmentKeyDir(e.Path), topic, part)
 			if last != nil && last != p {
 				last.release()
 			}

@@ -2,10 +2,15 @@ package check
 
 import (
 	"cmp"
+	"fmt"
+	"path"
 	"slices"
+	"strings"
 
 	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/source"
+	"github.com/ksleuth/ksleuth/snapshot"
 )
 
 // A broker with tiered storage (KIP-405) copies rolled segments to remote
@@ -22,7 +27,11 @@ import (
 func (c *Checker) AddRemoteSegments(rows []analysis.RemoteSegmentRow) {
 	c.remoteOrphans(rows)
 	for _, r := range rows {
-		if !r.Held || !c.storeHolds(&r) {
+		if !r.Held {
+			continue
+		}
+		last, ok := c.storeHolds(&r)
+		if !ok {
 			continue
 		}
 		if c.o.RemoteHeld == nil {
@@ -33,7 +42,7 @@ func (c *Checker) AddRemoteSegments(rows []analysis.RemoteSegmentRow) {
 			byPart = map[int32][]analysis.OffsetRange{}
 			c.o.RemoteHeld[r.Topic] = byPart
 		}
-		byPart[r.Partition] = append(byPart[r.Partition], analysis.OffsetRange{First: r.StartOffset, Last: r.EndOffset})
+		byPart[r.Partition] = append(byPart[r.Partition], analysis.OffsetRange{First: r.StartOffset, Last: last})
 	}
 }
 
@@ -61,13 +70,19 @@ func (p *partition) remoteBelow(base int64) (int64, int, bool) {
 // below them; done when nothing is.
 func (g *gapLedger) remoteOnly(first *segSummary, l *int64, lso int64, lsoKnown bool) bool {
 	from, n, ok := g.p.remoteBelow(first.base)
-	if !ok {
+	switch {
+	case ok:
+		last := *l
+		g.gap(from, &last, CauseRemoteOnly, finding.Note, first.path, -1,
+			"offsets %d..%d are below the first segment on disk (%d) and held only in remote storage: __remote_log_metadata lists %d segment(s) "+
+				"copied (COPY_SEGMENT_FINISHED) and not deleted that hold them", from, last, first.base, n)
+	case g.p.remoteAnyBelow(first.base):
+		// The remote log ends before the local one starts: the offsets
+		// between are a hole, the remote run below it is held.
+		from = first.base
+	default:
 		return false
 	}
-	last := *l
-	g.gap(from, &last, CauseRemoteOnly, finding.Note, first.path, -1,
-		"offsets %d..%d are below the first segment on disk (%d) and held only in remote storage: __remote_log_metadata lists %d segment(s) "+
-			"copied (COPY_SEGMENT_FINISHED) and not deleted that hold them", from, last, first.base, n)
 	from = g.remoteBelowHoles(first, from)
 	if from <= 0 {
 		return true
@@ -77,6 +92,17 @@ func (g *gapLedger) remoteOnly(first *segSummary, l *int64, lso int64, lsoKnown 
 		g.gap(0, l, CauseRetention, finding.Note, first.path, -1,
 			"offsets 0..%d are below the log start offset checkpoint (%d) and the first remote segment (%d): deleted by retention", *l, lso, from)
 		return true
+	}
+	return false
+}
+
+// remoteAnyBelow reports whether remote storage holds some offset below
+// base.
+func (p *partition) remoteAnyBelow(base int64) bool {
+	for _, r := range p.c.o.RemoteHeld[p.topic][p.part] {
+		if r.First < base {
+			return true
+		}
 	}
 	return false
 }
@@ -106,11 +132,15 @@ func (g *gapLedger) remoteBelowHoles(first *segSummary, from int64) int64 {
 		}
 		holeFirst, holeLast := top+1, from-1
 		l := holeLast
+		where := "between remote segments that are: a hole in the remote log"
+		if holeLast == first.base-1 {
+			where = fmt.Sprintf("between the end of the remote log (%d) and the first segment on disk (%d)", top, first.base)
+		}
 		g.gap(holeFirst, &l, CauseMissingSegment, finding.Warning, first.path, -1,
 			"offsets %d..%d are below the first segment on disk (%d) and in no remote segment held, though remote segments below them are: "+
 				"a hole in the remote log", holeFirst, holeLast, first.base)
 		g.p.add(finding.NewSev(g.p.where(first.path), finding.KindMissingSegment, finding.Warning, -1, holeFirst,
-			"offsets %d..%d are in no remote segment held, between remote segments that are: a hole in the remote log", holeFirst, holeLast))
+			"offsets %d..%d are in no remote segment held, %s", holeFirst, holeLast, where))
 		low, n, _ := g.p.remoteBelow(top + 1)
 		last := top
 		g.gap(low, &last, CauseRemoteOnly, finding.Note, first.path, -1,
@@ -119,4 +149,94 @@ func (g *gapLedger) remoteBelowHoles(first *segSummary, from int64) int64 {
 		from = low
 	}
 	return from
+}
+
+// remoteDir reports whether the partition is a remote segment's
+// (segmentKeyDir), whatever input holds it.
+func (p *partition) remoteDir() bool {
+	_, ok := source.ParseRemoteDir(path.Base(path.Dir(p.key.dir)))
+	return ok && strings.HasSuffix(p.key.dir, "/"+path.Base(p.key.dir))
+}
+
+// segmentKeyDir is the key of the partition the file at p belongs to for
+// the checks: its partition dir, or for a file of a remote segment
+// (<start>-<segment id>.<suffix> in a <topic>-<partition>-<topic id> dir)
+// that dir and the segment id. Each remote segment is an object of its
+// own: a failed copy left beside the copy retried, or a segment copied
+// again by another leader, holds the same offsets as another without
+// the log going back, so offsets, sequences and segment bounds are
+// checked within one remote segment, not across them.
+func segmentKeyDir(p string) string {
+	dir := analysis.PartitionDir(p)
+	if _, ok := source.ParseRemoteDir(path.Base(dir)); !ok {
+		return dir
+	}
+	if n := snapshot.ParseName(path.Base(p)); n.SegmentID != "" {
+		return dir + "/" + n.SegmentID
+	}
+	return dir
+}
+
+// linkRemoteHoles sets caused_by on each hole in the remote log
+// (missing-segment) whose first offset is the start of a remote segment
+// the store lacks or holds damaged: that finding is the evidence of the
+// loss.
+func linkRemoteHoles(findings []analysis.AnomalyRow) {
+	type at struct {
+		topic string
+		part  int32
+		off   int64
+	}
+	causes := map[at]int{}
+	for i := range findings {
+		f := &findings[i]
+		if (f.Kind == finding.KindRemoteSegmentMissing || f.Kind == finding.KindRemoteSegmentDamaged) && f.Offset != nil && f.Topic != nil && f.Partition != nil {
+			causes[at{*f.Topic, *f.Partition, *f.Offset}] = i
+		}
+	}
+	if len(causes) == 0 {
+		return
+	}
+	for i := range findings {
+		f := &findings[i]
+		if f.Kind != finding.KindMissingSegment || f.CausedBy != nil || f.Offset == nil || f.Topic == nil || f.Partition == nil {
+			continue
+		}
+		if c, ok := causes[at{*f.Topic, *f.Partition, *f.Offset}]; ok {
+			*f = finding.Follows(*f, &findings[c])
+		}
+	}
+	linkRemoteFollowers(findings)
+}
+
+// linkRemoteFollowers sets caused_by on the findings of a remote
+// segment's index files and producer snapshot that name an offset the
+// segment no longer holds (followerKinds): they follow from its
+// remote-segment-damaged, as a local segment's do from its cut.
+func linkRemoteFollowers(findings []analysis.AnomalyRow) {
+	type seg struct {
+		input  int32
+		prefix string // <dir>/<start>-<segment id>.
+	}
+	damaged := map[seg]int{}
+	for i := range findings {
+		f := &findings[i]
+		if f.Kind == finding.KindRemoteSegmentDamaged && f.Offset != nil {
+			damaged[seg{f.Input, strings.TrimSuffix(f.File, "log")}] = i
+		}
+	}
+	if len(damaged) == 0 {
+		return
+	}
+	for i := range findings {
+		f := &findings[i]
+		if !followerKinds[f.Kind] || f.CausedBy != nil || f.Offset == nil {
+			continue
+		}
+		dot := strings.LastIndexByte(f.File, '.')
+		c, ok := damaged[seg{f.Input, f.File[:dot+1]}]
+		if ok && *f.Offset >= *findings[c].Offset {
+			*f = finding.Follows(*f, &findings[c])
+		}
+	}
 }

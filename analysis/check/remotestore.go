@@ -31,11 +31,15 @@ func (c *Checker) AddRemoteStore(segs []analysis.RemoteStoreSegment, input int32
 	c.store = st
 }
 
-// storeHolds reports whether the remote store holds r's offsets, adding
-// a finding when it does not; true when no store was read.
-func (c *Checker) storeHolds(r *analysis.RemoteSegmentRow) bool {
+// storeHolds reports up to which offset the remote store holds r's
+// offsets from its start, adding a finding when it does not hold them
+// all: r.EndOffset when the segment is whole or no store was read, the end
+// of the intact run its .log starts with when it is damaged (a segment cut
+// short still holds what comes before the cut), ok false when it holds
+// none.
+func (c *Checker) storeHolds(r *analysis.RemoteSegmentRow) (last int64, ok bool) {
 	if c.store == nil {
-		return true
+		return r.EndOffset, true
 	}
 	s := c.store.bySegment[r.SegmentID]
 	if s == nil || !s.HasLog() {
@@ -48,20 +52,28 @@ func (c *Checker) storeHolds(r *analysis.RemoteSegmentRow) bool {
 		c.findings = append(c.findings, finding.New(w, finding.KindRemoteSegmentMissing, -1, r.StartOffset,
 			"remote segment %s (offsets %d..%d, copied by broker %d) is held per __remote_log_metadata, but the remote store has no .log of it",
 			r.SegmentID, r.StartOffset, r.EndOffset, r.Broker))
-		return false
+		return 0, false
 	}
 	if s.Damaged == 0 && s.First >= 0 && s.First <= r.StartOffset && s.Last >= r.EndOffset {
-		return true
+		return r.EndOffset, true
 	}
 	w := finding.Where{Input: s.Input, Topic: r.Topic, Partition: r.Partition, File: s.LogFile}
 	held := "no intact batch"
 	if s.First >= 0 {
-		held = fmt.Sprintf("intact batches for offsets %d..%d", s.First, s.Last)
+		held = fmt.Sprintf("batches for offsets %d..%d", s.First, s.Last)
 	}
-	c.findings = append(c.findings, finding.New(w, finding.KindRemoteSegmentDamaged, -1, r.StartOffset,
-		"remote segment %s should hold offsets %d..%d per __remote_log_metadata; its .log has %s and %d damaged stretch(es): "+
-			"those offsets are not held remotely", r.SegmentID, r.StartOffset, r.EndOffset, held, s.Damaged))
-	return false
+	last = min(s.IntactTo, r.EndOffset)
+	if s.First != r.StartOffset || last < r.StartOffset {
+		c.findings = append(c.findings, finding.New(w, finding.KindRemoteSegmentDamaged, -1, r.StartOffset,
+			"remote segment %s should hold offsets %d..%d per __remote_log_metadata; its .log has %s and %d damaged stretch(es): "+
+				"those offsets are not held remotely", r.SegmentID, r.StartOffset, r.EndOffset, held, s.Damaged))
+		return 0, false
+	}
+	c.findings = append(c.findings, finding.New(w, finding.KindRemoteSegmentDamaged, -1, last+1,
+		"remote segment %s should hold offsets %d..%d per __remote_log_metadata; its .log has %s, its intact batches from "+
+			"the start %d..%d: offsets %d..%d are not held remotely",
+		r.SegmentID, r.StartOffset, r.EndOffset, held, r.StartOffset, last, last+1, r.EndOffset))
+	return last, true
 }
 
 // remoteOrphans reports the store's segments that no held metadata row

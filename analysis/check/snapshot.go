@@ -3,6 +3,7 @@ package check
 import (
 	"cmp"
 	"fmt"
+	"path"
 	"slices"
 
 	"github.com/ksleuth/ksleuth/analysis"
@@ -22,6 +23,9 @@ func (p *partition) snapshotFile(file string, data []byte) {
 		p.add(x)
 	}
 	if f == nil || err != nil {
+		return
+	}
+	if !p.remoteSnapshotEnd(file, f) {
 		return
 	}
 	if f.EndOffset > 0 {
@@ -229,4 +233,29 @@ func (p *partition) compareSnapshot(f *snapshot.File, st analysis.ProducerState,
 			"missing producer %d: the log below %d has its batches (last write at offset %d, epoch %d, last sequence %d) but the snapshot does not; %s",
 			r.ProducerID, end, r.LastWrite, r.Epoch, r.LastSequence, why), r.ProducerID))
 	}
+}
+
+// remoteSnapshotEnd sets the end offset of a remote segment's producer
+// snapshot (<start>-<segment id>.snapshot): the broker copies the
+// snapshot taken when the segment rolled, at the offset past its last,
+// not at the start its name gives. That end is known once the segment's
+// .log was read, which a remote dir's name order puts first; a snapshot
+// without its .log read before it is a note, not compared. It reports whether f can be
+// compared; any other snapshot is left as it is.
+func (p *partition) remoteSnapshotEnd(file string, f *snapshot.File) bool {
+	n := snapshot.ParseName(path.Base(file))
+	if n.SegmentID == "" {
+		return true
+	}
+	for _, r := range []*segRun{p.cur, p.last} {
+		if r != nil && snapshot.ParseName(path.Base(r.path)).SegmentID == n.SegmentID && p.prevLast >= 0 {
+			f.EndOffset = p.prevLast + 1
+			return true
+		}
+	}
+	p.add(finding.New(p.where(file), finding.KindNotVerifiable, -1, n.Offset,
+		"remote segment %s's .log was not read before its producer snapshot (absent from the store, or later in the input): "+
+			"the snapshot's end offset is unknown, its producers were not compared with the log",
+		n.SegmentID))
+	return false
 }

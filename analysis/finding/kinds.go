@@ -101,10 +101,14 @@ var Kinds = []Info{
 	{KindRemoteSegmentMissing, Error, OriginRemote,
 		"a remote segment __remote_log_metadata says is held (copied, not deleted) whose .log the remote store root given as an input does not hold"},
 	{KindRemoteSegmentDamaged, Error, OriginRemote,
-		"a remote segment's .log that is damaged or does not hold the offsets __remote_log_metadata gives it: those offsets are not held remotely"},
+		"a remote segment's .log that is damaged or does not hold the offsets __remote_log_metadata gives it: " +
+			"the offsets past the intact batches it starts with are not held remotely"},
 	{KindRemoteOrphan, Warning, OriginRemote,
 		"a segment in the remote store root that __remote_log_metadata does not know, or knows as deleted or never finished: " +
 			"the broker never reads it (left behind by a failed copy or delete)"},
+	{KindRemoteOverlapDiffers, Error, OriginRemote,
+		"a batch of a local segment whose offsets a remote segment also holds, with other bytes (CRC or last offset): " +
+			"the two copies of one log disagree"},
 	{KindIndexMismatch, Error, OriginIndex, "an .index or .timeindex entry that disagrees with the log"},
 	{KindIndexFormat, Error, OriginIndex, "an index file that does not parse cleanly (size, order, range)"},
 	{KindIndexZeroTail, Note, OriginIndex, "preallocated zero slots at the end of an index"},
@@ -203,6 +207,7 @@ const (
 	KindRemoteSegmentMissing Kind = "remote-segment-missing"
 	KindRemoteSegmentDamaged Kind = "remote-segment-damaged"
 	KindRemoteOrphan         Kind = "remote-orphan"
+	KindRemoteOverlapDiffers Kind = "remote-overlap-differs"
 
 	KindIndexMismatch    Kind = "index-mismatch"
 	KindIndexFormat      Kind = "index-format"

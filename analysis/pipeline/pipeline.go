@@ -155,6 +155,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	if o.Recovery {
 		sim = recovery.New()
 	}
+	store := newRemoteStores()
 	out := scan.Output{
 		Batches: func(rows []analysis.BatchRow) error {
 			if sim != nil {
@@ -162,6 +163,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 					sim.Batch(&rows[i])
 				}
 			}
+			store.scanned.Batches(rows)
 			if err := chk.Batches(rows); err != nil {
 				return err
 			}
@@ -193,6 +195,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		},
 		File: func(ev *scan.FileEvent) error {
 			reps.File(ev)
+			store.scanned.File(ev)
 			if ev.Row.Kind == scan.KindBrokerLog {
 				logs.Files++
 				logs.Lines += ev.LogStats.Lines
@@ -207,8 +210,7 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 	if err != nil {
 		return nil, err
 	}
-	store, err := readRemote(inputs, chk)
-	if err != nil {
+	if err := store.finish(inputs, chk); err != nil {
 		return nil, err
 	}
 	if f.attr != nil {

@@ -10,39 +10,46 @@ import (
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
-// remoteStores is what the remote store roots among the inputs hold.
+// remoteStores is what the remote store roots among the inputs hold: the
+// remote segments the scan read (a root given as an input, or inside a
+// dir or an archive), and the names in a root that are no segment file.
 type remoteStores struct {
-	segs  []analysis.RemoteStoreSegment
-	found []analysis.AnomalyRow
-	read  bool // some input was a remote store root
+	scanned *scan.RemoteStore
+	segs    []analysis.RemoteStoreSegment
+	found   []analysis.AnomalyRow
+	read    bool // some remote store was read
 }
 
-// readRemote reads the remote store roots among the inputs, their
-// segments and the findings of reading them, and hands the segments to
-// the checker, which judges the remote metadata by them.
-func readRemote(inputs []*source.Input, chk *check.Checker) (*remoteStores, error) {
-	st := &remoteStores{}
+func newRemoteStores() *remoteStores { return &remoteStores{scanned: scan.NewRemoteStore()} }
+
+// finish takes the remote segments the scan saw and the other names of
+// the remote roots among the inputs, and hands the segments to the
+// checker, which judges the remote metadata by them.
+func (st *remoteStores) finish(inputs []*source.Input, chk *check.Checker) error {
+	st.segs = st.scanned.Segments()
 	first := int32(-1)
+	if len(st.segs) > 0 {
+		first = st.segs[0].Input
+	}
 	for _, in := range inputs {
 		if in.Kind != source.Remote {
 			continue
 		}
-		s, f, err := scan.ReadRemote(int32(in.Index), in.Abs)
+		f, err := scan.RemoteOthers(int32(in.Index), in.Abs)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", in.Path, err)
+			return fmt.Errorf("%s: %w", in.Path, err)
 		}
 		if first < 0 {
 			first = int32(in.Index)
 		}
-		st.segs = append(st.segs, s...)
 		st.found = append(st.found, f...)
 	}
 	if first < 0 {
-		return st, nil
+		return nil
 	}
 	st.read = true
 	chk.AddRemoteStore(st.segs, first)
-	return st, nil
+	return nil
 }
 
 // match fills the remote segments' files_present and size_match when a

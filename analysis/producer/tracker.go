@@ -1,7 +1,10 @@
 package producer
 
 import (
+	"path"
+
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
 type dirKey struct {
@@ -51,6 +54,10 @@ type dirState struct {
 	// __transaction_state partition, the epoch its coordinator writes
 	// markers with.
 	leaderEpoch int32
+	// remote: the dir is a remote store's (tiered storage), whose
+	// segments are objects of their own: a failed copy left beside the
+	// retried one holds the same offsets again.
+	remote bool
 }
 
 // New returns an empty Tracker.
@@ -66,12 +73,16 @@ func (t *Tracker) Batch(b *analysis.BatchRow) {
 		if d == nil {
 			d = &dirState{key: k, topic: b.Topic, partition: b.Partition, sessions: map[pidEpoch]*session{},
 				maxEpoch: map[int64]int32{}, inTxn: map[int64]*session{}, open: map[int64]*txn{}}
+			_, d.remote = source.ParseRemoteDir(path.Base(k.dir))
 			t.dirs[k] = d
 			t.order = append(t.order, d)
 		}
 		t.lastIn, t.lastSeg, t.lastDir, t.lastSession = b.Input, b.Segment, d, nil
 	}
 	d := t.lastDir
+	if d.remote && d.seen && b.BaseOffset <= d.prevLast {
+		return // offsets a remote segment read before holds: read once
+	}
 	t.session(d, b)
 	d.transaction(b)
 }

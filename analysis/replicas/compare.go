@@ -192,7 +192,8 @@ type group struct {
 func (c *Collector) Compare() *Result {
 	groups := map[group][]*replica{}
 	var keys []group
-	for _, r := range c.order {
+	local, remote := c.splitRemote()
+	for _, r := range local {
 		g := group{r.topic, r.part, c.logDirOfCopy(r).cluster, r.topicID}
 		if g.cluster == "" && g.topicID == "" && !c.OneCluster {
 			continue
@@ -207,6 +208,7 @@ func (c *Collector) Compare() *Result {
 			strings.Compare(a.topicID, b.topicID))
 	})
 	res := &Result{}
+	c.remoteOverlaps(res, local, remote)
 	for _, t := range keys {
 		g := groups[t]
 		if len(g) < 2 {

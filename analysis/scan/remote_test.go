@@ -1,19 +1,23 @@
 package scan
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/finding"
+	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/segment/segtest"
 )
 
-// TestReadRemote lays a generated partition's segments out as Kafka's
+// TestRemoteStore lays a generated partition's segments out as Kafka's
 // LocalTieredStorage does (one damaged, one without its .log, one file
-// named like no remote segment) and reads the root: each segment's
-// files and offsets, and the reader's findings on the damaged one.
-func TestReadRemote(t *testing.T) {
+// named like no remote segment) and scans the root: each segment's
+// files and offsets from the scan's file events, the reader's findings on
+// the damaged one, and the other name as a skipped file.
+func TestRemoteStore(t *testing.T) {
 	logDir := t.TempDir()
 	m, err := segtest.GenerateLogDir(logDir, 7, segtest.GenOptions{SegmentBytes: 1200})
 	if err != nil {
@@ -51,7 +55,34 @@ func TestReadRemote(t *testing.T) {
 	}
 	write(t, filepath.Join(dir, "notes.txt"), []byte("x"))
 
-	segs, found, err := ReadRemote(3, root)
+	inputs, err := source.Classify([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inputs[0].Kind != source.Remote {
+		t.Fatalf("input kind %v, want remote", inputs[0].Kind)
+	}
+	st := NewRemoteStore()
+	var found []analysis.AnomalyRow
+	res, err := Run(context.Background(), inputs, Config{Jobs: 2}, Output{
+		Batches: func(rows []analysis.BatchRow) error { st.Batches(rows); return nil },
+		File: func(ev *FileEvent) error {
+			st.File(ev)
+			found = append(found, ev.Anomalies...)
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Batches == 0 {
+		t.Errorf("no batch scanned in the remote root")
+	}
+	others, err := RemoteOthers(0, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found = append(found, others...)
+	segs := st.Segments()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,12 +91,18 @@ func TestReadRemote(t *testing.T) {
 	}
 	s0 := segs[0]
 	wantLast := pm.Segments[1].BaseOffset - 1
-	if s0.Input != 3 || s0.SegmentID != ids[0] || s0.StartOffset != pm.Segments[0].BaseOffset || s0.First != s0.StartOffset || s0.Last != wantLast ||
+	if s0.Input != 0 || s0.SegmentID != ids[0] || s0.StartOffset != pm.Segments[0].BaseOffset || s0.First != s0.StartOffset || s0.Last != wantLast ||
 		s0.Damaged != 0 || s0.Topic != pm.Topic || !s0.HasLog() || len(s0.Files) != 2 || s0.Files[0] != "log" || s0.Files[1] != "index" {
 		t.Errorf("first segment %+v, want offsets %d..%d, log and index, intact", s0, s0.StartOffset, wantLast)
 	}
+	if s0.IntactTo != wantLast {
+		t.Errorf("first segment intact to %d, want %d", s0.IntactTo, wantLast)
+	}
 	if segs[1].SegmentID != ids[1] || segs[1].Damaged == 0 {
 		t.Errorf("damaged segment %+v, want damage counted", segs[1])
+	}
+	if s1 := segs[1]; s1.IntactTo >= pm.Segments[2].BaseOffset-1 || s1.IntactTo < -1 {
+		t.Errorf("damaged segment intact to %d, want below its end %d", s1.IntactTo, pm.Segments[2].BaseOffset-1)
 	}
 	if segs[2].HasLog() || segs[2].First != -1 || len(segs[2].Files) != 1 {
 		t.Errorf("segment without .log %+v", segs[2])

@@ -151,7 +151,7 @@ func (in *Input) List(opts Options) (files, emptyDirs []*Entry, err error) {
 	case Archive:
 		return nil, nil, fmt.Errorf("source: %s is an archive: use Stream", in.Path)
 	case Remote:
-		return nil, nil, nil // ListRemote reads it
+		return in.listRemote(opts)
 	}
 	l := &lister{in: in, opts: opts, rootName: filepath.Base(in.Abs), parts: map[string]*PartitionDir{}, filled: map[string]bool{}}
 	// The walk's own errors all come through the callback, which keeps

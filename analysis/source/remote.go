@@ -2,9 +2,12 @@ package source
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
+
+	"github.com/ksleuth/ksleuth/snapshot"
 )
 
 // A remote store root is where Kafka's LocalTieredStorage keeps the
@@ -162,4 +165,36 @@ func RemoteSuffixRank(s string) int {
 		}
 	}
 	return len(RemoteSuffixes)
+}
+
+// listRemote lists a remote store root's segment files as entries of the
+// partition their dir names, so that the scan reads a remote segment's
+// .log, indexes and snapshot as it reads a log dir's: their names carry
+// the start offset (snapshot.Name.Offset) and the segment id
+// (snapshot.Name.SegmentID). The remote partition dirs' parent is their
+// log dir. Names that are no remote segment file are left to ListRemote's
+// others, which scan.RemoteOthers reports.
+func (in *Input) listRemote(opts Options) (files, emptyDirs []*Entry, err error) {
+	rs, _, err := ListRemote(in.Abs)
+	if err != nil {
+		return nil, nil, err
+	}
+	parts := map[string]*PartitionDir{}
+	for i := range rs {
+		r := &rs[i]
+		dir := path.Dir(r.Path)
+		pd := parts[dir]
+		if pd == nil {
+			pd = &PartitionDir{Topic: r.Dir.Topic, Partition: r.Dir.Partition}
+			parts[dir] = pd
+		}
+		e := &Entry{Input: in.Index, Path: r.Path, Size: r.Size, Name: snapshot.ParseName(path.Base(r.Path)),
+			Partition: pd, LogDir: path.Dir(dir), abs: r.abs}
+		if !opts.keep(e) {
+			opts.leftOut(e)
+			continue
+		}
+		files = append(files, e)
+	}
+	return files, nil, nil
 }

@@ -262,7 +262,7 @@ func describe(e *Entry, rootName string, parts map[string]*PartitionDir) {
 		e.Partition, e.LogDir = pd, above
 		return
 	}
-	if pd, ok := ParsePartitionDir(pdName); ok && pdName != "" && !logDirRootKind(e.Name.Kind) {
+	if pd, ok := partitionDirOf(pdName); ok && pdName != "" && !logDirRootKind(e.Name.Kind) {
 		e.Partition = &pd
 		e.LogDir = above
 		if parts != nil {
@@ -275,6 +275,17 @@ func describe(e *Entry, rootName string, parts map[string]*PartitionDir) {
 	} else {
 		e.LogDir = dir
 	}
+}
+
+// partitionDirOf parses a dir name as a log dir's partition dir or, that
+// failing, as a remote store's (<topic>-<partition>-<topic id>): a remote
+// root inside a dir or an archive is read as one given on its own.
+func partitionDirOf(name string) (PartitionDir, bool) {
+	if pd, ok := ParsePartitionDir(name); ok {
+		return pd, true
+	}
+	rd, ok := ParseRemoteDir(name)
+	return PartitionDir{Topic: rd.Topic, Partition: rd.Partition}, ok
 }
 
 // logDirRootKind tells the kinds of files that live in a log dir's root.
