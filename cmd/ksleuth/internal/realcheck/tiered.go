@@ -155,12 +155,12 @@ func inDeleteDir(truth *realkafka.Truth, file string) bool {
 	})
 }
 
-// knownTruncatedPrefix: verify counts a truncated remote segment's intact
-// batches before the cut lost with its damaged tail, as its docs say
+// knownTruncatedPrefix: verify counts the batches of a truncated remote
+// segment before the cut lost with its damaged tail, as its docs say
 // (remote-segment-damaged: "those offsets are not held remotely"), while
-// a consumer still reads them from remote storage. The truth's range
-// that starts inside such a segment is widened to the segment's start
-// for the comparison, and the difference is a known issue.
+// they are intact in the store. The truth's range that starts inside such
+// a segment is widened to the segment's start for the comparison, and
+// the difference is a known issue.
 func knownTruncatedPrefix(t *testing.T, truth *realkafka.Truth, want, got []tieredSpan) []tieredSpan {
 	out := slices.Clone(want)
 	for _, r := range truth.RemoteSegments {
@@ -172,8 +172,8 @@ func knownTruncatedPrefix(t *testing.T, truth *realkafka.Truth, want, got []tier
 			wide.First = r.StartOffset
 			if w.Topic == r.Topic && w.Partition == r.Partition && w.First > r.StartOffset &&
 				slices.ContainsFunc(got, func(g tieredSpan) bool { return sameSpan(g, wide) }) {
-				knownIssue(t, "verify counts %s-%d %d..%d lost: the intact batches of truncated remote segment %s before its cut, "+
-					"which remote storage still serves, beside the truth's %d..%d", r.Topic, r.Partition, r.StartOffset, w.First-1,
+				knownIssue(t, "verify counts %s-%d %d..%d lost: the batches of truncated remote segment %s before its cut, "+
+					"intact in the store, beside the truth's %d..%d", r.Topic, r.Partition, r.StartOffset, w.First-1,
 					r.SegmentID, w.First, w.Last)
 				out[i] = wide
 			}
