@@ -24,6 +24,9 @@ type App struct {
 	// retries on its own, so a record they sent once may be in the log
 	// twice (KindRetry).
 	nonIdem map[string]bool
+	// dropped are the topics the scenario deleted: nothing of them is
+	// read back, and their sends are not lost.
+	dropped map[string]bool
 	// The consumer groups' side (groups.go).
 	commits       []TruthCommit
 	consumed      []TruthConsumed
@@ -55,13 +58,21 @@ type message struct {
 }
 
 func newApp() *App {
-	return &App{byID: map[string]*Sent{}, msgs: map[string]*message{}, topics: map[string]int{}, nonIdem: map[string]bool{}}
+	return &App{byID: map[string]*Sent{}, msgs: map[string]*message{}, topics: map[string]int{}, nonIdem: map[string]bool{}, dropped: map[string]bool{}}
 }
 
 // Topic records a topic of the scenario and its partition count.
 func (a *App) Topic(name string, partitions int) {
 	a.mu.Lock()
 	a.topics[name] = partitions
+	a.mu.Unlock()
+}
+
+// DropTopic forgets a topic the scenario deleted.
+func (a *App) DropTopic(name string) {
+	a.mu.Lock()
+	delete(a.topics, name)
+	a.dropped[name] = true
 	a.mu.Unlock()
 }
 
@@ -238,6 +249,9 @@ func (a *App) truth(ctx context.Context, c *Cluster) (records []TruthRecord, res
 	var gone []Loc
 	for _, s := range a.sends {
 		l := Loc{s.Topic, s.Ack.Partition, s.Ack.Offset}
+		if a.dropped[s.Topic] {
+			continue
+		}
 		if c, ok := present[l]; s.Acked && (!ok || c != a.msgs[s.Msg].content) {
 			gone = append(gone, l)
 		}

@@ -27,6 +27,10 @@ type Scenario struct {
 	// Tiered starts the brokers with remote storage (scenarios_tiered.go).
 	Tiered bool
 	run    func(s *Session) error
+	// after runs once the brokers are stopped and the truth is read
+	// back: what a scenario does to their files by hand, and adds to the
+	// truth.
+	after func(s *Session, t *Truth) error
 }
 
 // Session is one run of a scenario.
@@ -45,7 +49,7 @@ func Scenarios() []Scenario {
 		idempotentRestart, transactional, innocentRepeats, codecs,
 		brokerCrash, liveCopy, segments, uncleanElection, hangingTxn, consumerGroups,
 		startupRepublish, shutdownMessage, retentionTime,
-		tieredClean,
+		tieredClean, remoteSegmentDeleted, tierCopyFailed, tierRemoteRetention, tierPartitionDeleted,
 	}
 }
 
@@ -105,6 +109,11 @@ func Run(ctx context.Context, k *Kafka, name string, seed int64, out string, log
 	t.Commits, t.Consumed, t.OffsetDeletes = s.App.groupTruth()
 	if err := s.stop(sc.Stop); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", name, err)
+	}
+	if sc.after != nil {
+		if err := sc.after(s, t); err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", name, err)
+		}
 	}
 	for _, b := range c.All() {
 		t.Brokers = append(t.Brokers, TruthBroker{NodeID: b.NodeID, LogDir: filepath.ToSlash(filepath.Join(filepath.Base(b.Root), "data"))})

@@ -70,6 +70,13 @@ func tieredSetup(e *Env, sc Scenario) (map[string]string, []string, error) {
 		return nil, nil, err
 	}
 	e.brokerCP = append(e.brokerCP, filepath.Join(jars, "*"))
+	if sc.Config["rsm.config.transferer.class"] == stallingTransferer {
+		classes, err := transfererClasses(e.Kafka, jars)
+		if err != nil {
+			return nil, nil, err
+		}
+		e.brokerCP = append(e.brokerCP, classes)
+	}
 	dir, err := filepath.Abs(filepath.Join(e.Dir, "remote"))
 	if err != nil {
 		return nil, nil, err
@@ -105,28 +112,58 @@ func tieredJars(k *Kafka) (string, error) {
 	return "", fmt.Errorf("mvn: no LocalTieredStorage jar for Kafka %s:\n%s", k.Version, out.Bytes())
 }
 
-// tierTopic produces rounds of records to a one-partition topic with
-// remote storage on, rolling a segment per round, and waits until the
-// rolled segments are in remote storage and gone from the log dir.
-func (s *Session) tierTopic(topic string) error {
+// tierPlan is what tier produces: rounds of records to each topic, a
+// segment rolled per round.
+type tierPlan struct {
+	topics []string
+	// rounds is the number of rounds; 0 is 4 to 6, seeded.
+	rounds int
+	// settle runs once the rounds are produced, before tier waits for
+	// the rolled segments to be tiered.
+	settle func() error
+}
+
+// tierTopic tiers one topic's rolled segments (tier).
+func (s *Session) tierTopic(topic string) error { return s.tier(tierPlan{topics: []string{topic}}) }
+
+// tier produces rounds of records to one-partition topics with remote
+// storage on, rolling a segment per round, waits until the rolled
+// segments are in remote storage and gone from the log dir, then
+// produces a last round the log dir keeps.
+func (s *Session) tier(p tierPlan) error {
 	cfg := map[string]string{
 		"remote.storage.enable": "true", "local.retention.ms": "1000",
 		"segment.ms": "1500", "index.interval.bytes": "1024",
 	}
-	if err := s.topic(topic, 1, 1, cfg); err != nil {
-		return err
+	for _, topic := range p.topics {
+		if err := s.topic(topic, 1, 1, cfg); err != nil {
+			return err
+		}
 	}
 	jp, err := s.producer("tiered", map[string]string{"linger.ms": "5"})
 	if err != nil {
 		return err
 	}
-	next, rounds := 0, s.between(4, 6)
-	for round := range rounds {
-		for range s.between(20, 40) {
+	next, rounds := 0, p.rounds
+	if rounds == 0 {
+		rounds = s.between(4, 6)
+	}
+	send := func(topic string, n int, pad bool) error {
+		for range n {
 			r := s.order(topic, next, 1)
-			r.Value = append(r.Value, s.payload(s.between(400, 900))...)
+			if pad {
+				r.Value = append(r.Value, s.payload(s.between(400, 900))...)
+			}
 			next++
 			if err := s.App.Send(jp, r, ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for round := range rounds {
+		for _, topic := range p.topics {
+			if err := send(topic, s.between(20, 40), true); err != nil {
 				return err
 			}
 		}
@@ -137,18 +174,23 @@ func (s *Session) tierTopic(topic string) error {
 			time.Sleep(1800 * time.Millisecond) // past segment.ms: the next round rolls
 		}
 	}
-	if err := s.awaitTiered(topic, rounds-1, 90*time.Second); err != nil {
-		return err
+	if p.settle != nil {
+		if err := p.settle(); err != nil {
+			return err
+		}
+	}
+	for _, topic := range p.topics {
+		if err := s.awaitTiered(topic, rounds-1, 90*time.Second); err != nil {
+			return err
+		}
 	}
 	// A tail kept locally: local retention back to the topic's retention,
 	// then a last round the log dir holds beside the remote segments.
-	if err := alterTopicConfig(s, topic, "local.retention.ms", "-2"); err != nil {
-		return err
-	}
-	for range s.between(10, 20) {
-		r := s.order(topic, next, 1)
-		next++
-		if err := s.App.Send(jp, r, ""); err != nil {
+	for _, topic := range p.topics {
+		if err := alterTopicConfig(s, topic, "local.retention.ms", "-2"); err != nil {
+			return err
+		}
+		if err := send(topic, s.between(10, 20), false); err != nil {
 			return err
 		}
 	}

@@ -24,10 +24,16 @@ type Truth struct {
 	Brokers      []TruthBroker `json:"brokers"`
 	// RemoteRoots are the tiered scenarios' remote storage roots, relative
 	// to the output dir.
-	RemoteRoots []string      `json:"remote_roots,omitempty"`
-	Records     []TruthRecord `json:"records"`
-	Resends     []TruthResend `json:"resends"`
-	Lost        []TruthLost   `json:"lost"`
+	RemoteRoots []string `json:"remote_roots,omitempty"`
+	// RemoteSegments are the remote segments a tiered scenario damaged by
+	// hand or whose copy it made fail: what ksleuth must find on each.
+	RemoteSegments []TruthRemoteSegment `json:"remote_segments,omitempty"`
+	// DeletedTopics were deleted by the scenario: their partitions are
+	// gone on purpose, not lost.
+	DeletedTopics []string      `json:"deleted_topics,omitempty"`
+	Records       []TruthRecord `json:"records"`
+	Resends       []TruthResend `json:"resends"`
+	Lost          []TruthLost   `json:"lost"`
 	// Commits, Consumed and OffsetDeletes are the consumer groups' side:
 	// every offset commit the applications sent (one entry per
 	// partition), every record they processed, and every committed
@@ -86,6 +92,31 @@ type TruthLost struct {
 	FirstOffset int64  `json:"first_offset"`
 	LastOffset  int64  `json:"last_offset"`
 	Why         string `json:"why"`
+}
+
+// Harms done to a remote segment (TruthRemoteSegment.Harm).
+const (
+	// RemoteDeleted: every file of the segment was removed from the
+	// remote store while __remote_log_metadata still holds it.
+	RemoteDeleted = "deleted"
+	// RemoteTruncated: the segment's .log was cut inside a batch.
+	RemoteTruncated = "truncated"
+	// RemoteUnfinished: the broker died while copying the segment; the
+	// metadata has its COPY_SEGMENT_STARTED and nothing after, and the
+	// files it had copied stay in the store.
+	RemoteUnfinished = "unfinished-copy"
+)
+
+// TruthRemoteSegment is one remote segment a scenario harmed.
+type TruthRemoteSegment struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	SegmentID string `json:"segment_id"`
+	// StartOffset is the segment's first offset, from its file name.
+	StartOffset int64 `json:"start_offset"`
+	// File is the segment's .log, relative to the remote root.
+	File string `json:"file"`
+	Harm string `json:"harm"`
 }
 
 // TruthCommit is the commit of one partition's offset by a group, in
