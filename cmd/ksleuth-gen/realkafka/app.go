@@ -31,6 +31,11 @@ type App struct {
 	commits       []TruthCommit
 	consumed      []TruthConsumed
 	offsetDeletes []TruthOffsetDelete
+	// The consume-transform-produce applications' side (ctptruth.go):
+	// the later copies of their outputs by their own logs, and the
+	// pipelines as GROUP:INPUT:OUTPUT.
+	logCopies map[Loc]string
+	pipelines []string
 	// LostWhy explains acknowledged offsets no longer in the log;
 	// scenarios that remove records on purpose set it.
 	LostWhy func(topic string, partition int32, offset int64) string
@@ -55,6 +60,10 @@ type message struct {
 	content string
 	kind    string
 	rec     Record
+	// group and input: an application's output, by the group that read
+	// its input record and that record's place.
+	group string
+	input *Loc
 }
 
 func newApp() *App {
@@ -231,12 +240,16 @@ func (a *App) truth(ctx context.Context, c *Cluster) (records []TruthRecord, res
 		})
 		first := Loc{cs[0].rec.Topic, cs[0].rec.Partition, cs[0].rec.Offset}
 		for _, c := range cs[1:] {
-			resends = append(resends, TruthResend{Topic: c.rec.Topic, Partition: c.rec.Partition, Offset: c.rec.Offset, Of: first, Kind: m.kind})
+			resends = append(resends, TruthResend{Topic: c.rec.Topic, Partition: c.rec.Partition, Offset: c.rec.Offset, Of: first, Kind: m.kind,
+				Group: m.group, Input: m.input})
 		}
 	}
 	slices.SortFunc(resends, func(x, y TruthResend) int {
 		return cmp.Or(cmp.Compare(x.Topic, y.Topic), cmp.Compare(x.Partition, y.Partition), cmp.Compare(x.Offset, y.Offset))
 	})
+	if err := a.checkLogCopies(resends); err != nil {
+		return nil, nil, nil, err
+	}
 	// What a group processed is gone in the same way.
 	for i := range a.consumed {
 		c := &a.consumed[i]

@@ -23,3 +23,16 @@ func (b *Broker) Resume() error {
 	b.c.env.Logf("broker %d resumed", b.NodeID)
 	return signalGroup(b.proc.cmd, syscall.SIGCONT)
 }
+
+// Pause stops the application instance (SIGSTOP), as a long GC pause or
+// a frozen host does: its consumer sends no heartbeat and its producer
+// nothing, until Resume.
+func (a *PipelineApp) Pause() error {
+	if !a.p.running() {
+		return errors.New("pause: the application is not running")
+	}
+	return signalGroup(a.p.cmd, syscall.SIGSTOP)
+}
+
+// Resume lets a paused instance go on (SIGCONT).
+func (a *PipelineApp) Resume() error { return signalGroup(a.p.cmd, syscall.SIGCONT) }

@@ -20,12 +20,17 @@ import (
 //go:embed java/KsleuthProducer.java
 var producerSource []byte
 
-// producerClasses compiles KsleuthProducer.java against the release's
-// kafka-clients jar once per source version, into the release's cache.
+//go:embed java/KsleuthPipeline.java
+var pipelineSource []byte
+
+// producerClasses compiles KsleuthProducer.java and KsleuthPipeline.java
+// against the release's kafka-clients jar once per version of the
+// sources, into the release's cache.
 func (k *Kafka) producerClasses() (string, error) {
-	sum := sha256.Sum256(producerSource)
+	sources := map[string][]byte{"KsleuthProducer.java": producerSource, "KsleuthPipeline.java": pipelineSource}
+	sum := sha256.Sum256(slices.Concat(producerSource, pipelineSource))
 	dir := filepath.Join(k.Dir, "classes", hex.EncodeToString(sum[:8]))
-	if _, err := os.Stat(filepath.Join(dir, "KsleuthProducer.class")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, "KsleuthPipeline.class")); err == nil {
 		return dir, nil
 	}
 	tmp, err := os.MkdirTemp(k.Dir, "javac-")
@@ -33,21 +38,27 @@ func (k *Kafka) producerClasses() (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	src := filepath.Join(tmp, "KsleuthProducer.java")
-	if err := os.WriteFile(src, producerSource, 0o644); err != nil {
-		return "", err
+	args := []string{"-nowarn", "-cp", k.Classpath(), "-d", tmp}
+	for _, name := range slices.Sorted(maps.Keys(sources)) {
+		src := filepath.Join(tmp, name)
+		if err := os.WriteFile(src, sources[name], 0o644); err != nil {
+			return "", err
+		}
+		args = append(args, src)
 	}
-	out, err := exec.Command("javac", "-nowarn", "-cp", k.Classpath(), "-d", tmp, src).CombinedOutput()
+	out, err := exec.Command("javac", args...).CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("javac KsleuthProducer: %v\n%s", err, out)
+		return "", fmt.Errorf("javac %s: %v\n%s", strings.Join(slices.Sorted(maps.Keys(sources)), " "), err, out)
 	}
-	os.Remove(src)
+	for name := range sources {
+		os.Remove(filepath.Join(tmp, name))
+	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return "", err
 	}
 	// Another process may have compiled it meanwhile; either copy is good.
 	if err := os.Rename(tmp, dir); err != nil {
-		if _, serr := os.Stat(filepath.Join(dir, "KsleuthProducer.class")); serr != nil {
+		if _, serr := os.Stat(filepath.Join(dir, "KsleuthPipeline.class")); serr != nil {
 			return "", err
 		}
 	}

@@ -56,7 +56,7 @@ func Scenarios() []Scenario {
 // CauseScenarios lists the scenarios of the causes of duplicates beyond a
 // restart (docs/duplicates.md), which their own test checks.
 func CauseScenarios() []Scenario {
-	return []Scenario{nonidemRetry}
+	return []Scenario{nonidemRetry, reprocessCrash, rebalanceZombie}
 }
 
 // Lookup finds a scenario by name.
@@ -107,6 +107,7 @@ func Run(ctx context.Context, k *Kafka, name string, seed int64, out string, log
 	t.Resends = nonNil(t.Resends)
 	t.Lost = nonNil(t.Lost)
 	t.Commits, t.Consumed, t.OffsetDeletes = s.App.groupTruth()
+	t.Pipelines = s.App.pipelines
 	if err := s.stop(sc.Stop); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", name, err)
 	}

@@ -41,6 +41,10 @@ type Truth struct {
 	Commits       []TruthCommit       `json:"commits"`
 	Consumed      []TruthConsumed     `json:"consumed"`
 	OffsetDeletes []TruthOffsetDelete `json:"offset_deletes"`
+	// Pipelines names the consume-transform-produce applications a run
+	// hands to dups, as GROUP:INPUT:OUTPUT; most scenarios have none, and
+	// some leave theirs for dups to find.
+	Pipelines []string `json:"pipelines,omitempty"`
 }
 
 // TruthBroker names a broker's log dir, relative to the output dir.
@@ -83,6 +87,11 @@ type TruthResend struct {
 	Offset    int64  `json:"offset"`
 	Of        Loc    `json:"of"`
 	Kind      string `json:"kind"`
+	// Group and Input: for an application's output produced again
+	// (reprocess, rebalance), the group that read the input record and
+	// where that record is.
+	Group string `json:"group,omitempty"`
+	Input *Loc   `json:"input,omitempty"`
 }
 
 // TruthLost is a run of acknowledged offsets no longer in the log.

@@ -1,6 +1,7 @@
 // Package causes checks ksleuth's causes of duplicates beyond a restart
-// (a producer without idempotence retrying) against real Apache Kafka
-// brokers. The checks are package realcheck's; this package runs them in
+// (a producer without idempotence retrying; a consume-transform-produce
+// application producing its outputs again after a crash before its commit
+// or after a rebalance) against real Apache Kafka brokers. The checks are package realcheck's; this package runs them in
 // a test binary of its own so that go test runs it beside the families.
 package causes
 
