@@ -1,0 +1,493 @@
+package dups
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ksleuth/ksleuth/analysis"
+)
+
+// Two causes on the consumer side of a consume-transform-produce
+// application, told from what __consumer_offsets holds of its group (the
+// pipeline hands the commits and group records over with SetConsumers):
+//
+// reprocess: the application wrote outputs, died before committing the
+// input offsets they came from, and its next instance, under a new PID,
+// re-read the input from the last commit and wrote them again. The group's
+// generation changes between the two producer sessions, its last commit
+// before the change is older than the first copy, and its commits after
+// the change go on from there.
+//
+// rebalance: two live instances of the group wrote the outputs of the
+// same input. One was paused past its poll interval, the group moved its
+// partitions to another member, which re-read them from the last commit,
+// and the paused one resumed and wrote what it had in hand. The producer
+// sessions are concurrent, and the group's generation changes, a member
+// leaving, before the later copy.
+//
+// Which output topic an application writes from which input is not in
+// the bytes: a Pipeline names it (the link is then checked), otherwise
+// every group that commits on another topic than the copy's is a possible
+// link, and the grade is weak.
+
+// Classes of the consumer-side causes.
+const (
+	ClassReprocess = "reprocess"
+	ClassRebalance = "rebalance"
+)
+
+// Pipeline says that consumer group Group reads topic Input and writes
+// what it makes of it to topic Output.
+type Pipeline struct {
+	Group, Input, Output string
+}
+
+// ErrPipeline is returned by ParsePipeline for a value not of the form
+// GROUP:INPUT_TOPIC:OUTPUT_TOPIC.
+var ErrPipeline = errors.New("want GROUP:INPUT_TOPIC:OUTPUT_TOPIC")
+
+// ParsePipeline reads GROUP:INPUT_TOPIC:OUTPUT_TOPIC. Topic names cannot
+// hold a colon and group ids can, so the topics are the last two fields.
+func ParsePipeline(s string) (Pipeline, error) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return Pipeline{}, ErrPipeline
+	}
+	j := strings.LastIndexByte(s[:i], ':')
+	if j < 0 {
+		return Pipeline{}, ErrPipeline
+	}
+	p := Pipeline{Group: s[:j], Input: s[j+1 : i], Output: s[i+1:]}
+	if p.Group == "" || p.Input == "" || p.Output == "" {
+		return Pipeline{}, ErrPipeline
+	}
+	return p, nil
+}
+
+// PipelineError is a value ParsePipelines could not read.
+type PipelineError struct{ Value string }
+
+func (e *PipelineError) Error() string { return fmt.Sprintf("%q: %v", e.Value, ErrPipeline) }
+
+func (e *PipelineError) Unwrap() error { return ErrPipeline }
+
+// ParsePipelines reads every value with ParsePipeline.
+func ParsePipelines(vs []string) ([]Pipeline, error) {
+	var out []Pipeline
+	for _, v := range vs {
+		p, err := ParsePipeline(v)
+		if err != nil {
+			return nil, &PipelineError{v}
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// clockSlack is how far apart the clocks of the producer (its records'
+// timestamps) and of the group coordinator (the group records') may be
+// and still order a generation change against a write.
+const clockSlack = 1000
+
+// commitPoint is one applied offset commit.
+type commitPoint struct {
+	ts, off int64
+}
+
+// genChange is a group record that starts a generation: when, from which
+// generation to which, and the members of the one before that are not in
+// the new one.
+type genChange struct {
+	ts       int64
+	from, to int32
+	left     []analysis.GroupMemberRow
+}
+
+// groupLine is what one group's records show.
+type groupLine struct {
+	name    string
+	changes []genChange
+	// commits by input topic, then partition, in time order.
+	commits map[string]map[int32][]commitPoint
+}
+
+// consumerIndex holds the groups' timelines for the detector.
+type consumerIndex struct {
+	groups []*groupLine // by name
+	byName map[string]*groupLine
+	hints  map[string][]Pipeline // by output topic
+}
+
+// SetConsumers hands the detector the groups' offset commits and group
+// records before Finish, for the consumer-side causes. Damaged records,
+// tombstones and commits of transactions not committed are not evidence.
+func (d *Detector) SetConsumers(commits []analysis.CommitRow, groups []analysis.GroupRow) {
+	ix := &consumerIndex{byName: map[string]*groupLine{}, hints: map[string][]Pipeline{}}
+	line := func(name string) *groupLine {
+		g := ix.byName[name]
+		if g == nil {
+			g = &groupLine{name: name, commits: map[string]map[int32][]commitPoint{}}
+			ix.byName[name] = g
+			ix.groups = append(ix.groups, g)
+		}
+		return g
+	}
+	for i := range commits {
+		c := &commits[i]
+		ts := cmp.Or(c.CommitTimestamp, c.Timestamp)
+		if c.Damaged || c.Tombstone || c.CommittedOffset == nil || ts == nil || (c.TxnState != "" && c.TxnState != "none" && c.TxnState != "committed") {
+			continue
+		}
+		g := line(c.Group)
+		byPart := g.commits[c.Topic]
+		if byPart == nil {
+			byPart = map[int32][]commitPoint{}
+			g.commits[c.Topic] = byPart
+		}
+		byPart[c.Partition] = append(byPart[c.Partition], commitPoint{*ts, *c.CommittedOffset})
+	}
+	last := map[string]*analysis.GroupRow{}
+	for i := range groups {
+		r := &groups[i]
+		ts := cmp.Or(r.CurrentStateTimestamp, r.Timestamp)
+		if r.Damaged || r.Tombstone || r.Generation == nil || ts == nil {
+			continue
+		}
+		g := line(r.Group)
+		prev := last[r.Group]
+		last[r.Group] = r
+		if prev == nil || *prev.Generation == *r.Generation {
+			continue
+		}
+		ch := genChange{ts: *ts, from: *prev.Generation, to: *r.Generation}
+		for _, m := range prev.Members {
+			if !slices.ContainsFunc(r.Members, func(n analysis.GroupMemberRow) bool { return n.MemberID == m.MemberID }) {
+				ch.left = append(ch.left, m)
+			}
+		}
+		g.changes = append(g.changes, ch)
+	}
+	for _, g := range ix.groups {
+		slices.SortStableFunc(g.changes, func(a, b genChange) int { return cmp.Compare(a.ts, b.ts) })
+		for _, byPart := range g.commits {
+			for _, cs := range byPart {
+				slices.SortStableFunc(cs, func(a, b commitPoint) int { return cmp.Compare(a.ts, b.ts) })
+			}
+		}
+	}
+	slices.SortFunc(ix.groups, func(a, b *groupLine) int { return strings.Compare(a.name, b.name) })
+	for _, p := range d.opts.Pipelines {
+		ix.hints[p.Output] = append(ix.hints[p.Output], p)
+	}
+	d.consumers = ix
+}
+
+// link is a group that may have written a topic, with the input topics
+// it read.
+type link struct {
+	g       *groupLine
+	inputs  []string
+	checked bool
+}
+
+// links are the groups that may have written topic out: those a Pipeline
+// names, else every group that commits on another topic.
+func (ix *consumerIndex) links(out string) []link {
+	if hs := ix.hints[out]; len(hs) > 0 {
+		var ls []link
+		for _, h := range hs {
+			if g := ix.byName[h.Group]; g != nil {
+				ls = append(ls, link{g: g, inputs: []string{h.Input}, checked: true})
+			}
+		}
+		return ls
+	}
+	var ls []link
+	for _, g := range ix.groups {
+		var in []string
+		for t := range g.commits {
+			if t != out {
+				in = append(in, t)
+			}
+		}
+		if len(in) > 0 {
+			slices.Sort(in)
+			ls = append(ls, link{g: g, inputs: in})
+		}
+	}
+	return ls
+}
+
+// inputRange is what one input partition's commits show around a
+// generation change: the last commit before it (from), and the first
+// after it (next, -1 when none).
+type inputRange struct {
+	topic              string
+	partition          int32
+	from, fromTs, next int64
+}
+
+// ranges are the input partitions of l the group had committed on
+// before the change at ts.
+func (l *link) ranges(ts int64) []inputRange {
+	var out []inputRange
+	for _, t := range l.inputs {
+		byPart := l.g.commits[t]
+		parts := make([]int32, 0, len(byPart))
+		for p := range byPart {
+			parts = append(parts, p)
+		}
+		slices.Sort(parts)
+		for _, p := range parts {
+			cs := byPart[p]
+			k, _ := slices.BinarySearchFunc(cs, ts+1, func(c commitPoint, t int64) int { return cmp.Compare(c.ts, t) })
+			if k == 0 {
+				continue
+			}
+			r := inputRange{topic: t, partition: p, from: cs[k-1].off, fromTs: cs[k-1].ts, next: -1}
+			if k < len(cs) {
+				r.next = cs[k].off
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// consumerMatch is the consumer evidence of a later copy.
+type consumerMatch struct {
+	class  string
+	out    string // the copy's topic
+	link   link
+	change genChange
+	ranges []inputRange
+	fits   int // how many groups fit
+}
+
+// reprocessOf finds the group whose generation changed between the end
+// of ref's session and the start of m's (a restart, judged by timing):
+// the group whose instance died, with a commit older than the first copy
+// on an input it reads.
+func (d *Detector) reprocessOf(m, ref *rec) *consumerMatch {
+	ix := d.consumers
+	if ix == nil || ref.ts < 0 {
+		return nil
+	}
+	later, earlier := d.spans[spanKey{m.part, m.pid, int32(m.epoch)}], d.spans[spanKey{ref.part, ref.pid, anyEpoch}]
+	if later == nil || earlier == nil || later.firstTs < 0 || earlier.lastTs < 0 {
+		return nil
+	}
+	var best *consumerMatch
+	for _, l := range ix.links(d.parts[m.part].topic) {
+		for _, ch := range l.g.changes {
+			if ch.ts < earlier.lastTs-clockSlack || ch.ts > later.firstTs+clockSlack {
+				continue
+			}
+			rs := l.ranges(ch.ts)
+			if !slices.ContainsFunc(rs, func(r inputRange) bool { return r.fromTs <= ref.ts+clockSlack }) {
+				continue
+			}
+			best = pick(best, &consumerMatch{class: ClassReprocess, out: d.parts[m.part].topic, link: l, change: ch, ranges: rs})
+			break
+		}
+	}
+	return best
+}
+
+// rebalanceOf finds the group whose generation changed, a member
+// leaving, within the restart window before the later copy m and not
+// long before the first, while the writers of both were live: before
+// m, when the copies are concurrent (after is m.ts), or, when m's session
+// began after ref's writer's last write, before that last write (after
+// is then ref's writer's last write: it wrote on after losing its input).
+func (d *Detector) rebalanceOf(m, ref *rec, after int64) *consumerMatch {
+	ix := d.consumers
+	if ix == nil || m.ts < 0 || ref.ts < 0 || m.pid == ref.pid {
+		return nil
+	}
+	w := d.opts.RestartWindow.Milliseconds()
+	var best *consumerMatch
+	out := d.parts[m.part].topic
+	for _, l := range ix.links(out) {
+		for _, ch := range l.g.changes {
+			if ch.ts > after+clockSlack || m.ts-ch.ts > w || ref.ts < ch.ts-w {
+				continue
+			}
+			best = pick(best, &consumerMatch{class: ClassRebalance, out: out, link: l, change: ch, ranges: l.ranges(ch.ts)})
+		}
+	}
+	return best
+}
+
+// pick keeps the better of two matches: a checked link, a member that
+// left, the later change; counting the groups that fit.
+func pick(a, b *consumerMatch) *consumerMatch {
+	if a == nil {
+		b.fits = 1
+		return b
+	}
+	fits := a.fits
+	if a.link.g != b.link.g {
+		fits++
+	}
+	score := func(x *consumerMatch) int {
+		s := 0
+		if x.link.checked {
+			s += 2
+		}
+		if len(x.change.left) > 0 {
+			s++
+		}
+		return s
+	}
+	if sb, sa := score(b), score(a); sb > sa || (sb == sa && b.change.ts > a.change.ts && b.link.g == a.link.g) {
+		a = b
+	}
+	a.fits = fits
+	return a
+}
+
+// consumerCause is the consumer-side class of later copy m of ref judged
+// v by the producer side (restart-resend or repeat), "" when none fits.
+func (d *Detector) consumerCause(m, ref *rec, v *verdict) *consumerMatch {
+	switch {
+	case d.consumers == nil:
+		return nil
+	case v.class == ClassRestartResend:
+		if cm := d.reprocessOf(m, ref); cm != nil {
+			return cm
+		}
+		// The earlier writer may have written on after its group moved
+		// its input away: a zombie whose successor wrote in this
+		// partition only after it.
+		if e := d.spans[spanKey{ref.part, ref.pid, anyEpoch}]; e != nil && e.lastTs >= 0 {
+			if cm := d.rebalanceOf(m, ref, e.lastTs-clockSlack); cm != nil && len(cm.change.left) > 0 {
+				return cm
+			}
+		}
+	case v.class == ClassRepeat && v.reason == reasonConcurrent:
+		return d.rebalanceOf(m, ref, m.ts)
+	}
+	return nil
+}
+
+// gradeConsumer judges the consumer evidence of a reprocess or rebalance
+// copy; a reprocess is also graded as the resend it is (evidence, why,
+// reasons of the chain), which it may only weaken.
+func (d *Detector) gradeConsumer(cm *consumerMatch, evidence string, why uint16, reasons string) (string, uint16, string) {
+	var rs []string
+	if reasons != "" && evidence != EvidenceStrong {
+		rs = append(rs, reasons)
+	}
+	if !cm.link.checked {
+		why |= WhyInferred
+		rs = append(rs, fmt.Sprintf("that group %s, reading %s, writes %s is inferred from the timing of its generations; a pipeline hint naming them checks it",
+			cm.link.g.name, strings.Join(cm.link.inputs, ", "), cm.out))
+	}
+	if cm.fits > 1 {
+		why |= WhyInferred
+		rs = append(rs, fmt.Sprintf("%d groups fit", cm.fits))
+	}
+	switch cm.class {
+	case ClassReprocess:
+		if !slices.ContainsFunc(cm.ranges, func(r inputRange) bool { return r.next >= r.from }) {
+			why |= WhyNoResume
+			rs = append(rs, "no commit after the restart shows the group resuming from its last one")
+		}
+	case ClassRebalance:
+		if len(cm.change.left) == 0 {
+			why |= WhyNoResume
+			rs = append(rs, fmt.Sprintf("no member left the group at generation %d", cm.change.to))
+		}
+	}
+	if why != 0 {
+		return EvidenceWeak, why, strings.Join(rs, "; ")
+	}
+	s := d.consumerText(cm)
+	if reasons != "" {
+		s += "; " + reasons
+	}
+	return EvidenceStrong, 0, s
+}
+
+// consumerText says what the group's records show.
+func (d *Detector) consumerText(cm *consumerMatch) string {
+	g := fmt.Sprintf("group %s went from generation %d to %d at %s", cm.link.g.name, cm.change.from, cm.change.to,
+		time.UnixMilli(cm.change.ts).UTC().Format("2006-01-02T15:04:05Z"))
+	if len(cm.change.left) > 0 {
+		var ms []string
+		for _, m := range cm.change.left {
+			ms = append(ms, fmt.Sprintf("%s (client %s, host %s)", m.MemberID, m.ClientID, m.ClientHost))
+		}
+		g += ", member " + strings.Join(ms, ", ") + " leaving"
+	}
+	if cm.class == ClassReprocess {
+		return g + "; its new generation re-read " + d.rangeText(cm) + " from its last commits before the restart, older than the first copy: " +
+			"the outputs of what was read after them were written again"
+	}
+	return g + "; the member given its partitions re-read " + d.rangeText(cm) + " while the one that lost them wrote what it had read"
+}
+
+// notConsumer says why a repeat is neither a reprocess nor a rebalance,
+// when the inputs hold consumer groups; "" otherwise.
+func (d *Detector) notConsumer(m, ref *rec, v *verdict) string {
+	if d.consumers == nil || len(d.consumers.groups) == 0 || v.class != ClassRepeat {
+		return ""
+	}
+	topic := d.parts[m.part].topic
+	switch {
+	case len(d.consumers.hints[topic]) > 0 && len(d.consumers.links(topic)) == 0:
+		return "; not a reprocess or rebalance: no group a pipeline hint names for " + topic + " left records"
+	case len(d.consumers.links(topic)) == 0:
+		return "; not a reprocess or rebalance: no consumer group reads another topic to have written this one"
+	case v.reason == reasonConcurrent:
+		return "; not a rebalance: no group's generation changed within the restart window before this copy"
+	}
+	return "; not a reprocess or rebalance: the producers show neither a restart nor concurrent sessions"
+}
+
+// consumerCauseText explains a reprocess or rebalance copy m of ref: the
+// producers' sessions, then the group.
+func (d *Detector) consumerCauseText(m, ref *rec, v *verdict, cm *consumerMatch) string {
+	var ins []string
+	for _, r := range cm.ranges {
+		ins = append(ins, fmt.Sprintf("%s-%d", r.topic, r.partition))
+	}
+	in := strings.Join(cm.link.inputs, ", ")
+	if len(ins) > 0 {
+		in = strings.Join(ins, ", ")
+	}
+	if cm.class == ClassReprocess {
+		return fmt.Sprintf("a reprocess by consumer group %s after a crash: %s's session in %s began %s after %s's last write, and the group, "+
+			"reading %s, went from generation %d to %d between them, re-reading from its last commit (%s)",
+			cm.link.g.name, pidName(m), d.pname(m), fmtGap(v.sessionGap), pidName(ref), in, cm.change.from, cm.change.to, d.rangeText(cm))
+	}
+	left := ""
+	if len(cm.change.left) > 0 {
+		left = fmt.Sprintf(", member %s leaving", cm.change.left[0].ClientID)
+	}
+	return fmt.Sprintf("a rebalance zombie in consumer group %s: %s and %s wrote concurrently, and the group, reading %s, went from generation %d to %d%s "+
+		"before this copy; its new owner re-read from the last commit (%s) while the member that lost the partitions wrote what it had read",
+		cm.link.g.name, pidName(ref), pidName(m), in, cm.change.from, cm.change.to, left, d.rangeText(cm))
+}
+
+// rangeText names the offsets re-read: from the last commit before the
+// change to the first commit after it.
+func (d *Detector) rangeText(cm *consumerMatch) string {
+	if len(cm.ranges) == 0 {
+		return "no commit before the change"
+	}
+	var parts []string
+	for _, r := range cm.ranges {
+		s := fmt.Sprintf("%s-%d from offset %d", r.topic, r.partition, r.from)
+		if r.next > r.from {
+			s = fmt.Sprintf("%s-%d offsets %d to %d", r.topic, r.partition, r.from, r.next-1)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,170 @@
+package dups
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ksleuth/ksleuth/analysis"
+)
+
+// appLog writes what a consume-transform-produce application leaves in
+// its output topic "out" (input "in", group "app"):
+//   - reprocess: PID 11 writes outputs 0-9 in batches of two, the group
+//     committing 4 and 8; it dies; the group's generation 2 begins 3 s
+//     later, and PID 12 writes outputs 8 and 9 again, then 10-13, the
+//     group committing 10;
+//   - rebalance: PIDs 21 and 22 (members a and b) write outputs 100-103
+//     and 200-203; a is paused, the group's generation 4 drops it, b
+//     writes 104-107, then a writes 104-107 too.
+//
+// withGroups false leaves the commits and group records out.
+//
+// A memory budget set adds 200 records of other content to another topic
+// first, so that the entries spill.
+func appLog(t *testing.T, opts Options, withGroups bool) []analysis.DuplicateRow {
+	t.Helper()
+	d, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	p := d.Partition(0, "in", "out", 0, "out-0")
+	var off int64
+	seqs := map[int64]int32{}
+	batch := func(pid int64, ts int64, contents ...int) {
+		t.Helper()
+		es := make([]analysis.RecordEntry, len(contents))
+		for i, n := range contents {
+			es[i] = analysis.RecordEntry{Fingerprint: content(n), Offset: off, Timestamp: ts, Sequence: seqs[pid]}
+			off++
+			seqs[pid]++
+		}
+		if err := d.AddBatch(p, pid, 0, false, false, es); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var commits []analysis.CommitRow
+	var groups []analysis.GroupRow
+	commit := func(part int32, o, ts int64) {
+		commits = append(commits, analysis.CommitRow{Group: "app", Topic: "in", Partition: part, CommittedOffset: &o, CommitTimestamp: &ts, TxnState: "none"})
+	}
+	gen := func(g int32, ts int64, members ...string) {
+		r := analysis.GroupRow{Group: "app", Generation: &g, CurrentStateTimestamp: &ts}
+		for _, m := range members {
+			r.Members = append(r.Members, analysis.GroupMemberRow{MemberID: m + "-1", ClientID: m, ClientHost: "/10.0.0.1"})
+		}
+		groups = append(groups, r)
+	}
+	if opts.MemBudget > 0 {
+		other := d.Partition(0, "in", "other", 0, "other-0")
+		for i := range 200 {
+			e := []analysis.RecordEntry{{Fingerprint: content(1000 + i), Offset: int64(i), Timestamp: t0 - 9000, Sequence: int32(i)}}
+			if err := d.AddBatch(other, 99, 0, false, false, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	gen(1, t0-1000, "first")
+	for i := 0; i < 10; i += 2 {
+		batch(11, t0+int64(i)*100, i, i+1)
+		if i%4 == 2 {
+			commit(0, int64(i+2), t0+int64(i)*100+50)
+		}
+	}
+	gen(2, t0+4000, "second")
+	batch(12, t0+4500, 8, 9)
+	commit(0, 10, t0+4600)
+	batch(12, t0+4700, 10, 11, 12, 13)
+
+	u := t0 + 60_000
+	gen(3, u-1000, "a", "b")
+	batch(21, u, 100, 101, 102, 103)
+	commit(1, 4, u+10)
+	batch(22, u+100, 200, 201, 202, 203)
+	commit(2, 4, u+110)
+	gen(4, u+5000, "b")
+	batch(22, u+5100, 104, 105, 106, 107)
+	commit(1, 8, u+5150)
+	batch(21, u+5200, 104, 105, 106, 107)
+	gen(5, u+8000, "b", "a")
+	if withGroups {
+		d.SetConsumers(commits, groups)
+	}
+	rows, spilled := finish(t, d)
+	if opts.MemBudget > 0 && spilled == 0 {
+		t.Error("nothing spilled")
+	}
+	return rows
+}
+
+func classes(rows []analysis.DuplicateRow) []string {
+	var out []string
+	for i := range rows {
+		if rows[i].Class != "" {
+			out = append(out, rowKey(&rows[i]))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestConsumerCauses: the outputs written again after the group's
+// restart are a reprocess, those of the member that lost its input a
+// rebalance; weak while the link from group to topic is inferred, strong
+// once a Pipeline names it; without the groups' records they are what
+// the producers alone show, a restart-resend and a repeat.
+func TestConsumerCauses(t *testing.T) {
+	want := func(rp, rb string) []string {
+		return []string{"0@10:" + rp, "0@11:" + rp, "0@28:" + rb, "0@29:" + rb, "0@30:" + rb, "0@31:" + rb}
+	}
+	for _, c := range []struct {
+		name   string
+		opts   Options
+		groups bool
+		want   []string
+	}{
+		{"no groups", Options{}, false, want("restart-resend/strong", "repeat")},
+		{"inferred", Options{}, true, want("reprocess/weak", "rebalance/weak")},
+		{"checked", Options{Pipelines: []Pipeline{{"app", "in", "out"}}}, true, want("reprocess/strong", "rebalance/strong")},
+		{"other pipeline", Options{Pipelines: []Pipeline{{"other", "in", "out"}}}, true, want("restart-resend/strong", "repeat")},
+		{"spilled", Options{MemBudget: 4096, Pipelines: []Pipeline{{"app", "in", "out"}}}, true, want("reprocess/strong", "rebalance/strong")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows := appLog(t, c.opts, c.groups)
+			if got := classes(rows); !slices.Equal(got, c.want) {
+				t.Errorf("got %v\nwant %v", got, c.want)
+			}
+			for i := range rows {
+				r := &rows[i]
+				switch {
+				case r.Class == ClassReprocess && !strings.Contains(r.Explanation, "a reprocess by consumer group app after a crash") ||
+					r.Class == ClassReprocess && !strings.Contains(r.Explanation, "in-0 offsets 8 to 9"):
+					t.Errorf("reprocess explanation: %s", r.Explanation)
+				case r.Class == ClassRebalance && !strings.Contains(r.Explanation, "went from generation 3 to 4, member a leaving"):
+					t.Errorf("rebalance explanation: %s", r.Explanation)
+				case r.Class == ClassReprocess && r.Evidence == EvidenceWeak && r.EvidenceWhy&WhyInferred == 0:
+					t.Errorf("inferred reprocess without WhyInferred: %s", r.EvidenceReasons)
+				case r.Class == ClassRepeat && c.groups && !strings.Contains(r.Explanation, "; not a re"):
+					t.Errorf("repeat does not say why it is no rebalance: %s", r.Explanation)
+				}
+			}
+		})
+	}
+}
+
+func TestParsePipeline(t *testing.T) {
+	p, err := ParsePipeline("ns:app:in.topic:out-topic")
+	if err != nil || p != (Pipeline{"ns:app", "in.topic", "out-topic"}) {
+		t.Errorf("got %+v, %v", p, err)
+	}
+	for _, bad := range []string{"", "a:b", "a::c", ":b:c", "a:b:"} {
+		if _, err := ParsePipeline(bad); !errors.Is(err, ErrPipeline) {
+			t.Errorf("%q: err %v", bad, err)
+		}
+	}
+	if _, err := ParsePipelines([]string{"g:i:o", "x"}); !errors.Is(err, ErrPipeline) || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("ParsePipelines: %v", err)
+	}
+}
