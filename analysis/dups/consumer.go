@@ -88,6 +88,11 @@ func ParsePipelines(vs []string) ([]Pipeline, error) {
 	return out, nil
 }
 
+// ConcurrentWords are the words a rebalance's explanation says its
+// producers' sessions overlapped with (the SQL twin, which cannot see the
+// groups, calls such a copy a repeat).
+const ConcurrentWords = "wrote concurrently, and"
+
 // clockSlack is how far apart the clocks of the producer (its records'
 // timestamps) and of the group coordinator (the group records') may be
 // and still order a generation change against a write.
@@ -287,8 +292,11 @@ func (d *Detector) reprocessOf(m, ref *rec) *consumerMatch {
 			if ch.ts < earlier.lastTs-clockSlack || ch.ts > later.firstTs+clockSlack {
 				continue
 			}
+			// A consumer commits the positions of all its partitions at
+			// once: the first copy was written after the group's last
+			// commit before the change, or that commit covered its input.
 			rs := l.ranges(ch.ts)
-			if !slices.ContainsFunc(rs, func(r inputRange) bool { return r.fromTs <= ref.ts+clockSlack }) {
+			if len(rs) == 0 || slices.MaxFunc(rs, func(a, b inputRange) int { return cmp.Compare(a.fromTs, b.fromTs) }).fromTs > ref.ts+clockSlack {
 				continue
 			}
 			best = pick(best, &consumerMatch{class: ClassReprocess, out: d.parts[m.part].topic, link: l, change: ch, ranges: rs})
@@ -324,7 +332,8 @@ func (d *Detector) rebalanceOf(m, ref *rec, after int64) *consumerMatch {
 }
 
 // pick keeps the better of two matches: a checked link, a member that
-// left, the later change; counting the groups that fit.
+// left, then the later change, the nearest to the copy; counting the
+// groups that fit.
 func pick(a, b *consumerMatch) *consumerMatch {
 	if a == nil {
 		b.fits = 1
@@ -344,7 +353,7 @@ func pick(a, b *consumerMatch) *consumerMatch {
 		}
 		return s
 	}
-	if sb, sa := score(b), score(a); sb > sa || (sb == sa && b.change.ts > a.change.ts && b.link.g == a.link.g) {
+	if sb, sa := score(b), score(a); sb > sa || (sb == sa && b.change.ts > a.change.ts) {
 		a = b
 	}
 	a.fits = fits
@@ -386,7 +395,7 @@ func (d *Detector) gradeConsumer(cm *consumerMatch, evidence string, why uint16,
 	if !cm.link.checked {
 		why |= WhyInferred
 		rs = append(rs, fmt.Sprintf("that group %s, reading %s, writes %s is inferred from the timing of its generations; a pipeline hint naming them checks it",
-			cm.link.g.name, strings.Join(cm.link.inputs, ", "), cm.out))
+			cm.link.g.name, namedList(cm.link.inputs), cm.out))
 	}
 	if cm.fits > 1 {
 		why |= WhyInferred
@@ -453,14 +462,7 @@ func (d *Detector) notConsumer(m, ref *rec, v *verdict) string {
 // consumerCauseText explains a reprocess or rebalance copy m of ref: the
 // producers' sessions, then the group.
 func (d *Detector) consumerCauseText(m, ref *rec, v *verdict, cm *consumerMatch) string {
-	var ins []string
-	for _, r := range cm.ranges {
-		ins = append(ins, fmt.Sprintf("%s-%d", r.topic, r.partition))
-	}
-	in := strings.Join(cm.link.inputs, ", ")
-	if len(ins) > 0 {
-		in = strings.Join(ins, ", ")
-	}
+	in := namedList(cm.link.inputs)
 	if cm.class == ClassReprocess {
 		return fmt.Sprintf("a reprocess by consumer group %s after a crash: %s's session in %s began %s after %s's last write, and the group, "+
 			"reading %s, went from generation %d to %d between them, re-reading from its last commit (%s)",
@@ -470,10 +472,17 @@ func (d *Detector) consumerCauseText(m, ref *rec, v *verdict, cm *consumerMatch)
 	if len(cm.change.left) > 0 {
 		left = fmt.Sprintf(", member %s leaving", cm.change.left[0].ClientID)
 	}
-	return fmt.Sprintf("a rebalance zombie in consumer group %s: %s and %s wrote concurrently, and the group, reading %s, went from generation %d to %d%s "+
+	how := fmt.Sprintf("%s and %s %s", pidName(ref), pidName(m), ConcurrentWords)
+	if v.reason == reasonRestart {
+		how = fmt.Sprintf("%s's session in %s began %s after %s's last write, which came after", pidName(m), d.pname(m), fmtGap(v.sessionGap), pidName(ref))
+	}
+	return fmt.Sprintf("a rebalance zombie in consumer group %s: %s the group, reading %s, went from generation %d to %d%s "+
 		"before this copy; its new owner re-read from the last commit (%s) while the member that lost the partitions wrote what it had read",
-		cm.link.g.name, pidName(ref), pidName(m), in, cm.change.from, cm.change.to, left, d.rangeText(cm))
+		cm.link.g.name, how, in, cm.change.from, cm.change.to, left, d.rangeText(cm))
 }
+
+// maxNamedInputs is how many input partitions an explanation names.
+const maxNamedInputs = 4
 
 // rangeText names the offsets re-read: from the last commit before the
 // change to the first commit after it.
@@ -482,7 +491,11 @@ func (d *Detector) rangeText(cm *consumerMatch) string {
 		return "no commit before the change"
 	}
 	var parts []string
-	for _, r := range cm.ranges {
+	for i, r := range cm.ranges {
+		if i == maxNamedInputs {
+			parts = append(parts, fmt.Sprintf("and %d more partitions", len(cm.ranges)-i))
+			break
+		}
 		s := fmt.Sprintf("%s-%d from offset %d", r.topic, r.partition, r.from)
 		if r.next > r.from {
 			s = fmt.Sprintf("%s-%d offsets %d to %d", r.topic, r.partition, r.from, r.next-1)
@@ -490,4 +503,12 @@ func (d *Detector) rangeText(cm *consumerMatch) string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// namedList joins the first maxNamedInputs names and counts the others.
+func namedList(names []string) string {
+	if len(names) <= maxNamedInputs {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxNamedInputs], ", "), len(names)-maxNamedInputs)
 }

@@ -561,7 +561,15 @@ func (d *Detector) makeRow(t *tapeRow, f *chainFacts, rf *retryFacts) analysis.D
 	if t.class == ClassReprocess || t.class == ClassRebalance {
 		// The match is found again: it is a function of the two copies
 		// and the groups' records, cheaper to redo than to keep on the tape.
-		if cm = d.consumerCause(m, ref, &verdict{class: producerClass(t.class, t.reason), reason: t.reason}); cm != nil {
+		cm = d.consumerCause(m, ref, &verdict{class: producerClass(t.class, t.reason), reason: t.reason})
+		switch {
+		case cm != nil && cm.class == ClassReprocess && !cm.link.checked && row.Evidence != EvidenceStrong:
+			// A link only inferred is not enough to say more than the
+			// producers show when their bytes do not show a resend
+			// either: a group of the same application restarting with
+			// it fits every restart.
+			cm, row.Class, v.class = nil, ClassRestartResend, ClassRestartResend
+		case cm != nil:
 			row.Evidence, row.EvidenceWhy, row.EvidenceReasons = d.gradeConsumer(cm, row.Evidence, row.EvidenceWhy, row.EvidenceReasons)
 		}
 	}
