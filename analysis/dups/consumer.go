@@ -125,13 +125,24 @@ type consumerIndex struct {
 	groups []*groupLine // by name
 	byName map[string]*groupLine
 	hints  map[string][]Pipeline // by output topic
+	// Memos: the links of each output topic, and the input ranges of
+	// each link at each generation change. They depend on the groups'
+	// records alone, and every later copy asks for them.
+	linkMemo  map[string][]link
+	rangeMemo map[rangeKey][]inputRange
+}
+
+type rangeKey struct {
+	g      *groupLine
+	out    string
+	change int
 }
 
 // SetConsumers hands the detector the groups' offset commits and group
 // records before Finish, for the consumer-side causes. Damaged records,
 // tombstones and commits of transactions not committed are not evidence.
 func (d *Detector) SetConsumers(commits []analysis.CommitRow, groups []analysis.GroupRow) {
-	ix := &consumerIndex{byName: map[string]*groupLine{}, hints: map[string][]Pipeline{}}
+	ix := &consumerIndex{byName: map[string]*groupLine{}, hints: map[string][]Pipeline{}, linkMemo: map[string][]link{}, rangeMemo: map[rangeKey][]inputRange{}}
 	line := func(name string) *groupLine {
 		g := ix.byName[name]
 		if g == nil {
@@ -202,6 +213,15 @@ type link struct {
 // links are the groups that may have written topic out: those a Pipeline
 // names, else every group that commits on another topic.
 func (ix *consumerIndex) links(out string) []link {
+	ls, ok := ix.linkMemo[out]
+	if !ok {
+		ls = ix.findLinks(out)
+		ix.linkMemo[out] = ls
+	}
+	return ls
+}
+
+func (ix *consumerIndex) findLinks(out string) []link {
 	if hs := ix.hints[out]; len(hs) > 0 {
 		var ls []link
 		for _, h := range hs {
@@ -225,6 +245,24 @@ func (ix *consumerIndex) links(out string) []link {
 		}
 	}
 	return ls
+}
+
+// changeFrom is the index of the group's first generation change at ts
+// or later.
+func (g *groupLine) changeFrom(ts int64) int {
+	k, _ := slices.BinarySearchFunc(g.changes, ts, func(c genChange, t int64) int { return cmp.Compare(c.ts, t) })
+	return k
+}
+
+// ranges are l.ranges at the group's change k, for a copy in topic out.
+func (ix *consumerIndex) ranges(l *link, out string, k int) []inputRange {
+	key := rangeKey{l.g, out, k}
+	rs, ok := ix.rangeMemo[key]
+	if !ok {
+		rs = l.ranges(l.g.changes[k].ts)
+		ix.rangeMemo[key] = rs
+	}
+	return rs
 }
 
 // inputRange is what one input partition's commits show around a
@@ -287,19 +325,21 @@ func (d *Detector) reprocessOf(m, ref *rec) *consumerMatch {
 		return nil
 	}
 	var best *consumerMatch
-	for _, l := range ix.links(d.parts[m.part].topic) {
-		for _, ch := range l.g.changes {
-			if ch.ts < earlier.lastTs-clockSlack || ch.ts > later.firstTs+clockSlack {
-				continue
+	out := d.parts[m.part].topic
+	for _, l := range ix.links(out) {
+		for k := l.g.changeFrom(earlier.lastTs - clockSlack); k < len(l.g.changes); k++ {
+			ch := l.g.changes[k]
+			if ch.ts > later.firstTs+clockSlack {
+				break
 			}
 			// A consumer commits the positions of all its partitions at
 			// once: the first copy was written after the group's last
 			// commit before the change, or that commit covered its input.
-			rs := l.ranges(ch.ts)
+			rs := ix.ranges(&l, out, k)
 			if len(rs) == 0 || slices.MaxFunc(rs, func(a, b inputRange) int { return cmp.Compare(a.fromTs, b.fromTs) }).fromTs > ref.ts+clockSlack {
 				continue
 			}
-			best = pick(best, &consumerMatch{class: ClassReprocess, out: d.parts[m.part].topic, link: l, change: ch, ranges: rs})
+			best = pick(best, &consumerMatch{class: ClassReprocess, out: out, link: l, change: ch, ranges: rs})
 			break
 		}
 	}
@@ -321,11 +361,15 @@ func (d *Detector) rebalanceOf(m, ref *rec, after int64) *consumerMatch {
 	var best *consumerMatch
 	out := d.parts[m.part].topic
 	for _, l := range ix.links(out) {
-		for _, ch := range l.g.changes {
-			if ch.ts > after+clockSlack || m.ts-ch.ts > w || ref.ts < ch.ts-w {
+		for k := l.g.changeFrom(m.ts - w); k < len(l.g.changes); k++ {
+			ch := l.g.changes[k]
+			if ch.ts > after+clockSlack {
+				break
+			}
+			if ref.ts < ch.ts-w {
 				continue
 			}
-			best = pick(best, &consumerMatch{class: ClassRebalance, out: out, link: l, change: ch, ranges: l.ranges(ch.ts)})
+			best = pick(best, &consumerMatch{class: ClassRebalance, out: out, link: l, change: ch, ranges: ix.ranges(&l, out, k)})
 		}
 	}
 	return best

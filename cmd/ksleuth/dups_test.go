@@ -340,6 +340,14 @@ func TestScanDupTables(t *testing.T) {
 	if string(a) != string(b) {
 		t.Errorf("duplicates.parquet (%d rows) differs from dups --json (%d members)", len(got), len(want))
 	}
+	classes := map[string]int{}
+	for _, r := range got {
+		classes[r.Topic+" "+r.Class]++
+	}
+	if classes["rp-out reprocess"] != 2 || classes["zb-out rebalance"] != 4 {
+		t.Errorf("duplicates.parquet holds %d reprocess copies in rp-out and %d rebalance copies in zb-out, want 2 and 4",
+			classes["rp-out reprocess"], classes["zb-out rebalance"])
+	}
 	prods := readTable[analysis.ProducerRow](t, filepath.Join(out, tableProducers))
 	byKey := map[string]analysis.ProducerRow{}
 	for _, p := range prods {
