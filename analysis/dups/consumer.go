@@ -166,32 +166,23 @@ func (d *Detector) SetConsumers(commits []analysis.CommitRow, groups []analysis.
 		}
 		byPart[c.Partition] = append(byPart[c.Partition], commitPoint{*ts, *c.CommittedOffset})
 	}
-	last := map[string]*analysis.GroupRow{}
+	byGroup := map[string][]*analysis.GroupRow{}
 	for i := range groups {
 		r := &groups[i]
-		ts := cmp.Or(r.CurrentStateTimestamp, r.Timestamp)
-		if r.Damaged || r.Tombstone || r.Generation == nil || ts == nil {
+		if r.Damaged || r.Tombstone || r.Generation == nil || cmp.Or(r.CurrentStateTimestamp, r.Timestamp) == nil {
 			continue
 		}
-		g := line(r.Group)
-		prev := last[r.Group]
-		last[r.Group] = r
-		if prev == nil || *prev.Generation == *r.Generation {
-			continue
-		}
-		ch := genChange{ts: *ts, from: *prev.Generation, to: *r.Generation}
-		for _, m := range prev.Members {
-			if !slices.ContainsFunc(r.Members, func(n analysis.GroupMemberRow) bool { return n.MemberID == m.MemberID }) {
-				ch.left = append(ch.left, m)
-			}
-		}
-		g.changes = append(g.changes, ch)
+		byGroup[r.Group] = append(byGroup[r.Group], r)
+	}
+	for name, rs := range byGroup {
+		line(name).changes = changes(rs)
 	}
 	for _, g := range ix.groups {
-		slices.SortStableFunc(g.changes, func(a, b genChange) int { return cmp.Compare(a.ts, b.ts) })
 		for _, byPart := range g.commits {
 			for _, cs := range byPart {
-				slices.SortStableFunc(cs, func(a, b commitPoint) int { return cmp.Compare(a.ts, b.ts) })
+				// By time, then offset: the order the inputs were read in
+				// (and replicas' copies of one commit) must not matter.
+				slices.SortFunc(cs, func(a, b commitPoint) int { return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.off, b.off)) })
 			}
 		}
 	}
@@ -200,6 +191,31 @@ func (d *Detector) SetConsumers(commits []analysis.CommitRow, groups []analysis.
 		ix.hints[p.Output] = append(ix.hints[p.Output], p)
 	}
 	d.consumers = ix
+}
+
+// changes are the generation changes of one group's records, put in
+// time order: the records of several replicas of __consumer_offsets,
+// read one input after the other, repeat each generation.
+func changes(rs []*analysis.GroupRow) []genChange {
+	at := func(r *analysis.GroupRow) int64 { return *cmp.Or(r.CurrentStateTimestamp, r.Timestamp) }
+	slices.SortStableFunc(rs, func(a, b *analysis.GroupRow) int {
+		return cmp.Or(cmp.Compare(at(a), at(b)), cmp.Compare(*a.Generation, *b.Generation), cmp.Compare(len(a.Members), len(b.Members)))
+	})
+	var out []genChange
+	for i := 1; i < len(rs); i++ {
+		prev, r := rs[i-1], rs[i]
+		if *prev.Generation == *r.Generation {
+			continue
+		}
+		ch := genChange{ts: at(r), from: *prev.Generation, to: *r.Generation}
+		for _, m := range prev.Members {
+			if !slices.ContainsFunc(r.Members, func(n analysis.GroupMemberRow) bool { return n.MemberID == m.MemberID }) {
+				ch.left = append(ch.left, m)
+			}
+		}
+		out = append(out, ch)
+	}
+	return out
 }
 
 // link is a group that may have written a topic, with the input topics

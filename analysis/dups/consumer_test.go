@@ -19,11 +19,13 @@ import (
 //     and 200-203; a is paused, the group's generation 4 drops it, b
 //     writes 104-107, then a writes 104-107 too.
 //
-// withGroups false leaves the commits and group records out.
+// withGroups false leaves the commits and group records out; replicas
+// hands them over twice, as two brokers' copies of __consumer_offsets
+// read one after the other give them.
 //
 // A memory budget set adds 200 records of other content to another topic
 // first, so that the entries spill.
-func appLog(t *testing.T, opts Options, withGroups bool) []analysis.DuplicateRow {
+func appLog(t *testing.T, opts Options, withGroups, replicas bool) []analysis.DuplicateRow {
 	t.Helper()
 	d, err := New(opts)
 	if err != nil {
@@ -89,7 +91,10 @@ func appLog(t *testing.T, opts Options, withGroups bool) []analysis.DuplicateRow
 	commit(1, 8, u+5150)
 	batch(21, u+5200, 104, 105, 106, 107)
 	gen(5, u+8000, "b", "a")
-	if withGroups {
+	switch {
+	case replicas:
+		d.SetConsumers(slices.Concat(commits, commits), slices.Concat(groups, groups))
+	case withGroups:
 		d.SetConsumers(commits, groups)
 	}
 	rows, spilled := finish(t, d)
@@ -120,19 +125,20 @@ func TestConsumerCauses(t *testing.T) {
 		return []string{"0@10:" + rp, "0@11:" + rp, "0@28:" + rb, "0@29:" + rb, "0@30:" + rb, "0@31:" + rb}
 	}
 	for _, c := range []struct {
-		name   string
-		opts   Options
-		groups bool
-		want   []string
+		name             string
+		opts             Options
+		groups, replicas bool
+		want             []string
 	}{
-		{"no groups", Options{}, false, want("restart-resend/strong", "repeat")},
-		{"inferred", Options{}, true, want("reprocess/weak", "rebalance/weak")},
-		{"checked", Options{Pipelines: []Pipeline{{"app", "in", "out"}}}, true, want("reprocess/strong", "rebalance/strong")},
-		{"other pipeline", Options{Pipelines: []Pipeline{{"other", "in", "out"}}}, true, want("restart-resend/strong", "repeat")},
-		{"spilled", Options{MemBudget: 4096, Pipelines: []Pipeline{{"app", "in", "out"}}}, true, want("reprocess/strong", "rebalance/strong")},
+		{"no groups", Options{}, false, false, want("restart-resend/strong", "repeat")},
+		{"inferred", Options{}, true, false, want("reprocess/weak", "rebalance/weak")},
+		{"checked", Options{Pipelines: []Pipeline{{"app", "in", "out"}}}, true, false, want("reprocess/strong", "rebalance/strong")},
+		{"other pipeline", Options{Pipelines: []Pipeline{{"other", "in", "out"}}}, true, false, want("restart-resend/strong", "repeat")},
+		{"spilled", Options{MemBudget: 4096, Pipelines: []Pipeline{{"app", "in", "out"}}}, true, false, want("reprocess/strong", "rebalance/strong")},
+		{"replicas", Options{Pipelines: []Pipeline{{"app", "in", "out"}}}, true, true, want("reprocess/strong", "rebalance/strong")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rows := appLog(t, c.opts, c.groups)
+			rows := appLog(t, c.opts, c.groups, c.replicas)
 			if got := classes(rows); !slices.Equal(got, c.want) {
 				t.Errorf("got %v\nwant %v", got, c.want)
 			}
