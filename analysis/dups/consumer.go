@@ -348,6 +348,11 @@ func (d *Detector) reprocessOf(m, ref *rec) *consumerMatch {
 			if ch.ts > later.firstTs+clockSlack {
 				break
 			}
+			// A writer that died with its instance wrote nothing after
+			// its group moved on; one that did is a zombie (rebalance).
+			if last := d.sessionLast(ref); last > ch.ts+clockSlack {
+				continue
+			}
 			// A consumer commits the positions of all its partitions at
 			// once: the first copy was written after the group's last
 			// commit before the change, or that commit covered its input.
@@ -360,6 +365,15 @@ func (d *Detector) reprocessOf(m, ref *rec) *consumerMatch {
 		}
 	}
 	return best
+}
+
+// sessionLast is when r's session last wrote, in any partition; -1
+// unknown.
+func (d *Detector) sessionLast(r *rec) int64 {
+	if e := d.sessions[sessKey{r.pid, r.epoch, d.clusterOf[r.part]}]; e != nil {
+		return e.last
+	}
+	return -1
 }
 
 // rebalanceOf finds the group whose generation changed, a member
@@ -433,8 +447,8 @@ func (d *Detector) consumerCause(m, ref *rec, v *verdict) *consumerMatch {
 		// The earlier writer may have written on after its group moved
 		// its input away: a zombie whose successor wrote in this
 		// partition only after it.
-		if e := d.spans[spanKey{ref.part, ref.pid, anyEpoch}]; e != nil && e.lastTs >= 0 {
-			if cm := d.rebalanceOf(m, ref, e.lastTs-clockSlack); cm != nil && len(cm.change.left) > 0 {
+		if last := d.sessionLast(ref); last >= 0 {
+			if cm := d.rebalanceOf(m, ref, last-clockSlack); cm != nil && len(cm.change.left) > 0 {
 				return cm
 			}
 		}
@@ -534,7 +548,8 @@ func (d *Detector) consumerCauseText(m, ref *rec, v *verdict, cm *consumerMatch)
 	}
 	how := fmt.Sprintf("%s and %s %s", pidName(ref), pidName(m), ConcurrentWords)
 	if v.reason == reasonRestart {
-		how = fmt.Sprintf("%s's session in %s began %s after %s's last write, which came after", pidName(m), d.pname(m), fmtGap(v.sessionGap), pidName(ref))
+		how = fmt.Sprintf("%s's session in %s began %s after %s's last write there, yet %s wrote on elsewhere after",
+			pidName(m), d.pname(m), fmtGap(v.sessionGap), pidName(ref), pidName(ref))
 	}
 	return fmt.Sprintf("a rebalance zombie in consumer group %s: %s the group, reading %s, went from generation %d to %d%s "+
 		"before this copy; its new owner re-read from the last commit (%s) while the member that lost the partitions wrote what it had read",

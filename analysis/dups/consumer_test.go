@@ -174,3 +174,52 @@ func TestParsePipeline(t *testing.T) {
 		t.Errorf("ParsePipelines: %v", err)
 	}
 }
+
+// TestZombieLooksLikeRestart: member a (PID 31) writes outputs 0-3 into
+// out-0 and pauses; the group drops it (generation 2) and b (PID 32)
+// writes its first records into out-0, outputs 0-3 again, so the
+// producers alone show a restart; but a resumes and writes on, into
+// out-1. Its group moved its input away while it lived: a rebalance, not
+// a reprocess.
+func TestZombieLooksLikeRestart(t *testing.T) {
+	d, err := New(Options{Pipelines: []Pipeline{{"app", "in", "out"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	p0, p1 := d.Partition(0, "in", "out", 0, "out-0"), d.Partition(0, "in", "out", 1, "out-1")
+	offs := map[PartID]int64{}
+	seqs := map[int64]int32{}
+	batch := func(p PartID, pid int64, ts int64, contents ...int) {
+		t.Helper()
+		var es []analysis.RecordEntry
+		for _, n := range contents {
+			es = append(es, analysis.RecordEntry{Fingerprint: content(n), Offset: offs[p], Timestamp: ts, Sequence: seqs[pid]})
+			offs[p]++
+			seqs[pid]++
+		}
+		if err := d.AddBatch(p, pid, 0, false, false, es); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one, two, four := int32(1), int32(2), int64(4)
+	at := func(ms int64) *int64 { v := t0 + ms; return &v }
+	batch(p0, 31, t0, 0, 1, 2, 3)
+	batch(p0, 32, t0+6000, 0, 1, 2, 3)
+	batch(p1, 31, t0+7000, 4, 5)
+	d.SetConsumers([]analysis.CommitRow{{Group: "app", Topic: "in", Partition: 0, CommittedOffset: &four, CommitTimestamp: at(-100), TxnState: "none"}},
+		[]analysis.GroupRow{
+			{Group: "app", Generation: &one, CurrentStateTimestamp: at(-1000), Members: []analysis.GroupMemberRow{{MemberID: "a-1", ClientID: "a"}, {MemberID: "b-1", ClientID: "b"}}},
+			{Group: "app", Generation: &two, CurrentStateTimestamp: at(5000), Members: []analysis.GroupMemberRow{{MemberID: "b-1", ClientID: "b"}}},
+		})
+	rows, _ := finish(t, d)
+	want := []string{"0@4:rebalance/strong", "0@5:rebalance/strong", "0@6:rebalance/strong", "0@7:rebalance/strong"}
+	if got := classes(rows); !slices.Equal(got, want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+	for i := range rows {
+		if rows[i].Class == ClassRebalance && !strings.Contains(rows[i].Explanation, "began 6.0 s after PID 31's last write there, yet PID 31 wrote on elsewhere after the group") {
+			t.Errorf("explanation: %s", rows[i].Explanation)
+		}
+	}
+}
