@@ -128,7 +128,7 @@ type consumerIndex struct {
 	// Memos: the links of each output topic, and the input ranges of
 	// each link at each generation change. They depend on the groups'
 	// records alone, and every later copy asks for them.
-	linkMemo  map[string][]link
+	linkMemo  map[string]*topicLinks
 	rangeMemo map[rangeKey][]inputRange
 }
 
@@ -142,7 +142,7 @@ type rangeKey struct {
 // records before Finish, for the consumer-side causes. Damaged records,
 // tombstones and commits of transactions not committed are not evidence.
 func (d *Detector) SetConsumers(commits []analysis.CommitRow, groups []analysis.GroupRow) {
-	ix := &consumerIndex{byName: map[string]*groupLine{}, hints: map[string][]Pipeline{}, linkMemo: map[string][]link{}, rangeMemo: map[rangeKey][]inputRange{}}
+	ix := &consumerIndex{byName: map[string]*groupLine{}, hints: map[string][]Pipeline{}, linkMemo: map[string]*topicLinks{}, rangeMemo: map[rangeKey][]inputRange{}}
 	line := func(name string) *groupLine {
 		g := ix.byName[name]
 		if g == nil {
@@ -228,13 +228,37 @@ type link struct {
 
 // links are the groups that may have written topic out: those a Pipeline
 // names, else every group that commits on another topic.
-func (ix *consumerIndex) links(out string) []link {
-	ls, ok := ix.linkMemo[out]
-	if !ok {
-		ls = ix.findLinks(out)
-		ix.linkMemo[out] = ls
+func (ix *consumerIndex) links(out string) []link { return ix.topic(out).links }
+
+// topicLinks are the links of an output topic, and the times of all
+// their groups' generation changes in order: a copy with none near it,
+// most of them in a large log, needs no look at each group.
+type topicLinks struct {
+	links []link
+	times []int64
+}
+
+func (ix *consumerIndex) topic(out string) *topicLinks {
+	tl := ix.linkMemo[out]
+	if tl == nil {
+		tl = &topicLinks{links: ix.findLinks(out)}
+		for _, l := range tl.links {
+			for _, ch := range l.g.changes {
+				tl.times = append(tl.times, ch.ts)
+			}
+		}
+		slices.Sort(tl.times)
+		ix.linkMemo[out] = tl
 	}
-	return ls
+	return tl
+}
+
+// anyChange reports whether a generation change of a link of out lies
+// within [lo, hi].
+func (ix *consumerIndex) anyChange(out string, lo, hi int64) bool {
+	tl := ix.topic(out)
+	k, _ := slices.BinarySearch(tl.times, lo)
+	return k < len(tl.times) && tl.times[k] <= hi
 }
 
 func (ix *consumerIndex) findLinks(out string) []link {
@@ -340,8 +364,11 @@ func (d *Detector) reprocessOf(m, ref *rec) *consumerMatch {
 	if later == nil || earlier == nil || later.firstTs < 0 || earlier.lastTs < 0 {
 		return nil
 	}
-	var best *consumerMatch
 	out := d.parts[m.part].topic
+	if !ix.anyChange(out, earlier.lastTs-clockSlack, later.firstTs+clockSlack) {
+		return nil
+	}
+	var best *consumerMatch
 	for _, l := range ix.links(out) {
 		for k := l.g.changeFrom(earlier.lastTs - clockSlack); k < len(l.g.changes); k++ {
 			ch := l.g.changes[k]
@@ -388,8 +415,11 @@ func (d *Detector) rebalanceOf(m, ref *rec, after int64) *consumerMatch {
 		return nil
 	}
 	w := d.opts.RestartWindow.Milliseconds()
-	var best *consumerMatch
 	out := d.parts[m.part].topic
+	if !ix.anyChange(out, m.ts-w, after+clockSlack) {
+		return nil
+	}
+	var best *consumerMatch
 	for _, l := range ix.links(out) {
 		for k := l.g.changeFrom(m.ts - w); k < len(l.g.changes); k++ {
 			ch := l.g.changes[k]
