@@ -142,7 +142,8 @@ type rangeKey struct {
 // records before Finish, for the consumer-side causes. Damaged records,
 // tombstones and commits of transactions not committed are not evidence.
 func (d *Detector) SetConsumers(commits []analysis.CommitRow, groups []analysis.GroupRow) {
-	ix := &consumerIndex{byName: map[string]*groupLine{}, hints: map[string][]Pipeline{}, linkMemo: map[string]*topicLinks{}, rangeMemo: map[rangeKey][]inputRange{}}
+	ix := &consumerIndex{byName: map[string]*groupLine{}, hints: map[string][]Pipeline{},
+		linkMemo: map[string]*topicLinks{}, rangeMemo: map[rangeKey][]inputRange{}}
 	line := func(name string) *groupLine {
 		g := ix.byName[name]
 		if g == nil {
