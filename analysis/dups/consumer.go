@@ -485,6 +485,12 @@ func (d *Detector) consumerCause(m, ref *rec, v *verdict) *consumerMatch {
 		}
 	case v.class == ClassRepeat && v.reason == reasonConcurrent:
 		return d.rebalanceOf(m, ref, m.ts)
+	case v.class == ClassRepeat && v.reason == reasonBeyondWindow:
+		// An application restarted after longer than the restart window:
+		// only a link a pipeline names says its group re-read the input.
+		if cm := d.reprocessOf(m, ref); cm != nil && cm.link.checked {
+			return cm
+		}
 	}
 	return nil
 }

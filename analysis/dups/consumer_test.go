@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ksleuth/ksleuth/analysis"
 )
@@ -136,6 +137,9 @@ func TestConsumerCauses(t *testing.T) {
 		{"other pipeline", Options{Pipelines: []Pipeline{{"other", "in", "out"}}}, true, false, want("restart-resend/strong", "repeat")},
 		{"spilled", Options{MemBudget: 4096, Pipelines: []Pipeline{{"app", "in", "out"}}}, true, false, want("reprocess/strong", "rebalance/strong")},
 		{"replicas", Options{Pipelines: []Pipeline{{"app", "in", "out"}}}, true, true, want("reprocess/strong", "rebalance/strong")},
+		{"beyond the window", Options{RestartWindow: 2 * time.Second}, true, false, want("repeat", "rebalance/weak")},
+		{"beyond the window, checked", Options{RestartWindow: 2 * time.Second, Pipelines: []Pipeline{{"app", "in", "out"}}}, true, false,
+			want("reprocess/weak", "rebalance/strong")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rows := appLog(t, c.opts, c.groups, c.replicas)
@@ -150,7 +154,7 @@ func TestConsumerCauses(t *testing.T) {
 					t.Errorf("reprocess explanation: %s", r.Explanation)
 				case r.Class == ClassRebalance && !strings.Contains(r.Explanation, "went from generation 3 to 4, member a leaving"):
 					t.Errorf("rebalance explanation: %s", r.Explanation)
-				case r.Class == ClassReprocess && r.Evidence == EvidenceWeak && r.EvidenceWhy&WhyInferred == 0:
+				case r.Class == ClassReprocess && r.Evidence == EvidenceWeak && r.EvidenceWhy&WhyInferred == 0 && len(c.opts.Pipelines) == 0:
 					t.Errorf("inferred reprocess without WhyInferred: %s", r.EvidenceReasons)
 				case r.Class == ClassRepeat && c.groups && !strings.Contains(r.Explanation, "; not a re"):
 					t.Errorf("repeat does not say why it is no rebalance: %s", r.Explanation)

@@ -113,21 +113,26 @@ func (d *Detector) judgeAll(m, ref *rec) verdict {
 	v := d.judge(m, ref)
 	if cm := d.consumerCause(m, ref, &v); cm != nil {
 		v.class = cm.class
+		if cm.class == ClassReprocess {
+			g := v.sessionGap // judged on the sessions, as a restart-resend
+			v.gap = &g
+		}
 	}
 	return v
 }
 
 // producerClass is the class the producer side alone gives a copy of
-// class judged for reason: a reprocess is a restart-resend, a rebalance a
-// restart-resend or a repeat of concurrent writers.
+// class judged for reason: a reprocess or a rebalance is a restart-resend
+// when the sessions show a restart, else a repeat (a restart beyond the
+// window, concurrent writers).
 func producerClass(class string, reason reasonKind) string {
 	switch {
-	case class == ClassReprocess, class == ClassRebalance && reason == reasonRestart:
+	case class != ClassReprocess && class != ClassRebalance:
+		return class
+	case reason == reasonRestart:
 		return ClassRestartResend
-	case class == ClassRebalance:
-		return ClassRepeat
 	}
-	return class
+	return ClassRepeat
 }
 
 // timing judges whether the sessions of m and ref show a restart: the
