@@ -110,6 +110,7 @@ type genChange struct {
 	ts       int64
 	from, to int32
 	left     []analysis.GroupMemberRow
+	joined   int // members of the new generation not in the one before
 }
 
 // groupLine is what one group's records show.
@@ -212,6 +213,11 @@ func changes(rs []*analysis.GroupRow) []genChange {
 		for _, m := range prev.Members {
 			if !slices.ContainsFunc(r.Members, func(n analysis.GroupMemberRow) bool { return n.MemberID == m.MemberID }) {
 				ch.left = append(ch.left, m)
+			}
+		}
+		for _, m := range r.Members {
+			if !slices.ContainsFunc(prev.Members, func(n analysis.GroupMemberRow) bool { return n.MemberID == m.MemberID }) {
+				ch.joined++
 			}
 		}
 		out = append(out, ch)
@@ -376,9 +382,10 @@ func (d *Detector) reprocessOf(m, ref *rec) *consumerMatch {
 			if ch.ts > later.firstTs+clockSlack {
 				break
 			}
-			// A writer that died with its instance wrote nothing after
-			// its group moved on; one that did is a zombie (rebalance).
-			if last := d.sessionLast(ref); last > ch.ts+clockSlack {
+			// The instance that came back joined the group; a writer that
+			// died with its instance wrote nothing after its group moved
+			// on, and one that did is a zombie (rebalance).
+			if last := d.sessionLast(ref); ch.joined == 0 || last > ch.ts+clockSlack {
 				continue
 			}
 			// A consumer commits the positions of all its partitions at

@@ -227,3 +227,49 @@ func TestZombieLooksLikeRestart(t *testing.T) {
 		}
 	}
 }
+
+// TestReprocessNeedsAJoin: PID 42 writes, after PID 41's last write, what
+// 41 wrote after the group's last commit, but the group's only change
+// between them is its member leaving (the group empty, no instance come
+// back): the producers' restart-resend, no reprocess. A member joining
+// at the next generation, within the gap, makes it one.
+func TestReprocessNeedsAJoin(t *testing.T) {
+	for _, join := range []bool{false, true} {
+		d, err := New(Options{Pipelines: []Pipeline{{"app", "in", "out"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := d.Partition(0, "in", "out", 0, "out-0")
+		add := func(pid int64, off int64, ts int64, seq int32, contents ...int) {
+			var es []analysis.RecordEntry
+			for i, n := range contents {
+				es = append(es, analysis.RecordEntry{Fingerprint: content(n), Offset: off + int64(i), Timestamp: ts, Sequence: seq + int32(i)})
+			}
+			if err := d.AddBatch(p, pid, 0, false, false, es); err != nil {
+				t.Fatal(err)
+			}
+		}
+		add(41, 0, t0, 0, 1, 2)
+		add(42, 2, t0+5000, 0, 1, 2)
+		g1, g2, g3, four := int32(1), int32(2), int32(3), int64(4)
+		at := func(ms int64) *int64 { v := t0 + ms; return &v }
+		groups := []analysis.GroupRow{
+			{Group: "app", Generation: &g1, CurrentStateTimestamp: at(-1000), Members: []analysis.GroupMemberRow{{MemberID: "a-1"}}},
+			{Group: "app", Generation: &g2, CurrentStateTimestamp: at(2000)},
+		}
+		if join {
+			groups = append(groups, analysis.GroupRow{Group: "app", Generation: &g3, CurrentStateTimestamp: at(4000),
+				Members: []analysis.GroupMemberRow{{MemberID: "b-1"}}})
+		}
+		d.SetConsumers([]analysis.CommitRow{{Group: "app", Topic: "in", Partition: 0, CommittedOffset: &four, CommitTimestamp: at(-100), TxnState: "none"}}, groups)
+		rows, _ := finish(t, d)
+		d.Close()
+		want := []string{"0@2:restart-resend/strong", "0@3:restart-resend/strong"}
+		if join {
+			want = []string{"0@2:reprocess/weak", "0@3:reprocess/weak"} // no commit after the change shows the group resume
+		}
+		if got := classes(rows); !slices.Equal(got, want) {
+			t.Errorf("join %v: got %v, want %v", join, got, want)
+		}
+	}
+}
