@@ -377,6 +377,7 @@ func (d *Detector) reprocessOf(m, ref *rec) *consumerMatch {
 	}
 	var best *consumerMatch
 	for _, l := range ix.links(out) {
+		first := true
 		for k := l.g.changeFrom(earlier.lastTs - clockSlack); k < len(l.g.changes); k++ {
 			ch := l.g.changes[k]
 			if ch.ts > later.firstTs+clockSlack {
@@ -395,7 +396,7 @@ func (d *Detector) reprocessOf(m, ref *rec) *consumerMatch {
 			if len(rs) == 0 || slices.MaxFunc(rs, func(a, b inputRange) int { return cmp.Compare(a.fromTs, b.fromTs) }).fromTs > ref.ts+clockSlack {
 				continue
 			}
-			best = pick(best, &consumerMatch{class: ClassReprocess, out: out, link: l, change: ch, ranges: rs})
+			best = pick(best, &consumerMatch{class: ClassReprocess, out: out, link: l, change: ch, ranges: rs}, first)
 			break
 		}
 	}
@@ -429,6 +430,7 @@ func (d *Detector) rebalanceOf(m, ref *rec, after int64) *consumerMatch {
 	}
 	var best *consumerMatch
 	for _, l := range ix.links(out) {
+		first := true
 		for k := l.g.changeFrom(m.ts - w); k < len(l.g.changes); k++ {
 			ch := l.g.changes[k]
 			if ch.ts > after+clockSlack {
@@ -437,22 +439,23 @@ func (d *Detector) rebalanceOf(m, ref *rec, after int64) *consumerMatch {
 			if ref.ts < ch.ts-w {
 				continue
 			}
-			best = pick(best, &consumerMatch{class: ClassRebalance, out: out, link: l, change: ch, ranges: ix.ranges(&l, out, k)})
+			best = pick(best, &consumerMatch{class: ClassRebalance, out: out, link: l, change: ch, ranges: ix.ranges(&l, out, k)}, first)
+			first = false
 		}
 	}
 	return best
 }
 
 // pick keeps the better of two matches: a checked link, a member that
-// left, then the later change, the nearest to the copy; counting the
-// groups that fit.
-func pick(a, b *consumerMatch) *consumerMatch {
+// left, then the later change, the nearest to the copy. fits counts the
+// groups that fit: one more when b is the first match of its group.
+func pick(a, b *consumerMatch, first bool) *consumerMatch {
 	if a == nil {
 		b.fits = 1
 		return b
 	}
 	fits := a.fits
-	if a.link.g != b.link.g {
+	if first {
 		fits++
 	}
 	score := func(x *consumerMatch) int {
@@ -472,8 +475,8 @@ func pick(a, b *consumerMatch) *consumerMatch {
 	return a
 }
 
-// consumerCause is the consumer-side class of later copy m of ref judged
-// v by the producer side (restart-resend or repeat), "" when none fits.
+// consumerCause is the consumer-side match of later copy m of ref judged
+// v by the producer side (restart-resend or repeat), nil when none fits.
 func (d *Detector) consumerCause(m, ref *rec, v *verdict) *consumerMatch {
 	switch {
 	case d.consumers == nil:
