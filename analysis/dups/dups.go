@@ -116,6 +116,10 @@ type Options struct {
 	// copy may land and be strong evidence (DefaultRetryDistance); 0
 	// means the default, a negative value none.
 	RetryDistance int64
+	// Pipelines name the output topics consumer groups write from their
+	// inputs (consumer.go): a reprocess or rebalance through one of them
+	// is checked, not inferred.
+	Pipelines []Pipeline
 }
 
 // PartID names a partition dir registered with Detector.Partition.
@@ -223,6 +227,7 @@ type Detector struct {
 	logical, clusterOf []uint32
 	sessions           map[sessKey]*sessEnd
 	covered            map[coverKey]bool
+	consumers          *consumerIndex // SetConsumers
 }
 
 // lastSpans are the spans of a recent writer.

@@ -43,6 +43,8 @@ const (
 	WhyNotInFlight                    // the earlier session wrote on elsewhere long after the run
 	WhyFar                            // (retry) the copies landed further after the first than a retry does
 	WhyTimestamps                     // (dedup-failure) the timestamps differ or are unknown
+	WhyInferred                       // (reprocess, rebalance) the group's link to the topic is inferred
+	WhyNoResume                       // (reprocess) no commit shows the group resume; (rebalance) no member left
 )
 
 // RunOfOne opens the reason a run of a single record gives for not being
@@ -52,7 +54,8 @@ const RunOfOne = "a run of one record"
 
 var whyWords = [...]string{"no restart", "too few records", "not the session's head", "not the earlier session's tail",
 	"one value repeated", "content new sessions write", "no sequence numbers", "not in flight at the session's end",
-	"far from the first copy", "other timestamps"}
+	"far from the first copy", "other timestamps",
+	"link inferred", "no resume or leave"}
 
 // WhyText lists the reasons in w in a few words each.
 func WhyText(w uint16) []string {
@@ -589,7 +592,7 @@ func (d *Detector) grade(m, ref *rec, v *verdict, f *chainFacts, writes int32) (
 	}
 	// Only a restart resends what was in flight at a session's end; a
 	// transaction is retried while its session lives.
-	resend := v.class == ClassRestartResend
+	resend := v.class == ClassRestartResend || v.class == ClassReprocess
 	if f.uncovered > 0 && resend {
 		why |= WhyNotInFlight
 		rs = append(rs, inFlightText(m, ref, f))

@@ -106,6 +106,35 @@ func (d *Detector) judge(m, ref *rec) verdict {
 	return v
 }
 
+// judgeAll is judge with the consumer-side causes: a restart-resend or a
+// repeat of concurrent producers that a consumer group's records explain
+// is a reprocess or a rebalance.
+func (d *Detector) judgeAll(m, ref *rec) verdict {
+	v := d.judge(m, ref)
+	if cm := d.consumerCause(m, ref, &v); cm != nil {
+		v.class = cm.class
+		if cm.class == ClassReprocess {
+			g := v.sessionGap // judged on the sessions, as a restart-resend
+			v.gap = &g
+		}
+	}
+	return v
+}
+
+// producerClass is the class the producer side alone gives a copy of
+// class judged for reason: a reprocess or a rebalance is a restart-resend
+// when the sessions show a restart, else a repeat (a restart beyond the
+// window, concurrent writers).
+func producerClass(class string, reason reasonKind) string {
+	switch {
+	case class != ClassReprocess && class != ClassRebalance:
+		return class
+	case reason == reasonRestart:
+		return ClassRestartResend
+	}
+	return ClassRepeat
+}
+
 // timing judges whether the sessions of m and ref show a restart: the
 // later writer's session in its partition began after the earlier
 // writer's last write in the earlier copy's partition, within the
@@ -219,7 +248,7 @@ func (d *Detector) reasonText(m, ref *rec, v *verdict) string {
 
 // explain is the explanation of a later copy m of ref judged v, graded
 // evidence for the reasons given.
-func (d *Detector) explain(m, ref *rec, v *verdict, evidence, reasons string) string {
+func (d *Detector) explain(m, ref *rec, v *verdict, evidence, reasons string, cm *consumerMatch) string {
 	var tail string
 	if m.damaged() {
 		tail += "; this copy is in a damaged batch (content unverified)"
@@ -248,6 +277,9 @@ func (d *Detector) explain(m, ref *rec, v *verdict, evidence, reasons string) st
 	if v.reason == reasonRetry || v.reason == reasonDedup {
 		return fmt.Sprintf("%s; %s%s", head, d.causeText(m, ref, v.class), tail)
 	}
+	if cm != nil {
+		return fmt.Sprintf("%s; %s%s", head, d.consumerCauseText(m, ref, v, cm), tail)
+	}
 	if v.reason == reasonRestart {
 		where := "there"
 		if m.part != ref.part {
@@ -256,7 +288,7 @@ func (d *Detector) explain(m, ref *rec, v *verdict, evidence, reasons string) st
 		return fmt.Sprintf("%s; %s's session in %s began %s after %s's last write %s%s",
 			head, pidName(m), d.pname(m), fmtGap(v.sessionGap), pidName(ref), where, tail)
 	}
-	return fmt.Sprintf("%s; not a restart: %s%s", head, d.reasonText(m, ref, v), tail)
+	return fmt.Sprintf("%s; not a restart: %s%s%s", head, d.reasonText(m, ref, v), d.notConsumer(m, ref, v), tail)
 }
 
 // fmtGap formats milliseconds for people: 0.4 s, 2.1 s, 12m05s, 3h00m,

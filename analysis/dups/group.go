@@ -155,7 +155,7 @@ func (g *grouper) add(t *tapeRow) error {
 			return err
 		}
 	}
-	if t.class == ClassRestartResend || t.class == ClassTxnRetry {
+	if t.class == ClassRestartResend || t.class == ClassTxnRetry || t.class == ClassReprocess {
 		t.cand = g.ncand
 		g.ncand++
 		c := cand{id: t.cand, part: t.m.part, refPart: t.ref.part, pid: t.m.pid, refPID: t.ref.pid, epoch: t.m.epoch, refEp: t.ref.epoch,
@@ -334,7 +334,7 @@ func (w *groupRows) row(m *rec) *tapeRow {
 		}
 		w.t.ref = *ref
 		w.t.writes = w.stats.writes(m)
-		v := w.d.judge(m, ref)
+		v := w.d.judgeAll(m, ref)
 		w.t.class, w.t.reason, w.t.sessionGap = v.class, v.reason, v.sessionGap
 		if v.gap != nil {
 			w.t.hasGap, w.t.gap = true, *v.gap
@@ -365,8 +365,9 @@ type tapeRow struct {
 	first      string
 }
 
-var classIndex = map[string]byte{"": 0, ClassRestartResend: 1, ClassTxnRetry: 2, ClassRepeat: 3, ClassRetry: 4, ClassDedupFailure: 5}
-var classByIndex = [...]string{"", ClassRestartResend, ClassTxnRetry, ClassRepeat, ClassRetry, ClassDedupFailure}
+var classIndex = map[string]byte{"": 0, ClassRestartResend: 1, ClassTxnRetry: 2, ClassRepeat: 3, ClassRetry: 4, ClassDedupFailure: 5,
+	ClassReprocess: 6, ClassRebalance: 7}
+var classByIndex = [...]string{"", ClassRestartResend, ClassTxnRetry, ClassRepeat, ClassRetry, ClassDedupFailure, ClassReprocess, ClassRebalance}
 
 const tapeRowBytes = 8 + 4 + 2*recordBytes + 4 + 3*8 + 4 + 4
 
@@ -556,8 +557,24 @@ func (d *Detector) makeRow(t *tapeRow, f *chainFacts, rf *retryFacts) analysis.D
 	case t.class == ClassDedupFailure:
 		row.Evidence, row.EvidenceWhy, row.EvidenceReasons = d.gradeDedup(m, ref)
 	}
+	var cm *consumerMatch
+	if t.class == ClassReprocess || t.class == ClassRebalance {
+		// The match is found again: it is a function of the two copies
+		// and the groups' records, cheaper to redo than to keep on the tape.
+		cm = d.consumerCause(m, ref, &verdict{class: producerClass(t.class, t.reason), reason: t.reason})
+		switch {
+		case cm != nil && cm.class == ClassReprocess && !cm.link.checked && row.Evidence != EvidenceStrong:
+			// A link only inferred is not enough to say more than the
+			// producers show when their bytes do not show a resend
+			// either: a group of the same application restarting with
+			// it fits every restart.
+			cm, row.Class, v.class = nil, ClassRestartResend, ClassRestartResend
+		case cm != nil:
+			row.Evidence, row.EvidenceWhy, row.EvidenceReasons = d.gradeConsumer(cm, row.Evidence, row.EvidenceWhy, row.EvidenceReasons)
+		}
+	}
 	if !d.opts.NoExplanations {
-		row.Explanation = d.explain(m, ref, &v, row.Evidence, row.EvidenceReasons)
+		row.Explanation = d.explain(m, ref, &v, row.Evidence, row.EvidenceReasons, cm)
 	}
 	return row
 }

@@ -539,6 +539,10 @@ func (u *Run) String() string {
 		what = fmt.Sprintf("%sretried %s of an aborted transaction of %s%s%s", maybe, recs, refPID, refOwner, where)
 	case u.Class == ClassRetry:
 		what = fmt.Sprintf("%sretried %s with their first copies' timestamps", maybe, recs)
+	case u.Class == ClassReprocess:
+		what = fmt.Sprintf("%sre-produced %s first written by %s%s%s, its consumer group having re-read their input", maybe, recs, refPID, refOwner, where)
+	case u.Class == ClassRebalance:
+		what = fmt.Sprintf("%swrote %s already written by %s%s%s, both members of a consumer group that moved their input", maybe, recs, refPID, refOwner, where)
 	case u.Class == ClassDedupFailure:
 		what = fmt.Sprintf("wrote %s twice under the same sequence numbers, which the broker appended again", recs)
 	default:
@@ -555,16 +559,16 @@ func (u *Run) String() string {
 	}
 	if u.GapMillis != nil && u.Class != ClassRetry && u.Class != ClassDedupFailure {
 		switch {
-		case u.Class == ClassRestartResend && age != "":
+		case (u.Class == ClassRestartResend || u.Class == ClassReprocess) && age != "":
 			gap = fmt.Sprintf(", written %s, which began %s after %s's last write", age, fmtGap(*u.GapMillis), refPID)
-		case u.Class == ClassRestartResend:
+		case u.Class == ClassRestartResend || u.Class == ClassReprocess:
 			gap = fmt.Sprintf(", %s after %s's last write", fmtGap(*u.GapMillis), refPID)
 		case *u.GapMillis >= 0:
 			gap = fmt.Sprintf(", %s later", fmtGap(*u.GapMillis))
 		default:
 			gap = fmt.Sprintf(", %s earlier by timestamp", fmtGap(-*u.GapMillis))
 		}
-		if u.Class != ClassRestartResend && age != "" {
+		if u.Class != ClassRestartResend && u.Class != ClassReprocess && age != "" {
 			gap += ", " + age
 		}
 	}

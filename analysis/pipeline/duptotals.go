@@ -56,7 +56,8 @@ func groupRank(r *analysis.DuplicateRow) int {
 }
 
 // DupClasses are the classes of later copies, the most telling first.
-var DupClasses = []string{dups.ClassRestartResend, dups.ClassTxnRetry, dups.ClassRetry, dups.ClassDedupFailure, dups.ClassRepeat}
+var DupClasses = []string{dups.ClassRestartResend, dups.ClassReprocess, dups.ClassRebalance, dups.ClassTxnRetry, dups.ClassRetry,
+	dups.ClassDedupFailure, dups.ClassRepeat}
 
 // DupTotals counts the later copies of duplicate groups by class and by
 // topic as the groups stream by (Add each row, in the detector's order),

@@ -241,9 +241,9 @@ func OpenShards(dirs []string, want *FingerprintMeta) ([]*Shard, int32, error) {
 	return shards, inputs, nil
 }
 
-// FeedShards adds the data records of every shard to det, and counts the
-// findings of severity error or warning and the unreadable files their
-// tables list.
+// FeedShards adds the data records of every shard to det, and the groups'
+// records (SetConsumers), and counts the findings of severity error or
+// warning and the unreadable files their tables list.
 func FeedShards(ctx context.Context, det *dups.Detector, shards []*Shard, topic *regexp.Regexp) (findings, unreadable int64, err error) {
 	for _, s := range shards {
 		if err := addShard(ctx, det, s, topic); err != nil {
@@ -275,7 +275,7 @@ func FeedShards(ctx context.Context, det *dups.Detector, shards []*Shard, topic 
 			return 0, 0, err
 		}
 	}
-	return findings, unreadable, nil
+	return findings, unreadable, setShardConsumers(ctx, det, shards)
 }
 
 // ShardCommits reads the commits.parquet of every shard that has one

@@ -260,11 +260,23 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		r.RemoteSegments = f.attr.remote.Rows(func(in int32) string { return sources[in] })
 		store.match(r.RemoteSegments)
 	}
-	if o.Detector != nil {
-		o.Detector.SetClusters(reps.ClusterOf)
-	}
+	r.prepareDetector(o.Detector, reps.ClusterOf)
 	r.count(cr.Omitted)
 	return r, nothingRead(inputs, o, res, cr.Kafka)
+}
+
+// prepareDetector hands det, when there is one, what it needs beside the
+// records before it groups them: the cluster of each partition dir, and
+// the groups' commits and generations, which explain the copies a
+// consume-transform-produce application wrote twice.
+func (r *Result) prepareDetector(det *dups.Detector, clusterOf func(input int32, dir string) string) {
+	if det == nil {
+		return
+	}
+	det.SetClusters(clusterOf)
+	if r.cons != nil {
+		det.SetConsumers(r.Commits(), r.Groups())
+	}
 }
 
 // finishAttribution attributes the producer sessions and transactions once

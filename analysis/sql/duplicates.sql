@@ -148,6 +148,12 @@ FROM (SELECT s.*, MIN(s.occurrence) OVER (PARTITION BY s.fp, s.scope_topic, s.sc
 --                   elsewhere), within the restart window;
 --   repeat          anything else: the same session, PID -1, no
 --                   timestamps, concurrent writers, or beyond the window.
+-- The records tables hold no consumer group commits or generations, so
+-- this SQL does not tell ksleuth's consumer-side classes: a copy ksleuth
+-- calls reprocess is a restart-resend here (a repeat when the restart
+-- took longer than the window, which only a named pipeline makes a
+-- reprocess), and a rebalance a repeat (a restart-resend when the
+-- zombie's successor wrote after it).
 CREATE OR REPLACE TEMPORARY VIEW dup_classified AS
 SELECT m.fp, m.scope_topic, m.scope_part, m.source, m.input, m.topic, m.part, m.dir, m.off, m.ts, m.pid, m.epoch, m.seq,
        m.txn_state, m.damaged, m.occurrence,

@@ -26,6 +26,7 @@ type dupOptions struct {
 	resendHead, resendTail, resendMinRun int
 	resendInFlight                       time.Duration
 	retryDistance                        int64
+	pipelines                            []string
 	mem                                  string
 	tmp                                  string
 	// terse: the command shows no explanations (dups without --json),
@@ -46,6 +47,7 @@ func addDupFlags(f *pflag.FlagSet, o *dupOptions) {
 		"strong evidence: a resent record was created at most this long before the earlier session's last write anywhere (0: none)")
 	f.Int64Var(&o.retryDistance, "retry-distance", dups.DefaultRetryDistance,
 		"strong evidence of a retry: its copies landed at most this many offsets after their first (0: no bound)")
+	f.StringArrayVar(&o.pipelines, "pipeline", nil, "GROUP:INPUT_TOPIC:OUTPUT_TOPIC: the group writes that output (repeatable)")
 	f.StringVar(&o.mem, "mem", "512MiB", "memory budget for duplicate detection; beyond it records are spilled to --tmp")
 	f.StringVar(&o.tmp, "tmp", "", "directory for spill files (default: the system temp dir); never next to the inputs")
 }
@@ -74,9 +76,13 @@ func (o *dupOptions) detectorOptions(cmdName string) (dups.Options, *dups.Hasher
 	if o.resendHead < 0 || o.resendTail < 0 || o.resendMinRun < 1 {
 		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --resend-head and --resend-tail must not be negative, --resend-min-run at least 1", cmdName)}
 	}
+	pipes, err := dups.ParsePipelines(o.pipelines)
+	if err != nil {
+		return dups.Options{}, nil, usageError{fmt.Errorf("%s: --pipeline %w", cmdName, err)}
+	}
 	return dups.Options{Scope: scope, SamePID: o.samePID, RestartWindow: o.restartWindow, MemBudget: mem, TmpDir: o.tmp, NoExplanations: o.terse,
 			ResendHead: dups.Threshold(o.resendHead), ResendTail: dups.Threshold(o.resendTail), ResendMinRun: o.resendMinRun,
-			ResendInFlight: cmp.Or(o.resendInFlight, -1), RetryDistance: cmp.Or(o.retryDistance, -1)},
+			ResendInFlight: cmp.Or(o.resendInFlight, -1), RetryDistance: cmp.Or(o.retryDistance, -1), Pipelines: pipes},
 		dups.NewHasher(match, o.ignoreHeaders), nil
 }
 

@@ -23,30 +23,24 @@ func newDupsCmd(set *settings) *cobra.Command {
 		Short: "Report records written again under another producer ID",
 		Long: `dups finds records whose content (key, value and headers; see --match and
 --ignore-header) was written again under a different producer ID, within a
-topic by default (--scope), and explains each later copy:
+topic by default (--scope), and explains each later copy by its cause:
+restart-resend (a replaced producer resent what the broker had persisted,
+its session beginning within --restart-window of the earlier one's end),
+reprocess (a consumer group restarted between the two producers' sessions and
+re-read its input from its last commit), rebalance (two live members of a
+group wrote the outputs of one input after the group moved it), txn-retry
+(the earlier copy was aborted), retry and dedup-failure (one producer's
+batch appended twice), repeat (anything else, e.g. constant heartbeats).
 
-  restart-resend  the later PID's session began after the earlier PID's last
-                  write, within --restart-window: a producer was replaced and
-                  resent what the broker had already persisted;
-  txn-retry       the earlier copy belongs to an aborted transaction;
-  repeat          anything else, e.g. constant heartbeat payloads.
-
-Every restart-resend and txn-retry copy is graded. "strong" when the bytes
-show a resend too: the copy belongs to a run of at least --resend-min-run
-consecutive records repeating the earlier session's records in order, that
-run is the earlier session's tail (but for --resend-tail records) and the
-later session's head (after at most --resend-head records of its own), and
-its content is not one value repeated nor what every new session writes.
-Otherwise "possible", with the reasons it is not strong: one record
-written again reads the same whether it was resent or written anew.
-
-The text report prints the totals per class and per topic, then the later
-copies collapsed into runs, the largest first: those of restart-resends and
-txn-retries (at most --limit), and a count of the runs of repeats; --all
-lists the runs of every class. --json writes one JSON object per duplicate
-group with all its members, then a summary.
-Memory is bounded by --mem: beyond it records are spilled to --tmp, and
-the result is the same.
+Every copy but a repeat is graded "strong" when the bytes show its cause in
+full (a resend: a run of --resend-min-run records or more, the earlier
+session's tail within --resend-tail, the later's head within --resend-head;
+a reprocess or rebalance: the group's link checked), else "possible", with
+the reasons. The text report prints the totals per class and per topic,
+then the runs of later copies, the largest first (at most --limit), and a
+count of the runs of repeats (--all lists them). --json writes one JSON
+object per duplicate group, then a summary. Memory is bounded by --mem:
+beyond it records are spilled to --tmp, and the result is the same.
 
 With --from-tables the arguments are output dirs of earlier
 "ksleuth scan --records" runs (e.g. one per machine, each over its share

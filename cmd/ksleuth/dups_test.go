@@ -173,7 +173,7 @@ func TestDupsExplanations(t *testing.T) {
 	}
 	out = unwrap(out)
 	for _, want := range []string{
-		"resends and retries: 159 with strong evidence, 12 possible (a new session repeated content, but the bytes do not show a resend)",
+		"resends and retries: 159 with strong evidence, 18 possible (a new session repeated content, but the bytes do not show a resend)",
 		"orders-0: PID 1002 (epoch 0) resent 10 records first written by PID 1001 — offsets 50–59 repeat 40–49, written 0.0 s into PID 1002's session, which began 2.1 s after PID 1001's last write [restart-resend, strong evidence]",
 		"orders-0: PID 1003 (epoch 0) resent 15 records first written by PID 1002 — offsets 70–84 repeat 55–69, written 0.0 s into PID 1003's session, which began 1.6 s after PID 1002's last write [restart-resend, strong evidence]",
 		"clicks-1: PID 1102 (epoch 0) resent 4 records first written by PID 1101 in clicks-0 — offsets",
@@ -185,7 +185,7 @@ func TestDupsExplanations(t *testing.T) {
 		"console-0: PID 9302 (epoch 0) possibly resent 1 record first written by PID 9301 — offset 3 repeats 2, written 0.0 s into PID 9302's session, which began 5m04s after PID 9301's last write [possible restart-resend: too few records]",
 		"startup-0: PID 9104 (epoch 0) possibly resent 1 record first written by PID 9103 — offset 3 repeats 2, written 0.0 s into PID 9104's session, which began 20.1 s after PID 9103's last write [possible restart-resend: too few records, content new sessions write]",
 		"  restart-resend     133      140     130        10",
-		"           total     168      180     159        12",
+		"           total     174      186     159        18",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q\n%s", want, out)
@@ -230,7 +230,7 @@ func TestDupsExplanations(t *testing.T) {
 func TestDupsSpill(t *testing.T) {
 	t.Parallel()
 	dir, _ := genDupScenarios(t)
-	for _, extra := range [][]string{{"--same-pid"}, nil} {
+	for _, extra := range [][]string{{"--same-pid"}, nil, {"--pipeline", segtest.ReprocessHint, "--pipeline", segtest.RebalanceHint}} {
 		mem, _ := dupsJSON(t, append([]string{dir}, extra...)...)
 		for _, budget := range []string{"4KiB", "9KiB"} {
 			tmp := t.TempDir()
@@ -266,11 +266,17 @@ func TestDupsCauses(t *testing.T) {
 	for _, want := range []string{
 		"           CLASS  GROUPS  RECORDS  STRONG  POSSIBLE\n" +
 			"  restart-resend     133      140     130        10\n" +
+			"       reprocess       2        2       0         2\n" +
+			"       rebalance       4        4       0         4\n" +
 			"       txn-retry      10       10      10         0\n" +
 			"           retry      17       17      16         1\n" +
 			"   dedup-failure       4        4       3         1\n" +
 			"          repeat       4        9       -         -\n" +
-			"           total     168      180     159        12\n",
+			"           total     174      186     159        18\n",
+		"rp-out-0: PID 9912 (epoch 0) possibly re-produced 2 records first written by PID 9911, its consumer group having re-read their input — " +
+			"offsets 10–11 repeat 8–9, written 0.0 s into PID 9912's session, which began 3.2 s after PID 9911's last write [possible reprocess: link inferred]",
+		"zb-out-0: PID 9961 (epoch 0) possibly wrote 4 records already written by PID 9962, both members of a consumer group that moved their input — " +
+			"offsets 12–15 repeat 8–11, 0.2 s later, 5.7 s into PID 9961's session [possible rebalance: link inferred]",
 		"retried-0: a non-idempotent producer (PID -1) retried 8 records with their first copies' timestamps — offsets 30–37 repeat 10–17 [retry, strong evidence]",
 		"retried-0: a non-idempotent producer (PID -1) possibly retried 1 record with their first copies' timestamps — offset 48 repeats 46 [possible retry: too few records]",
 		"dedup-synthetic-0: PID 9801 (epoch 0) wrote 3 records twice under the same sequence numbers, which the broker appended again — offsets 9–11 repeat 6–8 [dedup-failure, strong evidence]",
@@ -292,6 +298,16 @@ func TestDupsCauses(t *testing.T) {
 		{"retried", []string{"--same-pid"}, "not a restart: PID -1 (no idempotence) wrote it twice, and not as a retry: in the same batch (a retry is a batch of its own: the application sent it twice)"},
 		{"dedup-synthetic", nil, "strong evidence: PID 9801 (epoch 0) wrote sequence 6 in dedup-synthetic-0 twice, at offsets 6 and 9, with the same timestamp: " +
 			"the broker appended a batch it should have rejected as a duplicate"},
+		{"rp-out", nil, "a reprocess by consumer group rp-app after a crash: PID 9912's session in rp-out-0 began 3.2 s after PID 9911's last write, and the group, " +
+			"reading rp-in, went from generation 1 to 2 between them, re-reading from its last commit (rp-in-0 offsets 8 to 9); possible reprocess only, not strong: " +
+			"that group rp-app, reading rp-in, writes rp-out is inferred from the timing of its generations"},
+		{"zb-out", nil, "a rebalance zombie in consumer group zb-app: PID 9962 and PID 9961 wrote concurrently, and the group, reading zb-in, " +
+			"went from generation 1 to 2, member zb-app-a leaving before this copy; its new owner re-read from the last commit (zb-in-0 offsets 4 to 7, zb-in-1 from offset 4)"},
+		{"rp-out", []string{"--pipeline", segtest.ReprocessHint}, "strong evidence: group rp-app went from generation 1 to 2 at 2023-11-15T04:26:53Z, " +
+			"member rp-app-1-0001 (client rp-app-1, host /10.0.0.1) leaving; its new generation re-read rp-in-0 offsets 8 to 9"},
+		{"zb-out", []string{"--pipeline", segtest.RebalanceHint}, "strong evidence: group zb-app went from generation 1 to 2 at 2023-11-15T04:26:59Z, " +
+			"member zb-app-a-0001 (client zb-app-a, host /10.0.1.1) leaving"},
+		{"mixed", nil, "not a reprocess or rebalance: the producers show neither a restart nor concurrent sessions"},
 	} {
 		groups, _ := dupsJSON(t, append([]string{dir, "--topic", "^" + c.topic + "$"}, c.args...)...)
 		found := false
@@ -323,6 +339,14 @@ func TestScanDupTables(t *testing.T) {
 	b, _ := json.Marshal(got)
 	if string(a) != string(b) {
 		t.Errorf("duplicates.parquet (%d rows) differs from dups --json (%d members)", len(got), len(want))
+	}
+	classes := map[string]int{}
+	for _, r := range got {
+		classes[r.Topic+" "+r.Class]++
+	}
+	if classes["rp-out reprocess"] != 2 || classes["zb-out rebalance"] != 4 {
+		t.Errorf("duplicates.parquet holds %d reprocess copies in rp-out and %d rebalance copies in zb-out, want 2 and 4",
+			classes["rp-out reprocess"], classes["zb-out rebalance"])
 	}
 	prods := readTable[analysis.ProducerRow](t, filepath.Join(out, tableProducers))
 	byKey := map[string]analysis.ProducerRow{}

@@ -131,7 +131,7 @@ func GenerateDupScenarios(dir string, seed int64) (*DupTruth, error) {
 	d := &dupGen{gen: &gen{rng: rand.New(rand.NewPCG(uint64(seed), 0x64757073)), segBytes: DefaultSegmentBytes}, parts: map[string]*partition{}}
 	d.now = 1700000000000
 	for _, f := range []func() error{d.restarts, d.keyless, d.txnRetry, d.fenced, d.committed, d.heartbeats, d.samePID, d.pidNone, d.traced, d.corrupt,
-		d.replay, d.interleaved, d.startup, d.unrelated, d.retyped, d.constant, d.late, d.retries, d.dedupFailure} {
+		d.replay, d.interleaved, d.startup, d.unrelated, d.retyped, d.constant, d.late, d.retries, d.dedupFailure, d.reprocess, d.rebalance} {
 		if err := f(); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ksleuth/ksleuth/analysis"
+	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/export"
 	jsonl "github.com/ksleuth/ksleuth/analysis/report/json"
 	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/clitest"
@@ -77,5 +78,21 @@ func sqlLine(m *analysis.DuplicateRow) string {
 	}
 	return strings.Join([]string{fmt.Sprint(m.GroupID), m.Fingerprint, m.Source, m.Topic, fmt.Sprint(m.Partition), fmt.Sprint(m.Offset),
 		fmt.Sprint(m.ProducerID), fmt.Sprint(m.ProducerEpoch), fmt.Sprint(m.Sequence), opt(m.Timestamp), fmt.Sprint(m.Occurrence),
-		m.Class, m.TxnState, fmt.Sprint(m.Damaged), opt(m.RefTopic), opt(m.RefPartition), opt(m.RefOffset), opt(m.RefProducerID)}, "|")
+		sqlClass(m), m.TxnState, fmt.Sprint(m.Damaged), opt(m.RefTopic), opt(m.RefPartition), opt(m.RefOffset), opt(m.RefProducerID)}, "|")
+}
+
+// sqlClass is the class duplicates.sql gives m: it reads no consumer
+// offsets, so a reprocess is the restart-resend the producers show, and
+// a rebalance the repeat of concurrent producers, or the restart-resend
+// of a zombie whose successor wrote after it.
+func sqlClass(m *analysis.DuplicateRow) string {
+	switch {
+	case m.Class == dups.ClassReprocess:
+		return dups.ClassRestartResend
+	case m.Class == dups.ClassRebalance && strings.Contains(m.Explanation, dups.ConcurrentWords):
+		return dups.ClassRepeat
+	case m.Class == dups.ClassRebalance:
+		return dups.ClassRestartResend
+	}
+	return m.Class
 }
