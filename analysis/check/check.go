@@ -359,8 +359,9 @@ func (c *Checker) Finish() *Result {
 	for _, l := range c.ldOrder {
 		l.finish()
 	}
-	res := &Result{Omitted: c.omitted, Files: c.files, Kafka: c.kafka, Skipped: c.skipped}
-	for _, p := range c.order {
+	res := &Result{Omitted: c.omitted, Files: c.files, Kafka: c.kafka, Skipped: c.skipped,
+		Partitions: make([]Verdict, 0, len(c.order))}
+	for i, p := range c.order {
 		p.regrade()
 		gaps := p.ledger()
 		res.Gaps = append(res.Gaps, gaps...)
@@ -369,7 +370,13 @@ func (c *Checker) Finish() *Result {
 		}
 		p.flushCaps()
 		c.findings = append(c.findings, p.findings...)
+		// A partition's state is all in its rows now: on a log dir of
+		// 50,000 partitions it is a few KB each, which the verdicts
+		// would otherwise be built beside.
+		c.order[i] = nil
+		delete(c.parts, p.key)
 	}
+	c.order, c.parts, c.cur = nil, nil, nil
 	for _, l := range c.ldOrder {
 		c.findings = append(c.findings, l.findings...)
 		// By name: the checkpoints list partitions in the broker's hash order.
