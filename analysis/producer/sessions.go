@@ -123,6 +123,9 @@ func (t *Tracker) session(d *dirState, b *analysis.BatchRow) {
 	r.Records += int64(b.RecordCount)
 	if b.IsTransactional {
 		r.IsTransactional = true
+		if d.inTxn == nil {
+			d.inTxn = map[int64]*session{}
+		}
 		d.inTxn[b.ProducerID] = s
 	}
 	if damaged {
