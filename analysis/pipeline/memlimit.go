@@ -19,31 +19,15 @@ import (
 // the environment sets (GOMEMLIMIT) is left as it is.
 const HeapLimit = 300 << 20
 
-// heapLimit counts the runs under way in the process, so that the limit
-// set by the first is lifted when the last ends (tests run several at
-// once).
-var heapLimit struct {
-	sync.Mutex
-	runs int
-	set  bool
-	prev int64
+// holdHeap sets HeapLimit, once, unless a limit is already set. It
+// stays for the rest of the process: the outputs are built from a run's
+// Result after the run returns, and that is when its heap is largest.
+func holdHeap() {
+	heapOnce.Do(func() {
+		if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+			debug.SetMemoryLimit(HeapLimit)
+		}
+	})
 }
 
-// holdHeap sets HeapLimit unless a limit is already set, and returns the
-// function that lifts it when the run ends.
-func holdHeap() (release func()) {
-	heapLimit.Lock()
-	defer heapLimit.Unlock()
-	if heapLimit.runs == 0 && debug.SetMemoryLimit(-1) == math.MaxInt64 {
-		heapLimit.prev, heapLimit.set = debug.SetMemoryLimit(HeapLimit), true
-	}
-	heapLimit.runs++
-	return func() {
-		heapLimit.Lock()
-		defer heapLimit.Unlock()
-		if heapLimit.runs--; heapLimit.runs == 0 && heapLimit.set {
-			debug.SetMemoryLimit(heapLimit.prev)
-			heapLimit.set = false
-		}
-	}
-}
+var heapOnce sync.Once
