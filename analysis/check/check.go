@@ -359,8 +359,9 @@ func (c *Checker) Finish() *Result {
 	for _, l := range c.ldOrder {
 		l.finish()
 	}
-	res := &Result{Omitted: c.omitted, Files: c.files, Kafka: c.kafka, Skipped: c.skipped}
-	for _, p := range c.order {
+	res := &Result{Omitted: c.omitted, Files: c.files, Kafka: c.kafka, Skipped: c.skipped,
+		Partitions: make([]Verdict, 0, len(c.order))}
+	for i, p := range c.order {
 		if p.remoteDir() {
 			// A remote segment is part of every broker's log, not a
 			// copy of its own: its offsets are judged in the
@@ -372,7 +373,7 @@ func (c *Checker) Finish() *Result {
 			}
 			p.flushCaps()
 			c.findings = append(c.findings, p.findings...)
-			continue
+			continue // kept: the local copies' ledgers after it read it
 		}
 		p.regrade()
 		gaps := p.ledger()
@@ -382,7 +383,13 @@ func (c *Checker) Finish() *Result {
 		}
 		p.flushCaps()
 		c.findings = append(c.findings, p.findings...)
+		// A partition's state is all in its rows now: on a log dir of
+		// 50,000 partitions it is a few KB each, which the verdicts
+		// would otherwise be built beside.
+		c.order[i] = nil
+		delete(c.parts, p.key)
 	}
+	c.order, c.parts, c.cur = nil, nil, nil
 	for _, l := range c.ldOrder {
 		c.findings = append(c.findings, l.findings...)
 		// By name: the checkpoints list partitions in the broker's hash order.

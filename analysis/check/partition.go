@@ -173,14 +173,17 @@ type truncRef struct {
 }
 
 func newPartition(c *Checker, k partKey, topic string, part int32) *partition {
-	return &partition{c: c, key: k, topic: topic, part: part, caps: map[capKey]int{}, st: c.o.NewProducerState(),
-		prevLast: -1, segLast: -1, maxTs: -1, stash: map[int64][]sideFile{}, firstSegBase: -1, startBase: -1, logStartSeen: -1}
+	return &partition{c: c, key: k, topic: topic, part: part, st: c.o.NewProducerState(),
+		prevLast: -1, segLast: -1, maxTs: -1, firstSegBase: -1, startBase: -1, logStartSeen: -1}
 }
 
 // add records a finding, applying the per-file cap.
 func (p *partition) add(f analysis.AnomalyRow) {
 	if m := p.c.o.MaxFindingsPerFile; m > 0 && f.Severity != finding.Note {
 		k := capKey{file: f.File, kind: f.Kind}
+		if p.caps == nil {
+			p.caps = map[capKey]int{} // made at the first finding: most partitions have none
+		}
 		p.caps[k]++
 		if p.caps[k] > m {
 			if p.capped == nil {
@@ -436,6 +439,9 @@ func (p *partition) file(ev *scan.FileEvent) {
 		if s := p.segmentAt(n.Offset); s != nil {
 			p.checkSide(s, sf)
 		} else {
+			if p.stash == nil {
+				p.stash = map[int64][]sideFile{}
+			}
 			p.stash[n.Offset] = append(p.stash[n.Offset], sf)
 		}
 	case snapshot.KindSnapshot:

@@ -119,6 +119,7 @@ func (o *Options) NeedPayload() bool { return o.Detector != nil && !o.Hasher.Def
 
 // Run runs the analysis over inputs.
 func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*Result, error) {
+	holdHeap()
 	sources := scan.Sources(inputs)
 	copts := o.Check
 	copts.NewProducerState = producer.NewProducerState

@@ -38,6 +38,7 @@ type Tables struct {
 // the previous one stays.
 // o.Detector must be set: duplicates.parquet is part of the set.
 func WriteTables(ctx context.Context, inputs []*source.Input, o Options, t TableOptions) (*Tables, error) {
+	holdHeap()
 	ts := export.NewSet(t.Out, t.Version, t.Meta)
 	defer ts.Abort()
 	files := export.OpenTable[analysis.FileRow](ts, export.Files)

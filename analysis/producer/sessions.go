@@ -123,6 +123,9 @@ func (t *Tracker) session(d *dirState, b *analysis.BatchRow) {
 	r.Records += int64(b.RecordCount)
 	if b.IsTransactional {
 		r.IsTransactional = true
+		if d.inTxn == nil {
+			d.inTxn = map[int64]*session{}
+		}
 		d.inTxn[b.ProducerID] = s
 	}
 	if damaged {
@@ -166,7 +169,10 @@ func (t *Tracker) anomaly(d *dirState, b *analysis.BatchRow, kind finding.Kind, 
 // first offset, with the snapshot view attached from snaps (the newest
 // snapshot of the same partition dir holding the PID at that epoch), and
 // the sequence anomalies in the order found (sequence gaps in partition
-// dirs that show signs of compaction left out).
+// dirs that show signs of compaction left out). It is called once, after
+// the last batch: the rows are all that is kept of the sessions, which on
+// a broker's tens of thousands of partitions would otherwise stay beside
+// them until the run ends.
 func (t *Tracker) Sessions(snaps []analysis.SnapshotRow) ([]analysis.ProducerRow, []analysis.AnomalyRow) {
 	type snapKey = sessionKey
 	best := map[snapKey]*analysis.SnapshotRow{}
@@ -197,7 +203,9 @@ func (t *Tracker) Sessions(snaps []analysis.SnapshotRow) ([]analysis.ProducerRow
 			}
 			rows = append(rows, r)
 		}
+		d.sessions, d.maxEpoch, d.inTxn = nil, nil, nil
 	}
+	t.lastSession = nil
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := &rows[i], &rows[j]
 		return cmp.Or(analysis.CopyOrder{Input: a.Input, Topic: a.Topic, Partition: a.Partition, Dir: a.Dir}.Compare(

@@ -71,8 +71,11 @@ func (t *Tracker) Batch(b *analysis.BatchRow) {
 		k := dirKey{b.Input, analysis.PartitionDir(b.Segment)}
 		d := t.dirs[k]
 		if d == nil {
+			// inTxn and open are made at the first transactional batch:
+			// most partitions never see one, and a log dir holds tens of
+			// thousands of partitions.
 			d = &dirState{key: k, topic: b.Topic, partition: b.Partition, sessions: map[pidEpoch]*session{},
-				maxEpoch: map[int64]int32{}, inTxn: map[int64]*session{}, open: map[int64]*txn{}}
+				maxEpoch: map[int64]int32{}}
 			_, d.remote = source.ParseRemoteDir(path.Base(k.dir))
 			t.dirs[k] = d
 			t.order = append(t.order, d)

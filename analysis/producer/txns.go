@@ -74,6 +74,9 @@ func (p *dirState) transaction(b *analysis.BatchRow) {
 	x := p.open[b.ProducerID]
 	if x == nil {
 		x = p.begin(b)
+		if p.open == nil {
+			p.open = map[int64]*txn{}
+		}
 		p.open[b.ProducerID] = x
 		x.row.FirstTimestamp = copyTS(b.FirstTimestamp)
 	}

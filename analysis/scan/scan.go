@@ -171,8 +171,8 @@ type EntryBatch struct {
 type PartitionSummary struct {
 	analysis.PartitionSummary
 
-	codecs    map[string]bool
-	producers map[int64]bool
+	codecs    []string
+	producers idSet
 	logDir    string
 }
 
@@ -651,7 +651,7 @@ func (s *scanner) fileDone(f *fileDone) error {
 	p := s.parts[f.partKey]
 	if p == nil {
 		p = &PartitionSummary{PartitionSummary: analysis.PartitionSummary{Input: f.row.Input, Dir: f.partDir, Topic: *f.row.Topic,
-			Partition: *f.row.Partition, DirState: f.dirState}, codecs: map[string]bool{}, producers: map[int64]bool{}, logDir: f.logDir}
+			Partition: *f.row.Partition, DirState: f.dirState}, logDir: f.logDir}
 		s.parts[f.partKey] = p
 	}
 	p.Findings += f.row.Findings
@@ -677,10 +677,10 @@ func (s *scanner) fileDone(f *fileDone) error {
 		p.LastTime = &v
 	}
 	for c := range f.agg.codecs {
-		p.codecs[c] = true
+		p.codecs = addCodec(p.codecs, c)
 	}
 	for id := range f.agg.producers {
-		p.producers[id] = true
+		p.producers.add(id)
 	}
 	return nil
 }
@@ -763,11 +763,10 @@ func (s *scanner) result() *Result {
 	})
 	s.summarizeEmptyDirs()
 	for _, p := range s.parts {
-		for c := range p.codecs {
-			p.Codecs = append(p.Codecs, c)
-		}
+		p.Codecs = append(p.Codecs, p.codecs...)
 		sort.Strings(p.Codecs)
-		p.Producers = len(p.producers)
+		p.Producers = p.producers.len()
+		p.codecs, p.producers = nil, idSet{}
 		if id, ok := s.brokers[p.logDir]; ok {
 			p.BrokerID = &id
 		}

@@ -1,0 +1,33 @@
+package pipeline
+
+import (
+	"math"
+	"runtime/debug"
+	"sync"
+)
+
+// HeapLimit is the soft limit a run holds the Go heap to
+// (docs/performance.md "Many partitions"). The heap a run keeps grows with
+// the number of partitions (a few KB each: the checks' verdicts, the
+// producer sessions, the batch headers the replica comparison needs), and
+// the collector's default lets the heap reach twice what it keeps before
+// it collects: on a log dir of 50,000 partitions that doubling was most of
+// the peak. Past the limit the collector runs more often instead (at most
+// half the CPU, the runtime's own bound), so a run that must keep more
+// than the limit still completes. The duplicate detector's record buffer
+// lies outside the heap and is bounded by dups.Options.MemBudget. A limit
+// the environment sets (GOMEMLIMIT) is left as it is.
+const HeapLimit = 300 << 20
+
+// holdHeap sets HeapLimit, once, unless a limit is already set. It
+// stays for the rest of the process: the outputs are built from a run's
+// Result after the run returns, and that is when its heap is largest.
+func holdHeap() {
+	heapOnce.Do(func() {
+		if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+			debug.SetMemoryLimit(HeapLimit)
+		}
+	})
+}
+
+var heapOnce sync.Once
