@@ -155,45 +155,53 @@ func describeFP(m FingerprintMeta) string {
 	return fmt.Sprintf("%s %s, %s %s", OptionMatch, m.Match, OptionIgnoreHeaders, ig)
 }
 
-// addShard adds the data records of one shard's records table.
+// addShard adds the data records of one shard's records table: by
+// columns (fromcolumns.go), or row by row for a part file of another
+// layout.
 func addShard(ctx context.Context, det *dups.Detector, s *Shard, topic *regexp.Regexp) error {
-	type partKey struct {
-		input int32
-		dir   string
-	}
-	ids := map[partKey]dups.PartID{}
-	var batch batchStart
+	f := newShardFeed(det, s, topic)
 	for _, p := range s.parts {
-		err := export.EachRow(ctx, p, func(r *tableRecord) error {
-			if r.IsControl || topic != nil && !topic.MatchString(r.Topic) {
-				return nil
-			}
-			if r.Input < 0 || int(r.Input) >= len(s.sources) {
-				return &TablesError{fmt.Errorf("%s: input %d, but the scan had %d input(s)", p, r.Input, len(s.sources))}
-			}
-			k := partKey{r.Input, r.Dir}
-			id, ok := ids[k]
-			if !ok {
-				id = det.Partition(s.offset+r.Input, s.sources[r.Input], r.Topic, r.Partition, r.Dir)
-				ids[k] = id
-			}
-			fp, err := dups.ParseFingerprint(r.Fingerprint)
-			if err != nil {
-				return &TablesError{fmt.Errorf("%s: %w", p, err)}
-			}
-			rec := dups.Record{Part: id, Offset: r.Offset, Timestamp: -1, ProducerID: r.ProducerID, Epoch: int16(r.ProducerEpoch),
-				Sequence: r.Sequence, Txn: analysis.ParseTxnState(r.TxnState), Damaged: r.Damaged, Fingerprint: fp, HasBatch: true}
-			rec.BatchStart = batch.of(r.Input, r.Segment, r.BatchPosition, r.Offset)
-			if r.Timestamp != nil {
-				rec.Timestamp = *r.Timestamp
-			}
-			return det.Add(&rec)
-		})
+		done, err := f.part(ctx, p)
 		if err != nil {
 			return err
 		}
+		if !done {
+			if err := addPartRows(ctx, f, p); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// addPartRows adds the records of one part file row by row.
+func addPartRows(ctx context.Context, f *shardFeed, p string) error {
+	s, det, topic := f.s, f.det, f.topic
+	return export.EachRow(ctx, p, func(r *tableRecord) error {
+		if r.IsControl || topic != nil && !topic.MatchString(r.Topic) {
+			return nil
+		}
+		if r.Input < 0 || int(r.Input) >= len(s.sources) {
+			return &TablesError{fmt.Errorf("%s: input %d, but the scan had %d input(s)", p, r.Input, len(s.sources))}
+		}
+		k := partKey{r.Input, r.Dir}
+		id, ok := f.ids[k]
+		if !ok {
+			id = det.Partition(s.offset+r.Input, s.sources[r.Input], r.Topic, r.Partition, r.Dir)
+			f.ids[k] = id
+		}
+		fp, err := dups.ParseFingerprint(r.Fingerprint)
+		if err != nil {
+			return &TablesError{fmt.Errorf("%s: %w", p, err)}
+		}
+		rec := dups.Record{Part: id, Offset: r.Offset, Timestamp: -1, ProducerID: r.ProducerID, Epoch: int16(r.ProducerEpoch),
+			Sequence: r.Sequence, Txn: analysis.ParseTxnState(r.TxnState), Damaged: r.Damaged, Fingerprint: fp, HasBatch: true}
+		rec.BatchStart = f.batch.of(r.Input, r.Segment, r.BatchPosition, r.Offset)
+		if r.Timestamp != nil {
+			rec.Timestamp = *r.Timestamp
+		}
+		return det.Add(&rec)
+	})
 }
 
 // OpenShards opens the output dirs of earlier scans to merge their records
@@ -245,6 +253,19 @@ func OpenShards(dirs []string, want *FingerprintMeta) ([]*Shard, int32, error) {
 // findings of severity error or warning and the unreadable files their
 // tables list.
 func FeedShards(ctx context.Context, det *dups.Detector, shards []*Shard, topic *regexp.Regexp) (findings, unreadable int64, err error) {
+	// The tables' footers say how many entries the detector will hold:
+	// its buffer is sized once instead of doubled and copied.
+	var rows int64
+	for _, s := range shards {
+		for _, p := range s.parts {
+			n, err := export.RowCount(p)
+			if err != nil {
+				return 0, 0, err
+			}
+			rows += n
+		}
+	}
+	det.Reserve(int(min(rows, 1<<30)))
 	for _, s := range shards {
 		if err := addShard(ctx, det, s, topic); err != nil {
 			return 0, 0, err
