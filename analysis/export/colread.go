@@ -107,9 +107,22 @@ func eachBlock(ctx context.Context, rg parquet.RowGroup, idx []int, cols []ReadC
 		}
 	}()
 	for {
+		rows := columnBlockRows
+		for i := range cur {
+			if !cur[i].bytes {
+				continue
+			}
+			ok, err := cur[i].next()
+			if err != nil {
+				return err
+			}
+			if ok {
+				rows = min(rows, int(cur[i].rem))
+			}
+		}
 		n := -1
 		for i := range cur {
-			m, err := cur[i].fill(b.vals[i])
+			m, err := cur[i].fill(b.vals[i][:rows])
 			if err != nil {
 				return err
 			}
@@ -135,55 +148,51 @@ func eachBlock(ctx context.Context, rg parquet.RowGroup, idx []int, cols []ReadC
 type colCursor struct {
 	pages parquet.Pages
 	vals  parquet.ValueReader
+	rem   int64 // values left in the current page
+	// bytes: the values are byte arrays, which may point into their
+	// page's buffer, valid only until the column's next page is read; a
+	// block never reads past the current page of such a column.
 	bytes bool
-	// arena holds the block's byte arrays: a value read from a page may
-	// point into that page's buffer, which reading the column's next page
-	// can reuse while the block still refers to it.
-	arena []byte
+}
+
+// next makes sure c has a page with values left; false at the end of the
+// chunk.
+func (c *colCursor) next() (bool, error) {
+	for c.vals == nil || c.rem <= 0 {
+		p, err := c.pages.ReadPage()
+		if errors.Is(err, io.EOF) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		c.vals, c.rem = p.Values(), p.NumValues()
+	}
+	return true, nil
 }
 
 // fill reads values until buf is full or the chunk ends.
 func (c *colCursor) fill(buf []parquet.Value) (int, error) {
 	n := 0
-	c.arena = c.arena[:0]
 	for n < len(buf) {
-		if c.vals == nil {
-			p, err := c.pages.ReadPage()
-			if errors.Is(err, io.EOF) {
-				return n, nil
-			}
-			if err != nil {
-				return n, err
-			}
-			c.vals = p.Values()
+		if ok, err := c.next(); !ok || err != nil {
+			return n, err
 		}
-		m, err := c.vals.ReadValues(buf[n:])
-		if c.bytes {
-			c.pin(buf[n : n+m])
-		}
+		m, err := c.vals.ReadValues(buf[n:min(len(buf), n+int(c.rem))])
 		n += m
+		c.rem -= int64(m)
 		if errors.Is(err, io.EOF) {
-			c.vals = nil
+			c.vals, c.rem = nil, 0
 			continue
 		}
 		if err != nil {
 			return n, err
 		}
+		if m == 0 {
+			return n, fmt.Errorf("page of %d values left read none", c.rem)
+		}
 	}
 	return n, nil
-}
-
-// pin moves the byte arrays of vs into the arena. When the arena grows,
-// the values already pinned keep the old array, which nothing overwrites.
-func (c *colCursor) pin(vs []parquet.Value) {
-	for i, v := range vs {
-		if v.IsNull() {
-			continue
-		}
-		s := len(c.arena)
-		c.arena = append(c.arena, v.ByteArray()...)
-		vs[i] = parquet.ByteArrayValue(c.arena[s:len(c.arena):len(c.arena)])
-	}
 }
 
 // RowCount returns the rows of a Parquet file, from its footer.
