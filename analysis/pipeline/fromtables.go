@@ -204,6 +204,30 @@ func addPartRows(ctx context.Context, f *shardFeed, p string) error {
 	})
 }
 
+// tablesReserve is what dups --from-tables keeps of its memory budget for
+// everything but the detector's entries: the pages of the tables being
+// read (about 10 MiB), the spill files' buffers, the groups being reported,
+// and the collector's headroom. Measured at 10^7 records, the Go heap
+// peaks at about 80 MiB unlimited and runs within 64 MiB when held to it,
+// for 2 % more CPU (docs/performance.md, "The duplicate join at scale").
+const tablesReserve = 64 << 20
+
+// TablesBudget splits the memory budget of dups --from-tables, a process
+// that does nothing but the join, so that the process as a whole stays
+// within it: entries for the detector, and heap, the soft limit for the Go
+// heap (runtime/debug.SetMemoryLimit; 0 leaves it unlimited). Budgets
+// below twice the reserve go to the entries whole: a smaller heap limit
+// would keep the collector running.
+func TablesBudget(mem int64) (entries, heap int64) {
+	if mem <= 0 {
+		mem = dups.DefaultMemBudget
+	}
+	if mem < 2*tablesReserve {
+		return mem, 0
+	}
+	return mem - tablesReserve, tablesReserve
+}
+
 // OpenShards opens the output dirs of earlier scans to merge their records
 // tables: they must come from one hash function and one choice of
 // fingerprinted parts, and no input may be in two of them. want, when the

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
@@ -37,6 +38,12 @@ func runDupsFromTables(cmd *cobra.Command, dirs []string, o *commonOptions, d *d
 	}
 	ctx, stop := signalContext(cmd)
 	defer stop()
+	// The budget holds the whole process here: the join is all it does.
+	var heap int64
+	dopts.MemBudget, heap = pipeline.TablesBudget(dopts.MemBudget)
+	if heap > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(heap))
+	}
 	det, err := dups.New(dopts)
 	if err != nil {
 		return err
