@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -226,6 +227,22 @@ func TablesBudget(mem int64) (entries, heap int64) {
 		return mem, 0
 	}
 	return mem - tablesReserve, tablesReserve
+}
+
+// NewTablesDetector is the detector of dups --from-tables, with the budget
+// split by TablesBudget and the Go heap held to its share until done,
+// which also closes the detector.
+func NewTablesDetector(opts dups.Options) (det *dups.Detector, done func(), err error) {
+	var heap int64
+	opts.MemBudget, heap = TablesBudget(opts.MemBudget)
+	if det, err = dups.New(opts); err != nil {
+		return nil, nil, err
+	}
+	if heap <= 0 {
+		return det, func() { det.Close() }, nil
+	}
+	prev := debug.SetMemoryLimit(heap)
+	return det, func() { det.Close(); debug.SetMemoryLimit(prev) }, nil
 }
 
 // OpenShards opens the output dirs of earlier scans to merge their records

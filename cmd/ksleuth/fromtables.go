@@ -3,9 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 
-	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/spf13/cobra"
@@ -38,17 +36,11 @@ func runDupsFromTables(cmd *cobra.Command, dirs []string, o *commonOptions, d *d
 	}
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	// The budget holds the whole process here: the join is all it does.
-	var heap int64
-	dopts.MemBudget, heap = pipeline.TablesBudget(dopts.MemBudget)
-	if heap > 0 {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(heap))
-	}
-	det, err := dups.New(dopts)
+	det, done, err := pipeline.NewTablesDetector(dopts)
 	if err != nil {
 		return err
 	}
-	defer det.Close()
+	defer done()
 	findings, unreadable, err := pipeline.FeedShards(ctx, det, shards, topic)
 	if err != nil {
 		return interrupted(ctx, "dups", err)
