@@ -230,12 +230,16 @@ func TestReserveWithinBudget(t *testing.T) {
 	}
 	defer d.Close()
 	p := d.Partition(0, "in", "a", 0, "a-0")
+	d.Reserve(10)
 	if err := d.Add(&Record{Part: p, Offset: 7, Fingerprint: [16]byte{1}}); err != nil {
 		t.Fatal(err)
 	}
-	d.Reserve(10)
-	if cap(d.buf) != 11 || len(d.buf) != 1 || d.buf[0].off != 7 {
-		t.Fatalf("after Reserve(10): len %d cap %d", len(d.buf), cap(d.buf))
+	if cap(d.buf) != 10 || len(d.buf) != 1 {
+		t.Fatalf("Add after Reserve(10): len %d cap %d", len(d.buf), cap(d.buf))
+	}
+	d.Reserve(20)
+	if cap(d.buf) != 21 || len(d.buf) != 1 || d.buf[0].off != 7 {
+		t.Fatalf("after Reserve(20): len %d cap %d", len(d.buf), cap(d.buf))
 	}
 	d.Reserve(1 << 30)
 	if cap(d.buf) != 1000 || d.buf[0].off != 7 {

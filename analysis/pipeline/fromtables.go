@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -155,45 +156,93 @@ func describeFP(m FingerprintMeta) string {
 	return fmt.Sprintf("%s %s, %s %s", OptionMatch, m.Match, OptionIgnoreHeaders, ig)
 }
 
-// addShard adds the data records of one shard's records table.
+// addShard adds the data records of one shard's records table: by
+// columns (fromcolumns.go), or row by row for a part file of another
+// layout.
 func addShard(ctx context.Context, det *dups.Detector, s *Shard, topic *regexp.Regexp) error {
-	type partKey struct {
-		input int32
-		dir   string
-	}
-	ids := map[partKey]dups.PartID{}
-	var batch batchStart
+	f := newShardFeed(det, s, topic)
 	for _, p := range s.parts {
-		err := export.EachRow(ctx, p, func(r *tableRecord) error {
-			if r.IsControl || topic != nil && !topic.MatchString(r.Topic) {
-				return nil
-			}
-			if r.Input < 0 || int(r.Input) >= len(s.sources) {
-				return &TablesError{fmt.Errorf("%s: input %d, but the scan had %d input(s)", p, r.Input, len(s.sources))}
-			}
-			k := partKey{r.Input, r.Dir}
-			id, ok := ids[k]
-			if !ok {
-				id = det.Partition(s.offset+r.Input, s.sources[r.Input], r.Topic, r.Partition, r.Dir)
-				ids[k] = id
-			}
-			fp, err := dups.ParseFingerprint(r.Fingerprint)
-			if err != nil {
-				return &TablesError{fmt.Errorf("%s: %w", p, err)}
-			}
-			rec := dups.Record{Part: id, Offset: r.Offset, Timestamp: -1, ProducerID: r.ProducerID, Epoch: int16(r.ProducerEpoch),
-				Sequence: r.Sequence, Txn: analysis.ParseTxnState(r.TxnState), Damaged: r.Damaged, Fingerprint: fp, HasBatch: true}
-			rec.BatchStart = batch.of(r.Input, r.Segment, r.BatchPosition, r.Offset)
-			if r.Timestamp != nil {
-				rec.Timestamp = *r.Timestamp
-			}
-			return det.Add(&rec)
-		})
+		done, err := f.part(ctx, p)
 		if err != nil {
 			return err
 		}
+		if !done {
+			if err := addPartRows(ctx, f, p); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// addPartRows adds the records of one part file row by row.
+func addPartRows(ctx context.Context, f *shardFeed, p string) error {
+	s, det, topic := f.s, f.det, f.topic
+	return export.EachRow(ctx, p, func(r *tableRecord) error {
+		if r.IsControl || topic != nil && !topic.MatchString(r.Topic) {
+			return nil
+		}
+		if r.Input < 0 || int(r.Input) >= len(s.sources) {
+			return &TablesError{fmt.Errorf("%s: input %d, but the scan had %d input(s)", p, r.Input, len(s.sources))}
+		}
+		k := partKey{r.Input, r.Dir}
+		id, ok := f.ids[k]
+		if !ok {
+			id = det.Partition(s.offset+r.Input, s.sources[r.Input], r.Topic, r.Partition, r.Dir)
+			f.ids[k] = id
+		}
+		fp, err := dups.ParseFingerprint(r.Fingerprint)
+		if err != nil {
+			return &TablesError{fmt.Errorf("%s: %w", p, err)}
+		}
+		rec := dups.Record{Part: id, Offset: r.Offset, Timestamp: -1, ProducerID: r.ProducerID, Epoch: int16(r.ProducerEpoch),
+			Sequence: r.Sequence, Txn: analysis.ParseTxnState(r.TxnState), Damaged: r.Damaged, Fingerprint: fp, HasBatch: true}
+		rec.BatchStart = f.batch.of(r.Input, r.Segment, r.BatchPosition, r.Offset)
+		if r.Timestamp != nil {
+			rec.Timestamp = *r.Timestamp
+		}
+		return det.Add(&rec)
+	})
+}
+
+// tablesReserve is what dups --from-tables keeps of its memory budget for
+// everything but the detector's entries: the pages of the tables being
+// read (about 10 MiB), the spill files' buffers, the groups being reported,
+// and the collector's headroom. Measured at 10^7 records, the Go heap
+// peaks at about 80 MiB unlimited and runs within 64 MiB when held to it,
+// for 2 % more CPU (docs/performance.md, "The duplicate join at scale").
+const tablesReserve = 64 << 20
+
+// TablesBudget splits the memory budget of dups --from-tables, a process
+// that does nothing but the join, so that the process as a whole stays
+// within it: entries for the detector, and heap, the soft limit for the Go
+// heap (runtime/debug.SetMemoryLimit; 0 leaves it unlimited). Budgets
+// below twice the reserve go to the entries whole: a smaller heap limit
+// would keep the collector running.
+func TablesBudget(mem int64) (entries, heap int64) {
+	if mem <= 0 {
+		mem = dups.DefaultMemBudget
+	}
+	if mem < 2*tablesReserve {
+		return mem, 0
+	}
+	return mem - tablesReserve, tablesReserve
+}
+
+// NewTablesDetector is the detector of dups --from-tables, with the budget
+// split by TablesBudget and the Go heap held to its share until done,
+// which also closes the detector.
+func NewTablesDetector(opts dups.Options) (det *dups.Detector, done func(), err error) {
+	var heap int64
+	opts.MemBudget, heap = TablesBudget(opts.MemBudget)
+	if det, err = dups.New(opts); err != nil {
+		return nil, nil, err
+	}
+	if heap <= 0 {
+		return det, func() { det.Close() }, nil
+	}
+	prev := debug.SetMemoryLimit(heap)
+	return det, func() { det.Close(); debug.SetMemoryLimit(prev) }, nil
 }
 
 // OpenShards opens the output dirs of earlier scans to merge their records
@@ -245,6 +294,19 @@ func OpenShards(dirs []string, want *FingerprintMeta) ([]*Shard, int32, error) {
 // records (SetConsumers), and counts the findings of severity error or
 // warning and the unreadable files their tables list.
 func FeedShards(ctx context.Context, det *dups.Detector, shards []*Shard, topic *regexp.Regexp) (findings, unreadable int64, err error) {
+	// The tables' footers say how many entries the detector will hold:
+	// its buffer is sized once instead of doubled and copied.
+	var rows int64
+	for _, s := range shards {
+		for _, p := range s.parts {
+			n, err := export.RowCount(p)
+			if err != nil {
+				return 0, 0, err
+			}
+			rows += n
+		}
+	}
+	det.Reserve(int(min(rows, 1<<30)))
 	for _, s := range shards {
 		if err := addShard(ctx, det, s, topic); err != nil {
 			return 0, 0, err

@@ -163,7 +163,7 @@ SELECT m.fp, m.scope_topic, m.scope_part, m.source, m.input, m.topic, m.part, m.
          WHEN m.cause <> '' THEN m.cause
          WHEN e.txn_state = 'aborted' THEN 'txn-retry'
          WHEN m.pid = e.pid AND (m.pid < 0 OR m.epoch = e.epoch) THEN 'repeat'
-         WHEN m.pid < 0 THEN 'repeat'
+         WHEN m.pid < 0 OR e.pid < 0 THEN 'repeat'
          WHEN ls.first_ts IS NULL THEN 'repeat'
          WHEN m.pid = e.pid AND es.last_ts IS NULL THEN 'repeat'
          WHEN m.pid <> e.pid AND ew.last_ts IS NULL THEN 'repeat'

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ksleuth/ksleuth/analysis/dups"
 	"github.com/ksleuth/ksleuth/analysis/pipeline"
 	"github.com/ksleuth/ksleuth/analysis/report/text"
 	"github.com/spf13/cobra"
@@ -37,11 +36,11 @@ func runDupsFromTables(cmd *cobra.Command, dirs []string, o *commonOptions, d *d
 	}
 	ctx, stop := signalContext(cmd)
 	defer stop()
-	det, err := dups.New(dopts)
+	det, done, err := pipeline.NewTablesDetector(dopts)
 	if err != nil {
 		return err
 	}
-	defer det.Close()
+	defer done()
 	findings, unreadable, err := pipeline.FeedShards(ctx, det, shards, topic)
 	if err != nil {
 		return interrupted(ctx, "dups", err)
