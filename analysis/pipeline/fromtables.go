@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -238,11 +237,8 @@ func NewTablesDetector(opts dups.Options) (det *dups.Detector, done func(), err 
 	if det, err = dups.New(opts); err != nil {
 		return nil, nil, err
 	}
-	if heap <= 0 {
-		return det, func() { det.Close() }, nil
-	}
-	prev := debug.SetMemoryLimit(heap)
-	return det, func() { det.Close(); debug.SetMemoryLimit(prev) }, nil
+	restore := holdHeapTo(heap)
+	return det, func() { det.Close(); restore() }, nil
 }
 
 // OpenShards opens the output dirs of earlier scans to merge their records

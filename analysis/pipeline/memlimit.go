@@ -1,7 +1,7 @@
 package pipeline
 
 import (
-	"math"
+	"os"
 	"runtime/debug"
 	"sync"
 )
@@ -24,10 +24,22 @@ const HeapLimit = 300 << 20
 // Result after the run returns, and that is when its heap is largest.
 func holdHeap() {
 	heapOnce.Do(func() {
-		if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+		if os.Getenv("GOMEMLIMIT") == "" {
 			debug.SetMemoryLimit(HeapLimit)
 		}
 	})
 }
 
 var heapOnce sync.Once
+
+// holdHeapTo holds the Go heap to limit until the returned function puts
+// back the limit before; a limit the environment sets is left as it is.
+// It is for a stage that does nothing but one bounded job (the join of
+// dups --from-tables) and so can be held tighter than a run.
+func holdHeapTo(limit int64) (restore func()) {
+	if limit <= 0 || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(limit)
+	return func() { debug.SetMemoryLimit(prev) }
+}
