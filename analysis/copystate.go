@@ -37,11 +37,38 @@ const (
 	CopyAhead CopyState = "ahead"
 	// CopyDamaged: the reference's batches, some damaged in this copy.
 	CopyDamaged CopyState = "damaged"
+	// CopyDeleting: a partition dir the broker renamed
+	// <topic>-<partition>.<id>-delete when it deleted the topic or the
+	// replica; it removes the dir after file.delete.delay.ms. What the
+	// dir lacks was deleted with it, not lost.
+	CopyDeleting CopyState = "deleted"
+	// CopyFuture: a -future dir, the replica AlterReplicaLogDirs is
+	// moving to another log dir of the same broker: a second copy, built
+	// from the live one, that becomes the live one when it catches up.
+	CopyFuture CopyState = "future"
+	// CopyStray: a -stray dir, a replica a KRaft broker found at start
+	// that the metadata no longer assigns to it, set aside for deletion.
+	CopyStray CopyState = "stray"
 )
 
 // CopyStates lists every state, in the order the docs describe them.
 var CopyStates = []CopyState{CopyIntact, CopyLost, CopyUnread, CopyReference, CopyInSync,
-	CopyLagging, CopyDiverged, CopyAhead, CopyDamaged}
+	CopyLagging, CopyDiverged, CopyAhead, CopyDamaged, CopyDeleting, CopyFuture, CopyStray}
+
+// DirCopyState is the state of a partition dir by the suffix of its name
+// (source.PartitionDir.State: "delete", "future" or "stray"); "" for a
+// live partition dir, which is judged by its offsets.
+func DirCopyState(dirState string) CopyState {
+	switch dirState {
+	case "delete":
+		return CopyDeleting
+	case "future":
+		return CopyFuture
+	case "stray":
+		return CopyStray
+	}
+	return ""
+}
 
 // Phrase is the state's one-line wording, without the copy's name.
 func (s CopyState) Phrase() string {
@@ -64,6 +91,12 @@ func (s CopyState) Phrase() string {
 		return "holds offsets past the reference's end in the same leader epoch"
 	case CopyDamaged:
 		return "holds the reference's batches, some of them damaged in this copy"
+	case CopyDeleting:
+		return "deleted, awaiting removal: the broker renamed the dir to remove it after file.delete.delay.ms; what it lacks is not a loss"
+	case CopyFuture:
+		return "future replica being moved between log dirs of its broker (AlterReplicaLogDirs); what it lacks is not a loss"
+	case CopyStray:
+		return "stray: a replica its broker no longer hosts, set aside for deletion; what it lacks is not a loss"
 	}
 	return string(s)
 }

@@ -376,7 +376,11 @@ func (c *Checker) Finish() *Result {
 			continue // kept: the local copies' ledgers after it read it
 		}
 		p.regrade()
+		before := len(p.findings)
 		gaps := p.ledger()
+		if p.dirState != "" {
+			gaps = p.inTransit(gaps, before)
+		}
 		res.Gaps = append(res.Gaps, gaps...)
 		if v, ok := p.verdict(gaps); ok {
 			res.Partitions = append(res.Partitions, v)

@@ -19,6 +19,9 @@ type Verdict struct {
 	// found outside the checker (AddLosses) can join them.
 	gaps []analysis.GapRow
 	span string
+	// transit is the state of a -delete, -future or -stray dir, "" for a
+	// live one (transit.go).
+	transit analysis.CopyState
 }
 
 // verdict sums up the partition's gaps; ok is false for a partition dir
@@ -28,7 +31,7 @@ func (p *partition) verdict(gaps []analysis.GapRow) (Verdict, bool) {
 		return Verdict{}, false
 	}
 	v := Verdict{Verdict: analysis.Verdict{Input: p.key.input, Source: p.c.source(p.key.input), Topic: p.topic, Partition: p.part,
-		Dir: p.key.dir, FirstOffset: p.firstOffset(), LogEndOffset: p.logEnd()}, gaps: gaps}
+		Dir: p.key.dir, FirstOffset: p.firstOffset(), LogEndOffset: p.logEnd()}, gaps: gaps, transit: analysis.DirCopyState(p.dirState)}
 	v.span = "no batches"
 	switch {
 	case p.bare == bareEmpty:
@@ -85,6 +88,20 @@ func (v *Verdict) judge() {
 	span := v.span
 	if v.Crashed {
 		span += " (" + crashedPhrase + ")"
+	}
+	if v.Intact && v.transit != "" {
+		v.State = v.transit
+		v.Text = transitHead[v.transit] + ": " + span
+		var absent []string
+		for _, g := range v.gaps {
+			if g.Cause != CauseRetention && g.Cause != CauseCompaction && g.Cause != CauseDeleteRecords {
+				absent = append(absent, rangeText(g.FirstOffset, g.LastOffset))
+			}
+		}
+		if len(absent) > 0 {
+			v.Text += "; not on disk: " + strings.Join(absent, ", ") + " (not a loss)"
+		}
+		return
 	}
 	if v.Intact {
 		v.State = analysis.CopyIntact

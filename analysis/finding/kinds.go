@@ -98,6 +98,15 @@ var Kinds = []Info{
 	{KindMissingSegment, Warning, OriginPartition,
 		"offsets missing at a segment boundary with no evidence of compaction, index files without " +
 			"their .log, or a partition dir with no .log file at all (an empty one too)"},
+	{KindDeletedPartitionDir, Note, OriginPartition,
+		"a partition dir renamed <topic>-<partition>.<id>-delete, which the broker removes after file.delete.delay.ms: " +
+			"its topic or replica was deleted, so the offsets it lacks are not a loss (the note names what is left on disk)"},
+	{KindFuturePartitionDir, Note, OriginPartition,
+		"a partition dir renamed <topic>-<partition>.<id>-future: the replica AlterReplicaLogDirs is moving to this log dir, " +
+			"a second copy in the same broker built from the live one; the offsets it lacks are not a loss"},
+	{KindStrayPartitionDir, Note, OriginPartition,
+		"a partition dir renamed <topic>-<partition>.<id>-stray: a replica the broker found it no longer hosts, " +
+			"set aside for deletion; the offsets it lacks are not a loss"},
 	{KindRemoteSegmentMissing, Error, OriginRemote,
 		"a remote segment __remote_log_metadata says is held (copied, not deleted) whose .log the remote store root given as an input does not hold"},
 	{KindRemoteSegmentDamaged, Error, OriginRemote,
@@ -203,6 +212,10 @@ const (
 	KindNameMismatch     Kind = "name-mismatch"
 	KindSegmentOverlap   Kind = "segment-overlap"
 	KindMissingSegment   Kind = "missing-segment"
+
+	KindDeletedPartitionDir Kind = "deleted-partition-dir"
+	KindFuturePartitionDir  Kind = "future-partition-dir"
+	KindStrayPartitionDir   Kind = "stray-partition-dir"
 
 	KindRemoteSegmentMissing Kind = "remote-segment-missing"
 	KindRemoteSegmentDamaged Kind = "remote-segment-damaged"
