@@ -33,6 +33,8 @@ type tieredLine struct {
 	File      string `json:"file"`
 	Offset    *int64 `json:"offset"`
 	Message   string `json:"message"`
+	State     string `json:"state"`
+	Lost      int64  `json:"lost_offsets"`
 }
 
 // tieredSpan is a run of offsets of one partition, and why it is gone.
@@ -80,6 +82,7 @@ func CheckTieredTruth(t *testing.T, dir string, truth *realkafka.Truth) {
 		lines = append(lines, l)
 	}
 	lost := checkTieredGaps(t, truth, lines)
+	checkDeletedDirs(t, truth, lines)
 	checkTieredFindings(t, truth, lines, lost)
 }
 
@@ -128,31 +131,31 @@ func checkTieredGaps(t *testing.T, truth *realkafka.Truth, lines []tieredLine) [
 // deleted, and holds it to that: nothing of such a topic is lost. Kafka
 // 4.4 may leave a deleted tiered topic's partition dir renamed
 // <partition>.<id>-delete past the stop, its remote segments deleted;
-// verify judges such a dir as a partition copy and counts the offsets
-// below its first segment lost. That is a known issue; any other gap
-// above a note of a deleted topic fails.
+// what that dir lacks is a note (checkDeletedDirs holds its verdict).
 func deletedTopicGap(t *testing.T, truth *realkafka.Truth, l tieredLine) bool {
 	if !slices.Contains(truth.DeletedTopics, l.Topic) {
 		return false
 	}
-	switch {
-	case l.Severity == "note":
-	case strings.HasSuffix(l.Dir, "-delete"):
-		knownIssue(t, "verify counts %d..%d of %s lost (%s %s), a partition dir of the deleted topic %s that the broker renamed for deletion",
-			l.First, l.Last, l.Dir, l.Severity, l.Cause, l.Topic)
-	default:
+	if l.Severity != "note" {
 		t.Errorf("deleted topic %s: %s gap %d..%d in %s (%s)", l.Topic, l.Severity, l.First, l.Last, l.Dir, l.Cause)
 	}
 	return true
 }
 
-// inDeleteDir reports whether a file is in a partition dir of a deleted
-// topic that the broker renamed for deletion.
-func inDeleteDir(truth *realkafka.Truth, file string) bool {
-	dir := filepath.Base(filepath.Dir(file))
-	return strings.HasSuffix(dir, "-delete") && slices.ContainsFunc(truth.DeletedTopics, func(d string) bool {
-		return strings.HasPrefix(dir, d+"-")
-	})
+// checkDeletedDirs: a partition dir of a deleted topic that the broker
+// renamed for deletion is judged as one, deleted and awaiting removal,
+// with nothing lost; a deleted topic has no live partition copy left.
+func checkDeletedDirs(t *testing.T, truth *realkafka.Truth, lines []tieredLine) {
+	for _, l := range lines {
+		if l.Type != "partition" || !slices.Contains(truth.DeletedTopics, l.Topic) {
+			continue
+		}
+		t.Logf("deleted topic %s: %s: %s (lost %d)", l.Topic, l.Dir, l.State, l.Lost)
+		if !strings.HasSuffix(l.Dir, "-delete") || l.State != "deleted" || l.Lost != 0 {
+			t.Errorf("deleted topic %s: partition copy %s is %q with %d offsets lost, want a -delete dir, deleted, nothing lost",
+				l.Topic, l.Dir, l.State, l.Lost)
+		}
+	}
 }
 
 // knownTruncatedPrefix: verify counts the batches of a truncated remote
@@ -201,8 +204,6 @@ func checkTieredFindings(t *testing.T, truth *realkafka.Truth, lines []tieredLin
 			owed[truth.RemoteSegments[i].SegmentID]++
 		case i >= 0 && !strings.HasPrefix(l.Kind, "remote-"):
 			t.Logf("the reader on harmed segment %s: %s %s: %s", truth.RemoteSegments[i].SegmentID, l.Severity, l.Kind, l.Message)
-		case i < 0 && inDeleteDir(truth, l.File):
-			t.Logf("in a deleted topic's dir (the gap's known issue): %s %s: %s", l.Severity, l.Kind, l.Message)
 		case i < 0 && l.Offset != nil && slices.ContainsFunc(lost, func(s tieredSpan) bool { return s.First <= *l.Offset && *l.Offset <= s.Last }):
 			t.Logf("a lost range's own finding: %s %s: %s", l.Severity, l.Kind, l.Message)
 		default:
