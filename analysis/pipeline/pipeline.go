@@ -49,6 +49,11 @@ type Options struct {
 	// Recovery predicts what a broker's log loader does with each
 	// partition dir at startup (Result.Recovery).
 	Recovery bool
+	// RemoteMetadata, without Attribution, still reads the records of
+	// __remote_log_metadata (remotemeta.go): the loss ledger needs the
+	// remote segments to tell a tiered partition's remote-only offsets
+	// from lost ones.
+	RemoteMetadata bool
 	// OneCluster takes log dirs that name no cluster.id as one cluster's
 	// brokers, so that their copies of a partition are compared (the
 	// replicas command, given the brokers to compare).
@@ -157,6 +162,13 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		sim = recovery.New()
 	}
 	store := newRemoteStores()
+	var remoteMeta []analysis.RemoteSegmentRow
+	if o.RemoteMetadata && !o.Attribution {
+		var err error
+		if remoteMeta, _, err = readRemoteMetadata(ctx, inputs, &o); err != nil {
+			return nil, err
+		}
+	}
 	out := scan.Output{
 		Batches: func(rows []analysis.BatchRow) error {
 			if sim != nil {
@@ -219,6 +231,9 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		chk.AddTopicRetention(topicRetention(f.attr.configs))
 		chk.AddRemoteSegments(f.attr.remote.Rows(nil))
 		reps.AddCompactedTopics(f.attr.configs.CompactedTopics())
+	}
+	if remoteMeta != nil {
+		chk.AddRemoteSegments(remoteMeta)
 	}
 	chk.EmptyDirs(res.EmptyDirs)
 	chk.Unselected(res.Unselected)

@@ -84,7 +84,9 @@ func (p *Plan) Options() Options {
 		// The copies are compared by batch header: a batch decoded once,
 		// on one broker, is enough.
 		cfg.DecodeOnce, cfg.HeadersOnly = true, true
-		o.Attribution, o.OneCluster = false, true
+		// The remote log metadata alone is read, for the ledger of
+		// tiered partitions (as verify judges them).
+		o.Attribution, o.OneCluster, o.RemoteMetadata = false, true, true
 	case Report:
 		cfg.Records, cfg.Hash = true, true
 	}
