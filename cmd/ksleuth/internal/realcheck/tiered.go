@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -84,6 +86,36 @@ func CheckTieredTruth(t *testing.T, dir string, truth *realkafka.Truth) {
 	lost := checkTieredGaps(t, truth, lines)
 	checkDeletedDirs(t, truth, lines)
 	checkTieredFindings(t, truth, lines, lost)
+	checkTieredReplicas(t, paths, lines)
+}
+
+// lostCopies matches the count of copies that lost offsets in a
+// command's summary line.
+var lostCopies = regexp.MustCompile(`(\d+) partition cop(?:y|ies) lost offsets`)
+
+// checkTieredReplicas: replicas, which decodes no records but those of
+// __remote_log_metadata, judges the same inputs' copies as verify does:
+// as many lost offsets (none on clean tiering, where the offsets only in
+// remote storage are held, not lost).
+func checkTieredReplicas(t *testing.T, paths []string, lines []tieredLine) {
+	want := 0
+	for _, l := range lines {
+		if l.Type == "partition" && l.State == "lost" {
+			want++
+		}
+	}
+	out, errs, code := scanCmd(t, append([]string{"replicas", "--progress", "never"}, paths...)...)
+	if code != exitOK && code != exitFindings {
+		t.Fatalf("replicas: exit %d\n%s", code, errs)
+	}
+	got := 0
+	if m := lostCopies.FindStringSubmatch(strings.Join(strings.Fields(out), " ")); m != nil {
+		got, _ = strconv.Atoi(m[1])
+	}
+	t.Logf("copies that lost offsets: per replicas %d, per verify %d", got, want)
+	if got != want {
+		t.Errorf("replicas counts %d partition copies that lost offsets, verify %d:\n%s", got, want, out)
+	}
 }
 
 // checkTieredGaps compares verify's gaps with the truth: what is lost
