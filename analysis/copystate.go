@@ -70,6 +70,12 @@ func DirCopyState(dirState string) CopyState {
 	return ""
 }
 
+// RenamedDir reports whether the state is that of a -delete, -future or
+// -stray dir: a copy that lost nothing, and is not a live one.
+func (s CopyState) RenamedDir() bool {
+	return s == CopyDeleting || s == CopyFuture || s == CopyStray
+}
+
 // Phrase is the state's one-line wording, without the copy's name.
 func (s CopyState) Phrase() string {
 	switch s {

@@ -44,12 +44,15 @@ func transitSample(t *testing.T, suffix string) (string, string) {
 // TestVerifyTransitDirs: a -delete, -future or -stray partition dir
 // lacking the offsets below its first segment loses nothing: its verdict
 // is the dir's own state, its gaps are notes, and its one finding is the
-// note of its kind naming what is on disk; verify exits as on the sample.
+// note of its kind naming what is on disk; verify exits as on the sample
+// and counts the copy apart from the intact ones.
 func TestVerifyTransitDirs(t *testing.T) {
-	for _, c := range []struct{ suffix, state, kind, text string }{
-		{"delete", "deleted", "deleted-partition-dir", "deleted, awaiting removal: offsets 68..84; not on disk: 0..67 (not a loss)"},
-		{"future", "future", "future-partition-dir", "future replica being moved: offsets 68..84; not on disk: 0..67 (not a loss)"},
-		{"stray", "stray", "stray-partition-dir", "stray replica: offsets 68..84; not on disk: 0..67 (not a loss)"},
+	for _, c := range []struct{ suffix, state, kind, text, count string }{
+		{"delete", "deleted", "deleted-partition-dir", "deleted, awaiting removal: offsets 68..84; not on disk: 0..67 (not a loss)",
+			"intact; 1 deleted, awaiting removal"},
+		{"future", "future", "future-partition-dir", "future replica being moved: offsets 68..84; not on disk: 0..67 (not a loss)",
+			"intact; 1 future, being moved"},
+		{"stray", "stray", "stray-partition-dir", "stray replica: offsets 68..84; not on disk: 0..67 (not a loss)", "intact; 1 stray"},
 	} {
 		t.Run(c.suffix, func(t *testing.T) {
 			dir, name := transitSample(t, c.suffix)
@@ -95,6 +98,11 @@ func TestVerifyTransitDirs(t *testing.T) {
 			}
 			if strings.Contains(out, "lost offsets") {
 				t.Errorf("verify counts a loss:\n%s", out)
+			}
+			// Without --all, the count of intact copies sets it apart.
+			out, _, _ = runCLI(t, "verify", "--progress", "never", dir)
+			if !strings.Contains(out, c.count) || strings.Contains(out, "lost offsets") {
+				t.Errorf("verify does not count the copy as %q:\n%s", c.count, out)
 			}
 		})
 	}

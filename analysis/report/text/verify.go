@@ -63,10 +63,17 @@ var AllHint = ""
 
 // IntactLine counts the intact partition copies of verdicts, and the
 // empty ones among them: "158 partition copies intact, 147 of them empty".
+// A -delete, -future or -stray dir lost nothing but is no live copy: it
+// is counted apart, by its state ("; 1 deleted, awaiting removal").
 func IntactLine(verdicts []analysis.Verdict) string {
 	intact, empty := 0, 0
+	transit := map[analysis.CopyState]int{}
 	for _, v := range verdicts {
-		if v.Intact {
+		switch {
+		case !v.Intact:
+		case v.State.RenamedDir():
+			transit[v.State]++
+		default:
 			intact++
 			if v.FirstOffset < 0 {
 				empty++
@@ -82,6 +89,14 @@ func IntactLine(verdicts []analysis.Verdict) string {
 		line += ", all empty"
 	default:
 		line += fmt.Sprintf(", %d of them empty", empty)
+	}
+	for _, st := range []struct {
+		s    analysis.CopyState
+		what string
+	}{{analysis.CopyDeleting, "deleted, awaiting removal"}, {analysis.CopyFuture, "future, being moved"}, {analysis.CopyStray, "stray"}} {
+		if n := transit[st.s]; n > 0 {
+			line += fmt.Sprintf("; %d %s", n, st.what)
+		}
 	}
 	return line
 }
