@@ -162,12 +162,8 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		sim = recovery.New()
 	}
 	store := newRemoteStores()
-	var remoteMeta []analysis.RemoteSegmentRow
-	if o.RemoteMetadata && !o.Attribution {
-		var err error
-		if remoteMeta, _, err = readRemoteMetadata(ctx, inputs, &o); err != nil {
-			return nil, err
-		}
+	if err := store.readMetadata(ctx, inputs, &o); err != nil {
+		return nil, err
 	}
 	out := scan.Output{
 		Batches: func(rows []analysis.BatchRow) error {
@@ -231,9 +227,6 @@ func Run(ctx context.Context, inputs []*source.Input, o Options, sinks Sinks) (*
 		chk.AddTopicRetention(topicRetention(f.attr.configs))
 		chk.AddRemoteSegments(f.attr.remote.Rows(nil))
 		reps.AddCompactedTopics(f.attr.configs.CompactedTopics())
-	}
-	if remoteMeta != nil {
-		chk.AddRemoteSegments(remoteMeta)
 	}
 	chk.EmptyDirs(res.EmptyDirs)
 	chk.Unselected(res.Unselected)

@@ -18,13 +18,17 @@ type remoteStores struct {
 	segs    []analysis.RemoteStoreSegment
 	found   []analysis.AnomalyRow
 	read    bool // some remote store was read
+	// meta are the remote segments of __remote_log_metadata read on their
+	// own (readMetadata), for a run without the attribution.
+	meta []analysis.RemoteSegmentRow
 }
 
 func newRemoteStores() *remoteStores { return &remoteStores{scanned: scan.NewRemoteStore()} }
 
 // finish takes the remote segments the scan saw and the other names of
 // the remote roots among the inputs, and hands the segments to the
-// checker, which judges the remote metadata by them.
+// checker, which judges the remote metadata by them (and then the
+// metadata readMetadata read, if any).
 func (st *remoteStores) finish(inputs []*source.Input, chk *check.Checker) error {
 	st.segs = st.scanned.Segments()
 	first := int32(-1)
@@ -44,11 +48,14 @@ func (st *remoteStores) finish(inputs []*source.Input, chk *check.Checker) error
 		}
 		st.found = append(st.found, f...)
 	}
-	if first < 0 {
-		return nil
+	if first >= 0 {
+		st.read = true
+		chk.AddRemoteStore(st.segs, first)
 	}
-	st.read = true
-	chk.AddRemoteStore(st.segs, first)
+	// After the store: the checker judges the metadata by its files.
+	if st.meta != nil {
+		chk.AddRemoteSegments(st.meta)
+	}
 	return nil
 }
 

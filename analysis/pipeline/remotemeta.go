@@ -14,18 +14,21 @@ import (
 // remoteMetaTopic selects the partitions of __remote_log_metadata only.
 var remoteMetaTopic = regexp.MustCompile("^" + regexp.QuoteMeta(topics.RemoteLogMetadata.String()) + "$")
 
-// readRemoteMetadata reads the records of __remote_log_metadata alone, for
-// a run whose scan decodes no records (Options.RemoteMetadata): the loss
-// ledger judges a tiered partition's offsets below its local log by the
-// remote segments it names, so that one input gives the same verdicts
-// whichever command reads it. The topic filter keeps every other topic's
-// files unopened, so this costs a listing of the dirs and the reading of
-// that small topic. An archive (or standard input) is read once, by the
-// scan: with one among the inputs nothing is read here (ok false).
-func readRemoteMetadata(ctx context.Context, inputs []*source.Input, o *Options) (rows []analysis.RemoteSegmentRow, ok bool, err error) {
+// readMetadata reads the records of __remote_log_metadata alone, for a
+// run whose scan decodes no records (Options.RemoteMetadata without
+// Attribution): the loss ledger judges a tiered partition's offsets below
+// its local log by the remote segments they name, so that one input gives
+// the same verdicts whichever command reads it. The topic filter keeps
+// every other topic's files unopened, so this costs a listing of the dirs
+// and the reading of that small topic. An archive (or standard input) is
+// read once, by the scan: with one among the inputs nothing is read here.
+func (st *remoteStores) readMetadata(ctx context.Context, inputs []*source.Input, o *Options) error {
+	if !o.RemoteMetadata || o.Attribution {
+		return nil
+	}
 	for _, in := range inputs {
 		if in.Kind == source.Archive || in.Reader != nil {
-			return nil, false, nil
+			return nil
 		}
 	}
 	cfg := scan.Config{Jobs: o.Scan.Jobs, TmpDir: o.Scan.TmpDir, HeldBudget: o.Scan.HeldBudget, Topic: remoteMetaTopic,
@@ -42,7 +45,8 @@ func readRemoteMetadata(ctx context.Context, inputs []*source.Input, o *Options)
 		return nil
 	}}
 	if _, err := scan.Run(ctx, inputs, cfg, out); err != nil {
-		return nil, false, err
+		return err
 	}
-	return t.remote.Rows(nil), true, nil
+	st.meta = t.remote.Rows(nil)
+	return nil
 }
