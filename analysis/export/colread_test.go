@@ -45,7 +45,7 @@ func writeRecords(t testing.TB, n, group, page int) string {
 		r := analysis.RecordRow{Input: int32(i % 3), Topic: fmt.Sprintf("topic-%d", i/5000), Offset: int64(i),
 			Fingerprint: fmt.Sprintf("%032x", i*7919), Damaged: i%11 == 0, TxnState: "none", Segment: "s"}
 		if i%7 != 0 {
-			ts := int64(1_700_000_000_000 + i)
+			ts := 1_700_000_000_000 + int64(i)
 			r.Timestamp = &ts
 		}
 		rows = append(rows, r)
