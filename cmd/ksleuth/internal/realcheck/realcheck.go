@@ -47,7 +47,10 @@ var Families = map[string][]string{
 	// Tiered storage: the package runs its own checks (remote-only
 	// offsets, __remote_log_metadata), not RunFamily's, as its log dir
 	// holds only the local tail of what the truth lists.
-	"tiered": {"tiered-clean", "remote-segment-deleted", "tier-copy-failed", "tier-remote-retention", "tier-partition-deleted"},
+	// Two packages, since each tiered scenario waits a minute or two on
+	// the broker's copies and deletions.
+	"tiered":     {"tiered-clean", "tier-copy-failed", "tier-partition-deleted"},
+	"tieredharm": {"remote-segment-deleted", "tier-remote-retention"},
 }
 
 // Release returns a resolved release, resolving it through Maven the

@@ -1,4 +1,4 @@
-package tiered
+package realcheck
 
 import (
 	"encoding/json"
