@@ -82,8 +82,21 @@ func run(args []string, stderr io.Writer) error {
 	roll := fs.Int64("roll", 0, "with -realistic: cut each partition into segments of about this many bytes, "+
 		"with the .index and .timeindex a broker writes (0: one segment, no indexes)")
 	payloads := fs.Bool("payloads", false, "write the payload sample instead: _schemas and values in the Confluent wire format (docs/payloads.md)")
+	duplicates := fs.Bool("duplicates", false, "write the duplicate scenarios instead: a topic per scenario, every cause of a later copy "+
+		"(docs/duplicates.md)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *duplicates {
+		if *out == "" || fs.NArg() > 0 {
+			return fmt.Errorf("usage: ksleuth-gen -duplicates -out DIR [-seed N]")
+		}
+		truth, err := segtest.GenerateDupScenarios(*out, *seed)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "ksleuth-gen: wrote %d duplicate scenarios to %s\n", len(truth.Scenarios), *out)
+		return nil
 	}
 	if *payloads {
 		if *out == "" || fs.NArg() > 0 {
