@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -63,28 +62,9 @@ func (s *Session) pipelineProps(name, group string, maxPoll int) []string {
 // startPipeline starts an instance of the application reading input and
 // writing output, as member of group.
 func (s *Session) startPipeline(name, group, input, output string, maxPoll int) (*PipelineApp, error) {
-	classes, err := s.Kafka.producerClasses()
-	if err != nil {
-		return nil, err
-	}
 	logPath := filepath.Join(s.Dir, "work", "pipeline-"+name+".log")
 	args := append([]string{logPath, input, output}, s.pipelineProps(name, group, maxPoll)...)
-	cmd := s.javaCmd("128m", s.Kafka.Classpath(classes), []string{"-XX:ActiveProcessorCount=1"}, "KsleuthPipeline", args...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	errf, err := os.Create(filepath.Join(s.Dir, "work", "pipeline-"+name+".stderr"))
-	if err != nil {
-		return nil, err
-	}
-	cmd.Stderr = errf
-	p, err := s.start("pipeline "+name, cmd)
-	errf.Close()
+	p, stdin, stdout, err := s.startJavaApp("pipeline "+name, "KsleuthPipeline", filepath.Join(s.Dir, "work", "pipeline-"+name+".stderr"), args)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -89,33 +90,40 @@ func (e *Env) StartProducer(name string, props map[string]string) (*JavaProducer
 	return e.startProducer(name, nil, props)
 }
 
+// startJavaApp starts one of the harness's Java programs (class) with
+// args, its stdin and stdout piped to the caller and its stderr written
+// to stderrPath: the producer and the pipeline application are both
+// driven line by line over these pipes.
+func (e *Env) startJavaApp(label, class, stderrPath string, args []string) (p *proc, stdin io.WriteCloser, stdout io.ReadCloser, err error) {
+	classes, err := e.Kafka.producerClasses()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cmd := e.javaCmd("128m", e.Kafka.Classpath(classes), []string{"-XX:ActiveProcessorCount=1"}, class, args...)
+	if stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, nil, nil, err
+	}
+	if stdout, err = cmd.StdoutPipe(); err != nil {
+		return nil, nil, nil, err
+	}
+	errf, err := os.Create(stderrPath)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cmd.Stderr = errf
+	p, err = e.start(label, cmd)
+	errf.Close()
+	return p, stdin, stdout, err
+}
+
 // startProducer starts KsleuthProducer with its leading arguments (a
 // mode) and the client properties.
 func (e *Env) startProducer(name string, lead []string, props map[string]string) (*JavaProducer, error) {
-	classes, err := e.Kafka.producerClasses()
-	if err != nil {
-		return nil, err
-	}
 	args := slices.Clone(lead)
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		args = append(args, k+"="+props[k])
 	}
-	cmd := e.javaCmd("128m", e.Kafka.Classpath(classes), []string{"-XX:ActiveProcessorCount=1"}, "KsleuthProducer", args...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	logf, err := os.Create(filepath.Join(e.Dir, "work", "producer-"+name+".log"))
-	if err != nil {
-		return nil, err
-	}
-	cmd.Stderr = logf
-	p, err := e.start("producer "+name, cmd)
-	logf.Close()
+	p, stdin, stdout, err := e.startJavaApp("producer "+name, "KsleuthProducer", filepath.Join(e.Dir, "work", "producer-"+name+".log"), args)
 	if err != nil {
 		return nil, err
 	}

@@ -33,13 +33,13 @@ func RunTiered(t *testing.T, family string) {
 	if testing.Short() {
 		t.Skip("real Kafka brokers take minutes: left out under -short")
 	}
-	k := tieredKafka(t)
+	k := Release(t, realkafka.Newest)
 	names, ok := Families[family]
 	if !ok || len(names) == 0 {
 		t.Fatalf("no tiered scenario in family %q", family)
 	}
 	for _, name := range names {
-		if !tieredSelected(name) {
+		if !Selected("KSLEUTH_REAL_KAFKA_SCENARIOS", name) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
@@ -49,7 +49,7 @@ func RunTiered(t *testing.T, family string) {
 			dir := t.TempDir()
 			ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 			defer cancel()
-			truth, err := realkafka.Run(ctx, k, name, tieredSeed(t), dir, t.Logf)
+			truth, err := realkafka.Run(ctx, k, name, Seed(t), dir, t.Logf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,40 +74,6 @@ func RunTiered(t *testing.T, family string) {
 			t.Run("remote-deleted", func(t *testing.T) { checkTieredRemoteDeleted(t, data, root, local) })
 		})
 	}
-}
-
-// tieredKafka is the newest release, resolved through Maven if needed;
-// without it the test fails under KSLEUTH_REQUIRE_KAFKA=1 or CI=true and
-// skips loudly otherwise.
-func tieredKafka(t *testing.T) *realkafka.Kafka {
-	if k, ok := realkafka.Cached(realkafka.Newest); ok {
-		return k
-	}
-	k, err := realkafka.Resolve(realkafka.Newest)
-	if err != nil {
-		if os.Getenv("KSLEUTH_REQUIRE_KAFKA") == "1" || os.Getenv("CI") == "true" {
-			t.Fatalf("Kafka %s is required here and could not be resolved: %v", realkafka.Newest, err)
-		}
-		t.Skipf("SKIPPING the tiered real-Kafka tests: Kafka %s could not be resolved through Maven (%v)", realkafka.Newest, err)
-	}
-	return k
-}
-
-func tieredSelected(name string) bool {
-	v := os.Getenv("KSLEUTH_REAL_KAFKA_SCENARIOS")
-	return v == "" || slices.Contains(strings.Split(v, ","), name)
-}
-
-func tieredSeed(t *testing.T) int64 {
-	s := os.Getenv("KSLEUTH_REAL_KAFKA_SEED")
-	if s == "" {
-		return 1
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		t.Fatalf("KSLEUTH_REAL_KAFKA_SEED: %v", err)
-	}
-	return n
 }
 
 // tieredLocalStart is the base offset of the partition dir's first
