@@ -234,21 +234,28 @@ func signedOrder(el *format.SchemaElement) bool {
 	return false
 }
 
-// reset empties the column chunk, keeping the page buffers (sized for
-// pageRows values).
+// firstPageRows is the room a column's page buffers start with; past it
+// they take a full page (reserve) at once. Sized for a full page up front,
+// the batches table alone allocated and cleared about 5 MB per scan,
+// however few batches the scan read.
+const firstPageRows = 1 << 10
+
+// reset empties the column chunk, keeping the page buffers, with room for
+// at least firstPageRows values (at most pageRows).
 func (c *column) reset(pageRows int) {
 	pages := c.pages.Bytes()[:0]
 	*c = column{pages: *bytes.NewBuffer(pages), name: c.name, kind: c.kind, off: c.off, phys: c.phys,
 		ints: c.ints[:0], bools: c.bools[:0], idx: c.idx[:0], defs: c.defs[:0]}
+	n := min(pageRows, firstPageRows)
 	switch c.kind {
 	case int32Delta, int32Plain, int64Delta, int64Plain:
-		c.ints = slices.Grow(c.ints, pageRows)
+		c.ints = slices.Grow(c.ints, n)
 	case boolPlain:
-		c.bools = slices.Grow(c.bools, pageRows)
+		c.bools = slices.Grow(c.bools, n)
 	case dictString:
-		c.idx = slices.Grow(c.idx, pageRows)
+		c.idx = slices.Grow(c.idx, n)
 	case optInt64:
-		c.ints, c.defs = slices.Grow(c.ints, pageRows), slices.Grow(c.defs, pageRows)
+		c.ints, c.defs = slices.Grow(c.ints, n), slices.Grow(c.defs, n)
 	}
 }
 
@@ -303,6 +310,9 @@ func (s *ColumnarSink[T]) Write(rows []T) error {
 func (s *ColumnarSink[T]) add(rows []T) {
 	const block = 64
 	size := unsafe.Sizeof(*new(T))
+	for k := range s.cols {
+		s.cols[k].reserve(len(rows), s.pageRows)
+	}
 	for len(rows) > 0 {
 		n := min(len(rows), block)
 		base := unsafe.Pointer(unsafe.SliceData(rows))
@@ -365,6 +375,31 @@ func (c *column) add(base unsafe.Pointer, size uintptr, n int) {
 		}
 		c.ints, c.defs = ints, defs
 	}
+}
+
+// reserve makes room in the page buffers for n more values, up to a full
+// page of pageRows at once: grown by append, a buffer would be copied at
+// every step of a quarter on its way to a page.
+func (c *column) reserve(n, pageRows int) {
+	switch c.kind {
+	case int32Delta, int32Plain, int64Delta, int64Plain:
+		c.ints = toPage(c.ints, n, pageRows)
+	case boolPlain:
+		c.bools = toPage(c.bools, n, pageRows)
+	case dictString:
+		c.idx = toPage(c.idx, n, pageRows)
+	case optInt64:
+		c.ints, c.defs = toPage(c.ints, n, pageRows), toPage(c.defs, n, pageRows)
+	}
+}
+
+// toPage returns s with room for n more values: as it is if they fit,
+// else grown to hold a page of pageRows (or len(s)+n, if more).
+func toPage[E any](s []E, n, pageRows int) []E {
+	if len(s)+n <= cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(n, pageRows-len(s)))
 }
 
 func (c *column) lookup(v string) int32 {

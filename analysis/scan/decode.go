@@ -155,14 +155,14 @@ func (j *decodeJob) decodeEntries(it *segment.RecordIter, b *segment.Batch, fp *
 	txn := b.IsTransactional()
 	for it.Next() {
 		rec := it.Record()
-		j.n++
 		// Written in place, field by field, for the reason dups.AddBatch
-		// gives.
+		// gives; the fingerprint once, by the branch that knows it.
 		es = slices.Grow(es, 1)[:len(es)+1]
 		e := &es[len(es)-1]
 		e.Offset, e.Timestamp, e.Sequence, e.Control = rec.Offset, rec.Timestamp, rec.Sequence, rec.IsControl
-		e.Txn, e.Fingerprint = 0, [16]byte{}
+		e.Txn = 0
 		if rec.IsControl {
+			e.Fingerprint = [16]byte{}
 			if j.controlType == "" {
 				j.marker(rec)
 			}
@@ -178,6 +178,8 @@ func (j *decodeJob) decodeEntries(it *segment.RecordIter, b *segment.Batch, fp *
 			e.Fingerprint = fp.Record(rec)
 		}
 	}
+	// Every entry is a decoded record: counted once per batch, not per record.
+	j.n += int32(len(es))
 	j.entries = EntryBatch{Input: j.row.Input, Topic: j.row.Topic, Partition: j.row.Partition, Segment: j.row.Segment,
 		BatchPosition: j.row.Position, ProducerID: b.ProducerID, ProducerEpoch: int32(b.ProducerEpoch),
 		LogAppendTime: b.TimestampType() == segment.LogAppendTime, SoleCopy: j.fc.soleCopy, pending: state == txnPending, Entries: es}
