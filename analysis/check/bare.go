@@ -84,6 +84,13 @@ func (c *Checker) inLogDir(k partKey) bool {
 	if l := c.logDirs[logDirKey(k)]; l != nil && l.rootFiles > 0 {
 		return false
 	}
+	// A dir that holds partition dirs is their log dir, whatever its name
+	// (kafka-logs-1, or an input root of a stray file and partitions).
+	if slices.ContainsFunc(c.order, func(p *partition) bool {
+		return p.key.input == k.input && p.key.dir != k.dir && path.Dir(p.key.dir) == k.dir
+	}) {
+		return false
+	}
 	parent := path.Dir(k.dir)
 	if l := c.logDirs[logDirKey{k.input, parent}]; l != nil && l.rootFiles > 0 {
 		return true
