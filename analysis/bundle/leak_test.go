@@ -40,9 +40,8 @@ func payloadsOf(data []byte) [][]byte {
 	return out
 }
 
-// bundleText is everything a bundle holds that a reader could look at:
-// each entry's bytes, and the records of each segment decompressed.
-func bundleText(t *testing.T, path string) []byte {
+// eachEntry calls fn with the name and bytes of each entry of a bundle.
+func eachEntry(t *testing.T, path string, fn func(name string, b []byte)) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -55,11 +54,10 @@ func bundleText(t *testing.T, path string) []byte {
 	}
 	defer zr.Close()
 	tr := tar.NewReader(zr)
-	var all bytes.Buffer
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -68,14 +66,24 @@ func bundleText(t *testing.T, path string) []byte {
 		if err != nil {
 			t.Fatal(err)
 		}
+		fn(h.Name, b)
+	}
+}
+
+// bundleText is everything a bundle holds that a reader could look at:
+// each entry's bytes, and the records of each segment decompressed.
+func bundleText(t *testing.T, path string) []byte {
+	t.Helper()
+	var all bytes.Buffer
+	eachEntry(t, path, func(name string, b []byte) {
 		all.Write(b)
-		if strings.HasSuffix(h.Name, ".log") {
+		if strings.HasSuffix(name, ".log") {
 			for _, p := range payloadsOf(b) {
 				all.Write(p)
 				all.WriteByte(0)
 			}
 		}
-	}
+	})
 	return all.Bytes()
 }
 

@@ -1,12 +1,9 @@
 package bundle
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/ksleuth/ksleuth/analysis/source"
 	"github.com/ksleuth/ksleuth/analysis/topics"
 	"github.com/ksleuth/ksleuth/segment"
@@ -173,36 +169,14 @@ func headerKeys(data []byte) []string {
 // snapshot, decompressed.
 func namesText(t *testing.T, path string) []byte {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := zstd.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zr.Close()
-	tr := tar.NewReader(zr)
 	var all bytes.Buffer
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all.WriteString(h.Name)
+	eachEntry(t, path, func(name string, b []byte) {
+		all.WriteString(name)
 		all.Write(b)
-		if k := snapshot.KindOf(filepath.Base(h.Name)); k == snapshot.KindLog || k == snapshot.KindKRaftSnapshot {
+		if k := snapshot.KindOf(filepath.Base(name)); k == snapshot.KindLog || k == snapshot.KindKRaftSnapshot {
 			all.Write(recordText(b))
 		}
-	}
+	})
 	return all.Bytes()
 }
 
