@@ -651,8 +651,8 @@ func plainValue(t format.Type, v int64) []byte {
 	return binary.LittleEndian.AppendUint64(nil, uint64(v))
 }
 
-// Close writes the last row group and the footer (with the metadata),
-// syncs, and renames the file to its final name. On error the temporary
+// Close writes the last row group and the footer (with the metadata), and
+// renames the file to its final name. On error the temporary
 // file is removed.
 func (s *ColumnarSink[T]) Close() error {
 	if s.done {

@@ -6,6 +6,15 @@
 // to its final name only by a successful Close, so an interrupted or failed
 // run never leaves a file that looks complete; Abort removes the temporary
 // file.
+//
+// Files are not synced to disk (no fsync): the tables are derived from
+// inputs that are never modified, and a table set (Set) is published by
+// renaming its whole dir, so a process killed at any moment leaves the old
+// set or the new one. Only a crash of the system itself within the
+// kernel's writeback delay can leave a published set whose files are cut
+// short, which its manifest detects (CheckSet) and a new scan replaces.
+// Syncing the 16 files and their dirs was the largest part of the CPU a
+// scan spent whatever its input's size (docs/performance.md).
 package export
 
 import (
@@ -80,7 +89,6 @@ func (t *tmpFile) Write(p []byte) (int, error) {
 }
 
 func (t *tmpFile) Name() string { return t.f.Name() }
-func (t *tmpFile) Sync() error  { return t.f.Sync() }
 func (t *tmpFile) Close() error { return t.f.Close() }
 
 // fileSum is the size and SHA-256 (hex) of a completed file.
@@ -185,8 +193,8 @@ func (s *ParquetSink[T]) Write(rows []T) error {
 	return err
 }
 
-// Close writes the footer (with the metadata), syncs, and renames the file
-// to its final name. On error the temporary file is removed.
+// Close writes the footer (with the metadata) and renames the file to its
+// final name. On error the temporary file is removed.
 func (s *ParquetSink[T]) Close() error {
 	if s.done {
 		return nil
@@ -213,13 +221,11 @@ func (s *ParquetSink[T]) Abort() { abort(&s.done, s.f) }
 
 func (s *ParquetSink[T]) fileSum() fileSum { return s.f.sum() }
 
-// finish flushes bw (if any), syncs and closes f, and renames it to final.
+// finish flushes bw (if any), closes f, and renames it to final; it does
+// not sync (see the package's doc).
 func finish(done *bool, f *tmpFile, bw *bufio.Writer, final string, err error) error {
 	if err == nil && bw != nil {
 		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
