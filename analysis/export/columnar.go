@@ -205,7 +205,7 @@ func NewColumnar[T any](path, version string, meta *Metadata, pageRows, groupRow
 	if err != nil {
 		return nil, err
 	}
-	s.final, s.f, s.bw = path, f, bufio.NewWriterSize(f, 256<<10)
+	s.final, s.f, s.bw = path, f, bufio.NewWriterSize(f, 64<<10)
 	s.write([]byte("PAR1"))
 	return s, nil
 }

@@ -170,14 +170,19 @@ func newParquet[T any](path, version string, meta *Metadata, groupRows int64) (*
 	for _, p := range payloadColumns {
 		opts = append(opts, parquet.SkipPageBounds(p...), parquet.SkipPageStatistics(p...))
 	}
-	// A fingerprint is random: its min/max prune nothing, and a lookup of
-	// one record's copies ("where else was this written?") would read
-	// every row group. A split-block bloom filter lets DuckDB and Spark
-	// skip the row groups that cannot hold it.
-	if _, ok := parquet.SchemaOf(new(T)).Lookup(fingerprintColumn); ok {
-		opts = append(opts, parquet.BloomFilters(parquet.SplitBlockFilter(bloomBitsPerValue, fingerprintColumn)))
-	}
 	return &ParquetSink[T]{final: path, f: f, opts: opts, meta: meta, version: version}, nil
+}
+
+// hasColumn reports whether schema has a top-level column name. It looks
+// at the fields: Schema.Lookup builds a map of every column path first,
+// a cost that showed for each of a scan's tables.
+func hasColumn(schema *parquet.Schema, name string) bool {
+	for _, f := range schema.Fields() {
+		if f.Name() == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Write appends rows.
@@ -186,8 +191,16 @@ func (s *ParquetSink[T]) Write(rows []T) error {
 		return nil
 	}
 	if s.w == nil {
+		opts := s.opts
+		// A fingerprint is random: its min/max prune nothing, and a lookup
+		// of one record's copies ("where else was this written?") would
+		// read every row group. A split-block bloom filter lets DuckDB and
+		// Spark skip the row groups that cannot hold it.
+		if hasColumn(parquet.SchemaOf(new(T)), fingerprintColumn) {
+			opts = append(opts[:len(opts):len(opts)], parquet.BloomFilters(parquet.SplitBlockFilter(bloomBitsPerValue, fingerprintColumn)))
+		}
 		s.bw = bufio.NewWriterSize(s.f, 64<<10)
-		s.w = parquet.NewGenericWriter[T](s.bw, s.opts...)
+		s.w = parquet.NewGenericWriter[T](s.bw, opts...)
 	}
 	_, err := s.w.Write(rows)
 	return err
