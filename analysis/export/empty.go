@@ -120,5 +120,11 @@ func emptyFile(schema *parquet.Schema, version string, meta *Metadata) ([]byte, 
 	l := layoutOf(schema)
 	md := format.FileMetaData{Version: parquetFormatVersion, Schema: l.elems, KeyValueMetadata: footerKV(schema, version, meta),
 		CreatedBy: createdBy(version), ColumnOrders: l.orders}
-	return appendFooter([]byte("PAR1"), &md)
+	b := append(make([]byte, 0, 4<<10), "PAR1"...)
+	b, err := appendEmptyFooter(b, &md)
+	if err != nil {
+		return appendFooter(b[:4], &md)
+	}
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(b)-4))
+	return append(b, "PAR1"...), nil
 }
