@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -130,4 +131,28 @@ func TestEmptyFooterSpelled(t *testing.T) {
 			t.Errorf("%s: the compact writer's footer differs from parquet-go's encoder's", schema.Name())
 		}
 	}
+}
+
+// TestPandasJSON: the pandas key written by hand is what encoding/json
+// writes of the same struct, for every table's schema and for versions
+// and names that need escapes.
+func TestPandasJSON(t *testing.T) {
+	check := func(m *pandasMeta) {
+		t.Helper()
+		want, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.appendJSON(nil); !bytes.Equal(got, want) {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+	for _, row := range []any{analysis.FileRow{}, analysis.BatchRow{}, analysis.PayloadRecordRow{}, analysis.ProducerRow{},
+		analysis.DuplicateRow{}, analysis.CommitRow{}, analysis.RemoteSegmentRow{}} {
+		for _, version := range []string{"v1.2.3", "(devel)", `v"1"<&>\ ü` + "\x00\xff\u2028"} {
+			check(pandasMetaOf(parquet.SchemaOf(row), version))
+		}
+	}
+	check(&pandasMeta{})
+	check(&pandasMeta{IndexColumns: []string{"a", "b"}, Columns: []pandasColumn{{Name: "x<y", Metadata: map[string]string{"b": "1", "a": "2"}}}})
 }
