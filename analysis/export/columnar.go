@@ -36,8 +36,8 @@ import (
 // see it: the columns come from T's fields and parquet tags (columnsOf),
 // and the schema and column orders are those parquet-go's writer puts in
 // a footer for T (layoutOf), so the Go struct stays the one definition of
-// the table. Column chunks hold data pages of version 1: dictionary-encoded strings (RLE_DICTIONARY), DELTA_BINARY_PACKED or
-// PLAIN integers, PLAIN booleans, nulls as RLE definition levels; every
+// the table. Column chunks hold data pages of version 1: dictionary-encoded
+// strings (RLE_DICTIONARY), DELTA_BINARY_PACKED or PLAIN integers, PLAIN booleans, nulls as RLE definition levels; every
 // page compressed with the tables' zstd; chunk statistics (min, max, null
 // count) as parquet-go computes them. Like ParquetSink it writes under a
 // temporary name and renames on Close.
@@ -257,7 +257,6 @@ func (c *column) reset(pageRows int) {
 	}
 }
 
-// referenceMetadata is the footer parquet-go writes for T with no rows.
 func (s *ColumnarSink[T]) write(b []byte) {
 	if s.err != nil {
 		return
@@ -652,8 +651,8 @@ func plainValue(t format.Type, v int64) []byte {
 }
 
 // Close writes the last row group and the footer (with the metadata), and
-// renames the file to its final name. On error the temporary
-// file is removed.
+// renames the file to its final name. On error the temporary file is
+// removed.
 func (s *ColumnarSink[T]) Close() error {
 	if s.done {
 		return nil

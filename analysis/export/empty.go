@@ -12,14 +12,14 @@ import (
 // Most tables of a scan are empty (no transactions, no cluster events, no
 // remote segments...), and parquet-go's writer costs the same to set up
 // whether rows come or not: a buffer and a page per column, and the
-// row-to-column functions it builds by reflection. That setup was about
-// half of the CPU a scan spends whatever its input's size. A Parquet file
-// of no rows has no row group: it is the magic, the footer and the magic
-// again, and its footer is the schema, the column orders, the created-by
-// and the key-value metadata. So a table is written from its schema alone
-// until its first row (ParquetSink), and the columnar writer takes its
-// schema from here too. TestEmptyTables checks the bytes against
-// parquet-go's writer for every table.
+// row-to-column functions it builds by reflection. For every table, that
+// setup is about half of the CPU a scan spends whatever its input's size.
+// A Parquet file of no rows has no row group: it is the magic, the footer
+// and the magic again, and its footer is the schema, the column orders,
+// the created-by and the key-value metadata. So a table is written from
+// its schema alone until its first row (ParquetSink), and the columnar
+// writer takes its schema from here too. TestEmptyTables checks the bytes
+// against parquet-go's writer for every table.
 
 // parquetFormatVersion is the version parquet-go writes in every footer.
 const parquetFormatVersion = 2

@@ -13,8 +13,8 @@
 // set or the new one. Only a crash of the system itself within the
 // kernel's writeback delay can leave a published set whose files are cut
 // short, which its manifest detects (CheckSet) and a new scan replaces.
-// Syncing the 16 files and their dirs was the largest part of the CPU a
-// scan spent whatever its input's size (docs/performance.md).
+// Syncing a scan's 16 files and their dirs would be the largest part of
+// the CPU it spends whatever its input's size (docs/performance.md).
 package export
 
 import (
@@ -175,7 +175,7 @@ func newParquet[T any](path, version string, meta *Metadata, groupRows int64) (*
 
 // hasColumn reports whether schema has a top-level column name. It looks
 // at the fields: Schema.Lookup builds a map of every column path first,
-// a cost that showed for each of a scan's tables.
+// a cost each of a scan's tables would pay.
 func hasColumn(schema *parquet.Schema, name string) bool {
 	for _, f := range schema.Fields() {
 		if f.Name() == name {

@@ -59,8 +59,8 @@ func pandasMetaOf(s *parquet.Schema, version string) *pandasMeta {
 }
 
 // appendJSON appends m as json.Marshal writes it (TestPandasJSON): by hand,
-// since encoding/json's reflection was a tenth of a millisecond per table
-// of each scan.
+// since encoding/json's reflection costs a tenth of a millisecond per
+// table of each scan.
 func (m *pandasMeta) appendJSON(b []byte) []byte {
 	b = append(b, `{"index_columns":`...)
 	b = appendJSONStrings(b, m.IndexColumns)
