@@ -34,11 +34,10 @@ import (
 //
 // The file is the one the generic writer would write for T, as readers
 // see it: the columns come from T's fields and parquet tags (columnsOf),
-// and the schema, column orders and created-by are taken from a file
-// parquet-go writes for T with no rows, so the Go struct stays the one
-// definition of the table. Column chunks hold data pages of version 1:
-// dictionary-encoded strings (RLE_DICTIONARY), DELTA_BINARY_PACKED or
-// PLAIN integers, PLAIN booleans, nulls as RLE definition levels; every
+// and the schema and column orders are those parquet-go's writer puts in
+// a footer for T (layoutOf), so the Go struct stays the one definition of
+// the table. Column chunks hold data pages of version 1: dictionary-encoded
+// strings (RLE_DICTIONARY), DELTA_BINARY_PACKED or PLAIN integers, PLAIN booleans, nulls as RLE definition levels; every
 // page compressed with the tables' zstd; chunk statistics (min, max, null
 // count) as parquet-go computes them. Like ParquetSink it writes under a
 // temporary name and renames on Close.
@@ -52,7 +51,8 @@ type ColumnarSink[T any] struct {
 	// version goes into the pandas key's creator.
 	version string
 
-	ref       *format.FileMetaData // schema, column orders, created-by
+	schema    *parquet.Schema
+	layout    layout // schema elements and column orders
 	cols      []column
 	pageRows  int // rows per data page
 	groupRows int // rows per row group
@@ -171,15 +171,13 @@ func NewColumnar[T any](path, version string, meta *Metadata, pageRows, groupRow
 	if err != nil {
 		return nil, err
 	}
-	ref, err := referenceMetadata[T](version)
-	if err != nil {
-		return nil, err
-	}
-	leaves := ref.Schema[1:]
+	schema := parquet.SchemaOf(new(T))
+	lay := layoutOf(schema)
+	leaves := lay.elems[1:]
 	if len(leaves) != len(cols) {
 		return nil, fmt.Errorf("export: %d fields for a schema of %d columns", len(cols), len(leaves))
 	}
-	s := &ColumnarSink[T]{meta: meta, version: version, ref: ref, pageRows: pageRows, groupRows: groupRows, cols: cols}
+	s := &ColumnarSink[T]{meta: meta, version: version, schema: schema, layout: lay, pageRows: pageRows, groupRows: groupRows, cols: cols}
 	if s.pageRows <= 0 {
 		s.pageRows = DefaultPageRows
 	}
@@ -207,7 +205,7 @@ func NewColumnar[T any](path, version string, meta *Metadata, pageRows, groupRow
 	if err != nil {
 		return nil, err
 	}
-	s.final, s.f, s.bw = path, f, bufio.NewWriterSize(f, 256<<10)
+	s.final, s.f, s.bw = path, f, bufio.NewWriterSize(f, 64<<10)
 	s.write([]byte("PAR1"))
 	return s, nil
 }
@@ -257,21 +255,6 @@ func (c *column) reset(pageRows int) {
 	case optInt64:
 		c.ints, c.defs = slices.Grow(c.ints, n), slices.Grow(c.defs, n)
 	}
-}
-
-// referenceMetadata is the footer parquet-go writes for T with no rows.
-func referenceMetadata[T any](version string) (*format.FileMetaData, error) {
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[T](&buf, parquet.Compression(zstdCodec), parquet.CreatedBy("ksleuth", version, ""))
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	if err != nil {
-		return nil, err
-	}
-	md := *f.Metadata()
-	return &md, nil
 }
 
 func (s *ColumnarSink[T]) write(b []byte) {
@@ -667,30 +650,20 @@ func plainValue(t format.Type, v int64) []byte {
 	return binary.LittleEndian.AppendUint64(nil, uint64(v))
 }
 
-// Close writes the last row group and the footer (with the metadata),
-// syncs, and renames the file to its final name. On error the temporary
-// file is removed.
+// Close writes the last row group and the footer (with the metadata), and
+// renames the file to its final name. On error the temporary file is
+// removed.
 func (s *ColumnarSink[T]) Close() error {
 	if s.done {
 		return nil
 	}
 	s.flushGroup()
-	md := format.FileMetaData{Version: s.ref.Version, Schema: s.ref.Schema, NumRows: s.numRows, RowGroups: s.groups,
-		CreatedBy: s.ref.CreatedBy, ColumnOrders: s.ref.ColumnOrders}
-	md.KeyValueMetadata = append(md.KeyValueMetadata, format.KeyValue{Key: MetaPandas, Value: pandasMetadata(parquet.SchemaOf(new(T)), s.version)})
-	if s.meta != nil {
-		for _, kv := range s.meta.Pairs() {
-			md.KeyValueMetadata = append(md.KeyValueMetadata, format.KeyValue{Key: kv[0], Value: kv[1]})
-		}
-	}
+	md := format.FileMetaData{Version: parquetFormatVersion, Schema: s.layout.elems, NumRows: s.numRows, RowGroups: s.groups,
+		KeyValueMetadata: footerKV(s.schema, s.version, s.meta), CreatedBy: createdBy(s.version), ColumnOrders: s.layout.orders}
 	if s.err == nil {
-		var footer bytes.Buffer
-		if err := thrift.NewEncoder(new(thrift.CompactProtocol).NewWriter(&footer)).Encode(&md); err != nil {
-			s.err = err
-		}
-		s.write(footer.Bytes())
-		s.write(binary.LittleEndian.AppendUint32(nil, uint32(footer.Len())))
-		s.write([]byte("PAR1"))
+		var footer []byte
+		footer, s.err = appendFooter(nil, &md)
+		s.write(footer)
 	}
 	return finish(&s.done, s.f, s.bw, s.final, s.err)
 }

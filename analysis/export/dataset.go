@@ -153,6 +153,9 @@ func (d *Dataset[T]) Write(topic string, rows []T) error {
 // bound closes p, the last written, when it is full, and writes out its
 // row group when that holds GroupBytes.
 func (d *Dataset[T]) bound(p *datasetPart[T]) error {
+	if p.sink.w == nil {
+		return nil // no row yet
+	}
 	size, flushed := p.sink.w.Size(), p.sink.f.n+int64(p.sink.bw.Buffered())
 	if p.rows >= d.lim.MaxRows || size >= d.lim.MaxBytes {
 		return d.closePart(len(d.open) - 1)

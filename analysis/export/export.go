@@ -6,6 +6,15 @@
 // to its final name only by a successful Close, so an interrupted or failed
 // run never leaves a file that looks complete; Abort removes the temporary
 // file.
+//
+// Files are not synced to disk (no fsync): the tables are derived from
+// inputs that are never modified, and a table set (Set) is published by
+// renaming its whole dir, so a process killed at any moment leaves the old
+// set or the new one. Only a crash of the system itself within the
+// kernel's writeback delay can leave a published set whose files are cut
+// short, which its manifest detects (CheckSet) and a new scan replaces.
+// Syncing a scan's 16 files and their dirs would be the largest part of
+// the CPU it spends whatever its input's size (docs/performance.md).
 package export
 
 import (
@@ -80,7 +89,6 @@ func (t *tmpFile) Write(p []byte) (int, error) {
 }
 
 func (t *tmpFile) Name() string { return t.f.Name() }
-func (t *tmpFile) Sync() error  { return t.f.Sync() }
 func (t *tmpFile) Close() error { return t.f.Close() }
 
 // fileSum is the size and SHA-256 (hex) of a completed file.
@@ -103,12 +111,16 @@ func tempFile(final string) (*tmpFile, error) {
 	return &tmpFile{f: f, h: sha256.New()}, nil
 }
 
-// ParquetSink writes a Parquet file of rows of type T.
+// ParquetSink writes a Parquet file of rows of type T. Its parquet-go
+// writer is set up by the first row: a table that gets none is written
+// from its schema alone (emptyFile), the same bytes at a fraction of the
+// cost.
 type ParquetSink[T any] struct {
 	final string
 	f     *tmpFile
 	bw    *bufio.Writer
-	w     *parquet.GenericWriter[T]
+	w     *parquet.GenericWriter[T] // nil until the first row
+	opts  []parquet.WriterOption
 	meta  *Metadata
 	// version goes into the pandas key's creator.
 	version string
@@ -146,7 +158,6 @@ func newParquet[T any](path, version string, meta *Metadata, groupRows int64) (*
 	if err != nil {
 		return nil, err
 	}
-	bw := bufio.NewWriterSize(f, 64<<10)
 	opts := []parquet.WriterOption{
 		parquet.Compression(zstdCodec),
 		parquet.MaxRowsPerRowGroup(groupRows),
@@ -159,28 +170,54 @@ func newParquet[T any](path, version string, meta *Metadata, groupRows int64) (*
 	for _, p := range payloadColumns {
 		opts = append(opts, parquet.SkipPageBounds(p...), parquet.SkipPageStatistics(p...))
 	}
-	// A fingerprint is random: its min/max prune nothing, and a lookup of
-	// one record's copies ("where else was this written?") would read
-	// every row group. A split-block bloom filter lets DuckDB and Spark
-	// skip the row groups that cannot hold it.
-	if _, ok := parquet.SchemaOf(new(T)).Lookup(fingerprintColumn); ok {
-		opts = append(opts, parquet.BloomFilters(parquet.SplitBlockFilter(bloomBitsPerValue, fingerprintColumn)))
+	return &ParquetSink[T]{final: path, f: f, opts: opts, meta: meta, version: version}, nil
+}
+
+// hasColumn reports whether schema has a top-level column name. It looks
+// at the fields: Schema.Lookup builds a map of every column path first,
+// a cost each of a scan's tables would pay.
+func hasColumn(schema *parquet.Schema, name string) bool {
+	for _, f := range schema.Fields() {
+		if f.Name() == name {
+			return true
+		}
 	}
-	w := parquet.NewGenericWriter[T](bw, opts...)
-	return &ParquetSink[T]{final: path, f: f, bw: bw, w: w, meta: meta, version: version}, nil
+	return false
 }
 
 // Write appends rows.
 func (s *ParquetSink[T]) Write(rows []T) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if s.w == nil {
+		opts := s.opts
+		// A fingerprint is random: its min/max prune nothing, and a lookup
+		// of one record's copies ("where else was this written?") would
+		// read every row group. A split-block bloom filter lets DuckDB and
+		// Spark skip the row groups that cannot hold it.
+		if hasColumn(parquet.SchemaOf(new(T)), fingerprintColumn) {
+			opts = append(opts[:len(opts):len(opts)], parquet.BloomFilters(parquet.SplitBlockFilter(bloomBitsPerValue, fingerprintColumn)))
+		}
+		s.bw = bufio.NewWriterSize(s.f, 64<<10)
+		s.w = parquet.NewGenericWriter[T](s.bw, opts...)
+	}
 	_, err := s.w.Write(rows)
 	return err
 }
 
-// Close writes the footer (with the metadata), syncs, and renames the file
-// to its final name. On error the temporary file is removed.
+// Close writes the footer (with the metadata) and renames the file to its
+// final name. On error the temporary file is removed.
 func (s *ParquetSink[T]) Close() error {
 	if s.done {
 		return nil
+	}
+	if s.w == nil {
+		b, err := emptyFile(parquet.SchemaOf(new(T)), s.version, s.meta)
+		if err == nil {
+			_, err = s.f.Write(b)
+		}
+		return finish(&s.done, s.f, nil, s.final, err)
 	}
 	s.w.SetKeyValueMetadata(MetaPandas, pandasMetadata(s.w.Schema(), s.version))
 	if s.meta != nil {
@@ -197,12 +234,11 @@ func (s *ParquetSink[T]) Abort() { abort(&s.done, s.f) }
 
 func (s *ParquetSink[T]) fileSum() fileSum { return s.f.sum() }
 
+// finish flushes bw (if any), closes f, and renames it to final; it does
+// not sync (see the package's doc).
 func finish(done *bool, f *tmpFile, bw *bufio.Writer, final string, err error) error {
-	if err == nil {
+	if err == nil && bw != nil {
 		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -53,9 +53,6 @@ func writeManifest(dir string, m *SetManifest) error {
 		return err
 	}
 	_, err = f.Write(append(b, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -356,10 +356,7 @@ func (o *Out) stageDir() string { return filepath.Join(o.parent, "."+o.base+stag
 // deleted with the old set.
 func (o *Out) replaceWith(stage string) error {
 	if _, err := os.Lstat(o.Dir); errors.Is(err, fs.ErrNotExist) {
-		if err := os.Rename(stage, o.Dir); err != nil {
-			return err
-		}
-		return syncDir(o.parent)
+		return os.Rename(stage, o.Dir)
 	}
 	if _, err := o.contents(); err != nil {
 		return err
@@ -377,23 +374,7 @@ func (o *Out) replaceWith(stage string) error {
 			return err
 		}
 	}
-	if err := syncDir(o.parent); err != nil {
-		return err
-	}
 	return os.RemoveAll(old)
-}
-
-// syncDir makes the renames in dir durable before anything is removed.
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
 }
 
 // replaceRule ends the refusal of an output dir holding a file ksleuth did

@@ -213,9 +213,6 @@ func (ts *Set) Commit() error {
 	if err := writeManifest(ts.dir, m); err != nil {
 		return err
 	}
-	if err := syncDir(ts.dir); err != nil {
-		return err
-	}
 	if err := ts.out.replaceWith(ts.dir); err != nil {
 		return fmt.Errorf("export: %s: %w", ts.out.Dir, err)
 	}
