@@ -54,7 +54,9 @@ func TestSoleCopyFolded(t *testing.T) {
 	orders := map[string][]analysis.BatchRow{"offset order": rows, "reversed": slices.Clone(rows), "shuffled": slices.Clone(rows)}
 	slices.Reverse(orders["reversed"])
 	rng := rand.New(rand.NewPCG(43, 1))
-	rng.Shuffle(len(rows), func(i, j int) { orders["shuffled"][i], orders["shuffled"][j] = orders["shuffled"][j], orders["shuffled"][i] })
+	rng.Shuffle(len(rows), func(i, j int) {
+		orders["shuffled"][i], orders["shuffled"][j] = orders["shuffled"][j], orders["shuffled"][i]
+	})
 	// Two batches at one base offset in other epochs: the one that came
 	// first is first in view's stable sort.
 	tied := slices.Clone(rows[:20])
