@@ -91,6 +91,10 @@ type BatchRow struct {
 	MarkerEpoch      int32 `parquet:"-" json:"-"`
 	MarkerTimestamp  int64 `parquet:"-" json:"-"`
 	DeleteHorizonSet bool  `parquet:"-" json:"-"`
+	// SoleCopy: no other partition dir of the run holds the batch's
+	// partition, so the replica comparison need not keep its header; not
+	// a column.
+	SoleCopy bool `parquet:"-" json:"-"`
 }
 
 // GapRow is one row of gaps.parquet, the loss ledger: an offset range of

@@ -10,7 +10,9 @@
 // Batches are compared by base offset, last offset, CRC and leader epoch,
 // which the scan has already read from each batch header: byte-identical
 // copies compare equal without a record being decoded for the purpose.
-// A copy costs 64 bytes per batch until the run ends.
+// A copy that has another to be compared with costs 64 bytes per batch
+// until the run ends; a sole copy a few dozen bytes per leader epoch
+// (fold.go).
 package replicas
 
 import (
@@ -87,6 +89,10 @@ type replica struct {
 	part    int32
 	segs    []string
 	batches []batch
+	// sole: the scan knows no other dir of the run holds the partition;
+	// its batches are folded into fold, not kept in batches.
+	sole bool
+	fold soleFold
 	// ckpt is the leader-epoch-checkpoint, when the dir has one that parses.
 	ckpt    []snapshot.EpochEntry
 	hasCkpt bool
@@ -185,6 +191,14 @@ func (c *Collector) Batch(b *analysis.BatchRow) {
 	if seg < 0 || r.segs[seg] != b.Segment {
 		r.segs = append(r.segs, b.Segment)
 		seg++
+	}
+	if len(r.batches) == 0 && r.fold.batches == 0 {
+		// A copy's dirs are one partition dir: its batches agree.
+		r.sole = b.SoleCopy
+	}
+	if r.sole {
+		r.fold.add(b.BaseOffset, b.LastOffset, b.PartitionLeaderEpoch)
+		return
 	}
 	x := batch{base: b.BaseOffset, last: b.LastOffset, pos: b.Position, crc: uint32(b.CRC),
 		epoch: b.PartitionLeaderEpoch, records: b.RecordCount, seg: int32(seg), firstTs: -1, maxTs: -1, damaged: !b.CRCValid || b.DecodedRecords < b.RecordCount}

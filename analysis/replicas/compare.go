@@ -98,11 +98,8 @@ func (c *Collector) view(r *replica) *view {
 	}
 	v := &view{r: r, ld: c.logDirOfCopy(r), lastEpoch: -1}
 	t := tp{r.topic, r.part}
-	if len(r.batches) > 0 {
-		v.start = r.batches[0].base
-		for i := range r.batches {
-			v.leo = max(v.leo, r.batches[i].last+1)
-		}
+	if start, leo, ok := r.bounds(); ok {
+		v.start, v.leo = start, leo
 	} else if ls, ok := v.ld.logStrt[t]; ok {
 		v.start, v.leo = ls, ls
 	}
@@ -131,14 +128,21 @@ func history(r *replica) []analysis.EpochStart {
 		byEpoch[e.Epoch] = e.StartOffset
 	}
 	last := int32(-1)
-	for i := range r.batches {
-		b := &r.batches[i]
-		if b.epoch > last {
-			last = b.epoch
-			if _, ok := byEpoch[b.epoch]; !ok {
-				byEpoch[b.epoch] = b.base
+	note := func(epoch int32, base int64) {
+		if epoch > last {
+			last = epoch
+			if _, ok := byEpoch[epoch]; !ok {
+				byEpoch[epoch] = base
 			}
 		}
+	}
+	if r.sole {
+		for _, x := range r.fold.inOrder() {
+			note(x.epoch, x.base)
+		}
+	}
+	for i := range r.batches {
+		note(r.batches[i].epoch, r.batches[i].base)
 	}
 	out := make([]analysis.EpochStart, 0, len(byEpoch))
 	for e, o := range byEpoch {

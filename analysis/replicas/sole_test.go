@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ksleuth/ksleuth/analysis"
 	"github.com/ksleuth/ksleuth/analysis/scan"
 	"github.com/ksleuth/ksleuth/analysis/source"
 )
 
-// TestSoleCopy: the scan marks the records of a partition that no other
-// live partition dir of the run holds (scan.EntryBatch.SoleCopy), so the
-// replica comparison keeps no fingerprints of them. Truth, per input set:
+// TestSoleCopy: the scan marks the records and batches of a partition
+// that no other live partition dir of the run holds
+// (scan.EntryBatch.SoleCopy, analysis.BatchRow.SoleCopy), so the replica
+// comparison keeps no fingerprints nor batch headers of them. Truth, per input set:
 // one broker alone, and two brokers holding different partitions, are
 // sole; two brokers holding t-0 are not; nothing is sole when an input is
 // an archive, whose dirs are not known before it is read.
@@ -45,8 +47,17 @@ func TestSoleCopy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		batches, sole := 0, 0
+		batches, sole, rows, soleRows := 0, 0, 0, 0
 		_, err = scan.Run(context.Background(), inputs, scan.Config{Jobs: 2, Compact: true, Records: true}, scan.Output{
+			Batches: func(bs []analysis.BatchRow) error {
+				for _, b := range bs {
+					rows++
+					if b.SoleCopy {
+						soleRows++
+					}
+				}
+				return nil
+			},
 			Entries: func(bs []scan.EntryBatch) error {
 				for _, b := range bs {
 					batches++
@@ -66,6 +77,9 @@ func TestSoleCopy(t *testing.T) {
 		}
 		if batches != 4*len(c.paths) || sole != want {
 			t.Errorf("%s: %d of %d entry batches sole, want %d of %d", c.name, sole, batches, want, 4*len(c.paths))
+		}
+		if rows != batches || soleRows != want {
+			t.Errorf("%s: %d of %d batch rows sole, want %d of %d", c.name, soleRows, rows, want, batches)
 		}
 	}
 }

@@ -737,4 +737,5 @@ func fillBatchRow(r *analysis.BatchRow, fc *fileCtx, b *segment.Batch, millis fu
 	r.ProducerEpoch, r.BaseSequence = int32(b.ProducerEpoch), b.BaseSequence
 	r.FirstTimestamp, r.MaxTimestamp = millis(b.FirstTimestamp), millis(b.MaxTimestamp)
 	r.TimestampType = b.TimestampType().String()
+	r.SoleCopy = fc.soleCopy
 }
