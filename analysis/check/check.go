@@ -108,6 +108,10 @@ type Checker struct {
 	// likely to hold as many, and its batch list starts that large.
 	segBatches map[string]int
 	segKind    snapshot.Name
+	// keyDirSeg and keyDir: the partition key dir of the segment whose
+	// batches replay last took (segmentKeyDir, once per segment rather
+	// than per batch).
+	keyDirSeg, keyDir string
 
 	// OnBatch, when set, gets every batch of the live segments in the
 	// order the checks replay them: offset order within a partition, also
@@ -213,7 +217,10 @@ func (c *Checker) Batches(rows []analysis.BatchRow) error {
 // it on to OnBatch.
 func (c *Checker) replay(r *analysis.BatchRow) {
 	b := infoOf(r)
-	c.partitionOf(r.Input, segmentKeyDir(r.Segment), r.Topic, r.Partition).batch(r.Segment, &b)
+	if r.Segment != c.keyDirSeg || c.keyDirSeg == "" {
+		c.keyDirSeg, c.keyDir = r.Segment, segmentKeyDir(r.Segment)
+	}
+	c.partitionOf(r.Input, c.keyDir, r.Topic, r.Partition).batch(r.Segment, &b)
 	if c.OnBatch != nil {
 		c.OnBatch(r)
 	}

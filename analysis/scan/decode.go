@@ -206,14 +206,20 @@ func (j *decodeJob) setErr(err error, b *segment.Batch) {
 // back, so that it holds no strings or payload alive.
 type slicePool[T any] struct {
 	pool           sync.Pool
+	boxes          sync.Pool // empty *[]T, so that put allocates none
 	minCap, maxCap int
 	clearOld       bool
 }
 
 // get returns an empty slice with room for n elements.
 func (sp *slicePool[T]) get(n int) []T {
-	if p, ok := sp.pool.Get().(*[]T); ok && cap(*p) >= n {
-		return (*p)[:0]
+	if p, ok := sp.pool.Get().(*[]T); ok {
+		s := *p
+		*p = nil
+		sp.boxes.Put(p)
+		if cap(s) >= n {
+			return s[:0]
+		}
 	}
 	return make([]T, 0, max(n, sp.minCap))
 }
@@ -227,8 +233,12 @@ func (sp *slicePool[T]) put(s []T) {
 	if sp.clearOld {
 		clear(s)
 	}
-	s = s[:0]
-	sp.pool.Put(&s)
+	p, _ := sp.boxes.Get().(*[]T)
+	if p == nil {
+		p = new([]T)
+	}
+	*p = s[:0]
+	sp.pool.Put(p)
 }
 
 var (

@@ -662,11 +662,17 @@ func (w *worker) batchDone(fc *fileCtx, j *decodeJob, out *chunk) {
 	}
 	fd.row.Batches++
 	fd.row.Records += int64(j.n)
-	if fd.row.FirstOffset == nil || row.BaseOffset < *fd.row.FirstOffset {
+	// The file row's offsets are its own until the file is done: moved in
+	// place, not a new pointer for every batch.
+	if fd.row.FirstOffset == nil {
 		fd.row.FirstOffset = ptr(row.BaseOffset)
+	} else if row.BaseOffset < *fd.row.FirstOffset {
+		*fd.row.FirstOffset = row.BaseOffset
 	}
-	if fd.row.LastOffset == nil || row.LastOffset > *fd.row.LastOffset {
+	if fd.row.LastOffset == nil {
 		fd.row.LastOffset = ptr(row.LastOffset)
+	} else if row.LastOffset > *fd.row.LastOffset {
+		*fd.row.LastOffset = row.LastOffset
 	}
 	a := &fd.agg
 	if row.FirstTimestamp != nil && !j.deleteHorizon && *row.FirstTimestamp >= 0 && (a.minTs < 0 || *row.FirstTimestamp < a.minTs) {
