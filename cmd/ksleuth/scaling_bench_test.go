@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,8 +14,8 @@ import (
 	"github.com/ksleuth/ksleuth/segment/segtest/bench"
 )
 
-// scalingLayout is the log dir of BenchmarkScaling: eight partitions of
-// both segment shapes and four codecs, so the work per partition differs
+// scalingLayout is what the partitions of BenchmarkScaling's log dir take in
+// turn: both segment shapes and four codecs, so the work per partition differs
 // the way it does on a broker (an lz4 partition scans several times faster
 // per byte than a zstd one) and a second worker has to balance it.
 var scalingLayout = []struct {
@@ -27,6 +28,8 @@ var scalingLayout = []struct {
 	{bench.ShapeJava, segtest.CodecZstd}, {bench.ShapeFranz, segtest.CodecZstd},
 }
 
+var scalingParts = flag.Int("scaling-partitions", 32, "partitions of BenchmarkScaling's log dir, each of -segsize uncompressed bytes")
+
 var (
 	scalingOnce  sync.Once
 	scalingDir   string
@@ -34,8 +37,9 @@ var (
 	scalingErr   error
 )
 
-// scalingLogDir writes the log dir once per test binary: one segment of
-// -segsize uncompressed bytes per partition, seeded per partition.
+// scalingLogDir writes the log dir once per test binary: -scaling-partitions
+// partitions that take scalingLayout's shapes and codecs in turn, each one
+// segment of -segsize uncompressed bytes, seeded per partition.
 func scalingLogDir(b *testing.B) (string, int64) {
 	scalingOnce.Do(func() {
 		root, err := perfDir()
@@ -44,7 +48,8 @@ func scalingLogDir(b *testing.B) (string, int64) {
 			return
 		}
 		scalingDir = filepath.Join(root, "scaling")
-		for i, p := range scalingLayout {
+		for i := range *scalingParts {
+			p := scalingLayout[i%len(scalingLayout)]
 			part := filepath.Join(scalingDir, fmt.Sprintf("scale-%s-%s-%d", p.shape, p.codec, i))
 			if err := os.MkdirAll(part, 0o755); err != nil {
 				scalingErr = err
