@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -56,12 +57,12 @@ func IsLogName(name string) bool {
 			if name == full {
 				return true
 			}
-			if rest, ok := strings.CutPrefix(name, full+"."); ok && rotation.MatchString(rest) {
+			if rest, ok := strings.CutPrefix(name, full+"."); ok && rotation().MatchString(rest) {
 				return true
 			}
 		}
 		// log4j2 rolling names: server-2024-01-31-1.log
-		if rest, ok := strings.CutPrefix(name, b+"-"); ok && strings.HasSuffix(rest, ".log") && rotation.MatchString(strings.TrimSuffix(rest, ".log")) {
+		if rest, ok := strings.CutPrefix(name, b+"-"); ok && strings.HasSuffix(rest, ".log") && rotation().MatchString(strings.TrimSuffix(rest, ".log")) {
 			return true
 		}
 	}
@@ -69,7 +70,14 @@ func IsLogName(name string) bool {
 }
 
 // rotation matches the tail of a rotated name: a count or a date.
-var rotation = regexp.MustCompile(`^(\d{1,4}|\d{4}-\d{2}-\d{2}(-\d{2})?(-\d{1,4})?)$`)
+var rotation = lazyRegexp(`^(\d{1,4}|\d{4}-\d{2}-\d{2}(-\d{2})?(-\d{1,4})?)$`)
+
+// lazyRegexp compiles expr when it is first used: every command links
+// this package, and compiling its expressions at start cost each of them
+// a third of a millisecond, though only scans of broker logs use them.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // maxLine bounds what is kept of a line; a longer one is cut there.
 const maxLine = 64 << 10
@@ -80,37 +88,39 @@ type rule struct {
 	re   *regexp.Regexp
 }
 
-var rules = []rule{
-	{"unclean-election", regexp.MustCompile(`using an unclean election|[Uu]nclean leader election|elected .*outside (the )?ISR`)},
-	{KindTruncation, regexp.MustCompile(`[Tt]runcating (to|partition|log)|[Tt]runcated to offset|Truncating .* to offset`)},
-	{KindInvalidMessages, regexp.MustCompile(`Found invalid messages|CorruptRecordException|[Ii]nvalid (message|record|batch)`)},
-	{KindIndexRebuild, regexp.MustCompile(`[Cc]orrupt(ed)? index|[Rr]ebuilding index|` +
-		`[Rr]ebuild(ing)? (the )?(offset |time )?index|index file .*(corrupt|rebuild)`)},
-	{KindLogRecovery, regexp.MustCompile(`Recovering unflushed segment|[Rr]ecovering segment|Running log recovery|[Ll]og recovery|unclean log dirs = \[[^\]]`)},
-	{KindProducerFenced, regexp.MustCompile(`ProducerFenced|InvalidProducerEpoch|[Pp]roducer .*fenced|has been fenced|fenced by a newer`)},
-	{"isr-shrink", regexp.MustCompile(`Shrinking ISR`)},
-	{"isr-expand", regexp.MustCompile(`Expanding ISR`)},
-	{"leader-change", regexp.MustCompile(`Leader \S+ .*starts at leader epoch|[Bb]ecom(e|ing) (the )?leader|[Nn]ew leader`)},
-	{KindBecomeFollower, regexp.MustCompile(`Follower \S+ starts at leader epoch|[Bb]ecom(e|ing) (a )?follower`)},
-	{KindControllerChange, regexp.MustCompile(`Recorded new (KRaft )?controller|` +
-		`[Bb]ecoming the active controller|is now the active controller|[Cc]ontroller (changed|failover)|Completed transition to Leader`)},
-	{KindStartup, regexp.MustCompile(`(Kafka ?Server|KafkaRaftServer|KafkaServer)[^\]]*\] started|Kafka Server started`)},
-	{KindShutdown, regexp.MustCompile(`(KafkaRaftServer|KafkaServer|BrokerServer|ControllerServer|Kafka ?Server)` +
-		`[^\]]*\]? ?(shutting down|shut down completed|[Ss]hutting down)|Kafka Server shut down`)},
-}
+var rules = sync.OnceValue(func() []rule {
+	return []rule{
+		{"unclean-election", regexp.MustCompile(`using an unclean election|[Uu]nclean leader election|elected .*outside (the )?ISR`)},
+		{KindTruncation, regexp.MustCompile(`[Tt]runcating (to|partition|log)|[Tt]runcated to offset|Truncating .* to offset`)},
+		{KindInvalidMessages, regexp.MustCompile(`Found invalid messages|CorruptRecordException|[Ii]nvalid (message|record|batch)`)},
+		{KindIndexRebuild, regexp.MustCompile(`[Cc]orrupt(ed)? index|[Rr]ebuilding index|` +
+			`[Rr]ebuild(ing)? (the )?(offset |time )?index|index file .*(corrupt|rebuild)`)},
+		{KindLogRecovery, regexp.MustCompile(`Recovering unflushed segment|[Rr]ecovering segment|Running log recovery|[Ll]og recovery|unclean log dirs = \[[^\]]`)},
+		{KindProducerFenced, regexp.MustCompile(`ProducerFenced|InvalidProducerEpoch|[Pp]roducer .*fenced|has been fenced|fenced by a newer`)},
+		{"isr-shrink", regexp.MustCompile(`Shrinking ISR`)},
+		{"isr-expand", regexp.MustCompile(`Expanding ISR`)},
+		{"leader-change", regexp.MustCompile(`Leader \S+ .*starts at leader epoch|[Bb]ecom(e|ing) (the )?leader|[Nn]ew leader`)},
+		{KindBecomeFollower, regexp.MustCompile(`Follower \S+ starts at leader epoch|[Bb]ecom(e|ing) (a )?follower`)},
+		{KindControllerChange, regexp.MustCompile(`Recorded new (KRaft )?controller|` +
+			`[Bb]ecoming the active controller|is now the active controller|[Cc]ontroller (changed|failover)|Completed transition to Leader`)},
+		{KindStartup, regexp.MustCompile(`(Kafka ?Server|KafkaRaftServer|KafkaServer)[^\]]*\] started|Kafka Server started`)},
+		{KindShutdown, regexp.MustCompile(`(KafkaRaftServer|KafkaServer|BrokerServer|ControllerServer|Kafka ?Server)` +
+			`[^\]]*\]? ?(shutting down|shut down completed|[Ss]hutting down)|Kafka Server shut down`)},
+	}
+})
 
 // selfRe finds the node that writes a log: the config dump at startup or
 // the server's own context. Entries naming no broker are that node's.
-var selfRe = regexp.MustCompile(`^\s+(?:node|broker)\.id = (\d+)\s*$|\[(?:KafkaRaftServer nodeId|KafkaServer id|BrokerServer id|ControllerServer id)=(\d+)\]`)
+var selfRe = lazyRegexp(`^\s+(?:node|broker)\.id = (\d+)\s*$|\[(?:KafkaRaftServer nodeId|KafkaServer id|BrokerServer id|ControllerServer id)=(\d+)\]`)
 
 var (
 	// The broker an entry is about: an uncleanly elected leader, else the
 	// one the entry's context names.
-	brokerRe = regexp.MustCompile(`\bto (\d+) using an unclean election|\b(?:Broker id|broker|nodeId|node|replicaId|id)=(\d+)`)
-	partRe   = regexp.MustCompile(`(?:partition[= ]|Leader |Follower |\[Partition )([A-Za-z0-9._-]+-\d+)\b`)
+	brokerRe = lazyRegexp(`\bto (\d+) using an unclean election|\b(?:Broker id|broker|nodeId|node|replicaId|id)=(\d+)`)
+	partRe   = lazyRegexp(`(?:partition[= ]|Leader |Follower |\[Partition )([A-Za-z0-9._-]+-\d+)\b`)
 	// [2024-01-31 13:05:09,123] LEVEL rest, or 2024-01-31 13:05:09,123 LEVEL
 	// rest, or 2024-01-31T13:05:09.123Z LEVEL rest.
-	stampRe = regexp.MustCompile(`^\[?(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:[,.](\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?\]?` + // the time
+	stampRe = lazyRegexp(`^\[?(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:[,.](\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?\]?` + // the time
 		`\s+(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+(.*)$`) // the level, the message
 )
 
@@ -139,7 +149,7 @@ func Parse(r io.Reader, input int32, file string) ([]analysis.ClusterEventRow, a
 		if len(line) > 0 || err == nil {
 			st.Lines++
 			if self < 0 {
-				if m := selfRe.FindStringSubmatch(line); m != nil {
+				if m := selfRe().FindStringSubmatch(line); m != nil {
 					if id, err := strconv.ParseInt(m[1]+m[2], 10, 32); err == nil {
 						self = int32(id)
 					}
@@ -208,7 +218,7 @@ func continuation(line string) bool {
 // entry parses a timestamped line: ok when it is one, with its event
 // when a rule matches.
 func entry(line string) (*analysis.ClusterEventRow, bool) {
-	m := stampRe.FindStringSubmatch(line)
+	m := stampRe().FindStringSubmatch(line)
 	if m == nil {
 		return nil, false
 	}
@@ -217,18 +227,18 @@ func entry(line string) (*analysis.ClusterEventRow, bool) {
 		return nil, false
 	}
 	msg := m[6]
-	for _, r := range rules {
+	for _, r := range rules() {
 		if !r.re.MatchString(msg) {
 			continue
 		}
 		ev := &analysis.ClusterEventRow{Time: &ts, Kind: r.kind, Source: Source, Details: clip(m[5] + " " + msg)}
-		if b := brokerRe.FindStringSubmatch(msg); b != nil {
+		if b := brokerRe().FindStringSubmatch(msg); b != nil {
 			if id, err := strconv.ParseInt(b[1]+b[2], 10, 32); err == nil {
 				v := int32(id)
 				ev.Broker = &v
 			}
 		}
-		if p := partRe.FindStringSubmatch(msg); p != nil {
+		if p := partRe().FindStringSubmatch(msg); p != nil {
 			if i := strings.LastIndexByte(p[1], '-'); i > 0 {
 				if n, err := strconv.ParseInt(p[1][i+1:], 10, 32); err == nil {
 					t, part := p[1][:i], int32(n)

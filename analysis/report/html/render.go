@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ksleuth/ksleuth/analysis/dups"
@@ -29,25 +30,30 @@ const (
 	padBot = 8.0
 )
 
-var page = template.Must(template.New("page.html").Funcs(template.FuncMap{
-	"num":   func(v int64) string { return groupDigits(v) },
-	"ms":    fmtMillis,
-	"bytes": fmtBytes,
-	"f":     func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
-	"pct": func(a, b int64) string {
-		if b <= 0 {
-			return "0"
-		}
-		return strconv.FormatFloat(100*float64(a)/float64(b), 'f', 3, 64)
-	},
-	"pctw": func(a, b, size int64) string {
-		if size <= 0 {
-			return "0"
-		}
-		return strconv.FormatFloat(max(0.4, 100*float64(b-a)/float64(size)), 'f', 3, 64)
-	},
-	"deref": func(p *int64) int64 { return derefOr(p, -1) },
-}).ParseFS(assets, "page.html"))
+// page is parsed when a report is first written, not when the program
+// starts: every command links this package, and parsing the template at
+// start cost each of them most of a millisecond.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page.html").Funcs(template.FuncMap{
+		"num":   func(v int64) string { return groupDigits(v) },
+		"ms":    fmtMillis,
+		"bytes": fmtBytes,
+		"f":     func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
+		"pct": func(a, b int64) string {
+			if b <= 0 {
+				return "0"
+			}
+			return strconv.FormatFloat(100*float64(a)/float64(b), 'f', 3, 64)
+		},
+		"pctw": func(a, b, size int64) string {
+			if size <= 0 {
+				return "0"
+			}
+			return strconv.FormatFloat(max(0.4, 100*float64(b-a)/float64(size)), 'f', 3, 64)
+		},
+		"deref": func(p *int64) int64 { return derefOr(p, -1) },
+	}).ParseFS(assets, "page.html"))
+})
 
 // Write renders the model as one self-contained HTML page.
 func Write(w io.Writer, m *Model) error {
@@ -71,7 +77,7 @@ func Write(w io.Writer, m *Model) error {
 	for i := range m.Runs {
 		v.RunRows = append(v.RunRows, runRow(m, &m.Runs[i]))
 	}
-	return page.Execute(w, v)
+	return page().Execute(w, v)
 }
 
 type view struct {
