@@ -6,14 +6,9 @@
 package scaletest
 
 import (
-	"os"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/clitest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	clitest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }

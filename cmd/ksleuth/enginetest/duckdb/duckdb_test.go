@@ -20,11 +20,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the example rows of docs/tables.md")
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	clitest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 // TestDuplicatesSQLDuckDB runs analysis/sql/duplicates.sql on DuckDB over
 // the sharded records tables and compares its groups, members, classes

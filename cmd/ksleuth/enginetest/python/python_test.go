@@ -21,11 +21,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the engine type table of docs/tables.md")
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	clitest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 func needPython(t *testing.T) string {
 	t.Helper()

@@ -4,7 +4,6 @@
 package spark
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,11 +12,7 @@ import (
 	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/enginecheck"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	clitest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 func needSpark(t *testing.T) string {
 	t.Helper()

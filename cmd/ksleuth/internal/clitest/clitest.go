@@ -68,6 +68,14 @@ func Cleanup() {
 	}
 }
 
+// Main is the TestMain of a package that runs the binary: it runs the
+// tests, removes the binary they built and exits with their code.
+func Main(m *testing.M) {
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
+}
+
 // Run runs ksleuth with args and returns stdout, stderr and the exit
 // code.
 func Run(t testing.TB, args ...string) (stdout, stderr string, code int) {

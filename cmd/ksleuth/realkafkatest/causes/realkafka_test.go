@@ -6,18 +6,13 @@
 package causes
 
 import (
-	"os"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/clitest"
 	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/realcheck"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	clitest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 // TestRealKafkaCauses runs the scenarios of the causes beyond a restart
 // and holds dups to their truth.

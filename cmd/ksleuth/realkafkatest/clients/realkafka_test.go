@@ -7,18 +7,13 @@
 package clients
 
 import (
-	"os"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/clitest"
 	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/realcheck"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	clitest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 // TestRealKafka runs each scenario of the family once and checks ksleuth
 // on what the brokers wrote.

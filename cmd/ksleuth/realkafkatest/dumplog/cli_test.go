@@ -50,11 +50,7 @@ func corpusSources(t *testing.T) []string {
 	return out
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	clitest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 func scanCmd(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()

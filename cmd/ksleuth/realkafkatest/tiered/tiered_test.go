@@ -5,17 +5,12 @@
 package tiered
 
 import (
-	"os"
 	"testing"
 
 	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/clitest"
 	"github.com/ksleuth/ksleuth/cmd/ksleuth/internal/realcheck"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	clitest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m) }
 
 func TestRealKafkaTiered(t *testing.T) { realcheck.RunTiered(t, "tiered") }
